@@ -1,0 +1,92 @@
+/* The backend interface and its registry. A backend turns a resolved
+ * policy into a running jail; adding one is one file and one table entry. */
+#ifndef SBX_BACKEND_H
+#define SBX_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "diag.h"
+#include "err.h"
+#include "policy.h"
+#include "util.h"
+
+/* What this machine offers; filled by the probes. */
+struct sbx_caps {
+	bool probed_userns;
+	bool userns;
+	char userns_why[160];       /* why not, when !userns */
+	int  landlock_abi;          /* 0: none */
+	bool seccomp;
+	bool seccomp_notify;
+	bool cgroup_delegated;
+	bool docker;
+	char docker_why[160];
+	bool seatbelt;
+};
+
+struct sbx_rlimit {
+	int      resource;
+	uint64_t value;
+};
+
+#define SBX_MAX_RLIMITS 8
+
+/* What runs inside the jail. Pure data, built by exec.c. */
+struct sbx_exec {
+	char      **argv;           /* argv[0] without '/' is looked up in PATH */
+	char      **envp;
+	const char *cwd;            /* the workdir */
+	int         stdin_fd;       /* handed to the payload as fd 0; -1 keeps 0 */
+	uid_t       caller_uid;
+	gid_t       caller_gid;
+	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
+	size_t      nrlimits;
+};
+
+/* The running jail as the supervisor sees it. */
+struct sbx_child {
+	pid_t pid;                  /* the jail's init process */
+	int   pidfd;                /* pidfd of pid */
+	int   status_fd;            /* init writes the payload's wait status here */
+	int   err_fd;               /* setup or exec failures, EOF on exec */
+	int   life_fd;              /* held open by sbxrun; init sees EOF if it dies */
+	bool  pidns;                /* killing pid ends the whole tree */
+	void *priv;                 /* backend state, freed by cleanup */
+	void (*cleanup)(struct sbx_child *c);
+};
+
+/* A spawn that fails because the mechanism is unavailable on this machine
+ * (not because the policy is bad) sets this errnum, so that "auto" can fall
+ * through to the next backend. */
+#define SBX_EUNAVAIL ENOSYS
+
+struct sbx_backend {
+	const char          *name;
+	enum sbx_backend_id  id;
+	/* Measures whether the backend can run here; -1 with err when not. */
+	int      (*probe)(struct sbx_caps *caps, struct sbx_err *err);
+	/* The rules of p this backend enforces on a machine with caps. */
+	uint32_t (*enforces)(const struct sbx_policy *p, const struct sbx_caps *caps);
+	/* Prints what spawn would build, for --print-backend. */
+	int      (*describe)(const struct sbx_policy *p, const struct sbx_exec *x,
+	    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err);
+	/* Builds the jail and starts x in it; fills c and the layers in r. */
+	int      (*spawn)(const struct sbx_policy *p, const struct sbx_exec *x,
+	    const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
+	    struct sbx_err *err);
+};
+
+const struct sbx_backend *sbx_backend_get(enum sbx_backend_id id);
+
+/* The backends "auto" tries, in order, on this OS. */
+const enum sbx_backend_id *sbx_backend_auto_order(size_t *n);
+
+extern const struct sbx_backend sbx_backend_namespaces;
+extern const struct sbx_backend sbx_backend_landlock;
+extern const struct sbx_backend sbx_backend_seatbelt;
+extern const struct sbx_backend sbx_backend_docker;
+extern const struct sbx_backend sbx_backend_none;
+
+#endif

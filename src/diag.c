@@ -1,0 +1,282 @@
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "json.h"
+
+static const char *const rule_names[] = {
+	[SBX_RULE_FS] = "fs",
+	[SBX_RULE_DENY] = "deny",
+	[SBX_RULE_PROTECT] = "protect",
+	[SBX_RULE_MOUNTS] = "mounts",
+	[SBX_RULE_NETWORK] = "network",
+	[SBX_RULE_LISTEN] = "listen",
+	[SBX_RULE_CONNECT] = "connect",
+	[SBX_RULE_LOOPBACK] = "loopback",
+	[SBX_RULE_PROXY] = "proxy",
+	[SBX_RULE_PROCESSES] = "processes",
+	[SBX_RULE_TIMEOUT] = "timeout",
+	[SBX_RULE_MEMORY] = "memory",
+	[SBX_RULE_PIDS] = "pids",
+	[SBX_RULE_CPU] = "cpu",
+	[SBX_RULE_FILE_SIZE] = "file_size",
+	[SBX_RULE_OPEN_FILES] = "open_files",
+};
+
+const char *
+sbx_rule_name(enum sbx_rule r)
+{
+	return rule_names[r];
+}
+
+enum sbx_rule
+sbx_limit_rule(enum sbx_limit_id id)
+{
+	static const enum sbx_rule map[] = {
+		[SBX_LIMIT_MEMORY] = SBX_RULE_MEMORY,
+		[SBX_LIMIT_PIDS] = SBX_RULE_PIDS,
+		[SBX_LIMIT_CPU] = SBX_RULE_CPU,
+		[SBX_LIMIT_FILE_SIZE] = SBX_RULE_FILE_SIZE,
+		[SBX_LIMIT_OPEN_FILES] = SBX_RULE_OPEN_FILES,
+	};
+
+	return map[id];
+}
+
+uint32_t
+sbx_rules_requested(const struct sbx_policy *p)
+{
+	uint32_t r = SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_DENY) |
+	    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_NETWORK) |
+	    SBX_RULE_BIT(SBX_RULE_PROCESSES);
+
+	if (p->nmounts > 0)
+		r |= SBX_RULE_BIT(SBX_RULE_MOUNTS);
+	if (p->listen.n > 0)
+		r |= SBX_RULE_BIT(SBX_RULE_LISTEN);
+	if (p->connect.n > 0)
+		r |= SBX_RULE_BIT(SBX_RULE_CONNECT);
+	if (p->loopback.n > 0)
+		r |= SBX_RULE_BIT(SBX_RULE_LOOPBACK);
+	if (p->proxy_allow.n > 0)
+		r |= SBX_RULE_BIT(SBX_RULE_PROXY);
+	if (p->timeout_ms > 0)
+		r |= SBX_RULE_BIT(SBX_RULE_TIMEOUT);
+	for (size_t i = 0; i < SBX_LIMIT__COUNT; i++)
+		if (p->limits[i].set)
+			r |= SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i));
+	return r;
+}
+
+void
+sbx_report_init(struct sbx_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->backend = "none";
+	r->status = 125;
+}
+
+void
+sbx_report_free(struct sbx_report *r)
+{
+	sbx_strv_free(&r->warnings);
+	free(r->workdir);
+	free(r->error);
+	free(r->trace_path);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *
+sbx_report_isolation(const struct sbx_report *r)
+{
+	if (strcmp(r->backend, "none") == 0 || r->enforced == 0)
+		return "none";
+	if ((r->requested & ~r->enforced) != 0)
+		return "partial";
+	return "full";
+}
+
+const char *
+sbx_signal_name(int sig)
+{
+	static char buf[16];
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev == NULL) {
+		snprintf(buf, sizeof(buf), "SIG%d", sig);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+	return buf;
+}
+
+static void
+json_ports(struct sbx_json *j, const char *key, const struct sbx_ports *ports)
+{
+	sbx_json_key(j, key);
+	sbx_json_arr_begin(j);
+	for (size_t i = 0; ports && i < ports->n; i++)
+		sbx_json_uint(j, ports->v[i]);
+	sbx_json_arr_end(j);
+}
+
+static void
+json_limits(struct sbx_json *j, const struct sbx_report *r, const struct sbx_policy *p)
+{
+	static const char *const unit[] = {
+		[SBX_LIMIT_MEMORY] = "bytes",
+		[SBX_LIMIT_PIDS] = "count",
+		[SBX_LIMIT_CPU] = "ms",
+		[SBX_LIMIT_FILE_SIZE] = "bytes",
+		[SBX_LIMIT_OPEN_FILES] = "count",
+	};
+
+	sbx_json_key(j, "limits");
+	sbx_json_obj_begin(j);
+	if (p && p->timeout_ms > 0) {
+		sbx_json_key(j, "timeout");
+		sbx_json_obj_begin(j);
+		sbx_json_key(j, "ms");
+		sbx_json_uint(j, p->timeout_ms);
+		sbx_json_key(j, "by");
+		sbx_json_str(j, r->enforced & SBX_RULE_BIT(SBX_RULE_TIMEOUT) ? "supervisor" : NULL);
+		sbx_json_obj_end(j);
+	}
+	for (size_t i = 0; p && i < SBX_LIMIT__COUNT; i++) {
+		if (!p->limits[i].set)
+			continue;
+		sbx_json_key(j, sbx_limit_name((enum sbx_limit_id)i));
+		sbx_json_obj_begin(j);
+		sbx_json_key(j, unit[i]);
+		sbx_json_uint(j, p->limits[i].value);
+		sbx_json_key(j, "by");
+		sbx_json_str(j, r->limits[i].by);
+		sbx_json_obj_end(j);
+	}
+	sbx_json_obj_end(j);
+}
+
+static void
+json_layers(struct sbx_json *j, const struct sbx_layers *l)
+{
+	static const struct {
+		const char *name;
+		size_t      off;
+	} flags[] = {
+#define F(x) { #x, offsetof(struct sbx_layers, x) }
+		F(userns), F(mountns), F(pidns), F(netns), F(ipcns), F(utsns), F(cgroupns),
+		F(seccomp), F(seccomp_notify), F(no_new_privs), F(caps_dropped),
+		F(new_session), F(subreaper), F(cgroup),
+#undef F
+	};
+
+	sbx_json_key(j, "layers");
+	sbx_json_obj_begin(j);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(flags); i++) {
+		sbx_json_key(j, flags[i].name);
+		sbx_json_bool(j, *(const bool *)((const char *)l + flags[i].off));
+	}
+	sbx_json_key(j, "landlock_abi");
+	sbx_json_int(j, l->landlock_abi);
+	sbx_json_obj_end(j);
+}
+
+char *
+sbx_diag_render(const struct sbx_report *r, const struct sbx_policy *p)
+{
+	struct sbx_json j = { 0 };
+	uint32_t unenforced = r->requested & ~r->enforced;
+
+	sbx_json_obj_begin(&j);
+	sbx_json_key(&j, "version");
+	sbx_json_str(&j, PACKAGE_VERSION);
+	sbx_json_key(&j, "backend");
+	sbx_json_str(&j, r->backend);
+	sbx_json_key(&j, "isolation");
+	sbx_json_str(&j, sbx_report_isolation(r));
+	sbx_json_key(&j, "unenforced");
+	sbx_json_arr_begin(&j);
+	for (int i = 0; i < SBX_RULE__COUNT; i++)
+		if (unenforced & SBX_RULE_BIT(i))
+			sbx_json_str(&j, rule_names[i]);
+	sbx_json_arr_end(&j);
+	sbx_json_key(&j, "fs");
+	sbx_json_str(&j, p ? sbx_fs_name(p->fs) : NULL);
+	sbx_json_key(&j, "network");
+	sbx_json_str(&j, p ? (p->network ? "on" : "off") : NULL);
+	sbx_json_key(&j, "ports");
+	sbx_json_obj_begin(&j);
+	json_ports(&j, "listen", p ? &p->listen : NULL);
+	json_ports(&j, "connect", p ? &p->connect : NULL);
+	json_ports(&j, "loopback", p ? &p->loopback : NULL);
+	sbx_json_obj_end(&j);
+	sbx_json_key(&j, "proxy");
+	if (p && p->proxy_allow.n > 0) {
+		sbx_json_obj_begin(&j);
+		sbx_json_key(&j, "port");
+		if (r->proxy_port > 0)
+			sbx_json_int(&j, r->proxy_port);
+		else
+			sbx_json_null(&j);
+		sbx_json_key(&j, "allow");
+		sbx_json_strv(&j, &p->proxy_allow);
+		sbx_json_obj_end(&j);
+	} else {
+		sbx_json_null(&j);
+	}
+	sbx_json_key(&j, "workdir");
+	sbx_json_str(&j, r->workdir);
+	sbx_json_key(&j, "status");
+	sbx_json_int(&j, r->status);
+	sbx_json_key(&j, "exit_code");
+	if (r->exited)
+		sbx_json_int(&j, r->exit_code);
+	else
+		sbx_json_null(&j);
+	sbx_json_key(&j, "signal");
+	sbx_json_str(&j, r->signal ? sbx_signal_name(r->signal) : NULL);
+	sbx_json_key(&j, "timed_out");
+	sbx_json_bool(&j, r->timed_out);
+	sbx_json_key(&j, "oom_killed");
+	sbx_json_bool(&j, r->oom_killed);
+	sbx_json_key(&j, "wall_ms");
+	sbx_json_uint(&j, r->wall_ms);
+	sbx_json_key(&j, "cpu_user_ms");
+	sbx_json_uint(&j, r->cpu_user_ms);
+	sbx_json_key(&j, "cpu_sys_ms");
+	sbx_json_uint(&j, r->cpu_sys_ms);
+	sbx_json_key(&j, "max_rss_kb");
+	sbx_json_uint(&j, r->max_rss_kb);
+	json_limits(&j, r, p);
+	sbx_json_key(&j, "warnings");
+	{
+		struct sbx_strv all = { 0 };
+
+		if (p)
+			sbx_strv_copy(&all, &p->warnings);
+		sbx_strv_copy(&all, &r->warnings);
+		sbx_json_strv(&j, &all);
+		sbx_strv_free(&all);
+	}
+	sbx_json_key(&j, "error");
+	sbx_json_str(&j, r->error);
+	sbx_json_key(&j, "trace");
+	if (r->trace_path) {
+		sbx_json_obj_begin(&j);
+		sbx_json_key(&j, "path");
+		sbx_json_str(&j, r->trace_path);
+		sbx_json_key(&j, "events");
+		sbx_json_uint(&j, r->trace_events);
+		sbx_json_obj_end(&j);
+	} else {
+		sbx_json_null(&j);
+	}
+	json_layers(&j, &r->layers);
+	sbx_json_key(&j, "denials");
+	sbx_json_uint(&j, r->denials);
+	sbx_json_obj_end(&j);
+	return sbx_json_steal(&j);
+}

@@ -1,0 +1,94 @@
+/* The report of one run and its rendering as the diagnostics line. */
+#ifndef SBX_DIAG_H
+#define SBX_DIAG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy.h"
+#include "util.h"
+
+/* The rules a policy can ask for; each backend says which it enforces. */
+enum sbx_rule {
+	SBX_RULE_FS,           /* read mode and write confinement */
+	SBX_RULE_DENY,         /* the secret list and [deny] */
+	SBX_RULE_PROTECT,      /* .git/hooks, .git/config, [protect] read-only */
+	SBX_RULE_MOUNTS,       /* [mounts] placed inside the workdir */
+	SBX_RULE_NETWORK,      /* off: nothing; on: no local addresses */
+	SBX_RULE_LISTEN,
+	SBX_RULE_CONNECT,
+	SBX_RULE_LOOPBACK,
+	SBX_RULE_PROXY,
+	SBX_RULE_PROCESSES,    /* new session; host processes unsignalable */
+	SBX_RULE_TIMEOUT,
+	SBX_RULE_MEMORY,
+	SBX_RULE_PIDS,
+	SBX_RULE_CPU,
+	SBX_RULE_FILE_SIZE,
+	SBX_RULE_OPEN_FILES,
+	SBX_RULE__COUNT,
+};
+
+#define SBX_RULE_BIT(r) (UINT32_C(1) << (r))
+
+const char *sbx_rule_name(enum sbx_rule r);
+
+/* The set of rules a policy asks for. */
+uint32_t sbx_rules_requested(const struct sbx_policy *p);
+
+/* The rule that a limit id stands for. */
+enum sbx_rule sbx_limit_rule(enum sbx_limit_id id);
+
+/* How each limit was enforced ("rlimit", "cgroup", ...); NULL when not. */
+struct sbx_limit_report {
+	const char *by;
+};
+
+struct sbx_layers {
+	bool userns, mountns, pidns, netns, ipcns, utsns, cgroupns;
+	int  landlock_abi;
+	bool seccomp;
+	bool seccomp_notify;
+	bool no_new_privs;
+	bool caps_dropped;
+	bool new_session;
+	bool subreaper;
+	bool cgroup;
+};
+
+struct sbx_report {
+	const char             *backend;       /* static string */
+	uint32_t                requested;     /* rule bits */
+	uint32_t                enforced;      /* rule bits */
+	struct sbx_layers       layers;
+	struct sbx_limit_report limits[SBX_LIMIT__COUNT];
+	struct sbx_strv         warnings;
+	char                   *workdir;
+	char                   *error;
+	int                     status;
+	bool                    exited;        /* exit_code is valid */
+	int                     exit_code;
+	int                     signal;        /* 0: none */
+	bool                    timed_out;
+	bool                    oom_killed;
+	uint64_t                wall_ms, cpu_user_ms, cpu_sys_ms, max_rss_kb;
+	char                   *trace_path;
+	uint64_t                trace_events;
+	int                     proxy_port;    /* 0: no proxy */
+	uint64_t                denials;
+};
+
+void sbx_report_init(struct sbx_report *r);
+void sbx_report_free(struct sbx_report *r);
+
+/* "full", "partial" or "none". */
+const char *sbx_report_isolation(const struct sbx_report *r);
+
+/* The signal's name ("SIGKILL"), or a static "SIG<n>" form. */
+const char *sbx_signal_name(int sig);
+
+/* Renders the diagnostics line (without the newline); p may be NULL when
+ * the failure came before a policy existed. The caller frees it. */
+char *sbx_diag_render(const struct sbx_report *r, const struct sbx_policy *p);
+
+#endif

@@ -1,0 +1,126 @@
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util.h"
+
+static int
+rm_at(int parent, const char *name, int depth)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(parent, name, 0) < 0 && errno != ENOENT ? -1 : 0;
+	if (depth > 256) {
+		errno = ELOOP;
+		return -1;
+	}
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		fchmodat(parent, name, 0700, 0);
+		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	fchmod(fd, 0700);
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (rm_at(dirfd(d), de->d_name, depth + 1) < 0) {
+			int saved = errno;
+
+			closedir(d);
+			errno = saved;
+			return -1;
+		}
+	}
+	closedir(d);
+	return unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int
+sbx_rm_rf(const char *path, struct sbx_err *err)
+{
+	if (rm_at(AT_FDCWD, path, 0) < 0)
+		return sbx_err_sys(err, "cannot remove %s", path);
+	return 0;
+}
+
+int
+sbx_write_file_from_fd(const char *path, int in, struct sbx_err *err)
+{
+	_cleanup_close_ int out = -1;
+	char buf[65536];
+	ssize_t n;
+
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0)
+		return sbx_err_sys(err, "cannot create %s", path);
+	for (;;) {
+		char *p = buf;
+
+		n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sbx_err_sys(err, "cannot read the script from standard input");
+		if (n == 0)
+			break;
+		while (n > 0) {
+			ssize_t w = write(out, p, (size_t)n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return sbx_err_sys(err, "cannot write %s", path);
+			p += w;
+			n -= w;
+		}
+	}
+	if (close(steal_fd(&out)) < 0)
+		return sbx_err_sys(err, "cannot write %s", path);
+	return 0;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+void
+sbx_close_fds_except(const int *keep, size_t n)
+{
+	int sorted[16];
+	unsigned int from = 3;
+
+	if (n > SBX_ARRAY_LEN(sorted))
+		n = SBX_ARRAY_LEN(sorted);
+	memcpy(sorted, keep, n * sizeof(*keep));
+	qsort(sorted, n, sizeof(*sorted), cmp_int);
+	for (size_t i = 0; i < n; i++) {
+		if (sorted[i] < (int)from)
+			continue;
+		if ((unsigned int)sorted[i] > from)
+			close_range(from, (unsigned int)sorted[i] - 1, 0);
+		from = (unsigned int)sorted[i] + 1;
+	}
+	close_range(from, ~0U, 0);
+}

@@ -1,0 +1,351 @@
+#include "config.h"
+
+#include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "exec.h"
+#include "fsutil.h"
+#include "launch.h"
+#include "proc.h"
+
+void
+sbx_signals_supervised(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
+void
+sbx_signals_reset(void)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+noreturn void
+sbx_child_fail(int fd, int kind, const struct sbx_err *err)
+{
+	struct sbx_child_msg m = { .kind = kind, .errnum = err->errnum };
+	ssize_t n;
+
+	strlcpy(m.msg, err->msg, sizeof(m.msg));
+	do
+		n = write(fd, &m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+	_exit(kind == SBX_FAIL_EXEC ? (err->errnum == ENOENT ? 127 : 126) : 125);
+}
+
+/* Runs in the payload process: the last steps before exec. */
+static noreturn void
+payload_main(const struct sbx_init_args *a)
+{
+	const struct sbx_exec *x = a->exec;
+	struct sbx_err err = { 0 };
+	const char *path;
+
+	sbx_signals_reset();
+	if (x->stdin_fd >= 0 && dup2(x->stdin_fd, 0) < 0) {
+		sbx_err_sys(&err, "cannot set up standard input");
+		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+	}
+	if (chdir(x->cwd) < 0) {
+		sbx_err_sys(&err, "cannot enter the workdir %s", x->cwd);
+		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+	}
+	/* Only 0-2 and the error pipe survive; the pipe closes on exec. */
+	if (a->err_fd != 3) {
+		if (dup3(a->err_fd, 3, O_CLOEXEC) < 0) {
+			sbx_err_sys(&err, "cannot move the error pipe");
+			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+		}
+	}
+	closefrom(4);
+	if (a->hooks && a->hooks->setup && a->hooks->setup(a->hooks->ctx, &err) < 0)
+		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+	/* Limits last: a low descriptor or memory limit must not break the
+	 * setup above, only the payload. */
+	for (size_t i = 0; i < x->nrlimits; i++) {
+		struct rlimit rl = { x->rlimits[i].value, x->rlimits[i].value };
+
+		if (setrlimit(x->rlimits[i].resource, &rl) < 0) {
+			sbx_err_sys(&err, "cannot set resource limit %d", x->rlimits[i].resource);
+			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+		}
+	}
+	/* execvpe searches the PATH of our environ, so make it the built one. */
+	path = sbx_env_get(x->envp, "PATH");
+	if (path)
+		setenv("PATH", path, 1);
+	execvpe(x->argv[0], x->argv, x->envp);
+	sbx_err_sys(&err, "%s", x->argv[0]);
+	sbx_child_fail(3, SBX_FAIL_EXEC, &err);
+}
+
+static void
+write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		c += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Signals every process of the tree but init itself. */
+static void
+signal_tree(bool pid1, int sig)
+{
+	if (pid1)
+		kill(-1, sig);
+	else
+		sbx_proc_signal_descendants(getpid(), sig);
+}
+
+noreturn void
+sbx_init_main(const struct sbx_init_args *a)
+{
+	struct pollfd pfd[2];
+	sigset_t set;
+	pid_t payload;
+	int sfd, status = 0;
+	bool payload_done = false, orphaned = false;
+	struct sbx_err err = { 0 };
+
+	if (!a->pid1)
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+	sbx_signals_supervised(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		sbx_err_sys(&err, "init: signalfd");
+		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+	}
+
+	payload = fork();
+	if (payload < 0) {
+		sbx_err_sys(&err, "init: cannot fork the payload");
+		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+	}
+	if (payload == 0)
+		payload_main(a);
+
+	/* Init keeps nothing of the caller's: no terminal, no pipes, none of
+	 * sbxrun's descriptors. */
+	{
+		int keep[] = { sfd, a->status_fd, a->life_fd };
+
+		sbx_close_fds_except(keep, a->life_fd >= 0 ? 3 : 2);
+	}
+	{
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		for (int fd = 0; fd <= 2; fd++) {
+			if (null >= 0)
+				dup2(null, fd);
+			else
+				close(fd);
+		}
+		if (null > 2)
+			close(null);
+	}
+
+	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = a->life_fd, .events = POLLIN };
+	for (;;) {
+		struct signalfd_siginfo si;
+		pid_t pid;
+		int st;
+
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (pid == payload) {
+				status = st;
+				payload_done = true;
+			}
+		}
+		if (pid < 0 && errno == ECHILD)
+			break;
+		if (payload_done || orphaned) {
+			/* Whatever the payload left behind dies with it; orphans
+			 * keep arriving here (we are their reaper) until none is
+			 * left. */
+			do {
+				signal_tree(a->pid1, SIGKILL);
+				pid = waitpid(-1, &st, 0);
+				if (pid == payload && !payload_done) {
+					status = st;
+					payload_done = true;
+				}
+			} while (pid > 0 || errno == EINTR);
+			break;
+		}
+		if (poll(pfd, a->life_fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			/* sbxrun is gone: nothing may run unsupervised. */
+			orphaned = true;
+			pfd[1].fd = -1;
+		}
+		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo != SIGCHLD)
+				signal_tree(a->pid1, (int)si.ssi_signo);
+		}
+	}
+	write_all(a->status_fd, &status, sizeof(status));
+	_exit(0);
+}
+
+int
+sbx_launch_wait_exec(int err_fd, int *status, struct sbx_err *err)
+{
+	struct sbx_child_msg m;
+	ssize_t n;
+
+	do
+		n = read(err_fd, &m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return 0;
+	if ((size_t)n != sizeof(m))
+		return sbx_err_set(err, EIO, "the jail failed to start (short message)");
+	m.msg[sizeof(m.msg) - 1] = '\0';
+	if (m.kind == SBX_FAIL_EXEC) {
+		*status = m.errnum == ENOENT ? 127 : 126;
+		sbx_err_set(err, m.errnum, "%s", m.msg);
+		return 1;
+	}
+	return sbx_err_set(err, m.errnum, "%s", m.msg);
+}
+
+int
+sbx_launch_pipes_open(struct sbx_launch_pipes *lp, struct sbx_err *err)
+{
+	lp->err[0] = lp->err[1] = lp->status[0] = lp->status[1] = -1;
+	lp->life[0] = lp->life[1] = -1;
+	if (pipe2(lp->err, O_CLOEXEC) < 0 || pipe2(lp->status, O_CLOEXEC) < 0 ||
+	    pipe2(lp->life, O_CLOEXEC) < 0) {
+		sbx_err_sys(err, "pipe");
+		sbx_launch_pipes_close(lp);
+		return -1;
+	}
+	return 0;
+}
+
+void
+sbx_launch_pipes_child(struct sbx_launch_pipes *lp, struct sbx_init_args *a)
+{
+	close(lp->err[0]);
+	close(lp->status[0]);
+	close(lp->life[1]);
+	a->err_fd = lp->err[1];
+	a->status_fd = lp->status[1];
+	a->life_fd = lp->life[0];
+}
+
+void
+sbx_launch_pipes_parent(struct sbx_launch_pipes *lp, struct sbx_child *c)
+{
+	close(lp->err[1]);
+	close(lp->status[1]);
+	close(lp->life[0]);
+	c->err_fd = lp->err[0];
+	c->status_fd = lp->status[0];
+	c->life_fd = lp->life[1];
+}
+
+void
+sbx_launch_pipes_close(struct sbx_launch_pipes *lp)
+{
+	int *fds[] = { lp->err, lp->status, lp->life };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
+		for (int k = 0; k < 2; k++) {
+			if (fds[i][k] >= 0)
+				close(fds[i][k]);
+			fds[i][k] = -1;
+		}
+	}
+}
+
+void
+sbx_child_close(struct sbx_child *c)
+{
+	int *fds[] = { &c->pidfd, &c->status_fd, &c->err_fd, &c->life_fd };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	if (c->cleanup)
+		c->cleanup(c);
+	c->cleanup = NULL;
+}
+
+int
+sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks,
+    struct sbx_child *c, struct sbx_err *err)
+{
+	struct sbx_launch_pipes lp;
+	struct sbx_init_args a = { .exec = x, .hooks = hooks, .pid1 = false };
+	pid_t parent = getpid(), pid;
+
+	if (sbx_launch_pipes_open(&lp, err) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		sbx_launch_pipes_close(&lp);
+		return sbx_err_sys(err, "fork");
+	}
+	if (pid == 0) {
+		struct sbx_err e = { 0 };
+
+		sbx_launch_pipes_child(&lp, &a);
+		/* No PDEATHSIG here: init must outlive sbxrun long enough to
+		 * kill the tree, which it does on EOF of the life pipe (made
+		 * before the fork, so that EOF cannot be missed). */
+		if (getppid() != parent)
+			_exit(125);
+		if (setsid() < 0) {
+			sbx_err_sys(&e, "setsid");
+			sbx_child_fail(a.err_fd, SBX_FAIL_SETUP, &e);
+		}
+		sbx_init_main(&a);
+	}
+	sbx_launch_pipes_parent(&lp, c);
+	c->pid = pid;
+	c->pidns = false;
+	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (c->pidfd < 0) {
+		sbx_err_sys(err, "pidfd_open");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		sbx_child_close(c);
+		return -1;
+	}
+	return 0;
+}

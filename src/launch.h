@@ -1,0 +1,84 @@
+/* The processes every Linux backend starts: an init that reaps the tree and
+ * reports the payload's status, and the payload itself. Runs in children
+ * only; failures there are written to a close-on-exec pipe and end the
+ * process, and the parent reports them. */
+#ifndef SBX_LAUNCH_H
+#define SBX_LAUNCH_H
+
+#include <stdbool.h>
+#include <stdnoreturn.h>
+
+#include "backend.h"
+#include "err.h"
+
+enum sbx_child_fail_kind {
+	SBX_FAIL_SETUP = 1,     /* the jail could not be built: status 125 */
+	SBX_FAIL_EXEC,          /* the command could not be run: 126 or 127 */
+};
+
+struct sbx_child_msg {
+	int  kind;
+	int  errnum;
+	char msg[SBX_ERR_MSG];
+};
+
+/* Payload-side setup run just before exec (Landlock, seccomp, dropping
+ * capabilities); returns -1 with err on failure. */
+struct sbx_payload_hooks {
+	int  (*setup)(void *ctx, struct sbx_err *err);
+	void  *ctx;
+};
+
+struct sbx_init_args {
+	const struct sbx_exec          *exec;
+	const struct sbx_payload_hooks *hooks;
+	int                             err_fd;     /* close-on-exec, to the parent */
+	int                             status_fd;  /* the payload's wait status goes here */
+	int                             life_fd;    /* EOF when the parent is gone */
+	bool                            pid1;       /* init of its own pid namespace */
+};
+
+/* Reports a failure to the parent through fd and exits the child. */
+noreturn void sbx_child_fail(int fd, int kind, const struct sbx_err *err);
+
+/* The init process: starts the payload, reaps everything, kills what is
+ * left once the payload is gone (or the parent dies), writes the payload's
+ * wait status to status_fd and exits. */
+noreturn void sbx_init_main(const struct sbx_init_args *a);
+
+/* Resets signal state inherited from sbxrun (blocked mask, ignored
+ * dispositions); used by init and payload. */
+void sbx_signals_reset(void);
+
+/* In the parent: waits until the payload has exec'd (EOF on err_fd) or a
+ * failure message arrives. Returns 0 on exec, 1 on a command that could not
+ * be run (status set to 126/127 and the message in err), -1 when the jail
+ * could not be built (err filled). */
+int sbx_launch_wait_exec(int err_fd, int *status, struct sbx_err *err);
+
+/* The three pipes between sbxrun and a jail's init. */
+struct sbx_launch_pipes {
+	int err[2];
+	int status[2];
+	int life[2];
+};
+
+int sbx_launch_pipes_open(struct sbx_launch_pipes *lp, struct sbx_err *err);
+/* In the child: closes sbxrun's ends and fills the fds of a. */
+void sbx_launch_pipes_child(struct sbx_launch_pipes *lp, struct sbx_init_args *a);
+/* In sbxrun: closes the child's ends and keeps ours in c. */
+void sbx_launch_pipes_parent(struct sbx_launch_pipes *lp, struct sbx_child *c);
+void sbx_launch_pipes_close(struct sbx_launch_pipes *lp);
+
+/* Starts init and the payload without new namespaces: init is a child
+ * subreaper in a new session. Fills c. */
+int sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks,
+    struct sbx_child *c, struct sbx_err *err);
+
+/* Closes sbxrun's ends of the pipes in c. */
+void sbx_child_close(struct sbx_child *c);
+
+/* The signals sbxrun handles itself; blocked before any child is made. */
+void sbx_signals_supervised(sigset_t *set);
+
+#endif

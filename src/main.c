@@ -1,0 +1,476 @@
+/* sbxrun: argv -> policy -> backend -> supervise -> exit. The only place
+ * that prints errors, writes the diagnostics line and chooses the exit
+ * status. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "diag.h"
+#include "exec.h"
+#include "fsutil.h"
+#include "launch.h"
+#include "policy.h"
+#include "probe.h"
+#include "profile.h"
+#include "resolve.h"
+#include "rlimits.h"
+#include "supervise.h"
+
+extern char **environ;
+
+struct run {
+	struct sbx_cli      cli;
+	struct sbx_policy   policy;
+	bool                have_policy;
+	struct sbx_report   report;
+	struct sbx_fsview   fs;
+	struct sbx_caps     caps;
+	struct sbx_caller   caller;
+	struct sbx_strv     homes;
+	struct sbx_exec     exec;
+	char               *temp_workdir;
+	char               *script_path;
+	char               *script_dir;     /* .sbxrun, when sbxrun made it */
+	int                 sfd;
+};
+
+static void
+say(const struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+say(const struct run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (run->cli.quiet)
+		return;
+	va_start(ap, fmt);
+	fputs("sbxrun: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void
+emit_diag(const struct run *run)
+{
+	const struct sbx_diag_dest *d = &run->cli.diag;
+	_cleanup_free_ char *line = sbx_diag_render(&run->report,
+	    run->have_policy ? &run->policy : NULL);
+	_cleanup_free_ char *nl = sbx_xasprintf("%s\n", line);
+	size_t len = strlen(nl);
+	int fd = -1;
+
+	switch (d->kind) {
+	case SBX_DIAG_NONE:
+		return;
+	case SBX_DIAG_STDERR:
+		fflush(stderr);
+		fd = STDERR_FILENO;
+		break;
+	case SBX_DIAG_FD:
+		fd = d->fd;
+		break;
+	case SBX_DIAG_PATH:
+		fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			fprintf(stderr, "sbxrun: --diag: cannot create %s: %s\n", d->path,
+			    strerror(errno));
+			return;
+		}
+		break;
+	}
+	if (write(fd, nl, len) != (ssize_t)len && d->kind != SBX_DIAG_STDERR)
+		fprintf(stderr, "sbxrun: --diag: cannot write the diagnostics line\n");
+	if (d->kind == SBX_DIAG_PATH)
+		close(fd);
+}
+
+/* Ends a run that failed before anything ran: status 125, one message,
+ * nothing left behind. */
+static int
+fail(struct run *run, const struct sbx_err *err)
+{
+	say(run, "%s", err->msg);
+	run->report.status = 125;
+	free(run->report.error);
+	run->report.error = sbx_xstrdup(err->msg);
+	return 125;
+}
+
+static void
+caller_init(struct run *run)
+{
+	struct passwd *pw = getpwuid(getuid());
+	const char *env_home = getenv("HOME");
+
+	run->caller.uid = getuid();
+	run->caller.gid = getgid();
+	run->caller.user = sbx_xstrdup(pw ? pw->pw_name : (getenv("USER") ? getenv("USER") : "nobody"));
+	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
+		sbx_strv_push(&run->homes, pw->pw_dir);
+	if (env_home && env_home[0] == '/' && !sbx_strv_contains(&run->homes, env_home))
+		sbx_strv_push(&run->homes, env_home);
+	/* "~" in profiles and flags means what it means in the caller's shell. */
+	run->caller.home = sbx_xstrdup(env_home && env_home[0] == '/' ? env_home
+	    : run->homes.n ? run->homes.v[0] : "/");
+}
+
+static int
+load_profiles(struct run *run, struct sbx_err *err)
+{
+	_cleanup_free_ char *user_dir = NULL;
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *dirs[4];
+
+	if (xdg && xdg[0] == '/')
+		user_dir = sbx_xasprintf("%s/sbxrun/profiles", xdg);
+	else
+		user_dir = sbx_xasprintf("%s/.config/sbxrun/profiles", run->caller.home);
+	dirs[0] = user_dir;
+	dirs[1] = SYSCONFDIR_PROFILES;
+	dirs[2] = PROFILEDIR;
+	dirs[3] = NULL;
+	for (size_t i = 0; i < run->cli.profiles.n; i++) {
+		const char *arg = run->cli.profiles.v[i];
+		_cleanup_free_ char *path = NULL;
+
+		if (sbx_profile_arg_is_file(arg))
+			path = sbx_xstrdup(arg);
+		else if (sbx_profile_find(arg, dirs, &path, err) < 0)
+			return -1;
+		if (sbx_profile_load_file(&run->policy, path, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Options whose enforcement is not built: refused, never ignored. */
+static int
+check_unbuilt(const struct run *run, struct sbx_err *err)
+{
+	if (run->policy.trace)
+		return sbx_err_set(err, ENOTSUP, "--trace: tracing is not built yet");
+	if (run->cli.selftest)
+		return sbx_err_set(err, ENOTSUP, "--selftest is not built yet");
+	return 0;
+}
+
+static int
+make_temp_workdir(struct run *run, struct sbx_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl;
+
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/tmp";
+	tmpl = sbx_xasprintf("%s/sbxrun.XXXXXX", tmp);
+	if (mkdtemp(tmpl) == NULL) {
+		sbx_err_sys(err, "cannot create a workdir in %s", tmp);
+		free(tmpl);
+		return -1;
+	}
+	run->temp_workdir = tmpl;
+	return 0;
+}
+
+/* --interp: the script from stdin becomes WORKDIR/.sbxrun/NAME. */
+static int
+store_script(struct run *run, struct sbx_err *err)
+{
+	_cleanup_free_ char *dir = sbx_path_join(run->fs.workdir, ".sbxrun");
+	_cleanup_free_ char *name = run->cli.script_name ? sbx_xstrdup(run->cli.script_name)
+	    : sbx_exec_script_name(run->cli.interp);
+	struct stat st;
+
+	if (mkdir(dir, 0700) == 0) {
+		run->script_dir = sbx_xstrdup(dir);
+	} else if (errno != EEXIST) {
+		return sbx_err_sys(err, "cannot create %s", dir);
+	} else if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		return sbx_err_set(err, EEXIST, "%s exists and is not a directory", dir);
+	}
+	run->script_path = sbx_path_join(dir, name);
+	if (sbx_write_file_from_fd(run->script_path, STDIN_FILENO, err) < 0) {
+		free(run->script_path);
+		run->script_path = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+cleanup_files(struct run *run)
+{
+	struct sbx_err err = { 0 };
+
+	if (run->script_path) {
+		unlink(run->script_path);
+		if (run->script_dir)
+			rmdir(run->script_dir);
+	}
+	if (run->temp_workdir) {
+		if (run->policy.keep && run->report.status != 125)
+			say(run, "kept the workdir %s", run->temp_workdir);
+		else if (sbx_rm_rf(run->temp_workdir, &err) < 0)
+			say(run, "%s", err.msg);
+	}
+}
+
+/* Chooses the backend for p: the one asked for, or the first that "auto"
+ * finds usable and able to enforce every rule. Fills r with the choice. */
+static const struct sbx_backend *
+choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err *err)
+{
+	struct sbx_policy *p = &run->policy;
+	struct sbx_report *r = &run->report;
+	const enum sbx_backend_id *order, single[] = { p->backend };
+	uint32_t requested = sbx_rules_requested(p);
+	bool skipping = after != NULL;
+	size_t n;
+
+	if (p->backend == SBX_BACKEND_AUTO) {
+		order = sbx_backend_auto_order(&n);
+	} else {
+		order = single;
+		n = 1;
+		if (after)
+			return NULL;
+	}
+	err->msg[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const struct sbx_backend *b = sbx_backend_get(order[i]);
+		struct sbx_err perr = { 0 };
+		uint32_t missing;
+
+		if (skipping) {
+			skipping = b != after;
+			continue;
+		}
+		if (b->probe(&run->caps, &perr) < 0) {
+			if (err->msg[0] == '\0' || p->backend != SBX_BACKEND_AUTO)
+				sbx_err_set(err, EPERM, "backend %s unavailable: %s", b->name, perr.msg);
+			continue;
+		}
+		r->backend = b->name;
+		r->requested = requested;
+		r->enforced = b->enforces(p, &run->caps) & requested;
+		missing = requested & ~r->enforced;
+		if (missing == 0 || p->allow_degraded || b->id == SBX_BACKEND_NONE)
+			return b;
+		{
+			struct sbx_buf names = { 0 };
+
+			for (int k = 0; k < SBX_RULE__COUNT; k++)
+				if (missing & SBX_RULE_BIT(k))
+					sbx_buf_printf(&names, "%s%s", names.len ? ", " : "",
+					    sbx_rule_name((enum sbx_rule)k));
+			sbx_err_set(err, EPERM,
+			    "backend %s cannot enforce: %s (--allow-degraded runs anyway)",
+			    b->name, names.data);
+			sbx_buf_free(&names);
+		}
+		if (p->backend != SBX_BACKEND_AUTO)
+			return NULL;
+	}
+	if (p->backend == SBX_BACKEND_AUTO && p->allow_degraded && after == NULL) {
+		const struct sbx_backend *none = sbx_backend_get(SBX_BACKEND_NONE);
+
+		sbx_strv_push_take(&r->warnings, sbx_xasprintf(
+		    "no isolating backend is usable here (%s); running without a jail", err->msg));
+		r->backend = none->name;
+		r->requested = requested;
+		r->enforced = none->enforces(p, &run->caps) & requested;
+		return none;
+	}
+	if (err->msg[0] == '\0')
+		sbx_err_set(err, EPERM, "no backend is usable here");
+	return NULL;
+}
+
+static int
+build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
+{
+	sbx_exec_free(&run->exec);
+	memset(&run->exec, 0, sizeof(run->exec));
+	if (sbx_exec_build(&run->exec, &run->policy, run->fs.workdir, "/tmp", run->cli.command,
+	    run->cli.interp, run->script_path, &run->caller, environ, NULL, err) < 0)
+		return -1;
+	if (run->script_path)
+		run->exec.stdin_fd = -1;
+	sbx_limits_plan(&run->policy, &run->exec, &run->report);
+	return 0;
+}
+
+static int
+status_of(const struct sbx_report *r)
+{
+	if (r->timed_out)
+		return 124;
+	if (r->exited)
+		return r->exit_code;
+	if (r->signal)
+		return 128 + r->signal;
+	return 125;
+}
+
+static int
+run_main(struct run *run, int argc, char **argv)
+{
+	struct sbx_policy *p = &run->policy;
+	struct sbx_report *r = &run->report;
+	const struct sbx_backend *b;
+	struct sbx_child child = { .pidfd = -1, .status_fd = -1, .err_fd = -1, .life_fd = -1 };
+	struct sbx_err err = { 0 };
+	sigset_t set;
+	uint64_t start;
+	int rc;
+
+	if (sbx_cli_parse(&run->cli, argc, argv, &err) < 0)
+		return fail(run, &err);
+	if (run->cli.help) {
+		fputs(sbx_cli_usage(), stdout);
+		return -1;
+	}
+	if (run->cli.version) {
+		printf("sbxrun %s\n", PACKAGE_VERSION);
+		return -1;
+	}
+	sbx_policy_init(p, run->caller.home);
+	run->have_policy = true;
+	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
+	    sbx_policy_check(p, &err) < 0)
+		return fail(run, &err);
+	if (run->cli.print_policy) {
+		_cleanup_free_ char *ini = sbx_policy_to_ini(p);
+
+		fputs(ini, stdout);
+		return -1;
+	}
+	if (run->cli.probe) {
+		enum sbx_backend_id pick = sbx_probe_all(&run->caps);
+		_cleanup_free_ char *json = sbx_probe_render(&run->caps, pick);
+
+		puts(json);
+		return -1;
+	}
+	if (check_unbuilt(run, &err) < 0)
+		return fail(run, &err);
+
+	b = choose_backend(run, NULL, &err);
+	if (b == NULL)
+		return fail(run, &err);
+	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
+		return fail(run, &err);
+	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)
+		return fail(run, &err);
+	r->workdir = sbx_xstrdup(run->fs.workdir);
+
+	if (run->cli.print_backend) {
+		struct sbx_buf out = { 0 };
+
+		if (build_exec(run, b, &err) < 0 || b->describe(p, &run->exec, &run->caps, &out, &err) < 0) {
+			sbx_buf_free(&out);
+			return fail(run, &err);
+		}
+		fputs(out.data ? out.data : "", stdout);
+		sbx_buf_free(&out);
+		run->policy.keep = false;
+		return -1;
+	}
+	if (run->cli.interp && store_script(run, &err) < 0)
+		return fail(run, &err);
+
+	sbx_signals_supervised(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	run->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (run->sfd < 0) {
+		sbx_err_sys(&err, "signalfd");
+		return fail(run, &err);
+	}
+	/* Orphans of the tree come back to us, so they can be killed too. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	for (;;) {
+		if (build_exec(run, b, &err) < 0)
+			return fail(run, &err);
+		if (run->cli.verbose)
+			say(run, "backend %s, workdir %s", b->name, run->fs.workdir);
+		memset(&r->layers, 0, sizeof(r->layers));
+		start = sbx_now_ms();
+		if (b->spawn(p, &run->exec, &run->caps, &child, r, &err) == 0)
+			break;
+		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
+			return fail(run, &err);
+		/* "auto" measured this backend unusable by trying it: next. */
+		if (run->cli.verbose)
+			say(run, "%s", err.msg);
+		b = choose_backend(run, b, &err);
+		if (b == NULL)
+			return fail(run, &err);
+	}
+
+	rc = sbx_launch_wait_exec(child.err_fd, &r->status, &err);
+	if (rc < 0) {
+		sbx_child_abort(&child);
+		sbx_child_close(&child);
+		return fail(run, &err);
+	}
+	if (rc > 0)
+		say(run, "%s", err.msg);
+	if (sbx_supervise(&child, run->sfd, start, p->timeout_ms, r, &err) < 0) {
+		sbx_child_abort(&child);
+		sbx_child_close(&child);
+		return fail(run, &err);
+	}
+	sbx_child_close(&child);
+	r->status = status_of(r);
+	if (r->timed_out)
+		say(run, "timed out after %llu ms; the whole tree was killed",
+		    (unsigned long long)p->timeout_ms);
+	return r->status;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct run run = { .sfd = -1 };
+	int status;
+
+	sbx_report_init(&run.report);
+	caller_init(&run);
+	status = run_main(&run, argc, argv);
+	if (status < 0) {
+		/* --help, --version, --print-*, --probe: no run, no diagnostics. */
+		cleanup_files(&run);
+		status = fflush(stdout) == 0 ? 0 : 125;
+	} else {
+		run.report.status = status;
+		cleanup_files(&run);
+		emit_diag(&run);
+	}
+	sbx_exec_free(&run.exec);
+	sbx_fsview_free(&run.fs);
+	if (run.have_policy)
+		sbx_policy_free(&run.policy);
+	sbx_cli_free(&run.cli);
+	sbx_report_free(&run.report);
+	sbx_strv_free(&run.homes);
+	free(run.caller.user);
+	free(run.caller.home);
+	free(run.temp_workdir);
+	free(run.script_path);
+	free(run.script_dir);
+	return status;
+}

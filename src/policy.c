@@ -1,0 +1,876 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "policy.h"
+
+static const char *const backend_names[] = {
+	[SBX_BACKEND_AUTO] = "auto",
+	[SBX_BACKEND_NAMESPACES] = "namespaces",
+	[SBX_BACKEND_LANDLOCK] = "landlock",
+	[SBX_BACKEND_SEATBELT] = "seatbelt",
+	[SBX_BACKEND_DOCKER] = "docker",
+	[SBX_BACKEND_NONE] = "none",
+};
+
+static const char *const fs_names[] = {
+	[SBX_FS_STRICT] = "strict",
+	[SBX_FS_ALLOWLIST] = "allowlist",
+	[SBX_FS_OPEN] = "open",
+};
+
+static const char *const limit_names[] = {
+	[SBX_LIMIT_MEMORY] = "memory",
+	[SBX_LIMIT_PIDS] = "pids",
+	[SBX_LIMIT_CPU] = "cpu",
+	[SBX_LIMIT_FILE_SIZE] = "file_size",
+	[SBX_LIMIT_OPEN_FILES] = "open_files",
+};
+
+const char *
+sbx_backend_name(enum sbx_backend_id id)
+{
+	return backend_names[id];
+}
+
+int
+sbx_backend_parse(const char *s, enum sbx_backend_id *out)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(backend_names); i++) {
+		if (strcmp(s, backend_names[i]) == 0) {
+			*out = (enum sbx_backend_id)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *
+sbx_fs_name(enum sbx_fs_mode m)
+{
+	return fs_names[m];
+}
+
+const char *
+sbx_limit_name(enum sbx_limit_id id)
+{
+	return limit_names[id];
+}
+
+void
+sbx_policy_init(struct sbx_policy *p, const char *home)
+{
+	memset(p, 0, sizeof(*p));
+	p->home = sbx_xstrdup(home ? home : "/");
+	p->backend = SBX_BACKEND_AUTO;
+	p->fs = SBX_FS_STRICT;
+	p->network = false;
+}
+
+void
+sbx_policy_free(struct sbx_policy *p)
+{
+	free(p->home);
+	free(p->workdir);
+	free(p->trace);
+	free(p->docker_image);
+	sbx_strv_free(&p->read);
+	sbx_strv_free(&p->deny);
+	sbx_strv_free(&p->protect);
+	for (size_t i = 0; i < p->nmounts; i++) {
+		free(p->mounts[i].target);
+		free(p->mounts[i].source);
+	}
+	free(p->mounts);
+	free(p->listen.v);
+	free(p->connect.v);
+	free(p->loopback.v);
+	sbx_strv_free(&p->proxy_allow);
+	for (size_t i = 0; i < p->nenv; i++) {
+		free(p->env[i].name);
+		free(p->env[i].value);
+	}
+	free(p->env);
+	sbx_strv_free(&p->env_pass);
+	sbx_strv_free(&p->warnings);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Value parsers. */
+
+static bool
+is_blank(const char *s)
+{
+	for (; *s; s++)
+		if (!isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* Reads the leading decimal digits of s into *n; returns the rest or NULL
+ * when there are no digits or the number overflows. */
+static const char *
+parse_digits(const char *s, uint64_t *n)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return NULL;
+		v = v * 10 + d;
+	}
+	if (p == s)
+		return NULL;
+	*n = v;
+	return p;
+}
+
+int
+sbx_parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t    ms;
+	} units[] = {
+		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	const char *rest;
+	uint64_t n;
+
+	if (s == NULL || is_blank(s))
+		return sbx_err_set(err, EINVAL, "empty duration");
+	rest = parse_digits(s, &n);
+	if (rest == NULL)
+		return sbx_err_set(err, EINVAL, "bad duration '%s' (want a number with s, m or h)", s);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(units); i++) {
+		if (strcmp(rest, units[i].suffix) != 0)
+			continue;
+		/* Cap at about a year: anything longer is a typo, not a limit. */
+		if (n > UINT64_C(366) * 24 * 3600000 / units[i].ms)
+			return sbx_err_set(err, ERANGE, "duration '%s' is too long", s);
+		*out = n * units[i].ms;
+		return 0;
+	}
+	return sbx_err_set(err, EINVAL, "bad duration '%s' (want a number with ms, s, m or h)", s);
+}
+
+int
+sbx_parse_size(const char *s, uint64_t *out, struct sbx_err *err)
+{
+	static const struct {
+		const char *suffix;
+		unsigned    shift;
+	} units[] = {
+		{ "", 0 }, { "b", 0 },
+		{ "k", 10 }, { "kb", 10 }, { "kib", 10 },
+		{ "m", 20 }, { "mb", 20 }, { "mib", 20 },
+		{ "g", 30 }, { "gb", 30 }, { "gib", 30 },
+		{ "t", 40 }, { "tb", 40 }, { "tib", 40 },
+	};
+	char unit[8];
+	const char *rest;
+	size_t len;
+	uint64_t n;
+
+	if (s == NULL || is_blank(s))
+		return sbx_err_set(err, EINVAL, "empty size");
+	rest = parse_digits(s, &n);
+	len = rest ? strlen(rest) : 0;
+	if (rest == NULL || len >= sizeof(unit))
+		return sbx_err_set(err, EINVAL, "bad size '%s' (want a number with K, M or G)", s);
+	for (size_t i = 0; i <= len; i++)
+		unit[i] = (char)tolower((unsigned char)rest[i]);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(units); i++) {
+		if (strcmp(unit, units[i].suffix) != 0)
+			continue;
+		if (n > (UINT64_MAX >> 1) >> units[i].shift)
+			return sbx_err_set(err, ERANGE, "size '%s' is too large", s);
+		*out = n << units[i].shift;
+		return 0;
+	}
+	return sbx_err_set(err, EINVAL, "bad size '%s' (want a number with K, M or G)", s);
+}
+
+int
+sbx_parse_count(const char *s, uint64_t max, uint64_t *out, struct sbx_err *err)
+{
+	const char *rest;
+	uint64_t n;
+
+	if (s == NULL || is_blank(s))
+		return sbx_err_set(err, EINVAL, "empty number");
+	rest = parse_digits(s, &n);
+	if (rest == NULL || *rest != '\0')
+		return sbx_err_set(err, EINVAL, "bad number '%s'", s);
+	if (n > max)
+		return sbx_err_set(err, ERANGE, "number %s is out of range (at most %" PRIu64 ")", s, max);
+	*out = n;
+	return 0;
+}
+
+int
+sbx_parse_bool(const char *s, bool *out, struct sbx_err *err)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return sbx_err_set(err, EINVAL, "bad boolean '%s' (want yes or no)", s);
+}
+
+int
+sbx_parse_port(const char *s, uint16_t *out, struct sbx_err *err)
+{
+	uint64_t n;
+
+	if (sbx_parse_count(s, UINT64_MAX, &n, NULL) < 0)
+		return sbx_err_set(err, EINVAL, "bad port '%s'", s);
+	if (n < 1 || n > 65535)
+		return sbx_err_set(err, ERANGE, "port %s is out of range (1-65535)", s);
+	*out = (uint16_t)n;
+	return 0;
+}
+
+bool
+sbx_ports_contains(const struct sbx_ports *ports, uint16_t port)
+{
+	for (size_t i = 0; i < ports->n; i++)
+		if (ports->v[i] == port)
+			return true;
+	return false;
+}
+
+void
+sbx_ports_add(struct sbx_ports *ports, uint16_t port)
+{
+	size_t i;
+
+	if (sbx_ports_contains(ports, port))
+		return;
+	ports->v = sbx_xreallocarray(ports->v, ports->n + 1, sizeof(*ports->v));
+	for (i = ports->n; i > 0 && ports->v[i - 1] > port; i--)
+		ports->v[i] = ports->v[i - 1];
+	ports->v[i] = port;
+	ports->n++;
+}
+
+int
+sbx_parse_port_list(const char *s, struct sbx_ports *ports, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(s);
+	struct sbx_ports parsed = { 0 };
+	char *save = NULL, *tok;
+
+	if (is_blank(s))
+		return sbx_err_set(err, EINVAL, "empty port list");
+	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		uint16_t port;
+
+		if (sbx_parse_port(tok, &port, err) < 0) {
+			free(parsed.v);
+			return -1;
+		}
+		sbx_ports_add(&parsed, port);
+	}
+	for (size_t i = 0; i < parsed.n; i++)
+		sbx_ports_add(ports, parsed.v[i]);
+	free(parsed.v);
+	return 0;
+}
+
+int
+sbx_parse_host_pattern(const char *s, char **out, struct sbx_err *err)
+{
+	_cleanup_free_ char *h = NULL;
+	const char *label;
+	size_t len;
+
+	if (s == NULL || is_blank(s))
+		return sbx_err_set(err, EINVAL, "empty host name");
+	h = sbx_xstrdup(s);
+	len = strlen(h);
+	if (len > 1 && h[len - 1] == '.')
+		h[--len] = '\0';
+	if (len > 253)
+		return sbx_err_set(err, EINVAL, "host name '%s' is too long", s);
+	for (size_t i = 0; i < len; i++)
+		h[i] = (char)tolower((unsigned char)h[i]);
+	label = h;
+	if (sbx_str_has_prefix(h, "*."))
+		label = h + 2;
+	else if (strchr(h, '*') != NULL)
+		return sbx_err_set(err, EINVAL,
+		    "bad host pattern '%s' (want a name or *.suffix)", s);
+	if (*label == '\0' || *label == '.')
+		return sbx_err_set(err, EINVAL, "bad host name '%s'", s);
+	for (const char *c = label; *c; c++) {
+		if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '.'))
+			return sbx_err_set(err, EINVAL, "bad host name '%s'", s);
+		if (*c == '.' && (c[1] == '.' || c[1] == '\0'))
+			return sbx_err_set(err, EINVAL, "bad host name '%s'", s);
+	}
+	*out = steal_ptr(&h);
+	return 0;
+}
+
+static char *
+format_exact(uint64_t v, const uint64_t *mults, const char *const *suffixes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v != 0 && v % mults[i] == 0)
+			return sbx_xasprintf("%" PRIu64 "%s", v / mults[i], suffixes[i]);
+	return sbx_xasprintf("%" PRIu64, v);
+}
+
+char *
+sbx_format_duration(uint64_t ms)
+{
+	static const uint64_t mults[] = { 3600000, 60000, 1000, 1 };
+	static const char *const suffixes[] = { "h", "m", "s", "ms" };
+
+	if (ms == 0)
+		return sbx_xstrdup("0");
+	return format_exact(ms, mults, suffixes, SBX_ARRAY_LEN(mults));
+}
+
+char *
+sbx_format_size(uint64_t bytes)
+{
+	static const uint64_t mults[] = { 1ULL << 40, 1ULL << 30, 1ULL << 20, 1ULL << 10 };
+	static const char *const suffixes[] = { "T", "G", "M", "K" };
+
+	return format_exact(bytes, mults, suffixes, SBX_ARRAY_LEN(mults));
+}
+
+int
+sbx_check_relative_path(const char *what, const char *path, struct sbx_err *err)
+{
+	const char *c = path;
+
+	if (*path == '\0')
+		return sbx_err_set(err, EINVAL, "%s is empty", what);
+	if (*path == '/')
+		return sbx_err_set(err, EINVAL, "%s '%s' must be relative to the workdir", what, path);
+	while (*c) {
+		size_t n = strcspn(c, "/");
+
+		if ((n == 2 && strncmp(c, "..", 2) == 0))
+			return sbx_err_set(err, EINVAL, "%s '%s' may not contain '..'", what, path);
+		c += n;
+		while (*c == '/')
+			c++;
+	}
+	return 0;
+}
+
+int
+sbx_parse_mount_value(const char *value, char **source, bool *rw, struct sbx_err *err)
+{
+	size_t len = strlen(value);
+	bool mode_rw = false;
+
+	if (len > 3 && (sbx_str_has_suffix(value, ":ro") || sbx_str_has_suffix(value, ":rw"))) {
+		mode_rw = sbx_str_has_suffix(value, ":rw");
+		len -= 3;
+	}
+	if (len == 0 || is_blank(value))
+		return sbx_err_set(err, EINVAL, "empty mount source");
+	*source = sbx_xstrndup(value, len);
+	*rw = mode_rw;
+	return 0;
+}
+
+int
+sbx_expand_home(const char *path, const char *home, char **out, struct sbx_err *err)
+{
+	if (path[0] != '~') {
+		*out = sbx_xstrdup(path);
+		return 0;
+	}
+	if (path[1] != '\0' && path[1] != '/')
+		return sbx_err_set(err, EINVAL, "'%s': only ~ and ~/ are expanded, not ~user", path);
+	*out = sbx_xasprintf("%s%s", home, path + 1);
+	return 0;
+}
+
+const struct sbx_mount *
+sbx_policy_find_mount(const struct sbx_policy *p, const char *target)
+{
+	for (size_t i = 0; i < p->nmounts; i++)
+		if (strcmp(p->mounts[i].target, target) == 0)
+			return &p->mounts[i];
+	return NULL;
+}
+
+/* Setters: one per key, table-driven below. */
+
+typedef int (*setter_fn)(struct sbx_policy *, const char *key, const char *value,
+    struct sbx_err *);
+
+static int
+set_backend(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	if (sbx_backend_parse(value, &p->backend) < 0)
+		return sbx_err_set(err, EINVAL,
+		    "unknown backend '%s' (want auto, namespaces, landlock, seatbelt, docker or none)",
+		    value);
+	return 0;
+}
+
+static int
+set_fs(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fs_names); i++) {
+		if (strcmp(value, fs_names[i]) == 0) {
+			p->fs = (enum sbx_fs_mode)i;
+			return 0;
+		}
+	}
+	/* The one forgiving key, by design: never widen, fall back to strict. */
+	p->fs = SBX_FS_STRICT;
+	sbx_strv_push_take(&p->warnings,
+	    sbx_xasprintf("unknown fs value '%s' replaced by strict", value));
+	return 0;
+}
+
+static int
+set_network(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	if (sbx_parse_bool(value, &p->network, NULL) < 0)
+		return sbx_err_set(err, EINVAL, "bad network value '%s' (want on or off)", value);
+	return 0;
+}
+
+static int
+set_path(struct sbx_policy *p, char **slot, const char *value, struct sbx_err *err)
+{
+	char *path = NULL;
+
+	if (sbx_expand_home(value, p->home, &path, err) < 0)
+		return -1;
+	free(*slot);
+	*slot = path;
+	return 0;
+}
+
+static int
+set_workdir(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	return set_path(p, &p->workdir, value, err);
+}
+
+static int
+set_trace(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	return set_path(p, &p->trace, value, err);
+}
+
+static int
+set_keep(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	return sbx_parse_bool(value, &p->keep, err);
+}
+
+static int
+set_allow_degraded(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	return sbx_parse_bool(value, &p->allow_degraded, err);
+}
+
+static int
+set_timeout(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	return sbx_parse_duration_ms(value, &p->timeout_ms, err);
+}
+
+static int
+set_limit(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	enum sbx_limit_id id = SBX_LIMIT__COUNT;
+	uint64_t v;
+	int r;
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(limit_names); i++)
+		if (strcmp(key, limit_names[i]) == 0)
+			id = (enum sbx_limit_id)i;
+	switch (id) {
+	case SBX_LIMIT_MEMORY:
+	case SBX_LIMIT_FILE_SIZE:
+		r = sbx_parse_size(value, &v, err);
+		break;
+	case SBX_LIMIT_CPU:
+		r = sbx_parse_duration_ms(value, &v, err);
+		break;
+	case SBX_LIMIT_PIDS:
+	case SBX_LIMIT_OPEN_FILES:
+		r = sbx_parse_count(value, 1U << 30, &v, err);
+		break;
+	default:
+		return sbx_err_set(err, EINVAL, "unknown limit '%s'", key);
+	}
+	if (r < 0)
+		return -1;
+	if (v == 0)
+		return sbx_err_set(err, EINVAL, "%s must be greater than 0", key);
+	p->limits[id].set = true;
+	p->limits[id].value = v;
+	return 0;
+}
+
+static int
+set_docker_image(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	for (const char *c = value; *c; c++)
+		if (isspace((unsigned char)*c) || !isprint((unsigned char)*c))
+			return sbx_err_set(err, EINVAL, "bad docker image name '%s'", value);
+	if (value[0] == '-')
+		return sbx_err_set(err, EINVAL, "bad docker image name '%s'", value);
+	free(p->docker_image);
+	p->docker_image = sbx_xstrdup(value);
+	return 0;
+}
+
+static int
+add_path(struct sbx_policy *p, struct sbx_strv *list, const char *value, struct sbx_err *err)
+{
+	char *path = NULL;
+
+	if (sbx_expand_home(value, p->home, &path, err) < 0)
+		return -1;
+	if (sbx_strv_contains(list, path))
+		free(path);
+	else
+		sbx_strv_push_take(list, path);
+	return 0;
+}
+
+static int
+add_read(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	return add_path(p, &p->read, value, err);
+}
+
+static int
+add_deny(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	return add_path(p, &p->deny, value, err);
+}
+
+static int
+add_protect(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	if (sbx_check_relative_path("protected path", value, err) < 0)
+		return -1;
+	if (!sbx_strv_contains(&p->protect, value))
+		sbx_strv_push(&p->protect, value);
+	return 0;
+}
+
+static int
+add_mount(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	_cleanup_free_ char *raw = NULL;
+	char *source;
+	bool rw;
+
+	if (sbx_check_relative_path("mount target", key, err) < 0)
+		return -1;
+	if (sbx_policy_find_mount(p, key) != NULL)
+		return sbx_err_set(err, EINVAL, "mount target '%s' is given twice", key);
+	if (sbx_parse_mount_value(value, &raw, &rw, err) < 0)
+		return -1;
+	if (sbx_expand_home(raw, p->home, &source, err) < 0)
+		return -1;
+	p->mounts = sbx_xreallocarray(p->mounts, p->nmounts + 1, sizeof(*p->mounts));
+	p->mounts[p->nmounts++] = (struct sbx_mount){
+		.target = sbx_xstrdup(key), .source = source, .rw = rw,
+	};
+	return 0;
+}
+
+static int
+add_ports(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	struct sbx_ports *list = strcmp(key, "listen") == 0 ? &p->listen
+	    : strcmp(key, "connect") == 0 ? &p->connect : &p->loopback;
+
+	return sbx_parse_port_list(value, list, err);
+}
+
+static int
+add_allow(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	char *host;
+
+	if (sbx_parse_host_pattern(value, &host, err) < 0)
+		return -1;
+	if (sbx_strv_contains(&p->proxy_allow, host))
+		free(host);
+	else
+		sbx_strv_push_take(&p->proxy_allow, host);
+	return 0;
+}
+
+static bool
+env_name_ok(const char *name)
+{
+	if (!(isalpha((unsigned char)*name) || *name == '_'))
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!(isalnum((unsigned char)*c) || *c == '_'))
+			return false;
+	return true;
+}
+
+static int
+add_env(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	if (strcmp(key, "pass") == 0) {
+		if (!env_name_ok(value))
+			return sbx_err_set(err, EINVAL, "bad environment variable name '%s'", value);
+		if (!sbx_strv_contains(&p->env_pass, value))
+			sbx_strv_push(&p->env_pass, value);
+		return 0;
+	}
+	if (!env_name_ok(key))
+		return sbx_err_set(err, EINVAL, "bad environment variable name '%s'", key);
+	for (size_t i = 0; i < p->nenv; i++) {
+		if (strcmp(p->env[i].name, key) == 0) {
+			free(p->env[i].value);
+			p->env[i].value = sbx_xstrdup(value);
+			return 0;
+		}
+	}
+	p->env = sbx_xreallocarray(p->env, p->nenv + 1, sizeof(*p->env));
+	p->env[p->nenv++] = (struct sbx_envvar){
+		.name = sbx_xstrdup(key), .value = sbx_xstrdup(value),
+	};
+	return 0;
+}
+
+struct key_def {
+	const char *section;
+	const char *key;        /* NULL: any key (mount targets, env names) */
+	bool        list;
+	bool        empty_ok;
+	setter_fn   set;
+};
+
+static const struct key_def keys[] = {
+	{ "sandbox", "backend", false, false, set_backend },
+	{ "sandbox", "fs", false, false, set_fs },
+	{ "sandbox", "network", false, false, set_network },
+	{ "sandbox", "workdir", false, false, set_workdir },
+	{ "sandbox", "keep", false, false, set_keep },
+	{ "sandbox", "allow_degraded", false, false, set_allow_degraded },
+	{ "sandbox", "timeout", false, false, set_timeout },
+	{ "sandbox", "memory", false, false, set_limit },
+	{ "sandbox", "pids", false, false, set_limit },
+	{ "sandbox", "cpu", false, false, set_limit },
+	{ "sandbox", "file_size", false, false, set_limit },
+	{ "sandbox", "open_files", false, false, set_limit },
+	{ "sandbox", "trace", false, false, set_trace },
+	{ "sandbox", "docker_image", false, false, set_docker_image },
+	{ "read", "path", true, false, add_read },
+	{ "deny", "path", true, false, add_deny },
+	{ "protect", "path", true, false, add_protect },
+	{ "mounts", NULL, false, false, add_mount },
+	{ "ports", "listen", true, false, add_ports },
+	{ "ports", "connect", true, false, add_ports },
+	{ "ports", "loopback", true, false, add_ports },
+	{ "proxy", "allow", true, false, add_allow },
+	{ "env", "pass", true, false, add_env },
+	{ "env", NULL, false, true, add_env },
+};
+
+static const struct key_def *
+find_key(const char *section, const char *key)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(keys); i++) {
+		if (strcmp(keys[i].section, section) != 0)
+			continue;
+		if (keys[i].key == NULL || strcmp(keys[i].key, key) == 0)
+			return &keys[i];
+	}
+	return NULL;
+}
+
+bool
+sbx_policy_section_known(const char *section)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(keys); i++)
+		if (strcmp(keys[i].section, section) == 0)
+			return true;
+	return false;
+}
+
+int
+sbx_policy_key_kind(const char *section, const char *key, bool *is_list)
+{
+	const struct key_def *k = find_key(section, key);
+
+	if (k == NULL)
+		return -1;
+	*is_list = k->list;
+	return 0;
+}
+
+int
+sbx_policy_set(struct sbx_policy *p, const char *section, const char *key,
+    const char *value, struct sbx_err *err)
+{
+	const struct key_def *k;
+
+	if (!sbx_policy_section_known(section))
+		return sbx_err_set(err, EINVAL, "unknown section [%s]", section);
+	k = find_key(section, key);
+	if (k == NULL)
+		return sbx_err_set(err, EINVAL, "unknown key '%s' in [%s]", key, section);
+	if (!k->empty_ok && is_blank(value))
+		return sbx_err_set(err, EINVAL, "empty value for '%s' in [%s]", key, section);
+	return k->set(p, key, value, err);
+}
+
+int
+sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err)
+{
+	for (size_t i = 0; i < p->loopback.n; i++)
+		if (sbx_ports_contains(&p->listen, p->loopback.v[i]))
+			return sbx_err_set(err, EINVAL,
+			    "port %u is both a listen and a loopback port", p->loopback.v[i]);
+	return 0;
+}
+
+/* Serialisation back to a profile. */
+
+static bool
+ini_value_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n > 0 && (isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1])))
+		return false;
+	for (const char *c = v; *c; c++) {
+		if (*c == '\n' || *c == '\r')
+			return false;
+		if (*c == ';' && c > v && isspace((unsigned char)c[-1]))
+			return false;
+	}
+	return true;
+}
+
+static void
+ini_kv(struct sbx_buf *b, const char *key, const char *value)
+{
+	if (ini_value_ok(value))
+		sbx_buf_printf(b, "%s = %s\n", key, value);
+	else
+		sbx_buf_printf(b, "; %s: value cannot be written in a profile\n", key);
+}
+
+static void
+ini_ports(struct sbx_buf *b, const char *key, const struct sbx_ports *ports)
+{
+	if (ports->n == 0)
+		return;
+	sbx_buf_printf(b, "%s = ", key);
+	for (size_t i = 0; i < ports->n; i++)
+		sbx_buf_printf(b, "%s%u", i ? ", " : "", ports->v[i]);
+	sbx_buf_putc(b, '\n');
+}
+
+static void
+ini_list(struct sbx_buf *b, const char *section, const char *key, const struct sbx_strv *sv)
+{
+	if (sv->n == 0)
+		return;
+	sbx_buf_printf(b, "\n[%s]\n", section);
+	for (size_t i = 0; i < sv->n; i++)
+		ini_kv(b, key, sv->v[i]);
+}
+
+char *
+sbx_policy_to_ini(const struct sbx_policy *p)
+{
+	struct sbx_buf b = { 0 };
+
+	sbx_buf_puts(&b, "[sandbox]\n");
+	sbx_buf_printf(&b, "backend = %s\n", sbx_backend_name(p->backend));
+	sbx_buf_printf(&b, "fs = %s\n", sbx_fs_name(p->fs));
+	sbx_buf_printf(&b, "network = %s\n", p->network ? "on" : "off");
+	if (p->workdir)
+		ini_kv(&b, "workdir", p->workdir);
+	sbx_buf_printf(&b, "keep = %s\n", p->keep ? "yes" : "no");
+	sbx_buf_printf(&b, "allow_degraded = %s\n", p->allow_degraded ? "yes" : "no");
+	{
+		_cleanup_free_ char *t = sbx_format_duration(p->timeout_ms);
+
+		sbx_buf_printf(&b, "timeout = %s\n", t);
+	}
+	for (size_t i = 0; i < SBX_LIMIT__COUNT; i++) {
+		_cleanup_free_ char *v = NULL;
+
+		if (!p->limits[i].set)
+			continue;
+		switch ((enum sbx_limit_id)i) {
+		case SBX_LIMIT_MEMORY:
+		case SBX_LIMIT_FILE_SIZE:
+			v = sbx_format_size(p->limits[i].value);
+			break;
+		case SBX_LIMIT_CPU:
+			v = sbx_format_duration(p->limits[i].value);
+			break;
+		default:
+			v = sbx_xasprintf("%" PRIu64, p->limits[i].value);
+			break;
+		}
+		sbx_buf_printf(&b, "%s = %s\n", limit_names[i], v);
+	}
+	if (p->trace)
+		ini_kv(&b, "trace", p->trace);
+	if (p->docker_image)
+		ini_kv(&b, "docker_image", p->docker_image);
+
+	ini_list(&b, "read", "path", &p->read);
+	ini_list(&b, "deny", "path", &p->deny);
+	if (p->nmounts > 0) {
+		sbx_buf_puts(&b, "\n[mounts]\n");
+		for (size_t i = 0; i < p->nmounts; i++) {
+			_cleanup_free_ char *v = sbx_xasprintf("%s:%s",
+			    p->mounts[i].source, p->mounts[i].rw ? "rw" : "ro");
+
+			ini_kv(&b, p->mounts[i].target, v);
+		}
+	}
+	if (p->listen.n || p->connect.n || p->loopback.n) {
+		sbx_buf_puts(&b, "\n[ports]\n");
+		ini_ports(&b, "listen", &p->listen);
+		ini_ports(&b, "connect", &p->connect);
+		ini_ports(&b, "loopback", &p->loopback);
+	}
+	ini_list(&b, "proxy", "allow", &p->proxy_allow);
+	ini_list(&b, "protect", "path", &p->protect);
+	if (p->nenv > 0 || p->env_pass.n > 0) {
+		sbx_buf_puts(&b, "\n[env]\n");
+		for (size_t i = 0; i < p->nenv; i++)
+			ini_kv(&b, p->env[i].name, p->env[i].value);
+		for (size_t i = 0; i < p->env_pass.n; i++)
+			ini_kv(&b, "pass", p->env_pass.v[i]);
+	}
+	return sbx_buf_steal(&b);
+}

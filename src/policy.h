@@ -1,0 +1,144 @@
+/* The policy: plain data describing one sandboxed run, built from the
+ * defaults, the profiles and the flags, in that order. Everything here is
+ * pure: no function in policy.c touches the filesystem. */
+#ifndef SBX_POLICY_H
+#define SBX_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "util.h"
+
+enum sbx_backend_id {
+	SBX_BACKEND_AUTO,
+	SBX_BACKEND_NAMESPACES,
+	SBX_BACKEND_LANDLOCK,
+	SBX_BACKEND_SEATBELT,
+	SBX_BACKEND_DOCKER,
+	SBX_BACKEND_NONE,
+};
+
+enum sbx_fs_mode {
+	SBX_FS_STRICT,
+	SBX_FS_ALLOWLIST,
+	SBX_FS_OPEN,
+};
+
+enum sbx_limit_id {
+	SBX_LIMIT_MEMORY,       /* bytes */
+	SBX_LIMIT_PIDS,         /* processes */
+	SBX_LIMIT_CPU,          /* milliseconds of CPU time */
+	SBX_LIMIT_FILE_SIZE,    /* bytes */
+	SBX_LIMIT_OPEN_FILES,   /* descriptors */
+	SBX_LIMIT__COUNT,
+};
+
+struct sbx_limit {
+	bool     set;
+	uint64_t value;
+};
+
+/* A sorted list of distinct TCP ports. */
+struct sbx_ports {
+	uint16_t *v;
+	size_t    n;
+};
+
+struct sbx_mount {
+	char *target;   /* relative to the workdir, no "..", no leading "/" */
+	char *source;   /* as written (after "~" expansion); canonical after resolve */
+	bool  rw;
+};
+
+struct sbx_envvar {
+	char *name;
+	char *value;
+};
+
+struct sbx_policy {
+	/* Context used while reading values (for "~" expansion). */
+	char *home;
+
+	enum sbx_backend_id backend;
+	enum sbx_fs_mode    fs;
+	bool                network;
+	char               *workdir;         /* NULL: a fresh private temp dir */
+	bool                keep;
+	bool                allow_degraded;
+	uint64_t            timeout_ms;      /* 0: none */
+	struct sbx_limit    limits[SBX_LIMIT__COUNT];
+	char               *trace;
+	char               *docker_image;
+
+	struct sbx_strv     read;            /* [read] path */
+	struct sbx_strv     deny;            /* [deny] path */
+	struct sbx_strv     protect;         /* [protect] path, relative to workdir */
+	struct sbx_mount   *mounts;
+	size_t              nmounts;
+	struct sbx_ports    listen, connect, loopback;
+	struct sbx_strv     proxy_allow;     /* host names: exact or "*.suffix" */
+	struct sbx_envvar  *env;             /* [env] NAME = VALUE, in order */
+	size_t              nenv;
+	struct sbx_strv     env_pass;        /* [env] pass = NAME */
+
+	struct sbx_strv     warnings;
+};
+
+/* The name a profile or flag uses for each enum value, and back. */
+const char *sbx_backend_name(enum sbx_backend_id id);
+int sbx_backend_parse(const char *s, enum sbx_backend_id *out);
+const char *sbx_fs_name(enum sbx_fs_mode m);
+const char *sbx_limit_name(enum sbx_limit_id id);
+
+/* Fills p with the built-in defaults. home is the caller's home directory,
+ * used to expand "~"; it is copied. */
+void sbx_policy_init(struct sbx_policy *p, const char *home);
+void sbx_policy_free(struct sbx_policy *p);
+
+/* Whether section names a known profile section, and whether key is known
+ * in it and takes a list (repeatable) rather than a scalar. */
+bool sbx_policy_section_known(const char *section);
+int sbx_policy_key_kind(const char *section, const char *key, bool *is_list);
+
+/* Applies one "key = value" of section to p: scalars replace, lists
+ * extend. On a bad value fills err (without file or line) and returns -1. */
+int sbx_policy_set(struct sbx_policy *p, const char *section, const char *key,
+    const char *value, struct sbx_err *err);
+
+/* Checks the consistency of the merged policy (no filesystem access). */
+int sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err);
+
+/* Writes the policy as a profile that sbx_profile_load_string() reads
+ * back to an equal policy. The caller frees the result. */
+char *sbx_policy_to_ini(const struct sbx_policy *p);
+
+/* Value parsers, exposed for tests and for the CLI. */
+int sbx_parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err);
+int sbx_parse_size(const char *s, uint64_t *out, struct sbx_err *err);
+int sbx_parse_count(const char *s, uint64_t max, uint64_t *out, struct sbx_err *err);
+int sbx_parse_bool(const char *s, bool *out, struct sbx_err *err);
+int sbx_parse_port(const char *s, uint16_t *out, struct sbx_err *err);
+int sbx_parse_port_list(const char *s, struct sbx_ports *ports, struct sbx_err *err);
+int sbx_parse_host_pattern(const char *s, char **out, struct sbx_err *err);
+bool sbx_ports_contains(const struct sbx_ports *ports, uint16_t port);
+void sbx_ports_add(struct sbx_ports *ports, uint16_t port);
+
+/* Formats durations and sizes the way the parsers read them back. */
+char *sbx_format_duration(uint64_t ms);
+char *sbx_format_size(uint64_t bytes);
+
+/* Checks a path relative to the workdir: non-empty, not absolute, no ".."
+ * component. Used for mount targets and [protect] paths. */
+int sbx_check_relative_path(const char *what, const char *path, struct sbx_err *err);
+
+/* Splits a mount value "SOURCE[:ro|:rw]". */
+int sbx_parse_mount_value(const char *value, char **source, bool *rw, struct sbx_err *err);
+
+/* Expands a leading "~" or "~/" with home. "~user" is refused. */
+int sbx_expand_home(const char *path, const char *home, char **out, struct sbx_err *err);
+
+/* The lookup table of policy.c: whether a mount target is already taken. */
+const struct sbx_mount *sbx_policy_find_mount(const struct sbx_policy *p, const char *target);
+
+#endif

@@ -1,0 +1,232 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "profile.h"
+
+struct profile_ctx {
+	struct sbx_policy *policy;
+	const char        *name;
+	FILE              *file;      /* file input, or */
+	const char        *text;      /* string input, advanced line by line */
+	int                line;      /* the line just handed to inih */
+	bool               failed;
+	struct sbx_err    *err;
+	struct sbx_strv    seen;      /* "section.key" of scalars already set */
+	char               section[64];
+};
+
+static int ctx_fail(struct profile_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Records the first error as "FILE:LINE: message"; returns 0 for inih. */
+static int
+ctx_fail(struct profile_ctx *ctx, const char *fmt, ...)
+{
+	char msg[SBX_ERR_MSG];
+	va_list ap;
+
+	if (ctx->failed)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sbx_err_set(ctx->err, EINVAL, "%s:%d: %s", ctx->name, ctx->line, msg);
+	ctx->failed = true;
+	return 0;
+}
+
+/* Pulls the next line from the input into line (malloc'd); NULL at the end. */
+static char *
+next_line(struct profile_ctx *ctx)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (ctx->file) {
+		n = getline(&line, &cap, ctx->file);
+		if (n < 0) {
+			free(line);
+			return NULL;
+		}
+		return line;
+	}
+	if (*ctx->text == '\0')
+		return NULL;
+	n = (ssize_t)strcspn(ctx->text, "\n");
+	if (ctx->text[n] == '\n')
+		n++;
+	line = sbx_xstrndup(ctx->text, (size_t)n);
+	ctx->text += n;
+	return line;
+}
+
+/* The inih reader: hands over one line at a time so that ctx->line is the
+ * line number of whatever the handler sees, checks section headers (inih
+ * never reports a section without keys) and refuses lines that inih would
+ * silently split. Returning NULL ends the parse. */
+static char *
+reader(char *buf, int size, void *stream)
+{
+	struct profile_ctx *ctx = stream;
+	_cleanup_free_ char *line = NULL;
+	const char *s;
+	size_t len;
+
+	if (ctx->failed)
+		return NULL;
+	line = next_line(ctx);
+	if (line == NULL)
+		return NULL;
+	ctx->line++;
+	len = strlen(line);
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	line[len] = '\0';
+	if (strlen(line) != len || len + 2 > (size_t)size) {
+		sbx_err_set(ctx->err, EINVAL, "%s:%d: %s", ctx->name, ctx->line,
+		    strlen(line) != len ? "NUL byte in line" : "line is too long");
+		ctx->failed = true;
+		return NULL;
+	}
+	for (s = line; isspace((unsigned char)*s); s++)
+		;
+	if (*s == '[') {
+		const char *end = strchr(s, ']');
+		_cleanup_free_ char *sec = NULL;
+
+		if (end == NULL) {
+			ctx_fail(ctx, "unterminated section header");
+			return NULL;
+		}
+		sec = sbx_xstrndup(s + 1, (size_t)(end - s - 1));
+		if (!sbx_policy_section_known(sec)) {
+			ctx_fail(ctx, "unknown section [%s]", sec);
+			return NULL;
+		}
+	} else if (s != line && *s != '\0' && *s != ';' && *s != '#') {
+		/* inih would take an indented line as the continuation of the
+		 * previous value; in a security file that is a typo to report. */
+		ctx_fail(ctx, "indented line '%s' (continuation lines are not allowed)", s);
+		return NULL;
+	}
+	memcpy(buf, line, len);
+	buf[len] = '\n';
+	buf[len + 1] = '\0';
+	return buf;
+}
+
+static int
+handler(void *user, const char *section, const char *key, const char *value)
+{
+	struct profile_ctx *ctx = user;
+	struct sbx_err verr = { 0 };
+	_cleanup_free_ char *id = NULL;
+	bool is_list;
+
+	if (ctx->failed)
+		return 0;
+	if (*section == '\0')
+		return ctx_fail(ctx, "key '%s' outside of any section", key);
+	if (!sbx_policy_section_known(section))
+		return ctx_fail(ctx, "unknown section [%s]", section);
+	if (sbx_policy_key_kind(section, key, &is_list) < 0)
+		return ctx_fail(ctx, "unknown key '%s' in [%s]", key, section);
+	id = sbx_xasprintf("%s.%s", section, key);
+	if (!is_list) {
+		if (sbx_strv_contains(&ctx->seen, id))
+			return ctx_fail(ctx, "duplicated key '%s' in [%s]", key, section);
+		sbx_strv_push(&ctx->seen, id);
+	}
+	if (sbx_policy_set(ctx->policy, section, key, value, &verr) < 0)
+		return ctx_fail(ctx, "%s: %s", key, verr.msg);
+	return 1;
+}
+
+static int
+parse(struct profile_ctx *ctx)
+{
+	int r = ini_parse_stream(reader, ctx, handler, ctx);
+
+	sbx_strv_free(&ctx->seen);
+	if (ctx->failed)
+		return -1;
+	if (r > 0)
+		return sbx_err_set(ctx->err, EINVAL,
+		    "%s:%d: syntax error (want 'key = value' or '[section]')", ctx->name, r);
+	if (r < 0)
+		return sbx_err_set(ctx->err, ENOMEM, "%s: cannot parse", ctx->name);
+	return 0;
+}
+
+int
+sbx_profile_load_string(struct sbx_policy *p, const char *name, const char *text,
+    struct sbx_err *err)
+{
+	struct profile_ctx ctx = {
+		.policy = p, .name = name, .text = text, .err = err,
+	};
+
+	return parse(&ctx);
+}
+
+int
+sbx_profile_load_file(struct sbx_policy *p, const char *path, struct sbx_err *err)
+{
+	struct profile_ctx ctx = { .policy = p, .name = path, .err = err };
+	int r;
+
+	ctx.file = fopen(path, "re");
+	if (ctx.file == NULL)
+		return sbx_err_sys(err, "%s", path);
+	r = parse(&ctx);
+	if (r == 0 && ferror(ctx.file))
+		r = sbx_err_sys(err, "%s: read error", path);
+	fclose(ctx.file);
+	return r;
+}
+
+bool
+sbx_profile_arg_is_file(const char *arg)
+{
+	return strchr(arg, '/') != NULL || sbx_str_has_suffix(arg, ".ini");
+}
+
+int
+sbx_profile_find(const char *name, const char *const *dirs, char **path,
+    struct sbx_err *err)
+{
+	for (const char *c = name; *c; c++)
+		if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '_' || *c == '.'))
+			return sbx_err_set(err, EINVAL, "bad profile name '%s'", name);
+	if (*name == '\0' || *name == '.')
+		return sbx_err_set(err, EINVAL, "bad profile name '%s'", name);
+	for (size_t i = 0; dirs[i]; i++) {
+		char *candidate = sbx_xasprintf("%s/%s.ini", dirs[i], name);
+
+		if (access(candidate, R_OK) == 0) {
+			*path = candidate;
+			return 0;
+		}
+		free(candidate);
+	}
+	{
+		struct sbx_buf where = { 0 };
+		int r;
+
+		for (size_t i = 0; dirs[i]; i++)
+			sbx_buf_printf(&where, "%s%s", i ? ", " : "", dirs[i]);
+		r = sbx_err_set(err, ENOENT, "profile '%s' not found (looked for %s.ini in %s)",
+		    name, name, where.data ? where.data : "no directory");
+		sbx_buf_free(&where);
+		return r;
+	}
+}

@@ -1,0 +1,48 @@
+/* Resolving a policy against this machine: canonical paths, the expanded
+ * secret list, and the checks on the workdir and on mounts. The lists of
+ * what is forbidden are pure and exported for the unit tests; resolving
+ * reads the filesystem (realpath, lstat, glob) but changes nothing. */
+#ifndef SBX_RESOLVE_H
+#define SBX_RESOLVE_H
+
+#include <stdbool.h>
+
+#include "err.h"
+#include "policy.h"
+#include "util.h"
+
+/* The facts about the filesystem a backend needs, all canonical. */
+struct sbx_fsview {
+	char           *workdir;        /* absolute, canonical */
+	bool            workdir_temp;   /* a fresh temp dir that sbxrun removes */
+	struct sbx_strv homes;          /* the caller's home directories */
+	struct sbx_strv hidden;         /* never readable: secrets + [deny], each
+	                                   as written and, when it exists, resolved */
+	struct sbx_strv roots;          /* the system roots present here */
+	struct sbx_strv read;           /* allowlist paths that exist, canonical */
+};
+
+/* The caller's secret paths under home, and the system-wide ones (before
+ * globbing "ssh_host_*_key"). Appends to out. */
+void sbx_secret_list(const char *home, struct sbx_strv *out);
+void sbx_secret_list_system(struct sbx_strv *out);
+
+/* The system roots that strict mode makes readable. */
+extern const char *const sbx_system_roots[];
+
+/* Why a canonical path may not be the workdir, or NULL when it may. */
+const char *sbx_workdir_forbidden(const char *path, const struct sbx_strv *hidden);
+
+/* Why a canonical path may not be a mount source, or NULL when it may. */
+const char *sbx_mount_source_forbidden(const char *path, const struct sbx_strv *homes,
+    const struct sbx_strv *hidden);
+
+/* Resolves p against the filesystem into v, rewriting mount sources as
+ * canonical paths. workdir_temp is the path of an already made temp dir
+ * when p->workdir is NULL. */
+int sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
+    struct sbx_fsview *v, struct sbx_err *err);
+
+void sbx_fsview_free(struct sbx_fsview *v);
+
+#endif

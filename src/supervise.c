@@ -1,0 +1,167 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "proc.h"
+#include "supervise.h"
+
+/* How long a stopped tree gets between SIGTERM and SIGKILL. */
+#define SBX_GRACE_MS 2000
+
+uint64_t
+sbx_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+kill_tree(struct sbx_child *c, int sig)
+{
+	/* In a pid namespace init's death ends everything; otherwise the
+	 * tree is every descendant of ours (we are a child subreaper). */
+	if (c->pidns || sig != SIGKILL) {
+		kill(c->pid, sig);
+		return;
+	}
+	sbx_proc_signal_descendants(getpid(), SIGKILL);
+}
+
+static void
+add_usage(struct sbx_report *r, const struct rusage *ru)
+{
+	r->cpu_user_ms += (uint64_t)ru->ru_utime.tv_sec * 1000 + (uint64_t)ru->ru_utime.tv_usec / 1000;
+	r->cpu_sys_ms += (uint64_t)ru->ru_stime.tv_sec * 1000 + (uint64_t)ru->ru_stime.tv_usec / 1000;
+	if ((uint64_t)ru->ru_maxrss > r->max_rss_kb)
+		r->max_rss_kb = (uint64_t)ru->ru_maxrss;
+}
+
+static void
+set_payload_status(struct sbx_report *r, int st)
+{
+	if (WIFEXITED(st)) {
+		r->exited = true;
+		r->exit_code = WEXITSTATUS(st);
+		r->signal = 0;
+	} else if (WIFSIGNALED(st)) {
+		r->exited = false;
+		r->signal = WTERMSIG(st);
+	}
+}
+
+/* Reaps whatever is left of a tree without a pid namespace: orphans of a
+ * dead init come to us, as the subreaper. */
+static void
+reap_rest(struct sbx_report *r)
+{
+	struct rusage ru;
+	pid_t pid;
+	int st;
+
+	for (;;) {
+		sbx_proc_signal_descendants(getpid(), SIGKILL);
+		pid = wait4(-1, &st, __WALL, &ru);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		add_usage(r, &ru);
+	}
+}
+
+int
+sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_ms,
+    struct sbx_report *r, struct sbx_err *err)
+{
+	uint64_t deadline = timeout_ms ? start_ms + timeout_ms : 0, grace = 0;
+	struct pollfd pfd[2] = {
+		{ .fd = c->pidfd, .events = POLLIN },
+		{ .fd = sfd, .events = POLLIN },
+	};
+	struct rusage ru;
+	int st = 0, payload_st;
+	ssize_t n;
+
+	for (;;) {
+		uint64_t now = sbx_now_ms(), next = 0;
+		int wait_ms = -1;
+
+		if (deadline && now >= deadline && !r->timed_out) {
+			r->timed_out = true;
+			kill_tree(c, SIGKILL);
+		}
+		if (grace && now >= grace) {
+			grace = 0;
+			kill_tree(c, SIGKILL);
+		}
+		if (deadline && !r->timed_out)
+			next = deadline;
+		if (grace && (next == 0 || grace < next))
+			next = grace;
+		if (next)
+			wait_ms = (int)(next > now ? next - now : 0);
+		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR)
+			return sbx_err_sys(err, "poll");
+		if (pfd[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD)
+					continue;
+				if (grace) {
+					/* A second request: no more grace. */
+					grace = 0;
+					kill_tree(c, SIGKILL);
+					continue;
+				}
+				sbx_strv_push_take(&r->warnings, sbx_xasprintf(
+				    "stopped by %s", sbx_signal_name((int)si.ssi_signo)));
+				kill_tree(c, SIGTERM);
+				grace = sbx_now_ms() + SBX_GRACE_MS;
+			}
+		}
+		if (pfd[0].revents & POLLIN)
+			break;
+	}
+	while (wait4(c->pid, &st, __WALL, &ru) < 0) {
+		if (errno != EINTR)
+			return sbx_err_sys(err, "wait for the jail");
+	}
+	r->wall_ms = sbx_now_ms() - start_ms;
+	add_usage(r, &ru);
+
+	/* The payload's own status, as init saw it; if init itself was killed
+	 * (timeout, or by the tree), its status is the best there is. */
+	payload_st = st;
+	fcntl(c->status_fd, F_SETFL, O_NONBLOCK);
+	n = read(c->status_fd, &payload_st, sizeof(payload_st));
+	if (n != (ssize_t)sizeof(payload_st))
+		payload_st = st;
+	set_payload_status(r, payload_st);
+	if (!c->pidns)
+		reap_rest(r);
+	return 0;
+}
+
+void
+sbx_child_abort(struct sbx_child *c)
+{
+	struct rusage ru;
+	int st;
+
+	kill_tree(c, SIGKILL);
+	while (wait4(c->pid, &st, __WALL, &ru) < 0 && errno == EINTR)
+		;
+	if (!c->pidns)
+		sbx_proc_signal_descendants(getpid(), SIGKILL);
+}
