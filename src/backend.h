@@ -78,7 +78,9 @@ struct sbx_backend {
 	    struct sbx_err *err);
 };
 
+/* The registry: one file per OS (registry-linux.c, registry-darwin.c). */
 const struct sbx_backend *sbx_backend_get(enum sbx_backend_id id);
+const char *sbx_os_name(void);
 
 /* The backends "auto" tries, in order, on this OS. */
 const enum sbx_backend_id *sbx_backend_auto_order(size_t *n);

@@ -6,11 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -333,7 +330,6 @@ run_main(struct run *run, int argc, char **argv)
 	const struct sbx_backend *b;
 	struct sbx_child child = { .pidfd = -1, .status_fd = -1, .err_fd = -1, .life_fd = -1 };
 	struct sbx_err err = { 0 };
-	sigset_t set;
 	uint64_t start;
 	int rc;
 
@@ -392,15 +388,9 @@ run_main(struct run *run, int argc, char **argv)
 	if (run->cli.interp && store_script(run, &err) < 0)
 		return fail(run, &err);
 
-	sbx_signals_supervised(&set);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	run->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (run->sfd < 0) {
-		sbx_err_sys(&err, "signalfd");
+	run->sfd = sbx_supervise_setup(&err);
+	if (run->sfd < 0)
 		return fail(run, &err);
-	}
-	/* Orphans of the tree come back to us, so they can be killed too. */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
 
 	for (;;) {
 		if (build_exec(run, b, &err) < 0)

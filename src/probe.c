@@ -38,11 +38,7 @@ sbx_probe_render(const struct sbx_caps *caps, enum sbx_backend_id pick)
 	sbx_json_key(&j, "version");
 	sbx_json_str(&j, PACKAGE_VERSION);
 	sbx_json_key(&j, "os");
-#ifdef __APPLE__
-	sbx_json_str(&j, "macos");
-#else
-	sbx_json_str(&j, "linux");
-#endif
+	sbx_json_str(&j, sbx_os_name());
 	sbx_json_key(&j, "userns");
 	sbx_json_bool(&j, caps->userns);
 	sbx_json_key(&j, "landlock_abi");

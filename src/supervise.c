@@ -5,11 +5,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 
+#include "launch.h"
 #include "proc.h"
 #include "supervise.h"
 
@@ -23,6 +25,25 @@ sbx_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int
+sbx_supervise_setup(struct sbx_err *err)
+{
+	sigset_t set;
+	int sfd;
+
+	sbx_signals_supervised(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return sbx_err_sys(err, "signalfd");
+	/* Orphans of the tree come back to us, so they can be killed too. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+		close(sfd);
+		return sbx_err_sys(err, "PR_SET_CHILD_SUBREAPER");
+	}
+	return sfd;
 }
 
 static void

@@ -13,8 +13,12 @@
 /* Monotonic clock in milliseconds. */
 uint64_t sbx_now_ms(void);
 
-/* Supervises c until the tree is gone. sfd is a signalfd for the signals of
- * sbx_signals_supervised(); start_ms is when the spawn began. Fills the
+/* Prepares sbxrun to supervise: blocks the signals it handles (children
+ * reset them) and makes sbxrun the reaper of orphans of the tree. Returns
+ * a descriptor that becomes readable when such a signal arrives. */
+int sbx_supervise_setup(struct sbx_err *err);
+
+/* Supervises c until the tree is gone. sfd comes from sbx_supervise_setup(); start_ms is when the spawn began. Fills the
  * payload's status, timing and usage in r. */
 int sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_ms,
     struct sbx_report *r, struct sbx_err *err);

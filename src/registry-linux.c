@@ -1,5 +1,6 @@
 #include "config.h"
 
+/* The backends of a Linux build, and the order "auto" tries them in. */
 #include "backend.h"
 
 static const struct sbx_backend *const registry[] = {
@@ -21,13 +22,16 @@ sbx_backend_get(enum sbx_backend_id id)
 const enum sbx_backend_id *
 sbx_backend_auto_order(size_t *n)
 {
-#ifdef __APPLE__
-	static const enum sbx_backend_id order[] = { SBX_BACKEND_SEATBELT };
-#else
 	static const enum sbx_backend_id order[] = {
 		SBX_BACKEND_NAMESPACES, SBX_BACKEND_LANDLOCK,
 	};
-#endif
+
 	*n = SBX_ARRAY_LEN(order);
 	return order;
+}
+
+const char *
+sbx_os_name(void)
+{
+	return "linux";
 }

@@ -1,0 +1,3 @@
+#ifndef SBX_LINUX_LANDLOCK_H
+#define SBX_LINUX_LANDLOCK_H
+#endif

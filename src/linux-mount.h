@@ -1,0 +1,3 @@
+#ifndef SBX_LINUX_MOUNT_H
+#define SBX_LINUX_MOUNT_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef SBX_LINUX_SECCOMP_H
+#define SBX_LINUX_SECCOMP_H
+#endif

@@ -1,0 +1,5 @@
+#include "config.h"
+
+#include "plan.h"
+
+typedef int sbx_placeholder_plan;

@@ -1,0 +1,3 @@
+#ifndef SBX_PLAN_H
+#define SBX_PLAN_H
+#endif

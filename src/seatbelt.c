@@ -1,0 +1,5 @@
+#include "config.h"
+
+#include "seatbelt.h"
+
+typedef int sbx_placeholder_seatbelt;

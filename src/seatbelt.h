@@ -1,0 +1,3 @@
+#ifndef SBX_SEATBELT_H
+#define SBX_SEATBELT_H
+#endif
