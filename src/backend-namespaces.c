@@ -1,40 +1,514 @@
-/* The namespaces backend. Not built yet: it refuses, so that nothing runs
- * with less isolation than was asked for. */
+/* The namespaces backend: a jail built in-process from user, mount, pid,
+ * ipc, uts and cgroup namespaces (and net when the network is fully off),
+ * a new root of read-only binds, Landlock and seccomp layered inside.
+ *
+ * Launch order, chosen with the network supervisor in mind:
+ *
+ *   sbxrun (parent)     builds the plan (pure), then clone3() with every
+ *                       CLONE_NEW* flag and CLONE_PIDFD. Anything the
+ *                       supervisor must share with the sandbox (the network
+ *                       Landlock domain) is applied to sbxrun's own thread
+ *                       before this point, so the sandbox inherits it.
+ *   parent              writes uid_map/gid_map; for a root caller makes the
+ *                       idmapped trees (open_tree + mount_setattr) with the
+ *                       child's user namespace and sends them (SCM_RIGHTS)
+ *                       with the "go" message on the sync socket.
+ *   init (pid 1)        builds the new root and pivots; takes its final ids;
+ *                       new session; drops every capability; no_new_privs;
+ *                       loads the seccomp filter (so a notify fd created
+ *                       there could be taken by the parent with
+ *                       pidfd_getfd() on init's pidfd: init is not ptrace-
+ *                       protected from its creator and never sends it over
+ *                       a socket, which a trapping filter would deadlock);
+ *                       reports "ready" on the sync socket, then forks.
+ *   payload             applies the filesystem Landlock domain and the ABI 6
+ *                       scopes (nested in the child only, so init stays
+ *                       outside and cannot be signalled by the sandbox),
+ *                       rlimits, exec.
+ */
 #include "config.h"
 
-#include "backend.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-static int
-namespaces_probe(struct sbx_caps *caps, struct sbx_err *err)
+#include "backend.h"
+#include "launch.h"
+#include "linux-caps.h"
+#include "linux-landlock.h"
+#include "linux-mount.h"
+#include "linux-seccomp.h"
+#include "plan.h"
+#include "resolve.h"
+#include "rlimits.h"
+
+/* The uid and gid a root caller's sandbox runs as, outside the jail. */
+#define SBX_ROOT_MAPPED_ID 65534
+
+#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | \
+	CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+struct ns_payload {
+	const struct sbx_plan *plan;
+	int                    abi;
+	bool                   net_off;
+};
+
+static bool
+net_fully_off(const struct sbx_policy *p)
 {
-	return sbx_err_set(err, SBX_EUNAVAIL, "the namespaces backend is not built yet");
+	return !p->network && p->listen.n == 0 && p->connect.n == 0 && p->loopback.n == 0 &&
+	    p->proxy_allow.n == 0;
 }
 
-static uint32_t
-namespaces_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
+/* Makes a user namespace (and mounts a tmpfs in it, which is what some
+ * distributions' restrictions forbid) in a throwaway child. */
+static int
+probe_userns(struct sbx_caps *caps, struct sbx_err *err)
 {
+	int st, fds[2];
+	pid_t pid;
+	int errnum = 0;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return sbx_err_sys(err, "pipe");
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return sbx_err_sys(err, "fork");
+	}
+	if (pid == 0) {
+		int e = 0;
+
+		alarm(2);
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
+		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("tmpfs", "/tmp", "tmpfs", 0, "size=4k") < 0)
+			e = errno;
+		if (write(fds[1], &e, sizeof(e)) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &errnum, sizeof(errnum)) != sizeof(errnum))
+		errnum = EIO;
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	caps->probed_userns = true;
+	caps->userns = errnum == 0;
+	if (errnum != 0) {
+		snprintf(caps->userns_why, sizeof(caps->userns_why),
+		    "cannot create a user namespace with a mount in it: %s", strerror(errnum));
+		return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->userns_why);
+	}
 	return 0;
 }
 
 static int
-namespaces_describe(const struct sbx_policy *p, const struct sbx_exec *x,
-    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+ns_probe(struct sbx_caps *caps, struct sbx_err *err)
 {
-	return namespaces_probe(NULL, err);
+	caps->landlock_abi = sbx_landlock_abi();
+	if (!caps->full_probe)
+		return 0;   /* a run measures by making one: spawn falls through */
+	caps->seccomp = sbx_seccomp_probe(NULL) == 0;
+	return probe_userns(caps, err);
+}
+
+static uint32_t
+ns_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
+{
+	uint32_t r = SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_DENY) |
+	    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_MOUNTS) |
+	    SBX_RULE_BIT(SBX_RULE_PROCESSES) | SBX_RULE_BIT(SBX_RULE_TIMEOUT) |
+	    sbx_limits_rlimit_rules(p);
+
+	/* An empty net namespace enforces "nothing reachable"; every other
+	 * network rule needs the network supervisor. */
+	if (net_fully_off(p))
+		r |= SBX_RULE_BIT(SBX_RULE_NETWORK);
+	return r;
 }
 
 static int
-namespaces_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+build_plan(const struct sbx_exec *x, struct sbx_plan *plan, const struct sbx_policy *p,
+    struct sbx_err *err)
+{
+	struct sbx_plan_opts opts = {
+		.mounts = true,
+		.parent_trees = x->caller_uid == 0,
+		.idmap_rw = x->caller_uid == 0,
+	};
+
+	struct sbx_host_ids ids;
+	struct sbx_fsfacts facts;
+
+	if (x->fs == NULL)
+		return sbx_err_set(err, EINVAL, "namespaces: no resolved filesystem view");
+	sbx_host_ids_for(&ids, x->caller_uid, x->caller_gid, SBX_ROOT_MAPPED_ID);
+	sbx_host_facts_init(&facts, &ids);
+	return sbx_plan_build(p, x->fs, &facts, &opts, plan, err);
+}
+
+static void
+inside_ids(const struct sbx_exec *x, uid_t *uid, gid_t *gid)
+{
+	/* A root caller's sandbox is root only inside its own user namespace,
+	 * where that root maps to an unprivileged id outside. */
+	*uid = x->caller_uid == 0 ? 0 : x->caller_uid;
+	*gid = x->caller_uid == 0 ? 0 : x->caller_gid;
+}
+
+static int
+ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+    struct sbx_buf *out, struct sbx_err *err)
+{
+	struct sbx_plan plan;
+	uid_t uid;
+	gid_t gid;
+
+	if (build_plan(x, &plan, p, err) < 0)
+		return -1;
+	inside_ids(x, &uid, &gid);
+	sbx_buf_printf(out, "# backend namespaces: user mount pid ipc uts cgroup%s\n",
+	    net_fully_off(p) ? " net" : "");
+	if (x->caller_uid == 0)
+		sbx_buf_printf(out, "# ids: uid 0 and gid 0 inside are %d outside; the workdir and rw "
+		    "mounts are idmapped so files stay the caller's\n", SBX_ROOT_MAPPED_ID);
+	else
+		sbx_buf_printf(out, "# ids: uid %u gid %u, the caller's own, inside and outside\n",
+		    (unsigned)uid, (unsigned)gid);
+	sbx_plan_describe(&plan, out);
+	sbx_buf_printf(out, "# landlock ABI %d here%s; scopes: abstract unix sockets, signals\n",
+	    caps->landlock_abi, caps->landlock_abi ? "" : " (no Landlock: mounts only)");
+	if (net_fully_off(p))
+		sbx_buf_puts(out, "landlock   tcp bind: none, tcp connect: none\n");
+	sbx_seccomp_describe(out);
+	sbx_buf_puts(out, "# process: new session, no capabilities (bounding set empty, "
+	    "securebits locked), no_new_privs, pid 1 is sbxrun's init\n");
+	sbx_limits_describe(x, out);
+	sbx_plan_free(&plan);
+	return 0;
+}
+
+/* The sync socket carries "go" (with idmapped tree fds) to the child and
+ * "ready" or an error back. */
+#define SBX_MAX_TREES 64
+
+static int
+send_go(int sock, const int *fds, size_t nfds, struct sbx_err *err)
+{
+	char byte = 'g';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		char           buf[CMSG_SPACE(sizeof(int) * SBX_MAX_TREES)];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (nfds > SBX_MAX_TREES)
+		return sbx_err_set(err, E2BIG, "too many mounts");
+	if (nfds > 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+	}
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
+		return sbx_err_sys(err, "cannot start the jail");
+	return 0;
+}
+
+static int
+recv_go(int sock, int *fds, size_t nfds)
+{
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		char           buf[CMSG_SPACE(sizeof(int) * SBX_MAX_TREES)];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || byte != 'g')
+		return -1;
+	if (nfds == 0)
+		return 0;
+	c = CMSG_FIRSTHDR(&msg);
+	if (c == NULL || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int) * nfds))
+		return -1;
+	memcpy(fds, CMSG_DATA(c), sizeof(int) * nfds);
+	return 0;
+}
+
+static int
+write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n, len = (ssize_t)strlen(text);
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, (size_t)len);
+	close(fd);
+	return n == len ? 0 : -1;
+}
+
+static int
+write_maps(pid_t pid, const struct sbx_exec *x, struct sbx_err *err)
+{
+	char path[64], map[64];
+	uid_t uid;
+	gid_t gid;
+
+	inside_ids(x, &uid, &gid);
+	if (x->caller_uid != 0) {
+		snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+		if (write_file(path, "deny") < 0)
+			return sbx_err_sys(err, "cannot write %s", path);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid,
+	    x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : (unsigned)x->caller_uid);
+	if (write_file(path, map) < 0)
+		return sbx_err_sys(err, "cannot write %s", path);
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid,
+	    x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : (unsigned)x->caller_gid);
+	if (write_file(path, map) < 0)
+		return sbx_err_sys(err, "cannot write %s", path);
+	return 0;
+}
+
+static int
+payload_setup(void *ctx, struct sbx_err *err)
+{
+	const struct ns_payload *pl = ctx;
+	struct sbx_landlock_net net = { .enabled = pl->net_off };
+
+	if (pl->abi < 1)
+		return 0;
+	return sbx_landlock_apply(pl->plan, pl->abi, &net,
+	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err);
+}
+
+/* Runs in the cloned child: becomes the jail's init. */
+static noreturn void
+child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_launch_pipes *lp,
+    int sync, int abi, bool net_off)
+{
+	struct sbx_init_args a = { .exec = x, .pid1 = true };
+	struct ns_payload pl = { .plan = plan, .abi = abi, .net_off = net_off };
+	struct sbx_payload_hooks hooks = { .setup = payload_setup, .ctx = &pl };
+	struct sbx_err e = { 0 };
+	int fds[SBX_MAX_TREES];
+	uid_t uid;
+	gid_t gid;
+
+	sbx_launch_pipes_child(lp, &a);
+	a.hooks = &hooks;
+	if (recv_go(sync, fds, plan->ntrees) < 0)
+		_exit(125);
+	inside_ids(x, &uid, &gid);
+	/* Take the sandbox's ids first: for a root caller this leaves host
+	 * root for good (the parent already cloned every host tree it needs,
+	 * and the supplementary groups would still open files). */
+	if (x->caller_uid == 0 && setgroups(0, NULL) < 0) {
+		sbx_err_sys(&e, "setgroups");
+		goto fail;
+	}
+	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0) {
+		sbx_err_sys(&e, "cannot take the sandbox's ids");
+		goto fail;
+	}
+	if (sbx_mount_build_root(plan, fds, &e) < 0)
+		goto fail;
+	for (size_t i = 0; i < plan->ntrees; i++)
+		close(fds[i]);
+	sethostname("sbxrun", 6);
+	if (setsid() < 0) {
+		sbx_err_sys(&e, "setsid");
+		goto fail;
+	}
+	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 || sbx_seccomp_load(&e) < 0)
+		goto fail;
+	{
+		struct sbx_child_msg ok = { .kind = 0 };
+
+		if (write(sync, &ok, sizeof(ok)) != sizeof(ok))
+			_exit(125);
+	}
+	close(sync);
+	sbx_init_main(&a);
+fail:
+	{
+		struct sbx_child_msg m = { .kind = SBX_FAIL_SETUP, .errnum = e.errnum };
+
+		strlcpy(m.msg, e.msg, sizeof(m.msg));
+		if (write(sync, &m, sizeof(m)) < 0)
+			_exit(125);
+		_exit(125);
+	}
+}
+
+static pid_t
+clone_jail(uint64_t flags, int *pidfd)
+{
+	struct clone_args args = {
+		.flags = flags | CLONE_PIDFD,
+		.pidfd = (uint64_t)(uintptr_t)pidfd,
+		.exit_signal = SIGCHLD,
+	};
+
+	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+}
+
+static int
+make_trees(pid_t pid, const struct sbx_plan *plan, int *fds, struct sbx_err *err)
+{
+	char path[64];
+	int userns;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	userns = open(path, O_RDONLY | O_CLOEXEC);
+	if (userns < 0)
+		return sbx_err_sys(err, "cannot open %s", path);
+	for (size_t i = 0; i < plan->ntrees; i++) {
+		fds[i] = sbx_mount_clone_tree(&plan->trees[i], userns, err);
+		if (fds[i] < 0) {
+			while (i-- > 0)
+				close(fds[i]);
+			close(userns);
+			return -1;
+		}
+	}
+	close(userns);
+	return 0;
+}
+
+static int
+ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
     struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
-	return namespaces_probe(NULL, err);
+	struct sbx_plan plan;
+	struct sbx_launch_pipes lp;
+	struct sbx_child_msg m;
+	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
+	bool net_off = net_fully_off(p);
+	uint64_t flags = NS_FLAGS | (net_off ? CLONE_NEWNET : 0);
+	pid_t pid;
+	ssize_t n;
+
+	if (build_plan(x, &plan, p, err) < 0)
+		return -1;
+	if (plan.ntrees > SBX_ARRAY_LEN(fds)) {
+		sbx_plan_free(&plan);
+		return sbx_err_set(err, E2BIG, "too many rw mounts");
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync) < 0) {
+		sbx_plan_free(&plan);
+		return sbx_err_sys(err, "socketpair");
+	}
+	if (sbx_launch_pipes_open(&lp, err) < 0) {
+		close(sync[0]);
+		close(sync[1]);
+		sbx_plan_free(&plan);
+		return -1;
+	}
+	fflush(NULL);
+	pid = clone_jail(flags, &pidfd);
+	if (pid == 0) {
+		close(sync[0]);
+		child_main(&plan, x, &lp, sync[1], caps->landlock_abi, net_off);
+	}
+	close(sync[1]);
+	if (pid < 0) {
+		int e = errno;
+
+		close(sync[0]);
+		sbx_launch_pipes_close(&lp);
+		sbx_plan_free(&plan);
+		errno = e;
+		/* No user namespace here (policy, sysctl, or a container's
+		 * seccomp profile): "auto" goes on to the next backend. */
+		sbx_err_sys(err, "cannot create the jail's namespaces");
+		err->errnum = SBX_EUNAVAIL;
+		return -1;
+	}
+	sbx_launch_pipes_parent(&lp, c);
+	c->pid = pid;
+	c->pidfd = pidfd;
+	c->pidns = true;
+
+	if (write_maps(pid, x, err) < 0 ||
+	    (plan.ntrees > 0 && make_trees(pid, &plan, fds, err) < 0) ||
+	    send_go(sync[0], fds, plan.ntrees, err) < 0)
+		goto fail;
+	for (size_t i = 0; i < plan.ntrees; i++)
+		close(fds[i]);
+	do
+		n = read(sync[0], &m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(m)) {
+		sbx_err_set(err, EIO, "the jail's init died while starting");
+		goto fail;
+	}
+	if (m.kind != 0) {
+		m.msg[sizeof(m.msg) - 1] = '\0';
+		sbx_err_set(err, m.errnum, "%s", m.msg);
+		/* Namespaces that exist but give no power inside (as under
+		 * some distributions' restrictions) count as unavailable. */
+		if (m.errnum == EPERM || m.errnum == EACCES)
+			err->errnum = SBX_EUNAVAIL;
+		goto fail;
+	}
+	close(sync[0]);
+	sbx_plan_free(&plan);
+	r->layers.userns = r->layers.mountns = r->layers.pidns = true;
+	r->layers.ipcns = r->layers.utsns = r->layers.cgroupns = true;
+	r->layers.netns = net_off;
+	r->layers.landlock_abi = caps->landlock_abi;
+	r->layers.seccomp = r->layers.no_new_privs = r->layers.caps_dropped = true;
+	r->layers.new_session = true;
+	return 0;
+fail:
+	close(sync[0]);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	sbx_child_close(c);
+	sbx_plan_free(&plan);
+	return -1;
 }
 
 const struct sbx_backend sbx_backend_namespaces = {
 	.name = "namespaces",
 	.id = SBX_BACKEND_NAMESPACES,
-	.probe = namespaces_probe,
-	.enforces = namespaces_enforces,
-	.describe = namespaces_describe,
-	.spawn = namespaces_spawn,
+	.probe = ns_probe,
+	.enforces = ns_enforces,
+	.describe = ns_describe,
+	.spawn = ns_spawn,
 };

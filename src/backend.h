@@ -14,6 +14,7 @@
 
 /* What this machine offers; filled by the probes. */
 struct sbx_caps {
+	bool full_probe;            /* --probe: measure everything, even if slow */
 	bool probed_userns;
 	bool userns;
 	char userns_why[160];       /* why not, when !userns */
@@ -33,8 +34,11 @@ struct sbx_rlimit {
 
 #define SBX_MAX_RLIMITS 8
 
-/* What runs inside the jail. Pure data, built by exec.c. */
+struct sbx_fsview;
+
+/* What runs inside the jail, and where. Pure data, built by exec.c. */
 struct sbx_exec {
+	const struct sbx_fsview *fs;  /* the resolved filesystem view (resolve.h) */
 	char      **argv;           /* argv[0] without '/' is looked up in PATH */
 	char      **envp;
 	const char *cwd;            /* the workdir */

@@ -1,5 +1,61 @@
 #include "config.h"
 
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "linux-caps.h"
 
-typedef int sbx_placeholder_linux_caps;
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+static int
+last_cap(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+	int n = 40;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = 40;
+		fclose(f);
+	}
+	return n;
+}
+
+int
+sbx_caps_drop_all(struct sbx_err *err)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	int last = last_cap();
+	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+	    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+	    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+
+	/* With CAP_SETPCAP still held: lock root out of capabilities. */
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0 && errno != EPERM)
+		return sbx_err_sys(err, "cannot lock the securebits");
+	for (int cap = 0; cap <= last; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
+			return sbx_err_sys(err, "cannot drop capability %d from the bounding set", cap);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return sbx_err_sys(err, "cannot clear the ambient capabilities");
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return sbx_err_sys(err, "cannot drop capabilities");
+	return 0;
+}
+
+int
+sbx_no_new_privs(struct sbx_err *err)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return sbx_err_sys(err, "cannot set no_new_privs");
+	return 0;
+}

@@ -1,3 +1,16 @@
+/* Dropping every capability for good: effective, permitted, inheritable,
+ * ambient and the bounding set, with the securebits locked so that uid 0
+ * inside a user namespace cannot win them back through exec. */
 #ifndef SBX_LINUX_CAPS_H
 #define SBX_LINUX_CAPS_H
+
+#include "err.h"
+
+/* Drops all capabilities of the calling thread; needs CAP_SETPCAP (held
+ * by the creator of a user namespace inside it) for the bounding set. */
+int sbx_caps_drop_all(struct sbx_err *err);
+
+/* Sets no_new_privs. */
+int sbx_no_new_privs(struct sbx_err *err);
+
 #endif

@@ -1,3 +1,37 @@
+/* Landlock: probing the ABI and applying a plan's rules to the calling
+ * thread. The kernel's headers on build machines may be older than the
+ * kernel, so the constants of ABI 2-7 are defined here when missing. */
 #ifndef SBX_LINUX_LANDLOCK_H
 #define SBX_LINUX_LANDLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "plan.h"
+#include "policy.h"
+
+/* The Landlock ABI version the running kernel offers; 0 when none. */
+int sbx_landlock_abi(void);
+
+/* TCP port rules (ABI 4): when enabled, bind and connect are refused
+ * except to the listed ports. */
+struct sbx_landlock_net {
+	bool                    enabled;
+	const struct sbx_ports *bind;
+	const struct sbx_ports *connect;
+};
+
+#define SBX_LANDLOCK_SCOPE_ABSTRACT 0x1u   /* ABI 6: abstract unix sockets */
+#define SBX_LANDLOCK_SCOPE_SIGNAL   0x2u   /* ABI 6: signals */
+
+/* Restricts the calling thread (and its future children) to the plan's
+ * rules, the TCP port rules and the scopes, as far as abi allows. A rule
+ * whose path does not exist is skipped. Requires no_new_privs. */
+int sbx_landlock_apply(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
+    unsigned scopes, struct sbx_err *err);
+
+/* Restricts only the TCP port rules (the network domain, no filesystem). */
+int sbx_landlock_apply_net(int abi, const struct sbx_landlock_net *net, struct sbx_err *err);
+
 #endif

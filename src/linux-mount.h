@@ -1,3 +1,40 @@
+/* Building the jail's filesystem: the facts a plan needs, read from the
+ * host, and the executor that turns a plan's mount list into a new root. */
 #ifndef SBX_LINUX_MOUNT_H
 #define SBX_LINUX_MOUNT_H
+
+#include <sys/types.h>
+
+#include "err.h"
+#include "plan.h"
+
+/* The ids the sandbox will hold, for judging what file permissions alone
+ * keep from it. */
+struct sbx_host_ids {
+	uid_t  uid;
+	gid_t  gid;
+	gid_t  groups[64];
+	int    ngroups;
+};
+
+/* Facts read from this machine's filesystem (lstat, readlink, readdir);
+ * ids may be NULL when "sealed" does not matter. */
+void sbx_host_facts_init(struct sbx_fsfacts *facts, const struct sbx_host_ids *ids);
+
+/* The ids of a sandbox run for the caller: the caller's own, or for root
+ * the unprivileged mapped id with no groups. */
+void sbx_host_ids_for(struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_gid,
+    uid_t root_mapped);
+
+/* In a child that has its own user and mount namespaces: builds the new
+ * root from plan->ops, pivots into it and detaches the old root.
+ * tree_fds[i] is the detached tree the parent made for plan->trees[i]. */
+int sbx_mount_build_root(const struct sbx_plan *plan, const int *tree_fds,
+    struct sbx_err *err);
+
+/* In the parent (root in the initial user namespace): a detached copy of
+ * the tree t, read-only if asked, and for an idmapped tree with ownership
+ * seen through the id mapping of the user namespace userns_fd. */
+int sbx_mount_clone_tree(const struct sbx_tree *t, int userns_fd, struct sbx_err *err);
+
 #endif

@@ -1,5 +1,207 @@
 #include "config.h"
 
+#include <errno.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "linux-seccomp.h"
 
-typedef int sbx_placeholder_linux_seccomp;
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+/* Denied outright: nothing a sandboxed script needs, each a known way to
+ * widen the kernel's attack surface or to leave the jail. */
+static const struct {
+	const char *name;
+	int         errnum;
+	const char *why;
+} denied[] = {
+	{ "io_uring_setup", EPERM, "io_uring bypasses seccomp and socket rules" },
+	{ "io_uring_enter", EPERM, NULL },
+	{ "io_uring_register", EPERM, NULL },
+	{ "bpf", EPERM, "kernel attack surface" },
+	{ "perf_event_open", EPERM, NULL },
+	{ "userfaultfd", EPERM, "race-widening primitive" },
+	{ "keyctl", EPERM, "the kernel keyring is not namespaced" },
+	{ "add_key", EPERM, NULL },
+	{ "request_key", EPERM, NULL },
+	{ "kexec_load", EPERM, NULL },
+	{ "kexec_file_load", EPERM, NULL },
+	{ "init_module", EPERM, NULL },
+	{ "finit_module", EPERM, NULL },
+	{ "delete_module", EPERM, NULL },
+	{ "mount", EPERM, "the mount table is the jail" },
+	{ "umount2", EPERM, NULL },
+	{ "open_tree", EPERM, NULL },
+	{ "move_mount", EPERM, NULL },
+	{ "fsopen", EPERM, NULL },
+	{ "fsconfig", EPERM, NULL },
+	{ "fsmount", EPERM, NULL },
+	{ "fspick", EPERM, NULL },
+	{ "mount_setattr", EPERM, NULL },
+	{ "pivot_root", EPERM, NULL },
+	{ "chroot", EPERM, NULL },
+	{ "swapon", EPERM, NULL },
+	{ "swapoff", EPERM, NULL },
+	{ "reboot", EPERM, NULL },
+	{ "setns", EPERM, "no joining other namespaces" },
+	{ "unshare", EPERM, "no new namespaces" },
+	{ "open_by_handle_at", EPERM, "file handles bypass path checks" },
+	{ "name_to_handle_at", EPERM, NULL },
+	{ "fanotify_init", EPERM, NULL },
+	{ "quotactl", EPERM, NULL },
+	{ "acct", EPERM, NULL },
+	{ "lookup_dcookie", EPERM, NULL },
+	{ "uselib", EPERM, NULL },
+	{ "vm86", EPERM, NULL },
+	{ "vm86old", EPERM, NULL },
+	{ "nfsservctl", EPERM, NULL },
+	{ "syslog", EPERM, "the kernel log is the host's" },
+	/* glibc falls back to clone(2) on ENOSYS; clone3's flags live in
+	 * memory that a filter cannot inspect. */
+	{ "clone3", ENOSYS, "flags cannot be inspected; callers fall back to clone" },
+};
+
+static const unsigned long clone_ns_flags[] = {
+	CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWUTS, CLONE_NEWIPC,
+	CLONE_NEWCGROUP, CLONE_NEWTIME,
+};
+
+/* personality(2) flags that weaken the process: no ASLR, executable data,
+ * a mapping at address 0, legacy layouts. libseccomp allows one comparison
+ * per argument and rule, so each flag is its own rule; the query value
+ * 0xffffffff carries them all and is refused too. */
+static const unsigned long personality_flags[] = {
+	0x0040000 /* ADDR_NO_RANDOMIZE */, 0x0400000 /* READ_IMPLIES_EXEC */,
+	0x0100000 /* MMAP_PAGE_ZERO */, 0x0200000 /* ADDR_COMPAT_LAYOUT */,
+	0x0800000 /* ADDR_LIMIT_32BIT */, 0x8000000 /* ADDR_LIMIT_3GB */,
+};
+
+static int
+rule(scmp_filter_ctx ctx, int errnum, int nr, unsigned n, const struct scmp_arg_cmp *args,
+    struct sbx_err *err)
+{
+	int r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(errnum), nr, n, args);
+
+	if (r < 0)
+		return sbx_err_set(err, -r, "seccomp: cannot add a rule for syscall %d", nr);
+	return 0;
+}
+
+static int
+build(scmp_filter_ctx ctx, struct sbx_err *err)
+{
+	struct scmp_arg_cmp arg;
+	int nr;
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(denied); i++) {
+		nr = seccomp_syscall_resolve_name(denied[i].name);
+		if (nr == __NR_SCMP_ERROR)
+			continue;   /* not on this architecture */
+		if (rule(ctx, denied[i].errnum, nr, 0, NULL, err) < 0)
+			return -1;
+	}
+	/* clone(2) creating any namespace. */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(clone_ns_flags); i++) {
+		arg = SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns_flags[i], clone_ns_flags[i]);
+		if (rule(ctx, EPERM, SCMP_SYS(clone), 1, &arg, err) < 0)
+			return -1;
+	}
+	/* TIOCSTI and TIOCLINUX push input into a terminal. The request is an
+	 * int: compare the low 32 bits only, or a value with junk in the high
+	 * half passes (CVE-2019-7303). */
+	arg = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI);
+	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
+		return -1;
+	arg = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX);
+	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
+		return -1;
+	/* MPTCP sockets ignore Landlock's TCP port rules. */
+	arg = SCMP_A2(SCMP_CMP_EQ, IPPROTO_MPTCP);
+	if (rule(ctx, EPERM, SCMP_SYS(socket), 1, &arg, err) < 0)
+		return -1;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(personality_flags); i++) {
+		arg = SCMP_A0(SCMP_CMP_MASKED_EQ, personality_flags[i], personality_flags[i]);
+		if (rule(ctx, EPERM, SCMP_SYS(personality), 1, &arg, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+sbx_seccomp_load(struct sbx_err *err)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int r;
+
+	if (ctx == NULL)
+		return sbx_err_set(err, ENOMEM, "seccomp: cannot create a filter");
+	/* Only the native architecture: a 32-bit syscall (int 0x80) or an
+	 * x32 one would skip every rule below, so they fail instead. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r == 0)
+		r = build(ctx, err) < 0 ? -EINVAL : 0;
+	if (r == 0) {
+		r = seccomp_load(ctx);
+		if (r < 0)
+			sbx_err_set(err, -r, "seccomp: cannot load the filter: %s", strerror(-r));
+	} else if (err && err->msg[0] == '\0') {
+		sbx_err_set(err, -r, "seccomp: cannot build the filter");
+	}
+	seccomp_release(ctx);
+	return r < 0 ? -1 : 0;
+}
+
+int
+sbx_seccomp_probe(struct sbx_err *err)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return sbx_err_sys(err, "fork");
+	if (pid == 0) {
+		struct sbx_err e = { 0 };
+
+		alarm(2);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sbx_seccomp_load(&e) < 0)
+			_exit(1);
+		/* The filter must answer, not kill: unshare is refused. */
+		_exit(unshare(CLONE_NEWUSER) < 0 && errno == EPERM ? 0 : 2);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return sbx_err_set(err, ENOSYS, "seccomp filters do not work here");
+	return 0;
+}
+
+void
+sbx_seccomp_describe(struct sbx_buf *out)
+{
+	sbx_buf_puts(out, "# seccomp filter (default: allow; foreign architectures: kill)\n");
+	for (size_t i = 0; i < SBX_ARRAY_LEN(denied); i++)
+		sbx_buf_printf(out, "seccomp    %-18s -> %s%s%s\n", denied[i].name,
+		    denied[i].errnum == ENOSYS ? "ENOSYS" : "EPERM",
+		    denied[i].why ? "  # " : "", denied[i].why ? denied[i].why : "");
+	sbx_buf_puts(out, "seccomp    clone with CLONE_NEW* -> EPERM\n");
+	sbx_buf_puts(out, "seccomp    ioctl TIOCSTI, TIOCLINUX (low 32 bits) -> EPERM\n");
+	sbx_buf_puts(out, "seccomp    socket(..., IPPROTO_MPTCP) -> EPERM\n");
+	sbx_buf_puts(out, "seccomp    personality with ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, "
+	    "MMAP_PAGE_ZERO or a legacy layout -> EPERM\n");
+}

@@ -304,8 +304,7 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	if (sbx_exec_build(&run->exec, &run->policy, run->fs.workdir, "/tmp", run->cli.command,
 	    run->cli.interp, run->script_path, &run->caller, environ, NULL, err) < 0)
 		return -1;
-	if (run->script_path)
-		run->exec.stdin_fd = -1;
+	run->exec.fs = &run->fs;
 	sbx_limits_plan(&run->policy, &run->exec, &run->report);
 	return 0;
 }

@@ -1,5 +1,562 @@
 #include "config.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "plan.h"
 
-typedef int sbx_placeholder_plan;
+/* A host tree made visible in the jail: src on the host, dst inside. */
+struct view {
+	const char        *src;
+	const char        *dst;
+	enum sbx_file_kind kind;
+	unsigned           access;
+};
+
+struct builder {
+	const struct sbx_policy    *p;
+	const struct sbx_fsview    *fs;
+	const struct sbx_fsfacts   *facts;
+	const struct sbx_plan_opts *opts;
+	struct sbx_plan            *plan;
+	struct view                *views;
+	size_t                      nviews;
+	struct sbx_strv             owned;   /* strings the views point to */
+};
+
+static const char *
+own(struct builder *b, char *s)
+{
+	sbx_strv_push_take(&b->owned, s);
+	return s;
+}
+
+static struct sbx_op *
+add_op(struct sbx_plan *plan, enum sbx_op_kind kind, const char *src, const char *dst,
+    unsigned flags)
+{
+	struct sbx_op *op;
+
+	plan->ops = sbx_xreallocarray(plan->ops, plan->nops + 1, sizeof(*plan->ops));
+	op = &plan->ops[plan->nops++];
+	*op = (struct sbx_op){
+		.kind = kind,
+		.src = src ? sbx_xstrdup(src) : NULL,
+		.dst = sbx_xstrdup(dst),
+		.flags = flags,
+		.tree = -1,
+	};
+	return op;
+}
+
+/* A host path src made visible at dst: bound by the child itself, or
+ * cloned by the parent and attached by the child. */
+static void
+bind_host(struct builder *b, const char *src, const char *dst, unsigned flags, bool idmap)
+{
+	struct sbx_plan *plan = b->plan;
+	struct sbx_op *op;
+
+	if (!b->opts->parent_trees) {
+		add_op(plan, SBX_OP_BIND, src, dst, flags);
+		return;
+	}
+	op = add_op(plan, SBX_OP_ATTACH, src, dst, flags);
+	op->tree = (int)plan->ntrees;
+	plan->trees = sbx_xreallocarray(plan->trees, plan->ntrees + 1, sizeof(*plan->trees));
+	plan->trees[plan->ntrees++] = (struct sbx_tree){
+		.src = sbx_xstrdup(src),
+		.flags = flags & (SBX_OPF_RO | SBX_OPF_FILE),
+		.idmap = idmap,
+		.dev = sbx_path_is_under(dst, "/dev"),
+	};
+}
+
+static void
+add_rule(struct sbx_plan *plan, const char *path, unsigned access, bool is_dir)
+{
+	if (access == 0)
+		return;
+	for (size_t i = 0; i < plan->nrules; i++) {
+		if (strcmp(plan->rules[i].path, path) == 0) {
+			plan->rules[i].access |= access;
+			return;
+		}
+	}
+	plan->rules = sbx_xreallocarray(plan->rules, plan->nrules + 1, sizeof(*plan->rules));
+	plan->rules[plan->nrules++] = (struct sbx_ll_rule){
+		.path = sbx_xstrdup(path), .access = access, .is_dir = is_dir,
+	};
+}
+
+static void
+add_view(struct builder *b, const char *src, const char *dst, enum sbx_file_kind kind,
+    unsigned access)
+{
+	b->views = sbx_xreallocarray(b->views, b->nviews + 1, sizeof(*b->views));
+	b->views[b->nviews++] = (struct view){ src, dst, kind, access };
+}
+
+static void
+note(struct sbx_plan *plan, char *text)
+{
+	sbx_strv_push_take(&plan->notes, text);
+}
+
+/* A read-only host path at the same place inside. Symlinks are recreated
+ * (merged-/usr systems make /bin, /lib... symlinks), missing ones skipped. */
+static void
+expose_ro(struct builder *b, const char *path)
+{
+	char *target = NULL;
+	enum sbx_file_kind k = b->facts->kind(b->facts->ctx, path, &target);
+
+	switch (k) {
+	case SBX_KIND_NONE:
+		note(b->plan, sbx_xasprintf("%s is missing here; skipped", path));
+		break;
+	case SBX_KIND_SYMLINK:
+		if (b->opts->mounts)
+			add_op(b->plan, SBX_OP_SYMLINK, target, path, 0);
+		break;
+	case SBX_KIND_DIR:
+	case SBX_KIND_FILE:
+		if (b->opts->mounts)
+			bind_host(b, path, path, SBX_OPF_RO | (k == SBX_KIND_FILE ? SBX_OPF_FILE : 0),
+			    false);
+		add_view(b, path, path, k, k == SBX_KIND_DIR ? SBX_LL_RO : SBX_LL_READ);
+		break;
+	}
+	free(target);
+}
+
+/* The directories "open" does not take from the host: fresh or empty ones
+ * take their place (host sockets live in /run and /tmp). */
+static bool
+open_skips(const char *name)
+{
+	static const char *const skip[] = { "proc", "sys", "dev", "run", "tmp" };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(skip); i++)
+		if (strcmp(name, skip[i]) == 0)
+			return true;
+	return false;
+}
+
+static int
+build_readonly_view(struct builder *b, struct sbx_err *err)
+{
+	const struct sbx_fsview *fs = b->fs;
+
+	if (b->p->fs == SBX_FS_OPEN) {
+		struct sbx_strv names = { 0 };
+
+		if (b->facts->list(b->facts->ctx, "/", &names) < 0)
+			return sbx_err_set(err, EACCES, "cannot list /");
+		for (size_t i = 0; i < names.n; i++) {
+			if (open_skips(names.v[i]))
+				continue;
+			expose_ro(b, own(b, sbx_path_join("/", names.v[i])));
+		}
+		sbx_strv_free(&names);
+		if (b->opts->mounts)
+			add_op(b->plan, SBX_OP_MKDIR, NULL, "/run", 0);
+		return 0;
+	}
+	for (size_t i = 0; i < fs->roots.n; i++)
+		expose_ro(b, fs->roots.v[i]);
+	if (b->p->fs == SBX_FS_ALLOWLIST) {
+		for (size_t i = 0; i < fs->read.n; i++) {
+			if (sbx_path_is_under(fs->read.v[i], fs->workdir))
+				continue;   /* already readable, and must stay writable */
+			expose_ro(b, fs->read.v[i]);
+		}
+	}
+	return 0;
+}
+
+static void
+build_system_mounts(struct builder *b)
+{
+	static const char *const devs[] = { "null", "zero", "full", "random", "urandom", "tty" };
+	static const char *const links[][2] = {
+		{ "pts/ptmx", "/dev/ptmx" }, { "/proc/self/fd", "/dev/fd" },
+		{ "/proc/self/fd/0", "/dev/stdin" }, { "/proc/self/fd/1", "/dev/stdout" },
+		{ "/proc/self/fd/2", "/dev/stderr" },
+	};
+	struct sbx_plan *plan = b->plan;
+
+	if (!b->opts->mounts) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(devs); i++) {
+			_cleanup_free_ char *d = sbx_path_join("/dev", devs[i]);
+
+			add_rule(plan, d, SBX_LL_READ | SBX_LL_WRITE | SBX_LL_DEV, false);
+		}
+		add_rule(plan, "/dev/pts", SBX_LL_READ | SBX_LL_WRITE | SBX_LL_DEV, true);
+		add_rule(plan, "/proc", SBX_LL_RO, true);
+		if (b->opts->tmpdir)
+			add_rule(plan, b->opts->tmpdir, SBX_LL_RW, true);
+		return;
+	}
+	add_op(plan, SBX_OP_PROC, NULL, "/proc", 0);
+	add_op(plan, SBX_OP_TMPFS, NULL, "/dev", SBX_OPF_NOEXEC)->mode = 0755;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(devs); i++) {
+		_cleanup_free_ char *d = sbx_path_join("/dev", devs[i]);
+
+		bind_host(b, d, d, SBX_OPF_FILE, false);
+	}
+	add_op(plan, SBX_OP_DEVPTS, NULL, "/dev/pts", 0);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(links); i++)
+		add_op(plan, SBX_OP_SYMLINK, links[i][0], links[i][1], 0);
+	add_op(plan, SBX_OP_TMPFS, NULL, "/dev/shm", 0)->mode = 01777;
+	add_op(plan, SBX_OP_REMOUNT_RO, NULL, "/dev", 0);
+	add_op(plan, SBX_OP_TMPFS, NULL, "/tmp", 0)->mode = 01777;
+
+	/* The new root holds only what the plan put there: listing it (and
+	 * the directories made for mount points) reveals nothing else. */
+	add_rule(plan, "/", SBX_LL_LIST, true);
+	add_rule(plan, "/dev", SBX_LL_LIST | SBX_LL_READ | SBX_LL_WRITE | SBX_LL_DEV, true);
+	add_rule(plan, "/proc", SBX_LL_RO | SBX_LL_WRITE, true);
+	add_rule(plan, "/tmp", SBX_LL_RW, true);
+}
+
+static void
+build_workdir(struct builder *b)
+{
+	const struct sbx_policy *p = b->p;
+	const char *wd = b->fs->workdir;
+
+	if (b->opts->mounts)
+		bind_host(b, wd, wd, 0, b->opts->idmap_rw);
+	add_view(b, wd, wd, SBX_KIND_DIR, SBX_LL_RW);
+
+	for (size_t i = 0; i < p->nmounts; i++) {
+		const struct sbx_mount *m = &p->mounts[i];
+		const char *dst = own(b, sbx_path_join(wd, m->target));
+		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, m->source, NULL);
+		unsigned file = k == SBX_KIND_FILE ? SBX_OPF_FILE : 0;
+
+		if (b->opts->mounts)
+			bind_host(b, m->source, dst,
+			    SBX_OPF_MKTARGET | file | (m->rw ? 0 : SBX_OPF_RO), m->rw && b->opts->idmap_rw);
+		add_view(b, m->source, dst, k == SBX_KIND_DIR ? SBX_KIND_DIR : SBX_KIND_FILE,
+		    m->rw ? (k == SBX_KIND_DIR ? SBX_LL_RW : SBX_LL_READ | SBX_LL_WRITE)
+			  : (k == SBX_KIND_DIR ? SBX_LL_RO : SBX_LL_READ));
+	}
+}
+
+static bool
+has_hide(const struct sbx_plan *plan, const char *dst)
+{
+	for (size_t i = 0; i < plan->nops; i++)
+		if (plan->ops[i].kind == SBX_OP_HIDE && strcmp(plan->ops[i].dst, dst) == 0)
+			return true;
+	return false;
+}
+
+static void
+hide(struct builder *b, const char *dst, bool is_file)
+{
+	if (!b->opts->mounts || has_hide(b->plan, dst))
+		return;
+	add_op(b->plan, SBX_OP_HIDE, NULL, dst, is_file ? SBX_OPF_FILE : 0)->mode = 0;
+}
+
+/* dst + (path - src), for a path at or below src. */
+static char *
+rebase(const char *path, const char *src, const char *dst)
+{
+	const char *rel = path + strlen(src);
+
+	if (strcmp(src, "/") == 0)
+		rel = path;
+	if (*rel == '\0')
+		return sbx_xstrdup(dst);
+	return sbx_path_join(dst, rel);
+}
+
+static void
+build_hides(struct builder *b)
+{
+	const struct sbx_strv *hidden = &b->fs->hidden;
+
+	for (size_t v = 0; v < b->nviews; v++) {
+		const struct view *w = &b->views[v];
+
+		for (size_t i = 0; i < hidden->n; i++) {
+			const char *h = hidden->v[i];
+			enum sbx_file_kind k;
+			_cleanup_free_ char *dst = NULL;
+
+			if (sbx_path_is_under(w->src, h)) {
+				hide(b, w->dst, w->kind != SBX_KIND_DIR);
+				continue;
+			}
+			if (!sbx_path_is_under(h, w->src))
+				continue;
+			k = b->facts->kind(b->facts->ctx, h, NULL);
+			/* A symlink hides nothing by itself: its target is in the
+			 * list too, resolved. */
+			if (k == SBX_KIND_NONE || k == SBX_KIND_SYMLINK)
+				continue;
+			dst = rebase(h, w->src, w->dst);
+			hide(b, dst, k != SBX_KIND_DIR);
+		}
+	}
+}
+
+void
+sbx_protect_list(const struct sbx_policy *p, struct sbx_strv *out)
+{
+	sbx_strv_push(out, ".git/hooks");
+	sbx_strv_push(out, ".git/config");
+	for (size_t i = 0; i < p->protect.n; i++)
+		if (!sbx_strv_contains(out, p->protect.v[i]))
+			sbx_strv_push(out, p->protect.v[i]);
+}
+
+/* Binds each directory between the workdir and path onto itself, so that
+ * none of them can be renamed or removed (EBUSY) to swap a protected path
+ * for another. */
+static void
+pin_ancestors(struct builder *b, const char *rel)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+
+	for (char *c = copy; (c = strchr(c, '/')) != NULL; c++) {
+		_cleanup_free_ char *dst = NULL;
+		bool seen = false;
+
+		*c = '\0';
+		dst = sbx_path_join(b->fs->workdir, copy);
+		for (size_t i = 0; i < b->plan->nops; i++)
+			if ((b->plan->ops[i].flags & SBX_OPF_SELF) &&
+			    strcmp(b->plan->ops[i].dst, dst) == 0)
+				seen = true;
+		if (!seen)
+			add_op(b->plan, SBX_OP_BIND, dst, dst, SBX_OPF_SELF);
+		*c = '/';
+	}
+}
+
+static void
+build_protects(struct builder *b)
+{
+	struct sbx_strv list = { 0 };
+	_cleanup_free_ char *git = sbx_path_join(b->fs->workdir, ".git");
+	enum sbx_file_kind gk = b->facts->kind(b->facts->ctx, git, NULL);
+
+	sbx_protect_list(b->p, &list);
+	for (size_t i = 0; i < list.n; i++) {
+		const char *rel = list.v[i];
+		_cleanup_free_ char *path = sbx_path_join(b->fs->workdir, rel);
+		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, path, NULL);
+		bool in_git = sbx_str_has_prefix(rel, ".git/");
+
+		if (in_git && gk == SBX_KIND_FILE) {
+			/* A worktree's .git file points elsewhere: keep the file. */
+			if (b->opts->mounts)
+				add_op(b->plan, SBX_OP_BIND, git, git,
+				    SBX_OPF_SELF | SBX_OPF_RO | SBX_OPF_FILE);
+			continue;
+		}
+		if (in_git && gk != SBX_KIND_DIR)
+			continue;
+		if (k == SBX_KIND_SYMLINK) {
+			note(b->plan, sbx_xasprintf("protected path %s is a symlink; it cannot be "
+			    "changed to point elsewhere only if its directory is kept", rel));
+			pin_ancestors(b, rel);
+			continue;
+		}
+		if (k == SBX_KIND_NONE && strcmp(rel, ".git/hooks") == 0) {
+			/* A missing hooks directory would let the sandbox plant one. */
+			if (b->opts->mounts) {
+				pin_ancestors(b, rel);
+				add_op(b->plan, SBX_OP_BIND, path, path,
+				    SBX_OPF_SELF | SBX_OPF_RO | SBX_OPF_MKTARGET);
+			}
+			continue;
+		}
+		if (k == SBX_KIND_NONE) {
+			note(b->plan, sbx_xasprintf("protected path %s does not exist", rel));
+			continue;
+		}
+		if (!b->opts->mounts)
+			continue;
+		pin_ancestors(b, rel);
+		add_op(b->plan, SBX_OP_BIND, path, path,
+		    SBX_OPF_SELF | SBX_OPF_RO | (k == SBX_KIND_FILE ? SBX_OPF_FILE : 0));
+	}
+	sbx_strv_free(&list);
+}
+
+/* Landlock only allows: to keep hidden paths out of a tree, the tree root
+ * keeps its listing (and write) rights while reading and executing are
+ * granted entry by entry, down to each hidden path, which gets nothing. */
+static void
+rules_for(struct builder *b, const char *src, const char *dst, enum sbx_file_kind kind,
+    unsigned access, const struct sbx_strv *hidden, int depth)
+{
+	struct sbx_strv inside = { 0 }, names = { 0 };
+	bool is_dir = kind == SBX_KIND_DIR;
+
+	for (size_t i = 0; i < hidden->n; i++) {
+		if (sbx_path_is_under(src, hidden->v[i]))
+			goto out;   /* src itself is hidden */
+		/* Walking around a path that file permissions already keep
+		 * from the sandbox (/etc/shadow) would cost a rule per
+		 * neighbour and add nothing. */
+		if (is_dir && sbx_path_is_under(hidden->v[i], src) &&
+		    b->facts->kind(b->facts->ctx, hidden->v[i], NULL) != SBX_KIND_NONE &&
+		    !(b->facts->sealed && b->facts->sealed(b->facts->ctx, hidden->v[i])))
+			sbx_strv_push(&inside, hidden->v[i]);
+	}
+	if (inside.n == 0 || depth > 32 || b->facts->list(b->facts->ctx, src, &names) < 0) {
+		add_rule(b->plan, dst, is_dir ? access : access & ~SBX_LL_LIST, is_dir);
+		goto out;
+	}
+	add_rule(b->plan, dst, access & ~(SBX_LL_READ | SBX_LL_EXEC), true);
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_free_ char *s = sbx_path_join(src, names.v[i]);
+		_cleanup_free_ char *d = sbx_path_join(dst, names.v[i]);
+		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, s, NULL);
+
+		/* Symlinks need no rule: access is judged where they lead. */
+		if (k == SBX_KIND_SYMLINK || k == SBX_KIND_NONE)
+			continue;
+		rules_for(b, s, d, k, access, &inside, depth + 1);
+	}
+out:
+	sbx_strv_free(&inside);
+	sbx_strv_free(&names);
+}
+
+static size_t
+depth_of(const struct sbx_op *op)
+{
+	size_t d = 0;
+
+	/* Read-only remounts come after everything they cover. */
+	if (op->kind == SBX_OP_REMOUNT_RO)
+		return 1000;
+	for (const char *c = op->dst; *c; c++)
+		if (*c == '/' && c[1] != '\0')
+			d++;
+	return d;
+}
+
+/* Parents are mounted before children, or a later parent would cover
+ * them; ops at the same depth keep their order (a hide after its bind). */
+static void
+sort_ops(struct sbx_plan *plan)
+{
+	for (size_t i = 1; i < plan->nops; i++) {
+		struct sbx_op op = plan->ops[i];
+		size_t d = depth_of(&op), k = i;
+
+		while (k > 0 && depth_of(&plan->ops[k - 1]) > d) {
+			plan->ops[k] = plan->ops[k - 1];
+			k--;
+		}
+		plan->ops[k] = op;
+	}
+}
+
+int
+sbx_plan_build(const struct sbx_policy *p, const struct sbx_fsview *fs,
+    const struct sbx_fsfacts *facts, const struct sbx_plan_opts *opts,
+    struct sbx_plan *plan, struct sbx_err *err)
+{
+	struct builder b = { .p = p, .fs = fs, .facts = facts, .opts = opts, .plan = plan };
+	int r = -1;
+
+	memset(plan, 0, sizeof(*plan));
+	if (build_readonly_view(&b, err) < 0)
+		goto out;
+	build_system_mounts(&b);
+	build_workdir(&b);
+	build_hides(&b);
+	build_protects(&b);
+	if (opts->mounts) {
+		sort_ops(plan);
+		add_op(plan, SBX_OP_REMOUNT_RO, NULL, "/", 0);
+	}
+	for (size_t i = 0; i < b.nviews; i++)
+		rules_for(&b, b.views[i].src, b.views[i].dst, b.views[i].kind, b.views[i].access,
+		    &fs->hidden, 0);
+	r = 0;
+out:
+	free(b.views);
+	sbx_strv_free(&b.owned);
+	if (r < 0)
+		sbx_plan_free(plan);
+	return r;
+}
+
+void
+sbx_plan_free(struct sbx_plan *plan)
+{
+	for (size_t i = 0; i < plan->nops; i++) {
+		free(plan->ops[i].src);
+		free(plan->ops[i].dst);
+	}
+	free(plan->ops);
+	for (size_t i = 0; i < plan->nrules; i++)
+		free(plan->rules[i].path);
+	free(plan->rules);
+	for (size_t i = 0; i < plan->ntrees; i++)
+		free(plan->trees[i].src);
+	free(plan->trees);
+	sbx_strv_free(&plan->notes);
+	memset(plan, 0, sizeof(*plan));
+}
+
+static const char *
+access_text(unsigned a, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s%s%s", a & SBX_LL_LIST ? "l" : "-", a & SBX_LL_READ ? "r" : "-",
+	    a & SBX_LL_WRITE ? "w" : "-", a & SBX_LL_EXEC ? "x" : "-", a & SBX_LL_DEV ? "d" : "-");
+	return buf;
+}
+
+void
+sbx_plan_describe(const struct sbx_plan *plan, struct sbx_buf *out)
+{
+	static const char *const names[] = {
+		[SBX_OP_BIND] = "bind", [SBX_OP_ATTACH] = "attach",
+		[SBX_OP_TMPFS] = "tmpfs", [SBX_OP_SYMLINK] = "symlink", [SBX_OP_MKDIR] = "mkdir",
+		[SBX_OP_PROC] = "proc", [SBX_OP_DEVPTS] = "devpts", [SBX_OP_HIDE] = "hide",
+		[SBX_OP_REMOUNT_RO] = "remount-ro",
+	};
+	char buf[8];
+
+	if (plan->nops)
+		sbx_buf_puts(out, "# mount table, in order (inside path <- host source)\n");
+	for (size_t i = 0; i < plan->nops; i++) {
+		const struct sbx_op *op = &plan->ops[i];
+
+		sbx_buf_printf(out, "%-10s %s", names[op->kind], op->dst);
+		if (op->kind == SBX_OP_SYMLINK)
+			sbx_buf_printf(out, " -> %s", op->src);
+		else if (op->src && !(op->flags & SBX_OPF_SELF) && strcmp(op->src, op->dst) != 0)
+			sbx_buf_printf(out, " <- %s", op->src);
+		if (op->kind == SBX_OP_BIND || op->kind == SBX_OP_ATTACH)
+			sbx_buf_puts(out, op->flags & SBX_OPF_RO ? " ro" : " rw");
+		if (op->kind == SBX_OP_ATTACH && plan->trees[op->tree].idmap)
+			sbx_buf_puts(out, " idmap");
+		if (op->flags & SBX_OPF_FILE)
+			sbx_buf_puts(out, " file");
+		if (op->flags & SBX_OPF_SELF)
+			sbx_buf_puts(out, " self");
+		if (op->kind == SBX_OP_TMPFS)
+			sbx_buf_printf(out, " mode=%04o", op->mode);
+		sbx_buf_putc(out, '\n');
+	}
+	sbx_buf_puts(out, "# landlock rules (l=list r=read w=write x=execute d=device ioctl)\n");
+	for (size_t i = 0; i < plan->nrules; i++)
+		sbx_buf_printf(out, "landlock   %s %s%s\n",
+		    access_text(plan->rules[i].access, buf, sizeof(buf)), plan->rules[i].path,
+		    plan->rules[i].is_dir ? "" : " (file)");
+	for (size_t i = 0; i < plan->notes.n; i++)
+		sbx_buf_printf(out, "# note: %s\n", plan->notes.v[i]);
+}

@@ -19,6 +19,7 @@ sbx_probe_all(struct sbx_caps *caps)
 	const enum sbx_backend_id *order;
 	size_t n;
 
+	caps->full_probe = true;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(all); i++)
 		probe_ok[i] = sbx_backend_get(all[i])->probe(caps, &probe_errs[i]) == 0;
 	order = sbx_backend_auto_order(&n);
