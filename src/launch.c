@@ -193,14 +193,22 @@ sbx_init_main(const struct sbx_init_args *a)
 			/* Whatever the payload left behind dies with it; orphans
 			 * keep arriving here (we are their reaper) until none is
 			 * left. */
-			do {
-				signal_tree(a->pid1, SIGKILL);
-				pid = waitpid(-1, &st, 0);
+			for (;;) {
+				pid = waitpid(-1, &st, WNOHANG);
+				if (pid == 0) {
+					/* Someone is still alive: kill, then wait. */
+					signal_tree(a->pid1, SIGKILL);
+					pid = waitpid(-1, &st, 0);
+				}
+				if (pid < 0 && errno == EINTR)
+					continue;
+				if (pid < 0)
+					break;
 				if (pid == payload && !payload_done) {
 					status = st;
 					payload_done = true;
 				}
-			} while (pid > 0 || errno == EINTR);
+			}
 			break;
 		}
 		if (poll(pfd, a->life_fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)

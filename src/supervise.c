@@ -90,8 +90,12 @@ reap_rest(struct sbx_report *r)
 	int st;
 
 	for (;;) {
-		sbx_proc_signal_descendants(getpid(), SIGKILL);
-		pid = wait4(-1, &st, __WALL, &ru);
+		pid = wait4(-1, &st, __WALL | WNOHANG, &ru);
+		if (pid == 0) {
+			/* Only scan /proc when something is still alive. */
+			sbx_proc_signal_descendants(getpid(), SIGKILL);
+			pid = wait4(-1, &st, __WALL, &ru);
+		}
 		if (pid < 0 && errno == EINTR)
 			continue;
 		if (pid < 0)
