@@ -38,6 +38,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,7 +123,7 @@ ns_probe(struct sbx_caps *caps, struct sbx_err *err)
 	caps->landlock_abi = sbx_landlock_abi();
 	if (!caps->full_probe)
 		return 0;   /* a run measures by making one: spawn falls through */
-	caps->seccomp = sbx_seccomp_probe(NULL) == 0;
+	caps->seccomp = sbx_seccomp_probe(&caps->seccomp_notify, NULL) == 0;
 	return probe_userns(caps, err);
 }
 
@@ -374,6 +375,30 @@ fail:
 	}
 }
 
+/* Mount targets made in the workdir go away with the run when nothing
+ * was left in them (never following a link the sandbox may have put in
+ * their place). */
+static void
+remove_created_targets(struct sbx_child *c)
+{
+	struct sbx_strv *created = c->priv;
+	struct stat st;
+
+	for (size_t i = created->n; i-- > 0;) {
+		const char *path = created->v[i];
+
+		if (lstat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			rmdir(path);
+		else if (S_ISREG(st.st_mode) && st.st_size == 0)
+			unlink(path);
+	}
+	sbx_strv_free(created);
+	free(created);
+	c->priv = NULL;
+}
+
 static pid_t
 clone_jail(uint64_t flags, int *pidfd)
 {
@@ -486,6 +511,14 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		goto fail;
 	}
 	close(sync[0]);
+	if (plan.created.n > 0) {
+		struct sbx_strv *created = sbx_xcalloc(1, sizeof(*created));
+
+		*created = plan.created;
+		memset(&plan.created, 0, sizeof(plan.created));
+		c->priv = created;
+		c->cleanup = remove_created_targets;
+	}
 	sbx_plan_free(&plan);
 	r->layers.userns = r->layers.mountns = r->layers.pidns = true;
 	r->layers.ipcns = r->layers.utsns = r->layers.cgroupns = true;

@@ -167,26 +167,42 @@ sbx_seccomp_load(struct sbx_err *err)
 	return r < 0 ? -1 : 0;
 }
 
+/* The throwaway child's exit code: 0 filter and listener, 3 filter only. */
+static int
+probe_child(void)
+{
+	struct sbx_err e = { 0 };
+	scmp_filter_ctx ctx;
+	int fd;
+
+	alarm(2);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sbx_seccomp_load(&e) < 0)
+		return 1;
+	/* The filter must answer, not kill: unshare is refused. */
+	if (!(unshare(CLONE_NEWUSER) < 0 && errno == EPERM))
+		return 2;
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (ctx == NULL || seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(getppid), 0) < 0 ||
+	    seccomp_load(ctx) < 0)
+		return 3;
+	fd = seccomp_notify_fd(ctx);
+	return fd >= 0 ? 0 : 3;
+}
+
 int
-sbx_seccomp_probe(struct sbx_err *err)
+sbx_seccomp_probe(bool *notify, struct sbx_err *err)
 {
 	pid_t pid = fork();
 	int st;
 
 	if (pid < 0)
 		return sbx_err_sys(err, "fork");
-	if (pid == 0) {
-		struct sbx_err e = { 0 };
-
-		alarm(2);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sbx_seccomp_load(&e) < 0)
-			_exit(1);
-		/* The filter must answer, not kill: unshare is refused. */
-		_exit(unshare(CLONE_NEWUSER) < 0 && errno == EPERM ? 0 : 2);
-	}
+	if (pid == 0)
+		_exit(probe_child());
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	*notify = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3))
 		return sbx_err_set(err, ENOSYS, "seccomp filters do not work here");
 	return 0;
 }

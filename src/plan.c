@@ -236,6 +236,9 @@ build_workdir(struct builder *b)
 		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, m->source, NULL);
 		unsigned file = k == SBX_KIND_FILE ? SBX_OPF_FILE : 0;
 
+		if (b->opts->mounts &&
+		    b->facts->kind(b->facts->ctx, dst, NULL) == SBX_KIND_NONE)
+			sbx_strv_push(&b->plan->created, dst);
 		if (b->opts->mounts)
 			bind_host(b, m->source, dst,
 			    SBX_OPF_MKTARGET | file | (m->rw ? 0 : SBX_OPF_RO), m->rw && b->opts->idmap_rw);
@@ -508,6 +511,7 @@ sbx_plan_free(struct sbx_plan *plan)
 		free(plan->trees[i].src);
 	free(plan->trees);
 	sbx_strv_free(&plan->notes);
+	sbx_strv_free(&plan->created);
 	memset(plan, 0, sizeof(*plan));
 }
 

@@ -94,6 +94,8 @@ struct sbx_plan {
 	struct sbx_tree    *trees;      /* trees the parent must make */
 	size_t              ntrees;
 	struct sbx_strv     notes;      /* what was left out, for --print-backend */
+	struct sbx_strv     created;    /* mount targets made in the workdir, to
+	                                   remove after the run if still empty */
 };
 
 struct sbx_plan_opts {
