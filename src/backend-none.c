@@ -16,7 +16,13 @@ none_probe(struct sbx_caps *caps, struct sbx_err *err)
 static uint32_t
 none_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 {
-	return SBX_RULE_BIT(SBX_RULE_TIMEOUT) | sbx_limits_rlimit_rules(p);
+	uint32_t r = SBX_RULE_BIT(SBX_RULE_TIMEOUT) | sbx_limits_rlimit_rules(p);
+
+	/* The kernel does not apply RLIMIT_NPROC to root, who keeps its
+	 * capabilities under this backend. */
+	if (caps->caller_uid == 0)
+		r &= ~SBX_RULE_BIT(SBX_RULE_PIDS);
+	return r;
 }
 
 static int

@@ -14,6 +14,7 @@
 
 /* What this machine offers; filled by the probes. */
 struct sbx_caps {
+	uid_t caller_uid;           /* who asks: some rules hold only for non-root */
 	bool full_probe;            /* --probe: measure everything, even if slow */
 	bool probed_userns;
 	bool userns;

@@ -54,7 +54,7 @@ static const char usage[] =
 "  -h, --help                   print this help and exit\n"
 "  -V, --version                print the version and exit\n"
 "\n"
-"Durations take ms, s, m or h; sizes K, M or G. Exit status: the child's, 128+N\n"
+"Durations take ms, s, m or h; sizes K, M, G or T. Exit status: the child's, 128+N\n"
 "when killed by signal N, 124 on timeout, 125 when sbxrun failed before running\n"
 "anything, 126/127 when COMMAND cannot be run. See sbxrun(1), sbxrun.profile(5).\n";
 

@@ -153,7 +153,8 @@ json_limits(struct sbx_json *j, const struct sbx_report *r, const struct sbx_pol
 		sbx_json_key(j, unit[i]);
 		sbx_json_uint(j, p->limits[i].value);
 		sbx_json_key(j, "by");
-		sbx_json_str(j, r->limits[i].by);
+		sbx_json_str(j, r->enforced & SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i))
+		    ? r->limits[i].by : NULL);
 		sbx_json_obj_end(j);
 	}
 	sbx_json_obj_end(j);

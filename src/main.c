@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -113,6 +114,7 @@ caller_init(struct run *run)
 	const char *env_home = getenv("HOME");
 
 	run->caller.uid = getuid();
+	run->caps.caller_uid = run->caller.uid;
 	run->caller.gid = getgid();
 	run->caller.user = sbx_xstrdup(pw ? pw->pw_name : (getenv("USER") ? getenv("USER") : "nobody"));
 	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
@@ -225,6 +227,27 @@ cleanup_files(struct run *run)
 	}
 }
 
+static void add_reason(struct sbx_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Appends one reason to err ("a; b"), so that "auto" tells why each
+ * backend was passed over. */
+static void
+add_reason(struct sbx_err *err, const char *fmt, ...)
+{
+	size_t len = strlen(err->msg);
+	va_list ap;
+
+	if (len > 0 && len + 2 < sizeof(err->msg)) {
+		memcpy(err->msg + len, "; ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(err->msg + len, sizeof(err->msg) - len, fmt, ap);
+	va_end(ap);
+	err->errnum = EPERM;
+}
+
 /* Chooses the backend for p: the one asked for, or the first that "auto"
  * finds usable and able to enforce every rule. Fills r with the choice. */
 static const struct sbx_backend *
@@ -245,7 +268,8 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 		if (after)
 			return NULL;
 	}
-	err->msg[0] = '\0';
+	if (after == NULL)
+		err->msg[0] = '\0';   /* else: keep why "after" failed */
 	for (size_t i = 0; i < n; i++) {
 		const struct sbx_backend *b = sbx_backend_get(order[i]);
 		struct sbx_err perr = { 0 };
@@ -256,8 +280,7 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 			continue;
 		}
 		if (b->probe(&run->caps, &perr) < 0) {
-			if (err->msg[0] == '\0' || p->backend != SBX_BACKEND_AUTO)
-				sbx_err_set(err, EPERM, "backend %s unavailable: %s", b->name, perr.msg);
+			add_reason(err, "backend %s unavailable: %s", b->name, perr.msg);
 			continue;
 		}
 		r->backend = b->name;
@@ -273,8 +296,7 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 				if (missing & SBX_RULE_BIT(k))
 					sbx_buf_printf(&names, "%s%s", names.len ? ", " : "",
 					    sbx_rule_name((enum sbx_rule)k));
-			sbx_err_set(err, EPERM,
-			    "backend %s cannot enforce: %s (--allow-degraded runs anyway)",
+			add_reason(err, "backend %s cannot enforce: %s (--allow-degraded runs anyway)",
 			    b->name, names.data);
 			sbx_buf_free(&names);
 		}
@@ -347,6 +369,8 @@ run_main(struct run *run, int argc, char **argv)
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
 	    sbx_policy_check(p, &err) < 0)
 		return fail(run, &err);
+	for (size_t i = 0; i < p->warnings.n; i++)
+		say(run, "warning: %s", p->warnings.v[i]);
 	if (run->cli.print_policy) {
 		_cleanup_free_ char *ini = sbx_policy_to_ini(p);
 

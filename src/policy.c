@@ -147,7 +147,7 @@ sbx_parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err)
 		return sbx_err_set(err, EINVAL, "empty duration");
 	rest = parse_digits(s, &n);
 	if (rest == NULL)
-		return sbx_err_set(err, EINVAL, "bad duration '%s' (want a number with s, m or h)", s);
+		return sbx_err_set(err, EINVAL, "bad duration '%s' (want a number with ms, s, m or h)", s);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(units); i++) {
 		if (strcmp(rest, units[i].suffix) != 0)
 			continue;
@@ -183,7 +183,7 @@ sbx_parse_size(const char *s, uint64_t *out, struct sbx_err *err)
 	rest = parse_digits(s, &n);
 	len = rest ? strlen(rest) : 0;
 	if (rest == NULL || len >= sizeof(unit))
-		return sbx_err_set(err, EINVAL, "bad size '%s' (want a number with K, M or G)", s);
+		return sbx_err_set(err, EINVAL, "bad size '%s' (want a number with K, M, G or T)", s);
 	for (size_t i = 0; i <= len; i++)
 		unit[i] = (char)tolower((unsigned char)rest[i]);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(units); i++) {
@@ -194,7 +194,7 @@ sbx_parse_size(const char *s, uint64_t *out, struct sbx_err *err)
 		*out = n << units[i].shift;
 		return 0;
 	}
-	return sbx_err_set(err, EINVAL, "bad size '%s' (want a number with K, M or G)", s);
+	return sbx_err_set(err, EINVAL, "bad size '%s' (want a number with K, M, G or T)", s);
 }
 
 int
@@ -588,14 +588,23 @@ add_mount(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 	char *source;
 	bool rw;
 
+	struct sbx_mount *same;
+
 	if (sbx_check_relative_path("mount target", key, err) < 0)
 		return -1;
-	if (sbx_policy_find_mount(p, key) != NULL)
-		return sbx_err_set(err, EINVAL, "mount target '%s' is given twice", key);
 	if (sbx_parse_mount_value(value, &raw, &rw, err) < 0)
 		return -1;
 	if (sbx_expand_home(raw, p->home, &source, err) < 0)
 		return -1;
+	/* A later profile or a flag mounting the same target overrides it,
+	 * like any keyed setting; twice in one file is caught by the reader. */
+	same = (struct sbx_mount *)sbx_policy_find_mount(p, key);
+	if (same != NULL) {
+		free(same->source);
+		same->source = source;
+		same->rw = rw;
+		return 0;
+	}
 	p->mounts = sbx_xreallocarray(p->mounts, p->nmounts + 1, sizeof(*p->mounts));
 	p->mounts[p->nmounts++] = (struct sbx_mount){
 		.target = sbx_xstrdup(key), .source = source, .rw = rw,
@@ -749,6 +758,10 @@ sbx_policy_set(struct sbx_policy *p, const char *section, const char *key,
 int
 sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err)
 {
+	/* A read path under strict would be parsed and then ignored. */
+	if (p->read.n > 0 && p->fs == SBX_FS_STRICT)
+		return sbx_err_set(err, EINVAL,
+		    "read paths (%s) need fs = allowlist; fs is strict", p->read.v[0]);
 	for (size_t i = 0; i < p->loopback.n; i++)
 		if (sbx_ports_contains(&p->listen, p->loopback.v[i]))
 			return sbx_err_set(err, EINVAL,

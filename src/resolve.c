@@ -19,8 +19,8 @@ static const char *const home_secrets[] = {
 };
 
 static const char *const system_secrets[] = {
-	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
-	"/etc/sudoers.d", "/etc/ssh/ssh_host_*_key",
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers*",
+	"/etc/ssh/ssh_host_*_key",
 };
 
 /* Never a workdir, nor anything inside them: writing there changes how the
@@ -222,6 +222,7 @@ int
 sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
     struct sbx_fsview *v, struct sbx_err *err)
 {
+	_cleanup_free_ char *state = NULL;
 	const char *why;
 
 	memset(v, 0, sizeof(*v));
@@ -263,6 +264,7 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 			free(r);
 	}
 
+	state = sbx_path_join(v->workdir, ".sbxrun");
 	for (size_t i = 0; i < p->nmounts; i++) {
 		struct sbx_mount *m = &p->mounts[i];
 		_cleanup_free_ char *src = NULL;
@@ -271,6 +273,8 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 		if (canonical("mount source", m->source, &src, err) < 0)
 			return -1;
 		why = sbx_mount_source_forbidden(src, homes, &v->hidden);
+		if (why == NULL && sbx_path_is_under(src, state))
+			why = "it is sbxrun's own state (.sbxrun in the workdir)";
 		if (why)
 			return sbx_err_set(err, EPERM, "mount source '%s' refused: %s", m->source, why);
 		if (stat(src, &st) < 0)
