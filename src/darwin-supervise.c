@@ -1,0 +1,681 @@
+/* The macOS system layer under every backend: the launcher (init and
+ * payload, launch.h) and the supervisor (supervise.h), written with POSIX
+ * calls only.
+ *
+ * macOS has no pid namespace, no child subreaper and no signalfd, so:
+ *
+ *   the tree     is the process group of init. Init is a session leader;
+ *                everything it starts stays in its group unless it leaves
+ *                (setsid, setpgid, a shell's job control). The group is
+ *                what a stop, a timeout or the end of the payload kills.
+ *                What left it lives on (still inside its sandbox, if any).
+ *   signals      SIGCHLD, SIGTERM, SIGINT and SIGHUP are caught by a
+ *                handler that writes their number to a non-blocking
+ *                self-pipe; poll() on its read end replaces signalfd.
+ *   orphans      go to launchd, not to us: nobody but the group kill
+ *                reaches them, and their usage is not counted.
+ *
+ * The protocol with the parent is the Linux one: setup and exec failures
+ * on the close-on-exec error pipe, the payload's wait status on the
+ * status pipe, and init's death when the life pipe reaches EOF. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "launch.h"
+#include "supervise.h"
+
+/* How long a stopped tree gets between SIGTERM and SIGKILL. */
+#define SBX_GRACE_MS 2000
+
+/* How many group kills the sweep after a run sends at most. */
+#define SBX_SWEEP_TRIES 3
+
+/* The self-pipe of this process: its signal handler writes here. */
+static int sig_pipe[2] = { -1, -1 };
+/* Set in init: signals init sent to its own group are not news. */
+static volatile sig_atomic_t sig_skip_self;
+
+static void
+sig_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	unsigned char c = (unsigned char)sig;
+
+	if (!(sig_skip_self && si != NULL && si->si_pid == getpid()))
+		(void)write(sig_pipe[1], &c, 1);
+	errno = saved;
+}
+
+static void
+set_cloexec(int fd)
+{
+	int fl = fcntl(fd, F_GETFD);
+
+	if (fl >= 0)
+		fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+}
+
+static void
+set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* pipe2(O_CLOEXEC) in two steps: sbxrun starts no threads before its
+ * children, so no exec can slip in between. */
+static int
+pipe_cloexec(int fds[2])
+{
+	if (pipe(fds) < 0)
+		return -1;
+	set_cloexec(fds[0]);
+	set_cloexec(fds[1]);
+	return 0;
+}
+
+/* Makes this process's self-pipe, routes the supervised signals to it and
+ * unblocks them; returns the read end. */
+static int
+sig_pipe_setup(bool skip_self, struct sbx_err *err)
+{
+	struct sigaction sa;
+	sigset_t set;
+	const int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
+
+	if (pipe_cloexec(sig_pipe) < 0)
+		return sbx_err_sys(err, "pipe");
+	set_nonblock(sig_pipe[0]);
+	set_nonblock(sig_pipe[1]);
+	sig_skip_self = skip_self;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sig_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(sigs); i++) {
+		if (sigaction(sigs[i], &sa, NULL) < 0) {
+			sbx_err_sys(err, "sigaction");
+			close(sig_pipe[0]);
+			close(sig_pipe[1]);
+			sig_pipe[0] = sig_pipe[1] = -1;
+			return -1;
+		}
+	}
+	sbx_signals_supervised(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	return sig_pipe[0];
+}
+
+/* Reads the next signal number from the self-pipe; 0 when it is empty. */
+static int
+sig_next(int fd)
+{
+	unsigned char c;
+	ssize_t n;
+
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? c : 0;
+}
+
+void
+sbx_signals_supervised(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
+void
+sbx_signals_reset(void)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Closes every descriptor from lowfd up but those in keep. The open ones
+ * are listed from /dev/fd (fdesc on macOS); without it, every number below
+ * the descriptor limit is tried. */
+static void
+close_fds_from(int lowfd, const int *keep, size_t nkeep)
+{
+	int *open_fds = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d = opendir("/dev/fd");
+
+	if (d != NULL) {
+		struct dirent *de;
+
+		while ((de = readdir(d)) != NULL) {
+			char *end;
+			long fd = strtol(de->d_name, &end, 10);
+
+			if (*end != '\0' || end == de->d_name || fd < lowfd || fd == dirfd(d) ||
+			    fd > INT_MAX)
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				open_fds = sbx_xreallocarray(open_fds, cap, sizeof(*open_fds));
+			}
+			open_fds[n++] = (int)fd;
+		}
+		closedir(d);
+	} else {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		if (max < 0 || max > 65536)
+			max = 65536;
+		cap = max > lowfd ? (size_t)(max - lowfd) : 0;
+		open_fds = sbx_xcalloc(cap, sizeof(*open_fds));
+		for (long fd = lowfd; fd < max; fd++)
+			open_fds[n++] = (int)fd;
+	}
+	qsort(open_fds, n, sizeof(*open_fds), cmp_int);
+	for (size_t i = 0; i < n; i++) {
+		bool kept = false;
+
+		for (size_t k = 0; k < nkeep; k++)
+			kept = kept || keep[k] == open_fds[i];
+		if (!kept)
+			close(open_fds[i]);
+	}
+	free(open_fds);
+}
+
+noreturn void
+sbx_child_fail(int fd, int kind, const struct sbx_err *err)
+{
+	struct sbx_child_msg m = { .kind = kind, .errnum = err->errnum };
+	ssize_t n;
+
+	snprintf(m.msg, sizeof(m.msg), "%s", err->msg);
+	do
+		n = write(fd, &m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+	_exit(kind == SBX_FAIL_EXEC ? (err->errnum == ENOENT ? 127 : 126) : 125);
+}
+
+/* execve() of a file that is not a binary: what execvp does, sh runs it. */
+static void
+exec_script(const char *file, char *const argv[], char *const envp[])
+{
+	size_t n = 0;
+	char **sh_argv;
+
+	while (argv[n])
+		n++;
+	sh_argv = sbx_xcalloc(n + 2, sizeof(*sh_argv));
+	sh_argv[0] = (char *)"sh";
+	sh_argv[1] = (char *)file;
+	for (size_t i = 1; i < n; i++)
+		sh_argv[i + 1] = argv[i];
+	execve("/bin/sh", sh_argv, envp);
+	free(sh_argv);
+	errno = ENOEXEC;
+}
+
+/* execvpe(): macOS has execvP(), but it searches the PATH of our own
+ * environment, not that of envp. Returns with errno set. */
+static void
+exec_search(char *const argv[], char *const envp[])
+{
+	const char *name = argv[0], *path, *dir;
+	char buf[PATH_MAX];
+	int saved = ENOENT;
+
+	if (strchr(name, '/') != NULL) {
+		execve(name, argv, envp);
+		if (errno == ENOEXEC)
+			exec_script(name, argv, envp);
+		return;
+	}
+	path = sbx_env_get(envp, "PATH");
+	if (path == NULL)
+		path = "/usr/bin:/bin";
+	for (dir = path;; dir++) {
+		size_t len = strcspn(dir, ":");
+		int n = snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, dir,
+		    len ? "/" : "./", name);
+
+		if (n > 0 && (size_t)n < sizeof(buf)) {
+			execve(buf, argv, envp);
+			if (errno == ENOEXEC)
+				exec_script(buf, argv, envp);
+			if (errno == EACCES)
+				saved = EACCES;
+			else if (errno != ENOENT && errno != ENOTDIR && saved != EACCES)
+				saved = errno;
+		}
+		dir += len;
+		if (*dir == '\0')
+			break;
+	}
+	errno = saved;
+}
+
+/* Runs in the payload process: the last steps before exec. The error pipe
+ * is moved to descriptor 3 before the hooks run, so that a hook may report
+ * an exec failure itself with sbx_child_fail(3, SBX_FAIL_EXEC, ...). */
+static noreturn void
+payload_main(const struct sbx_init_args *a)
+{
+	const struct sbx_exec *x = a->exec;
+	struct sbx_err err = { 0 };
+
+	sbx_signals_reset();
+	if (x->stdin_fd >= 0 && dup2(x->stdin_fd, 0) < 0) {
+		sbx_err_sys(&err, "cannot set up standard input");
+		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+	}
+	if (chdir(x->cwd) < 0) {
+		sbx_err_sys(&err, "cannot enter the workdir %s", x->cwd);
+		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+	}
+	if (a->err_fd != 3) {
+		if (dup2(a->err_fd, 3) < 0) {
+			sbx_err_sys(&err, "cannot move the error pipe");
+			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+		}
+	}
+	set_cloexec(3);
+	close_fds_from(4, NULL, 0);
+	if (a->hooks && a->hooks->setup && a->hooks->setup(a->hooks->ctx, &err) < 0)
+		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+	/* Limits last: a low descriptor or CPU limit must not break the setup
+	 * above, only the payload. */
+	for (size_t i = 0; i < x->nrlimits; i++) {
+		struct rlimit rl = { (rlim_t)x->rlimits[i].value, (rlim_t)x->rlimits[i].value };
+
+		if (setrlimit(x->rlimits[i].resource, &rl) < 0) {
+			sbx_err_sys(&err, "cannot set resource limit %d", x->rlimits[i].resource);
+			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+		}
+	}
+	exec_search(x->argv, x->envp);
+	sbx_err_sys(&err, "%s", x->argv[0]);
+	sbx_child_fail(3, SBX_FAIL_EXEC, &err);
+}
+
+static void
+write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		c += w;
+		n -= (size_t)w;
+	}
+}
+
+noreturn void
+sbx_init_main(const struct sbx_init_args *a)
+{
+	struct sbx_err err = { 0 };
+	struct pollfd pfd[2];
+	pid_t payload, pgid = getpgrp();
+	int sfd, status = 0;
+
+	/* The supervised signals arrive blocked (sbx_launch_plain); they are
+	 * unblocked once init's own handler and pipe replace sbxrun's. */
+	sfd = sig_pipe_setup(true, &err);
+	if (sfd < 0)
+		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+
+	payload = fork();
+	if (payload < 0) {
+		sbx_err_sys(&err, "init: cannot fork the payload");
+		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+	}
+	if (payload == 0)
+		payload_main(a);
+
+	/* Init keeps nothing of the caller's: no terminal, no pipes, none of
+	 * sbxrun's descriptors. */
+	{
+		int keep[] = { sig_pipe[0], sig_pipe[1], a->status_fd, a->life_fd };
+		int null = open("/dev/null", O_RDWR);
+
+		close_fds_from(3, keep, SBX_ARRAY_LEN(keep));
+		for (int fd = 0; fd <= 2; fd++) {
+			if (null >= 0)
+				dup2(null, fd);
+			else
+				close(fd);
+		}
+		if (null > 2)
+			close(null);
+	}
+
+	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = a->life_fd, .events = POLLIN };
+	for (;;) {
+		pid_t pid = waitpid(payload, &status, WNOHANG);
+		int sig;
+
+		if (pid == payload || (pid < 0 && errno == ECHILD))
+			break;
+		if (poll(pfd, a->life_fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			/* sbxrun is gone: nothing may run unsupervised. */
+			kill(-pgid, SIGKILL);
+			_exit(125);
+		}
+		while ((sig = sig_next(sfd)) != 0)
+			if (sig != SIGCHLD)
+				kill(-pgid, sig);
+	}
+	/* The status first: the group kill below takes init with it. */
+	write_all(a->status_fd, &status, sizeof(status));
+	close(a->status_fd);
+	kill(-pgid, SIGKILL);
+	_exit(0);
+}
+
+int
+sbx_launch_wait_exec(int err_fd, int *status, struct sbx_err *err)
+{
+	struct sbx_child_msg m;
+	ssize_t n;
+
+	do
+		n = read(err_fd, &m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return 0;
+	if ((size_t)n != sizeof(m))
+		return sbx_err_set(err, EIO, "the jail failed to start (short message)");
+	m.msg[sizeof(m.msg) - 1] = '\0';
+	if (m.kind == SBX_FAIL_EXEC) {
+		*status = m.errnum == ENOENT ? 127 : 126;
+		sbx_err_set(err, m.errnum, "%s", m.msg);
+		return 1;
+	}
+	return sbx_err_set(err, m.errnum, "%s", m.msg);
+}
+
+int
+sbx_launch_pipes_open(struct sbx_launch_pipes *lp, struct sbx_err *err)
+{
+	lp->err[0] = lp->err[1] = lp->status[0] = lp->status[1] = -1;
+	lp->life[0] = lp->life[1] = -1;
+	if (pipe_cloexec(lp->err) < 0 || pipe_cloexec(lp->status) < 0 ||
+	    pipe_cloexec(lp->life) < 0) {
+		sbx_err_sys(err, "pipe");
+		sbx_launch_pipes_close(lp);
+		return -1;
+	}
+	return 0;
+}
+
+void
+sbx_launch_pipes_child(struct sbx_launch_pipes *lp, struct sbx_init_args *a)
+{
+	close(lp->err[0]);
+	close(lp->status[0]);
+	close(lp->life[1]);
+	a->err_fd = lp->err[1];
+	a->status_fd = lp->status[1];
+	a->life_fd = lp->life[0];
+}
+
+void
+sbx_launch_pipes_parent(struct sbx_launch_pipes *lp, struct sbx_child *c)
+{
+	close(lp->err[1]);
+	close(lp->status[1]);
+	close(lp->life[0]);
+	c->err_fd = lp->err[0];
+	c->status_fd = lp->status[0];
+	c->life_fd = lp->life[1];
+}
+
+void
+sbx_launch_pipes_close(struct sbx_launch_pipes *lp)
+{
+	int *fds[] = { lp->err, lp->status, lp->life };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
+		for (int k = 0; k < 2; k++) {
+			if (fds[i][k] >= 0)
+				close(fds[i][k]);
+			fds[i][k] = -1;
+		}
+	}
+}
+
+void
+sbx_child_close(struct sbx_child *c)
+{
+	int *fds[] = { &c->pidfd, &c->status_fd, &c->err_fd, &c->life_fd };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	if (c->cleanup)
+		c->cleanup(c);
+	c->cleanup = NULL;
+}
+
+int
+sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks,
+    struct sbx_child *c, struct sbx_err *err)
+{
+	struct sbx_launch_pipes lp;
+	struct sbx_init_args a = { .exec = x, .hooks = hooks, .pid1 = false };
+	sigset_t set, old;
+	pid_t parent = getpid(), pid;
+
+	if (sbx_launch_pipes_open(&lp, err) < 0)
+		return -1;
+	/* Blocked across fork: init must not run sbxrun's handler, which
+	 * writes to sbxrun's self-pipe. */
+	sbx_signals_supervised(&set);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid = fork();
+	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		sbx_launch_pipes_close(&lp);
+		return sbx_err_sys(err, "fork");
+	}
+	if (pid == 0) {
+		struct sbx_err e = { 0 };
+
+		sbx_launch_pipes_child(&lp, &a);
+		/* Init kills the tree on EOF of the life pipe, made before the
+		 * fork so that EOF cannot be missed; a parent already gone is
+		 * seen here. */
+		if (getppid() != parent)
+			_exit(125);
+		if (setsid() < 0) {
+			sbx_err_sys(&e, "setsid");
+			sbx_child_fail(a.err_fd, SBX_FAIL_SETUP, &e);
+		}
+		sbx_init_main(&a);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	sbx_launch_pipes_parent(&lp, c);
+	c->pid = pid;
+	c->pidfd = -1;
+	c->pidns = false;
+	return 0;
+}
+
+uint64_t
+sbx_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int
+sbx_supervise_setup(struct sbx_err *err)
+{
+	return sig_pipe_setup(false, err);
+}
+
+/* Signals the tree: init's process group, or init alone while it has not
+ * made its session yet. */
+static void
+kill_tree(const struct sbx_child *c, int sig)
+{
+	if (kill(-c->pid, sig) < 0)
+		kill(c->pid, sig);
+}
+
+static void
+add_usage(struct sbx_report *r, const struct rusage *ru)
+{
+	r->cpu_user_ms += (uint64_t)ru->ru_utime.tv_sec * 1000 + (uint64_t)ru->ru_utime.tv_usec / 1000;
+	r->cpu_sys_ms += (uint64_t)ru->ru_stime.tv_sec * 1000 + (uint64_t)ru->ru_stime.tv_usec / 1000;
+	/* macOS counts ru_maxrss in bytes, not kilobytes. */
+	if ((uint64_t)ru->ru_maxrss / 1024 > r->max_rss_kb)
+		r->max_rss_kb = (uint64_t)ru->ru_maxrss / 1024;
+}
+
+static void
+set_payload_status(struct sbx_report *r, int st)
+{
+	if (WIFEXITED(st)) {
+		r->exited = true;
+		r->exit_code = WEXITSTATUS(st);
+		r->signal = 0;
+	} else if (WIFSIGNALED(st)) {
+		r->exited = false;
+		r->signal = WTERMSIG(st);
+	}
+}
+
+/* Kills what is left of the group, a few times: a process that was
+ * forking when the group was killed can leave a child behind. Members that
+ * launchd has not reaped yet still answer, so this does not wait for
+ * silence. */
+static void
+sweep_group(const struct sbx_child *c)
+{
+	for (int i = 0; i < SBX_SWEEP_TRIES && kill(-c->pid, SIGKILL) == 0; i++) {
+		struct timespec ts = { 0, (long)(i + 1) * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+int
+sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_ms,
+    struct sbx_report *r, struct sbx_err *err)
+{
+	uint64_t deadline = timeout_ms ? start_ms + timeout_ms : 0, grace = 0;
+	struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+	struct rusage ru;
+	int st = 0, payload_st;
+	ssize_t n;
+
+	for (;;) {
+		uint64_t now, next = 0;
+		int wait_ms = -1, sig;
+		pid_t pid = wait4(c->pid, &st, WNOHANG, &ru);
+
+		if (pid == c->pid)
+			break;
+		if (pid < 0 && errno != EINTR)
+			return sbx_err_sys(err, "wait for the jail");
+		now = sbx_now_ms();
+		if (deadline && now >= deadline && !r->timed_out) {
+			r->timed_out = true;
+			kill_tree(c, SIGKILL);
+		}
+		if (grace && now >= grace) {
+			grace = 0;
+			kill_tree(c, SIGKILL);
+		}
+		if (deadline && !r->timed_out)
+			next = deadline;
+		if (grace && (next == 0 || grace < next))
+			next = grace;
+		if (next)
+			wait_ms = (int)(next > now ? next - now : 0);
+		if (poll(&pfd, 1, wait_ms) < 0 && errno != EINTR)
+			return sbx_err_sys(err, "poll");
+		while ((sig = sig_next(sfd)) != 0) {
+			if (sig == SIGCHLD)
+				continue;
+			if (grace) {
+				/* A second request: no more grace. */
+				grace = 0;
+				kill_tree(c, SIGKILL);
+				continue;
+			}
+			sbx_strv_push_take(&r->warnings, sbx_xasprintf(
+			    "stopped by %s", sbx_signal_name(sig)));
+			/* Init passes it on to the whole group. */
+			kill(c->pid, SIGTERM);
+			grace = sbx_now_ms() + SBX_GRACE_MS;
+		}
+	}
+	r->wall_ms = sbx_now_ms() - start_ms;
+	add_usage(r, &ru);
+
+	/* The payload's own status, as init saw it; if init itself was killed
+	 * first (timeout, second signal), its status is the best there is. */
+	payload_st = st;
+	set_nonblock(c->status_fd);
+	n = read(c->status_fd, &payload_st, sizeof(payload_st));
+	if (n != (ssize_t)sizeof(payload_st))
+		payload_st = st;
+	set_payload_status(r, payload_st);
+	sweep_group(c);
+	return 0;
+}
+
+void
+sbx_child_abort(struct sbx_child *c)
+{
+	int st;
+
+	kill_tree(c, SIGKILL);
+	while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	sweep_group(c);
+}

@@ -1,0 +1,112 @@
+#include "config.h"
+
+/* The backends of a macOS build, and the order "auto" tries them in.
+ * namespaces and landlock are Linux kernel features: their files are not
+ * built here, and their entries below refuse, so that asking for one names
+ * the reason instead of failing to find it. */
+#include <errno.h>
+
+#include "backend.h"
+
+static int
+refuse(const char *name, struct sbx_err *err)
+{
+	return sbx_err_set(err, SBX_EUNAVAIL, "the %s backend runs only on Linux", name);
+}
+
+static uint32_t
+linux_only_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
+{
+	return 0;
+}
+
+static int
+namespaces_probe(struct sbx_caps *caps, struct sbx_err *err)
+{
+	return refuse("namespaces", err);
+}
+
+static int
+namespaces_describe(const struct sbx_policy *p, const struct sbx_exec *x,
+    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+{
+	return refuse("namespaces", err);
+}
+
+static int
+namespaces_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
+    const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
+    struct sbx_err *err)
+{
+	return refuse("namespaces", err);
+}
+
+static int
+landlock_probe(struct sbx_caps *caps, struct sbx_err *err)
+{
+	return refuse("landlock", err);
+}
+
+static int
+landlock_describe(const struct sbx_policy *p, const struct sbx_exec *x,
+    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+{
+	return refuse("landlock", err);
+}
+
+static int
+landlock_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
+    const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
+    struct sbx_err *err)
+{
+	return refuse("landlock", err);
+}
+
+const struct sbx_backend sbx_backend_namespaces = {
+	.name = "namespaces",
+	.id = SBX_BACKEND_NAMESPACES,
+	.probe = namespaces_probe,
+	.enforces = linux_only_enforces,
+	.describe = namespaces_describe,
+	.spawn = namespaces_spawn,
+};
+
+const struct sbx_backend sbx_backend_landlock = {
+	.name = "landlock",
+	.id = SBX_BACKEND_LANDLOCK,
+	.probe = landlock_probe,
+	.enforces = linux_only_enforces,
+	.describe = landlock_describe,
+	.spawn = landlock_spawn,
+};
+
+static const struct sbx_backend *const registry[] = {
+	[SBX_BACKEND_NAMESPACES] = &sbx_backend_namespaces,
+	[SBX_BACKEND_LANDLOCK] = &sbx_backend_landlock,
+	[SBX_BACKEND_SEATBELT] = &sbx_backend_seatbelt,
+	[SBX_BACKEND_DOCKER] = &sbx_backend_docker,
+	[SBX_BACKEND_NONE] = &sbx_backend_none,
+};
+
+const struct sbx_backend *
+sbx_backend_get(enum sbx_backend_id id)
+{
+	if ((size_t)id >= SBX_ARRAY_LEN(registry))
+		return NULL;
+	return registry[id];
+}
+
+const enum sbx_backend_id *
+sbx_backend_auto_order(size_t *n)
+{
+	static const enum sbx_backend_id order[] = { SBX_BACKEND_SEATBELT };
+
+	*n = SBX_ARRAY_LEN(order);
+	return order;
+}
+
+const char *
+sbx_os_name(void)
+{
+	return "macos";
+}
