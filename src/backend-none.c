@@ -30,7 +30,8 @@ none_describe(const struct sbx_policy *p, const struct sbx_exec *x,
     const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
 {
 	sbx_buf_puts(out, "# backend none: no jail; the command runs as the caller\n");
-	sbx_buf_puts(out, "# kept: new session, child subreaper, rlimits, timeout\n");
+	sbx_buf_printf(out, "# kept: new session, %s, rlimits, timeout\n",
+	    sbx_launch_subreaper ? "child subreaper" : "process group");
 	sbx_limits_describe(x, out);
 	return 0;
 }
@@ -40,7 +41,7 @@ none_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sb
     struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
 	r->layers.new_session = true;
-	r->layers.subreaper = true;
+	r->layers.subreaper = sbx_launch_subreaper;
 	return sbx_launch_plain(x, NULL, c, err);
 }
 

@@ -170,7 +170,7 @@ json_layers(struct sbx_json *j, const struct sbx_layers *l)
 #define F(x) { #x, offsetof(struct sbx_layers, x) }
 		F(userns), F(mountns), F(pidns), F(netns), F(ipcns), F(utsns), F(cgroupns),
 		F(seccomp), F(seccomp_notify), F(no_new_privs), F(caps_dropped),
-		F(new_session), F(subreaper), F(cgroup),
+		F(new_session), F(subreaper), F(cgroup), F(seatbelt),
 #undef F
 	};
 

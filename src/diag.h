@@ -54,6 +54,7 @@ struct sbx_layers {
 	bool new_session;
 	bool subreaper;
 	bool cgroup;
+	bool seatbelt;
 };
 
 struct sbx_report {

@@ -98,29 +98,3 @@ sbx_write_file_from_fd(const char *path, int in, struct sbx_err *err)
 		return sbx_err_sys(err, "cannot write %s", path);
 	return 0;
 }
-
-static int
-cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
-void
-sbx_close_fds_except(const int *keep, size_t n)
-{
-	int sorted[16];
-	unsigned int from = 3;
-
-	if (n > SBX_ARRAY_LEN(sorted))
-		n = SBX_ARRAY_LEN(sorted);
-	memcpy(sorted, keep, n * sizeof(*keep));
-	qsort(sorted, n, sizeof(*sorted), cmp_int);
-	for (size_t i = 0; i < n; i++) {
-		if (sorted[i] < (int)from)
-			continue;
-		if ((unsigned int)sorted[i] > from)
-			close_range(from, (unsigned int)sorted[i] - 1, 0);
-		from = (unsigned int)sorted[i] + 1;
-	}
-	close_range(from, ~0U, 0);
-}

@@ -12,7 +12,4 @@ int sbx_rm_rf(const char *path, struct sbx_err *err);
  * never through a symlink). */
 int sbx_write_file_from_fd(const char *path, int fd, struct sbx_err *err);
 
-/* Closes every descriptor from 3 up except those listed. */
-void sbx_close_fds_except(const int *keep, size_t n);
-
 #endif

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -14,9 +15,36 @@
 #include <sys/wait.h>
 
 #include "exec.h"
-#include "fsutil.h"
 #include "launch.h"
 #include "proc.h"
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+void
+sbx_close_fds_except(const int *keep, size_t n)
+{
+	int sorted[16];
+	unsigned int from = 3;
+
+	if (n > SBX_ARRAY_LEN(sorted))
+		n = SBX_ARRAY_LEN(sorted);
+	memcpy(sorted, keep, n * sizeof(*keep));
+	qsort(sorted, n, sizeof(*sorted), cmp_int);
+	for (size_t i = 0; i < n; i++) {
+		if (sorted[i] < (int)from)
+			continue;
+		if ((unsigned int)sorted[i] > from)
+			close_range(from, (unsigned int)sorted[i] - 1, 0);
+		from = (unsigned int)sorted[i] + 1;
+	}
+	close_range(from, ~0U, 0);
+}
+
+const bool sbx_launch_subreaper = true;
 
 void
 sbx_signals_supervised(sigset_t *set)

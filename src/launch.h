@@ -23,7 +23,8 @@ struct sbx_child_msg {
 };
 
 /* Payload-side setup run just before exec (Landlock, seccomp, dropping
- * capabilities); returns -1 with err on failure. */
+ * capabilities); returns -1 with err on failure. It runs with the error
+ * pipe on fd 3 and every other descriptor above 2 closed. */
 struct sbx_payload_hooks {
 	int  (*setup)(void *ctx, struct sbx_err *err);
 	void  *ctx;
@@ -77,6 +78,13 @@ int sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *h
 
 /* Closes sbxrun's ends of the pipes in c. */
 void sbx_child_close(struct sbx_child *c);
+
+/* Closes every descriptor from 3 up except those listed. */
+void sbx_close_fds_except(const int *keep, size_t n);
+
+/* Whether the launcher keeps the tree together as a child subreaper (Linux)
+ * rather than as a process group (macOS). */
+extern const bool sbx_launch_subreaper;
 
 /* The signals sbxrun handles itself; blocked before any child is made. */
 void sbx_signals_supervised(sigset_t *set);

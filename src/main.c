@@ -296,6 +296,13 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 				if (missing & SBX_RULE_BIT(k))
 					sbx_buf_printf(&names, "%s%s", names.len ? ", " : "",
 					    sbx_rule_name((enum sbx_rule)k));
+			/* --print-backend shows what would be built even so. */
+			if (run->cli.print_backend && p->backend != SBX_BACKEND_AUTO) {
+				say(run, "warning: backend %s would not enforce: %s", b->name,
+				    names.data);
+				sbx_buf_free(&names);
+				return b;
+			}
 			add_reason(err, "backend %s cannot enforce: %s (--allow-degraded runs anyway)",
 			    b->name, names.data);
 			sbx_buf_free(&names);

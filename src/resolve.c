@@ -16,11 +16,12 @@ const char *const sbx_system_roots[] = {
 static const char *const home_secrets[] = {
 	".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker", ".netrc",
 	".git-credentials", ".npmrc", ".pypirc", ".config/gh", ".azure", ".password-store",
+	"Library/Keychains",
 };
 
 static const char *const system_secrets[] = {
 	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers*",
-	"/etc/ssh/ssh_host_*_key",
+	"/etc/ssh/ssh_host_*_key", "/etc/master.passwd",
 };
 
 /* Never a workdir, nor anything inside them: writing there changes how the

@@ -29,7 +29,15 @@ sbx_xcalloc(size_t n, size_t size)
 void *
 sbx_xreallocarray(void *p, size_t n, size_t size)
 {
-	void *q = reallocarray(p, n ? n : 1, size ? size : 1);
+	void *q;
+
+#ifndef HAVE_REALLOCARRAY
+	if (size && n > SIZE_MAX / size)
+		abort();
+	q = realloc(p, (n ? n : 1) * (size ? size : 1));
+#else
+	q = reallocarray(p, n ? n : 1, size ? size : 1);
+#endif
 
 	if (q == NULL)
 		abort();
