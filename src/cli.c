@@ -198,7 +198,9 @@ add_mount_flag(struct sbx_cli *cli, const char *arg, struct sbx_err *err)
 	if (colon == NULL || colon == spec || colon[1] == '\0')
 		return sbx_err_set(err, EINVAL, "--mount: want SRC:TARGET[:ro|:rw], not '%s'", arg);
 	*colon = '\0';
-	value = mode ? sbx_xasprintf("%s:%s", spec, mode) : sbx_xstrdup(spec);
+	/* The mode is always spelled out, so that a source which itself ends
+	 * in ":rw" or ":ro" is not read as one. */
+	value = sbx_xasprintf("%s:%s", spec, mode ? mode : "ro");
 	add_setting(cli, "--mount", "mounts", colon + 1, value);
 	return 0;
 }
@@ -263,7 +265,7 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 	memset(cli, 0, sizeof(*cli));
 	cli->diag.kind = SBX_DIAG_STDERR;
 	opterr = 0;
-	optind = 1;
+	optind = 0;   /* glibc: 0 also resets getopt's internal state */
 	/* "+": stop at the first non-option, so COMMAND keeps its own flags. */
 	while ((c = getopt_long(argc, argv, "+:p:r:m:w:e:t:vqhV", long_options, NULL)) != -1) {
 		bool done = false;

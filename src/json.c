@@ -91,8 +91,10 @@ open_container(struct sbx_json *j, char c)
 {
 	before_value(j);
 	sbx_buf_putc(&j->buf, c);
-	if (j->depth + 1 < SBX_JSON_MAX_DEPTH)
-		j->depth++;
+	/* Deeper documents are a programming error, not input. */
+	if (j->depth + 1 >= SBX_JSON_MAX_DEPTH)
+		abort();
+	j->depth++;
 	j->need_comma[j->depth] = false;
 }
 

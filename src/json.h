@@ -8,7 +8,7 @@
 
 #include "util.h"
 
-#define SBX_JSON_MAX_DEPTH 16
+#define SBX_JSON_MAX_DEPTH 64
 
 struct sbx_json {
 	struct sbx_buf buf;

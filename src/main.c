@@ -38,6 +38,7 @@ struct run {
 	struct sbx_strv     homes;
 	struct sbx_exec     exec;
 	char               *temp_workdir;
+	char               *private_tmp;    /* the TMPDIR of a needs_tmpdir backend */
 	char               *script_path;
 	char               *script_dir;     /* .sbxrun, when sbxrun made it */
 	int                 sfd;
@@ -184,6 +185,26 @@ make_temp_workdir(struct run *run, struct sbx_err *err)
 	return 0;
 }
 
+/* The empty TMPDIR of a backend without a private /tmp of its own: made
+ * once, when such a backend is first chosen, and removed after the run. */
+static int
+make_private_tmp(struct run *run, struct sbx_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl;
+
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/tmp";
+	tmpl = sbx_xasprintf("%s/sbxrun-tmp.XXXXXX", tmp);
+	if (mkdtemp(tmpl) == NULL) {
+		sbx_err_sys(err, "cannot create a private temporary directory in %s", tmp);
+		free(tmpl);
+		return -1;
+	}
+	run->private_tmp = tmpl;
+	return 0;
+}
+
 /* --interp: the script from stdin becomes WORKDIR/.sbxrun/NAME. */
 static int
 store_script(struct run *run, struct sbx_err *err)
@@ -219,6 +240,8 @@ cleanup_files(struct run *run)
 		if (run->script_dir)
 			rmdir(run->script_dir);
 	}
+	if (run->private_tmp && sbx_rm_rf(run->private_tmp, &err) < 0)
+		say(run, "%s", err.msg);
 	if (run->temp_workdir) {
 		if (run->policy.keep && run->report.status != 125)
 			say(run, "kept the workdir %s", run->temp_workdir);
@@ -310,7 +333,9 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 		if (p->backend != SBX_BACKEND_AUTO)
 			return NULL;
 	}
-	if (p->backend == SBX_BACKEND_AUTO && p->allow_degraded && after == NULL) {
+	/* After a backend that failed to start, too; never after none itself. */
+	if (p->backend == SBX_BACKEND_AUTO && p->allow_degraded &&
+	    (after == NULL || after->id != SBX_BACKEND_NONE)) {
 		const struct sbx_backend *none = sbx_backend_get(SBX_BACKEND_NONE);
 
 		sbx_strv_push_take(&r->warnings, sbx_xasprintf(
@@ -328,12 +353,20 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 static int
 build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 {
+	const char *tmpdir = "/tmp";
+
+	if (b->needs_tmpdir) {
+		if (run->private_tmp == NULL && make_private_tmp(run, err) < 0)
+			return -1;
+		tmpdir = run->private_tmp;
+	}
 	sbx_exec_free(&run->exec);
 	memset(&run->exec, 0, sizeof(run->exec));
-	if (sbx_exec_build(&run->exec, &run->policy, run->fs.workdir, "/tmp", run->cli.command,
+	if (sbx_exec_build(&run->exec, &run->policy, run->fs.workdir, tmpdir, run->cli.command,
 	    run->cli.interp, run->script_path, &run->caller, environ, NULL, err) < 0)
 		return -1;
 	run->exec.fs = &run->fs;
+	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
 	sbx_limits_plan(&run->policy, &run->exec, &run->report);
 	return 0;
 }
@@ -382,6 +415,8 @@ run_main(struct run *run, int argc, char **argv)
 		_cleanup_free_ char *ini = sbx_policy_to_ini(p);
 
 		fputs(ini, stdout);
+		if (strstr(ini, SBX_INI_UNWRITABLE) != NULL)
+			say(run, "warning: some values cannot be written in a profile and were left out");
 		return -1;
 	}
 	if (run->cli.probe) {
@@ -456,6 +491,9 @@ run_main(struct run *run, int argc, char **argv)
 	}
 	sbx_child_close(&child);
 	r->status = status_of(r);
+	/* SPEC: a 125 always carries an error; here it is the child's own. */
+	if (r->status == 125 && r->exited && r->error == NULL)
+		r->error = sbx_xstrdup("the sandboxed command itself exited with status 125");
 	if (r->timed_out)
 		say(run, "timed out after %llu ms; the whole tree was killed",
 		    (unsigned long long)p->timeout_ms);
@@ -474,7 +512,14 @@ main(int argc, char **argv)
 	if (status < 0) {
 		/* --help, --version, --print-*, --probe: no run, no diagnostics. */
 		cleanup_files(&run);
-		status = fflush(stdout) == 0 ? 0 : 125;
+		status = 0;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			struct sbx_err err;
+
+			sbx_err_sys(&err, "cannot write to standard output");
+			status = fail(&run, &err);
+			emit_diag(&run);
+		}
 	} else {
 		run.report.status = status;
 		cleanup_files(&run);
@@ -490,6 +535,7 @@ main(int argc, char **argv)
 	free(run.caller.user);
 	free(run.caller.home);
 	free(run.temp_workdir);
+	free(run.private_tmp);
 	free(run.script_path);
 	free(run.script_dir);
 	return status;

@@ -287,6 +287,8 @@ sbx_parse_port_list(const char *s, struct sbx_ports *ports, struct sbx_err *err)
 		}
 		sbx_ports_add(&parsed, port);
 	}
+	if (parsed.n == 0)
+		return sbx_err_set(err, EINVAL, "empty port list '%s'", s);
 	for (size_t i = 0; i < parsed.n; i++)
 		sbx_ports_add(ports, parsed.v[i]);
 	free(parsed.v);
@@ -778,6 +780,9 @@ ini_value_ok(const char *v)
 
 	if (n > 0 && (isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1])))
 		return false;
+	/* inih would read a leading ';' or '#' as a comment. */
+	if (v[0] == ';' || v[0] == '#')
+		return false;
 	for (const char *c = v; *c; c++) {
 		if (*c == '\n' || *c == '\r')
 			return false;
@@ -793,7 +798,7 @@ ini_kv(struct sbx_buf *b, const char *key, const char *value)
 	if (ini_value_ok(value))
 		sbx_buf_printf(b, "%s = %s\n", key, value);
 	else
-		sbx_buf_printf(b, "; %s: value cannot be written in a profile\n", key);
+		sbx_buf_printf(b, "; %s: %s\n", key, SBX_INI_UNWRITABLE);
 }
 
 static void

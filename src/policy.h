@@ -109,8 +109,13 @@ int sbx_policy_set(struct sbx_policy *p, const char *section, const char *key,
 /* Checks the consistency of the merged policy (no filesystem access). */
 int sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err);
 
+/* The comment sbx_policy_to_ini() writes in place of a value that a
+ * profile line cannot hold (a newline, a leading ';', blanks at an end). */
+#define SBX_INI_UNWRITABLE "value cannot be written in a profile"
+
 /* Writes the policy as a profile that sbx_profile_load_string() reads
- * back to an equal policy. The caller frees the result. */
+ * back to an equal policy, except for values replaced by the
+ * SBX_INI_UNWRITABLE comment. The caller frees the result. */
 char *sbx_policy_to_ini(const struct sbx_policy *p);
 
 /* Value parsers, exposed for tests and for the CLI. */

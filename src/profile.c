@@ -41,9 +41,10 @@ ctx_fail(struct profile_ctx *ctx, const char *fmt, ...)
 	return 0;
 }
 
-/* Pulls the next line from the input into line (malloc'd); NULL at the end. */
+/* Pulls the next line from the input into a malloc'd string; *len is its
+ * length, which may include NUL bytes. NULL at the end. */
 static char *
-next_line(struct profile_ctx *ctx)
+next_line(struct profile_ctx *ctx, size_t *len)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -55,6 +56,7 @@ next_line(struct profile_ctx *ctx)
 			free(line);
 			return NULL;
 		}
+		*len = (size_t)n;
 		return line;
 	}
 	if (*ctx->text == '\0')
@@ -64,47 +66,102 @@ next_line(struct profile_ctx *ctx)
 		n++;
 	line = sbx_xstrndup(ctx->text, (size_t)n);
 	ctx->text += n;
+	*len = (size_t)n;
 	return line;
 }
 
+static int handler(void *user, const char *section, const char *key, const char *value);
+
+/* Strips a value's inline comment (" ;...", as inih does) and the blanks
+ * around it. */
+static void
+trim_value(char *v)
+{
+	char *c, *end;
+
+	for (c = v; *c; c++) {
+		if (*c == ';' && (c == v || isspace((unsigned char)c[-1]))) {
+			*c = '\0';
+			break;
+		}
+	}
+	end = v + strlen(v);
+	while (end > v && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+}
+
+/* A "key = value" line longer than inih's line buffer: split here, the
+ * same way inih would, and handed to the handler directly. */
+static bool
+long_line(struct profile_ctx *ctx, char *s)
+{
+	char *sep = strpbrk(s, "=:"), *key_end, *value;
+
+	*sep = '\0';
+	key_end = sep;
+	while (key_end > s && isspace((unsigned char)key_end[-1]))
+		*--key_end = '\0';
+	for (value = sep + 1; isspace((unsigned char)*value); value++)
+		;
+	trim_value(value);
+	return handler(ctx, ctx->section, s, value) != 0;
+}
+
 /* The inih reader: hands over one line at a time so that ctx->line is the
- * line number of whatever the handler sees, checks section headers (inih
- * never reports a section without keys) and refuses lines that inih would
- * silently split. Returning NULL ends the parse. */
+ * line number of whatever the handler sees, and refuses what inih would
+ * take silently in a way the author did not mean: an indented line (inih
+ * reads it as the continuation of the previous value), text after a
+ * section header, a line that is neither a comment, a header nor
+ * "key = value", a NUL byte. Lines are passed on without their
+ * indentation, so inih never continues a value. Returning NULL ends the
+ * parse. */
 static char *
 reader(char *buf, int size, void *stream)
 {
 	struct profile_ctx *ctx = stream;
 	_cleanup_free_ char *line = NULL;
-	const char *s;
+	char *s, *end;
 	size_t len;
 
 	if (ctx->failed)
 		return NULL;
-	line = next_line(ctx);
+	line = next_line(ctx, &len);
 	if (line == NULL)
 		return NULL;
 	ctx->line++;
-	len = strlen(line);
 	if (len > 0 && line[len - 1] == '\n')
 		len--;
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
 	line[len] = '\0';
-	if (strlen(line) != len || len + 2 > (size_t)size) {
-		sbx_err_set(ctx->err, EINVAL, "%s:%d: %s", ctx->name, ctx->line,
-		    strlen(line) != len ? "NUL byte in line" : "line is too long");
-		ctx->failed = true;
+	if (strlen(line) != len) {
+		ctx_fail(ctx, "NUL byte in line");
 		return NULL;
 	}
-	for (s = line; isspace((unsigned char)*s); s++)
-		;
+	s = line;
+	if (ctx->line == 1 && sbx_str_has_prefix(s, "\xef\xbb\xbf"))
+		s += 3;   /* a UTF-8 byte order mark */
+	if (isspace((unsigned char)*s)) {
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s != '\0' && *s != ';' && *s != '#' && *s != '[') {
+			ctx_fail(ctx, "indented line '%s' (continuation lines are not allowed)", s);
+			return NULL;
+		}
+	}
 	if (*s == '[') {
-		const char *end = strchr(s, ']');
 		_cleanup_free_ char *sec = NULL;
+		const char *rest;
 
+		end = strchr(s, ']');
 		if (end == NULL) {
 			ctx_fail(ctx, "unterminated section header");
+			return NULL;
+		}
+		for (rest = end + 1; isspace((unsigned char)*rest); rest++)
+			;
+		if (*rest != '\0' && *rest != ';' && *rest != '#') {
+			ctx_fail(ctx, "text after the section header: '%s'", rest);
 			return NULL;
 		}
 		sec = sbx_xstrndup(s + 1, (size_t)(end - s - 1));
@@ -112,13 +169,20 @@ reader(char *buf, int size, void *stream)
 			ctx_fail(ctx, "unknown section [%s]", sec);
 			return NULL;
 		}
-	} else if (s != line && *s != '\0' && *s != ';' && *s != '#') {
-		/* inih would take an indented line as the continuation of the
-		 * previous value; in a security file that is a typo to report. */
-		ctx_fail(ctx, "indented line '%s' (continuation lines are not allowed)", s);
-		return NULL;
+		strlcpy(ctx->section, sec, sizeof(ctx->section));
+	} else if (*s != '\0' && *s != ';' && *s != '#') {
+		if (strpbrk(s, "=:") == NULL) {
+			ctx_fail(ctx, "syntax error (want 'key = value' or '[section]')");
+			return NULL;
+		}
+		if (strlen(s) + 2 > (size_t)size) {
+			if (!long_line(ctx, s))
+				return NULL;
+			s += strlen(s);   /* inih gets an empty line in its place */
+		}
 	}
-	memcpy(buf, line, len);
+	len = strlen(s);
+	memcpy(buf, s, len);
 	buf[len] = '\n';
 	buf[len + 1] = '\0';
 	return buf;

@@ -1,1 +1,220 @@
-echo 1..0
+# The command line: --help and --version, every kind of bad input (status
+# 125, one message naming the flag or FILE:LINE, exactly one JSON line,
+# nothing left behind), -q, --print-policy round trips, --probe and
+# --print-backend.
+. "$(dirname "$0")/lib.sh"
+
+# --help and --version: status 0, stdout only, no diagnostics line.
+"$SBXRUN" --help >"$T/out" 2>"$T/err" 3>"$T/diag"
+is "$?" 0 "--help exits 0"
+like "$(cat "$T/out")" "Usage: sbxrun" "--help prints the usage on stdout"
+like "$(cat "$T/out")" "--print-policy" "--help lists the options"
+is "$(cat "$T/err")" "" "--help writes nothing on stderr (no diagnostics line)"
+"$SBXRUN" -h --diag fd:3 >"$T/out" 2>"$T/err" 3>"$T/diag"
+is "$?" 0 "-h exits 0"
+is "$(cat "$T/err")$(cat "$T/diag")" "" "-h --diag fd:3 writes no diagnostics line"
+"$SBXRUN" --version >"$T/out" 2>"$T/err"
+is "$?" 0 "--version exits 0"
+version=$(cat "$T/out")
+like "$version" "sbxrun " "--version prints 'sbxrun VERSION'"
+is "$(cat "$T/err")" "" "--version writes nothing on stderr"
+"$SBXRUN" -V >"$T/out" 2>"$T/err"
+is "$?:$(cat "$T/out")" "0:$version" "-V is --version"
+sbxn --listen 70000
+is "sbxrun $(jget version)" "$version" "the diagnostics line carries the same version"
+# --help wins over a bad profile: nothing is loaded.
+"$SBXRUN" --help -p "$T/nonexistent.ini" >/dev/null 2>"$T/err"
+is "$?:$(cat "$T/err")" "0:" "--help does not load profiles"
+
+# bad_input TEXT ARG...: sbxrun ARG... (stdin empty, default --diag stderr)
+# must exit 125, print nothing on stdout, and on stderr exactly one
+# "sbxrun: " line containing TEXT followed by one JSON line whose error is
+# that message and whose status is 125; nothing may be left in $TMPDIR.
+bad_input() {
+	_want=$1
+	shift
+	"$SBXRUN" "$@" </dev/null >"$T/out" 2>"$T/err"
+	_st=$?
+	_what="sbxrun $*"
+	is "$_st" 125 "$_what: exits 125"
+	is "$(cat "$T/out")" "" "$_what: nothing on stdout"
+	is "$(wc -l <"$T/err" | tr -d ' ')" 2 "$_what: stderr is one message and one JSON line"
+	_msg=$(head -n 1 "$T/err")
+	like "$_msg" "sbxrun: " "$_what: the message starts with 'sbxrun: '"
+	like "$_msg" "$_want" "$_what: the message names '$_want'"
+	last_line "$T/err" >"$T/last"
+	ok "$_what: the last line is one JSON object" json_line "$T/last"
+	is "$(jget status "$T/last"):$(jget error "$T/last")" "125:${_msg#sbxrun: }" \
+		"$_what: status 125, error = the message"
+	ok "$_what: the JSON line has every member" check_diag "$T/last"
+	is "$(leftovers)" "" "$_what: nothing left in TMPDIR"
+}
+
+printf '[sandbox]\n; the key below has a typo\nmemroy = 1G\n' >"$T/bad.ini"
+printf '[sandbox]\nfs = open\n[read]\npath = /x\n[sandbox]\nfs = strict\n' >"$T/dup.ini"
+printf '[sandbox]\nfs = open\n  network = on\n' >"$T/indent.ini"
+printf '[ports]\nlisten = 70000\n' >"$T/port.ini"
+printf '[sandbox]\nmemory = lots\n' >"$T/mem.ini"
+printf '[sandbx]\n' >"$T/section.ini"
+printf '[sandbox]\nfs = open\n' >"$T/good.ini"
+mkdir -p "$HOME/.ssh" "$T/wd" "$T/src"
+ln -s /etc "$T/wd/lnk"
+
+bad_input "--listen" --listen 70000
+bad_input "--connect" --connect 443,https
+bad_input "--memory" --memory lots
+bad_input "--timeout" -t forever
+bad_input "--cpu" --cpu 1d
+bad_input "--pids" --pids 0
+bad_input "--open-files" --open-files many
+bad_input "--file-size" --file-size 1P
+bad_input "--network" --network maybe
+bad_input "--backend" --backend bwrap
+bad_input "--fs" --fs
+bad_input "--bogus-flag" --bogus-flag
+bad_input "-Z" -Z
+bad_input "--mount" -m nocolon
+bad_input "--mount" -m "$T/src:../up"
+bad_input "--env" -e NOVALUE
+bad_input "--env" -e 1A=x
+bad_input "--pass-env" --pass-env A-B
+bad_input "--diag" --diag fd:x
+bad_input "--script-name" --script-name x.py
+bad_input "--script-name" --interp python3 --script-name ../x.py
+bad_input "--interp" --interp python3 -- true
+bad_input "--protect" --protect /etc
+bad_input "--allow-host" --allow-host "bad host"
+bad_input "--docker-image" --docker-image -x
+bad_input "--workdir" -w "~nosuchuser/x"
+bad_input "$T/missing.ini" -p "$T/missing.ini"
+bad_input "profile 'nosuch' not found" -p nosuch
+bad_input "bad profile name" -p ".hidden"
+bad_input "$T/bad.ini:3: unknown key 'memroy' in [sandbox]" -p "$T/bad.ini"
+bad_input "$T/dup.ini:6: duplicated key 'fs' in [sandbox]" -p "$T/dup.ini"
+bad_input "$T/indent.ini:3: indented line" -p "$T/indent.ini"
+bad_input "$T/port.ini:2: listen: port 70000 is out of range" -p "$T/port.ini"
+bad_input "$T/mem.ini:2: memory: bad size 'lots'" -p "$T/mem.ini"
+bad_input "$T/section.ini:1: unknown section [sandbx]" -p "$T/section.ini"
+bad_input "$T/bad.ini:3:" -p "$T/good.ini" -p "$T/bad.ini" --fs open
+bad_input "port 8080 is both a listen and a loopback port" --listen 8080 --loopback 8080
+# Refused workdirs and mounts (--backend none: these are checks of sbxrun's,
+# made before any backend runs anything).
+bad_input "$T/nonexistent" --backend none -w "$T/nonexistent"
+bad_input "workdir '/' refused" --backend none -w /
+bad_input "workdir '/etc' refused" --backend none -w /etc
+bad_input "workdir '/tmp' refused" --backend none -w /tmp
+bad_input "refused" --backend none -w /proc/1
+bad_input "workdir '/usr/share' refused" --backend none -w /usr/share
+bad_input "workdir '$HOME/.ssh' refused" --backend none -w "$HOME/.ssh"
+bad_input "workdir '$HOME/.ssh' refused" --backend none -w "$HOME/./.ssh/"
+bad_input "mount source '$T/nonexistent'" --backend none -w "$T/wd" -m "$T/nonexistent:data"
+bad_input "home" --backend none -w "$T/wd" -m "$HOME:h"
+bad_input "secret" --backend none -w "$T/wd" -m "$HOME/.ssh:s"
+bad_input "secret" --backend none -w "$T/wd" -m "$HOME/../home/.ssh:s"
+bad_input "mount source '/etc' refused" --backend none -w "$T/wd" -m /etc:etc
+bad_input "symlink" --backend none -w "$T/wd" -m "$T/src:lnk/x"
+bad_input "sbxrun's own state" --backend none -w "$T/wd" -m "$T/src:.sbxrun"
+# A failure after the temporary workdir was made removes it, --keep or not.
+bad_input "mount source" --backend none -m "$T/nonexistent:data"
+bad_input "mount source" --backend none --keep -m "$T/nonexistent:data"
+bad_input "--interp" --backend none --interp ""
+ok "no workdir made by a refused run remains" test ! -e "$T/wd/.sbxrun"
+
+# Output that cannot be written is a failure like any other: status 125,
+# a message and the JSON line, never a silent 125.
+"$SBXRUN" --print-policy >/dev/full 2>"$T/err"
+is "$?" 125 "--print-policy to a full disk: 125"
+like "$(head -n 1 "$T/err")" "sbxrun: " "--print-policy to a full disk: a message says why"
+last_line "$T/err" >"$T/last"
+ok "--print-policy to a full disk: the JSON line" json_line "$T/last"
+"$SBXRUN" --version --diag "$T/v.json" >/dev/null 2>&1
+ok "--version writes no diagnostics line even with --diag PATH" test ! -e "$T/v.json"
+
+# -q: no message of sbxrun's own, the diagnostics line still goes out.
+"$SBXRUN" -q --listen 70000 </dev/null >"$T/out" 2>"$T/err"
+is "$?" 125 "-q --listen 70000: exits 125"
+is "$(wc -l <"$T/err" | tr -d ' ')" 1 "-q: stderr holds only the JSON line"
+ok "-q: that line is JSON" json_line "$T/err"
+like "$(jget error "$T/err")" "--listen" "-q: the error is still in the JSON"
+"$SBXRUN" -q --diag none --listen 70000 </dev/null >"$T/out" 2>"$T/err"
+is "$?:$(cat "$T/err")" "125:" "-q --diag none: status 125, stderr empty"
+
+# --print-policy: a profile on stdout, status 0, nothing run, no diag line.
+cat >"$T/every.ini" <<'EOF'
+[sandbox]
+backend = namespaces
+fs = allowlist
+network = on
+workdir = ~/proj
+keep = yes
+allow_degraded = yes
+timeout = 90s
+memory = 512M
+pids = 256
+cpu = 1500ms
+file_size = 1G
+open_files = 1024
+trace = run.trace.jsonl
+docker_image = debian:stable-slim
+[read]
+path = /opt/datasets
+[deny]
+path = ~/.config/gh
+[mounts]
+data = /srv/data:ro
+out = ~/out:rw
+[ports]
+listen = 8080, 8081
+connect = 443
+loopback = 8899
+[proxy]
+allow = api.example.com
+allow = *.example.org
+[protect]
+path = .envrc
+[env]
+LANG = C.UTF-8
+EMPTY =
+pass = TERM
+EOF
+sbx -p "$T/every.ini" --listen 9000 -e X=1 -r /srv/extra --print-policy
+is "$SBX_STATUS" 0 "--print-policy exits 0"
+is "$(cat "$T/err")$(cat "$T/diag")" "" "--print-policy: no message, no diagnostics line"
+cp "$T/out" "$T/p1.ini"
+like "$(cat "$T/p1.ini")" "listen = 8080, 8081, 9000" "--print-policy: flags extend lists"
+like "$(cat "$T/p1.ini")" "workdir = $HOME/proj" "--print-policy: ~ expanded"
+sbx -p "$T/p1.ini" --print-policy
+cp "$T/out" "$T/p2.ini"
+is "$SBX_STATUS" 0 "the printed policy loads with -p"
+ok "print, reload, print again: identical" cmp -s "$T/p1.ini" "$T/p2.ini"
+is "$(leftovers)" "" "--print-policy leaves nothing behind"
+sbx --print-policy
+is "$SBX_STATUS" 0 "--print-policy of the defaults"
+like "$(cat "$T/out")" "fs = strict" "the default fs is strict"
+like "$(cat "$T/out")" "network = off" "the default network is off"
+like "$(cat "$T/out")" "backend = auto" "the default backend is auto"
+sbx --fs bogus --print-policy
+like "$(cat "$T/out")" "fs = strict" "--fs bogus prints as strict"
+for f in "$SRCDIR"/profiles/*.ini; do
+	sbx -p "$f" --print-policy
+	cp "$T/out" "$T/s1.ini"
+	is "$SBX_STATUS" 0 "shipped profile $(basename "$f"): --print-policy exits 0"
+	sbx -p "$T/s1.ini" --print-policy
+	ok "shipped profile $(basename "$f"): print, reload, print: identical" cmp -s "$T/s1.ini" "$T/out"
+done
+
+# --probe: one JSON object, status 0.
+sbx --probe
+is "$SBX_STATUS" 0 "--probe exits 0"
+ok "--probe prints one JSON object" json_line "$T/out"
+jget auto "$T/out" >/dev/null
+is "$?" 0 "--probe says what auto picks"
+
+# --print-backend: status 0, the temp workdir it resolved is gone.
+sbxn --print-backend --memory 64M
+is "$SBX_STATUS" 0 "--print-backend --backend none exits 0"
+like "$(cat "$T/out")" "backend none" "--print-backend names the backend"
+like "$(cat "$T/out")" "RLIMIT_AS" "--print-backend shows the memory rlimit"
+is "$(leftovers)" "" "--print-backend leaves no workdir behind"
+
+done_testing
