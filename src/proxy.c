@@ -1,0 +1,1296 @@
+/* The built-in allowlist proxy.
+ *
+ * How it never blocks the run: the proxy shares no loop with sbxrun's
+ * supervisor. One accept thread takes connections off the listener and
+ * gives each its own detached thread, so a slow or stalled client (or
+ * server, or resolver) only ever holds its own thread. Every wait in a
+ * connection thread is a poll() that also watches the stop pipe, with a
+ * deadline where the peer could stall us for free: the request header
+ * must be complete within SBX_PROXY_HDR_TIMEOUT_MS and SBX_PROXY_HDR_MAX
+ * bytes, a connect gets SBX_PROXY_CONNECT_TIMEOUT_MS, and the proxy's own
+ * answers SBX_PROXY_SEND_TIMEOUT_MS. An established tunnel has no idle
+ * timeout (a quiet websocket is legitimate); it ends with either side or
+ * with the run. At most SBX_PROXY_MAX_CONNS connections are served at
+ * once, so the sandbox cannot spend the host's threads and descriptors.
+ * The one call that cannot be interrupted is getaddrinfo(); a thread
+ * still in it when the run ends finishes later without connecting.
+ *
+ * What it logs: one SBX_PROXY_DECISION event per request (allowed or not,
+ * the status answered, the reason, method, host, port and the address
+ * connected to or refused) and, for an allowed one, a SBX_PROXY_CLOSED
+ * event with the bytes carried each way when it ends.
+ *
+ * Data moves through a buffer per direction with recv() and send().
+ * splice(2) through a pipe avoids the copy but measured slower here
+ * (bench/net-proxy, Linux 6.18, 2 CPUs: 0.71-0.78 of direct throughput
+ * against 0.81-0.92 with the buffer): it costs the sending server more
+ * and hands the loopback hop page-sized fragments. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proxy.h"
+
+#define SBX_PROXY_HDR_MAX            (16 * 1024)
+#define SBX_PROXY_HDR_TIMEOUT_MS     10000
+#define SBX_PROXY_CONNECT_TIMEOUT_MS 10000
+#define SBX_PROXY_SEND_TIMEOUT_MS    10000
+#define SBX_PROXY_LINGER_MS          500
+#define SBX_PROXY_STOP_WAIT_MS       2000
+#define SBX_PROXY_MAX_CONNS          256
+#define SBX_PROXY_BUF_MIN            (64 * 1024)
+#define SBX_PROXY_BUF_MAX            (1024 * 1024)
+#define SBX_PROXY_STACK_SIZE         (512 * 1024)
+
+struct sbx_proxy {
+	/* Set by open and start, then only read. */
+	int              lfd;
+	int              port;
+	int              wake[2];   /* written once by stop, never drained */
+	struct sbx_strv  allow;
+	sbx_proxy_log_fn log;
+	void            *log_ctx;
+	pthread_t        acceptor;
+	bool             started;
+
+	pthread_mutex_t  mu;        /* guards everything below */
+	pthread_cond_t   idle;      /* signalled when a connection ends */
+	bool             stopping;
+	bool             stopped;
+	struct conn     *conns;     /* live connections */
+	size_t           nconns;
+	uint64_t         next_id;
+	unsigned         refs;      /* the owner, plus one per live connection */
+
+	pthread_mutex_t  logmu;     /* serializes callbacks */
+	bool             log_closed;
+
+	uint64_t         denials;   /* atomic */
+};
+
+struct conn {
+	struct sbx_proxy *p;
+	struct conn      *prev, *next;
+	uint64_t          id;
+	int               cfd;      /* the client; closed under p->mu */
+	char              hdr[SBX_PROXY_HDR_MAX + 1];
+	size_t            hlen;
+};
+
+/* A parsed request. */
+struct request {
+	char        method[32];
+	bool        connect;
+	char        host[SBX_HOST_MAX];
+	uint16_t    port;
+	int         minor;          /* HTTP/1.minor */
+	const char *path;           /* origin-form target (plain requests) */
+	size_t      pathlen;
+	const char *fields;         /* header lines after the request line */
+	size_t      fieldslen;
+	size_t      end;            /* length of the whole header block */
+};
+
+/* One direction of a relay: src -> buf -> dst, with a stage in front for
+ * bytes the proxy wrote itself. */
+struct dir {
+	int            src, dst;
+	char          *buf;         /* allocated on first use */
+	size_t         cap;         /* its size, doubled after each full read */
+	size_t         off, len;    /* buf[off..len) is still to be written */
+	bool           full;        /* the last read filled buf */
+	bool           eof;         /* src has no more to give */
+	bool           shut;        /* dst's write side is shut down */
+	bool           hdr;         /* rewriting a response header first */
+	struct sbx_buf hbuf;        /* response header read so far */
+	struct sbx_buf out;         /* bytes to write to dst before anything else */
+	size_t         outoff;
+	uint64_t       bytes;
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static bool
+is_stopping(struct sbx_proxy *p)
+{
+	bool r;
+
+	pthread_mutex_lock(&p->mu);
+	r = p->stopping;
+	pthread_mutex_unlock(&p->mu);
+	return r;
+}
+
+static void
+emit(struct sbx_proxy *p, const struct sbx_proxy_event *ev)
+{
+	pthread_mutex_lock(&p->logmu);
+	if (!p->log_closed && p->log != NULL)
+		p->log(p->log_ctx, ev);
+	pthread_mutex_unlock(&p->logmu);
+}
+
+/* Waits for events on fd, or for the stop pipe, until deadline (a
+ * now_ms() value; 0 for none). Returns 1 when fd is ready, 0 on timeout,
+ * -1 when the proxy is stopping. */
+static int
+wait_fd(struct sbx_proxy *p, int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = fd, .events = events },
+			{ .fd = p->wake[0], .events = POLLIN },
+		};
+		int timeout = -1, n;
+
+		if (deadline != 0) {
+			uint64_t t = now_ms();
+
+			if (t >= deadline)
+				return 0;
+			timeout = (int)(deadline - t);
+		}
+		n = poll(pfd, 2, timeout);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || pfd[1].revents != 0)
+			return -1;
+		if (n > 0)
+			return 1;
+	}
+}
+
+/* Whether a failed non-blocking call should simply be retried later. */
+static bool
+again(void)
+{
+	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+}
+
+/* Writes all of buf to fd before deadline. Returns 0, or -1 (errno set;
+ * ETIMEDOUT, ECANCELED when stopping). */
+static int
+send_all(struct sbx_proxy *p, int fd, const char *buf, size_t len, uint64_t deadline)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		int w;
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && !again())
+			return -1;
+		w = wait_fd(p, fd, POLLOUT, deadline);
+		if (w <= 0) {
+			errno = w == 0 ? ETIMEDOUT : ECANCELED;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *
+status_text(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 408: return "Request Timeout";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	default:  return "Error";
+	}
+}
+
+/* Answers the client with an error and closes our side gracefully: unread
+ * request bytes would make close() send a reset, which can destroy the
+ * answer before the client reads it, so they are drained for a moment. */
+static void
+answer(struct sbx_proxy *p, int fd, int status, const char *reason)
+{
+	struct sbx_buf b = { 0 };
+	char drain[4096];
+	uint64_t deadline;
+	ssize_t n;
+	int rc;
+
+	sbx_buf_printf(&b,
+	    "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+	    "Connection: close\r\n\r\nsbxrun proxy: %s\n",
+	    status, status_text(status), strlen("sbxrun proxy: \n") + strlen(reason), reason);
+	rc = send_all(p, fd, b.data, b.len, now_ms() + SBX_PROXY_SEND_TIMEOUT_MS);
+	sbx_buf_free(&b);
+	if (rc < 0)
+		return;
+	shutdown(fd, SHUT_WR);
+	deadline = now_ms() + SBX_PROXY_LINGER_MS;
+	while (wait_fd(p, fd, POLLIN, deadline) > 0) {
+		n = recv(fd, drain, sizeof(drain), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && !again()))
+			break;
+	}
+}
+
+/* The end of the header block in buf (len bytes): the offset just past
+ * the empty line, or 0. A bare LF line end is accepted (RFC 9112 2.2).
+ * from is where to start looking again. */
+static size_t
+header_end(const char *buf, size_t len, size_t from)
+{
+	for (size_t i = from; i < len; i++) {
+		if (buf[i] != '\n')
+			continue;
+		if (i + 1 < len && buf[i + 1] == '\n')
+			return i + 2;
+		if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n')
+			return i + 3;
+	}
+	return 0;
+}
+
+/* Reads the request header into c->hdr. Returns its length, 0 when the
+ * client went away or the proxy is stopping, or -408/-431. */
+static long
+read_request(struct conn *c)
+{
+	uint64_t deadline = now_ms() + SBX_PROXY_HDR_TIMEOUT_MS;
+	size_t end, from = 0;
+
+	for (;;) {
+		ssize_t n;
+		int w;
+
+		if (c->hlen > 0 && (end = header_end(c->hdr, c->hlen, from)) != 0)
+			return (long)end;
+		from = c->hlen > 3 ? c->hlen - 3 : 0;
+		if (c->hlen == SBX_PROXY_HDR_MAX)
+			return -431;
+		w = wait_fd(c->p, c->cfd, POLLIN, deadline);
+		if (w < 0)
+			return 0;
+		if (w == 0)
+			return -408;
+		n = recv(c->cfd, c->hdr + c->hlen, SBX_PROXY_HDR_MAX - c->hlen, MSG_DONTWAIT);
+		if (n == 0)
+			return 0;
+		if (n < 0) {
+			if (again())
+				continue;
+			return 0;
+		}
+		c->hlen += (size_t)n;
+		c->hdr[c->hlen] = '\0';
+	}
+}
+
+static bool
+is_tchar(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+/* Parses "host[:port]" or "[v6][:port]" (n bytes). default_port 0: the
+ * port is required. */
+static const char *
+parse_authority(const char *a, size_t n, uint16_t default_port, struct request *r)
+{
+	const char *host = a, *colon = NULL;
+	size_t hostlen;
+	unsigned long port = 0;
+
+	if (n == 0)
+		return "no host";
+	if (memchr(a, '@', n) != NULL)
+		return "user info in the authority";
+	if (a[0] == '[') {
+		const char *close = memchr(a, ']', n);
+
+		if (close == NULL)
+			return "bad IPv6 literal";
+		hostlen = (size_t)(close - a) + 1;
+		if (hostlen < n) {
+			if (a[hostlen] != ':')
+				return "bad authority";
+			colon = a + hostlen;
+		}
+	} else {
+		colon = memchr(a, ':', n);
+		hostlen = colon ? (size_t)(colon - a) : n;
+		if (colon && memchr(colon + 1, ':', n - hostlen - 1) != NULL)
+			return "bad authority";
+	}
+	if (colon != NULL && (size_t)(colon - a) + 1 < n) {
+		const char *d = colon + 1, *end = a + n;
+
+		if (end - d > 5)
+			return "bad port";
+		for (; d < end; d++) {
+			if (*d < '0' || *d > '9')
+				return "bad port";
+			port = port * 10 + (unsigned long)(*d - '0');
+		}
+		if (port == 0 || port > 65535)
+			return "bad port";
+	} else {
+		if (default_port == 0)
+			return "no port";
+		port = default_port;
+	}
+	if (!sbx_host_normalize(host, hostlen, r->host, sizeof(r->host)))
+		return "bad host name";
+	r->port = (uint16_t)port;
+	return NULL;
+}
+
+/* Parses the request header in buf (end bytes). Returns NULL, or why the
+ * request is malformed. */
+static const char *
+parse_request(const char *buf, size_t end, struct request *r)
+{
+	const char *p = buf, *stop = buf + end, *eol, *sp1, *sp2, *target, *line_end;
+	size_t mlen, tlen;
+
+	memset(r, 0, sizeof(*r));
+	r->end = end;
+	if (memchr(buf, '\0', end) != NULL)
+		return "NUL in the request header";
+	/* RFC 9112 2.2: ignore empty lines before the request line. */
+	while (p < stop && (*p == '\r' || *p == '\n'))
+		p++;
+	eol = memchr(p, '\n', (size_t)(stop - p));
+	if (eol == NULL)
+		return "no request line";
+	line_end = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
+	sp1 = memchr(p, ' ', (size_t)(line_end - p));
+	if (sp1 == NULL)
+		return "bad request line";
+	sp2 = memchr(sp1 + 1, ' ', (size_t)(line_end - sp1 - 1));
+	if (sp2 == NULL)
+		return "bad request line";
+	mlen = (size_t)(sp1 - p);
+	if (mlen == 0 || mlen >= sizeof(r->method))
+		return "bad method";
+	for (size_t i = 0; i < mlen; i++)
+		if (!is_tchar(p[i]))
+			return "bad method";
+	memcpy(r->method, p, mlen);
+	r->method[mlen] = '\0';
+	target = sp1 + 1;
+	tlen = (size_t)(sp2 - target);
+	if (tlen == 0)
+		return "bad request target";
+	for (size_t i = 0; i < tlen; i++)
+		if ((unsigned char)target[i] <= 0x20 || (unsigned char)target[i] >= 0x7f)
+			return "bad request target";
+	if (line_end - sp2 - 1 != 8 || memcmp(sp2 + 1, "HTTP/1.", 7) != 0 ||
+	    (sp2[8] != '0' && sp2[8] != '1'))
+		return "not HTTP/1.0 or HTTP/1.1";
+	r->minor = sp2[8] - '0';
+	r->fields = eol + 1;
+	r->fieldslen = (size_t)(stop - r->fields);
+
+	/* Each field line is "name: value"; a line starting with white space
+	 * (obsolete folding) is refused, as RFC 9112 5.2 allows. */
+	for (const char *l = r->fields; l < stop;) {
+		const char *e = memchr(l, '\n', (size_t)(stop - l));
+		const char *colon;
+		size_t ll;
+
+		if (e == NULL)
+			break;
+		ll = (size_t)(e - l);
+		if (ll > 0 && l[ll - 1] == '\r')
+			ll--;
+		if (ll == 0)
+			break;
+		colon = memchr(l, ':', ll);
+		if (colon == NULL || colon == l)
+			return "bad header field";
+		for (const char *c = l; c < colon; c++)
+			if (!is_tchar(*c))
+				return "bad header field";
+		l = e + 1;
+	}
+
+	if (strcmp(r->method, "CONNECT") == 0) {
+		r->connect = true;
+		return parse_authority(target, tlen, 0, r);
+	}
+	if (tlen < 7 || strncasecmp(target, "http://", 7) != 0) {
+		if (tlen >= 8 && strncasecmp(target, "https://", 8) == 0)
+			return "https:// needs CONNECT";
+		return "not an absolute http:// URI";
+	}
+	{
+		const char *auth = target + 7, *tend = target + tlen, *a;
+		const char *why;
+
+		for (a = auth; a < tend && *a != '/' && *a != '?' && *a != '#'; a++)
+			;
+		if ((why = parse_authority(auth, (size_t)(a - auth), 80, r)) != NULL)
+			return why;
+		r->path = a;
+		r->pathlen = (size_t)(tend - a);
+	}
+	return NULL;
+}
+
+static bool
+field_is(const char *line, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	return len > n && line[n] == ':' && strncasecmp(line, name, n) == 0;
+}
+
+/* Hop-by-hop fields and fields for the proxy itself, which must not
+ * travel on (RFC 9110 7.6.1): the proxy speaks for the connection. */
+static bool
+field_dropped(const char *line, size_t len, bool request)
+{
+	if (len > 6 && strncasecmp(line, "proxy-", 6) == 0)
+		return true;
+	return field_is(line, len, "connection") || field_is(line, len, "keep-alive") ||
+	    (request && field_is(line, len, "host"));
+}
+
+/* Appends the field lines of fields (len bytes, up to the empty line) to
+ * b with CRLF ends, without the dropped ones. */
+static void
+copy_fields(struct sbx_buf *b, const char *fields, size_t len, bool request)
+{
+	const char *stop = fields + len;
+
+	for (const char *l = fields; l < stop;) {
+		const char *e = memchr(l, '\n', (size_t)(stop - l));
+		size_t ll;
+
+		if (e == NULL)
+			break;
+		ll = (size_t)(e - l);
+		if (ll > 0 && l[ll - 1] == '\r')
+			ll--;
+		if (ll == 0)
+			break;
+		if (!field_dropped(l, ll, request)) {
+			sbx_buf_add(b, l, ll);
+			sbx_buf_puts(b, "\r\n");
+		}
+		l = e + 1;
+	}
+}
+
+/* The request as it goes to the server: origin-form target, Host from the
+ * URI, no hop-by-hop or proxy fields, and one request per connection. */
+static void
+build_request(struct sbx_buf *b, const struct request *r)
+{
+	sbx_buf_printf(b, "%s ", r->method);
+	if (r->pathlen == 0 || r->path[0] != '/')
+		sbx_buf_putc(b, '/');
+	sbx_buf_add(b, r->path, r->pathlen);
+	sbx_buf_printf(b, " HTTP/1.%d\r\nHost: %s", r->minor, r->host);
+	if (r->port != 80)
+		sbx_buf_printf(b, ":%u", r->port);
+	sbx_buf_puts(b, "\r\n");
+	copy_fields(b, r->fields, r->fieldslen, true);
+	sbx_buf_puts(b, "Connection: close\r\n\r\n");
+}
+
+/* Rewrites the response header at the front of d->hbuf into d->out once
+ * it is complete: a 1xx interim answer passes unchanged and the next one
+ * is awaited; the final one loses its hop-by-hop fields and says
+ * "Connection: close", so that the client does not send the next request
+ * on a connection the proxy ties to this server. A header the proxy
+ * cannot read passes unchanged. Returns whether anything was done. */
+static bool
+rewrite_response(struct dir *d)
+{
+	size_t end = header_end(d->hbuf.data, d->hbuf.len, 0);
+	const char *h = d->hbuf.data, *eol;
+	int code = 0;
+
+	if (end == 0) {
+		if (d->hbuf.len < SBX_PROXY_HDR_MAX && !d->eof)
+			return false;
+		sbx_buf_add(&d->out, h, d->hbuf.len);
+		d->hbuf.len = 0;
+		d->hdr = false;
+		return true;
+	}
+	eol = memchr(h, '\n', end);
+	if (end >= 12 && memcmp(h, "HTTP/1.", 7) == 0 && h[8] == ' ') {
+		for (int i = 9; i < 12; i++)
+			code = h[i] >= '0' && h[i] <= '9' && code >= 0 ? code * 10 + (h[i] - '0') : -1;
+	}
+	if (code >= 100 && code < 200 && code != 101) {
+		sbx_buf_add(&d->out, h, end);
+	} else if (code >= 100) {
+		size_t sl = (size_t)(eol - h);
+
+		if (sl > 0 && h[sl - 1] == '\r')
+			sl--;
+		sbx_buf_add(&d->out, h, sl);
+		sbx_buf_puts(&d->out, "\r\n");
+		copy_fields(&d->out, eol + 1, end - (size_t)(eol + 1 - h), false);
+		sbx_buf_puts(&d->out, "Connection: close\r\n\r\n");
+		d->hdr = false;
+	} else {
+		sbx_buf_add(&d->out, h, d->hbuf.len);
+		d->hbuf.len = 0;
+		d->hdr = false;
+		return true;
+	}
+	memmove(d->hbuf.data, d->hbuf.data + end, d->hbuf.len - end);
+	d->hbuf.len -= end;
+	if (!d->hdr && d->hbuf.len > 0) {
+		sbx_buf_add(&d->out, d->hbuf.data, d->hbuf.len);
+		d->hbuf.len = 0;
+	}
+	return true;
+}
+
+/* Moves what can move in d without blocking. Returns -1 on a broken
+ * connection, else 0; *moved says whether anything happened. */
+static int
+pump(struct dir *d, bool *moved)
+{
+	for (;;) {
+		bool progress = false;
+		ssize_t n;
+
+		if (d->outoff < d->out.len) {
+			n = send(d->dst, d->out.data + d->outoff, d->out.len - d->outoff,
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0) {
+				d->outoff += (size_t)n;
+				d->bytes += (uint64_t)n;
+				progress = true;
+			} else if (n < 0 && !again()) {
+				return -1;
+			}
+			if (d->outoff < d->out.len)
+				goto done;
+			d->out.len = d->outoff = 0;
+		}
+		if (d->hdr) {
+			char buf[8192];
+
+			if (d->hbuf.len > 0 && rewrite_response(d)) {
+				progress = true;
+			} else if (d->eof) {
+				d->hdr = false;
+				progress = true;
+			} else {
+				size_t room = SBX_PROXY_HDR_MAX - d->hbuf.len;
+
+				n = recv(d->src, buf, room < sizeof(buf) ? room : sizeof(buf),
+				    MSG_DONTWAIT);
+				if (n > 0) {
+					sbx_buf_add(&d->hbuf, buf, (size_t)n);
+					progress = true;
+				} else if (n == 0) {
+					d->eof = true;
+					progress = true;
+				} else if (!again()) {
+					return -1;
+				}
+			}
+			if (!progress)
+				goto done;
+			*moved = true;
+			continue;
+		}
+		/* Reading only into an empty buffer keeps the direction in one
+		 * of two states, waiting for src or waiting for dst, which is
+		 * what dir_events() tells poll(). A bulk transfer, which fills
+		 * the buffer, gets a bigger one: fewer, larger writes measured
+		 * 0.79-0.86 of direct throughput at 256 KiB, 0.91-0.96 at 1 MiB
+		 * (bench/net-proxy), while a quiet connection keeps 64 KiB. */
+		if (!d->eof && d->len == 0) {
+			if (d->buf == NULL || (d->full && d->cap < SBX_PROXY_BUF_MAX)) {
+				d->cap = d->buf == NULL ? SBX_PROXY_BUF_MIN : d->cap * 2;
+				free(d->buf);
+				d->buf = sbx_xmalloc(d->cap);
+			}
+			n = recv(d->src, d->buf, d->cap, MSG_DONTWAIT);
+			d->full = n > 0 && (size_t)n == d->cap;
+			if (n > 0) {
+				d->off = 0;
+				d->len = (size_t)n;
+				progress = true;
+			} else if (n == 0) {
+				d->eof = true;
+				progress = true;
+			} else if (!again()) {
+				return -1;
+			}
+		}
+		if (d->off < d->len) {
+			n = send(d->dst, d->buf + d->off, d->len - d->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0) {
+				d->off += (size_t)n;
+				d->bytes += (uint64_t)n;
+				if (d->off == d->len)
+					d->off = d->len = 0;
+				progress = true;
+			} else if (n < 0 && !again()) {
+				return -1;
+			}
+		}
+	done:
+		if (d->eof && !d->hdr && d->len == 0 && d->out.len == 0 && !d->shut) {
+			shutdown(d->dst, SHUT_WR);
+			d->shut = true;
+		}
+		if (!progress)
+			return 0;
+		*moved = true;
+	}
+}
+
+/* The events d waits for on its source and its destination. */
+static void
+dir_events(const struct dir *d, short *src_ev, short *dst_ev)
+{
+	if (d->out.len > 0 || d->len > 0)
+		*dst_ev |= POLLOUT;
+	else if (!d->eof)
+		*src_ev |= POLLIN;
+}
+
+static bool
+dir_done(const struct dir *d)
+{
+	return d->shut;
+}
+
+static void
+dir_init(struct dir *d, int src, int dst)
+{
+	memset(d, 0, sizeof(*d));
+	d->src = src;
+	d->dst = dst;
+}
+
+static void
+dir_free(struct dir *d)
+{
+	free(d->buf);
+	sbx_buf_free(&d->hbuf);
+	sbx_buf_free(&d->out);
+}
+
+/* Carries bytes both ways between the client and the server until both
+ * directions are done, either side breaks, or the proxy stops. For a
+ * plain request (up_first holds the rewritten request) the connection
+ * ends when the server's answer is complete. */
+static void
+relay(struct conn *c, int ufd, const struct sbx_buf *up_first, bool plain, uint64_t *up_bytes,
+    uint64_t *down_bytes)
+{
+	struct dir up, down;
+
+	dir_init(&up, c->cfd, ufd);
+	dir_init(&down, ufd, c->cfd);
+	if (up_first->len > 0)
+		sbx_buf_add(&up.out, up_first->data, up_first->len);
+	down.hdr = plain;
+
+	for (;;) {
+		struct pollfd pfd[3];
+		short cev = 0, uev = 0;
+		bool moved = false, hup = false;
+		int n;
+
+		if (pump(&up, &moved) < 0 || pump(&down, &moved) < 0)
+			break;
+		if (dir_done(&down) && (plain || dir_done(&up)))
+			break;
+		dir_events(&up, &cev, &uev);
+		dir_events(&down, &uev, &cev);
+		if (moved)
+			continue;
+		/* poll() ignores a negative fd, so a side with nothing to wait
+		 * for cannot wake us with POLLHUP over and over. */
+		pfd[0] = (struct pollfd){ .fd = cev ? c->cfd : -1, .events = cev };
+		pfd[1] = (struct pollfd){ .fd = uev ? ufd : -1, .events = uev };
+		pfd[2] = (struct pollfd){ .fd = c->p->wake[0], .events = POLLIN };
+		n = poll(pfd, 3, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || pfd[2].revents != 0)
+			break;
+		for (int i = 0; i < 2; i++)
+			if (pfd[i].revents & (POLLERR | POLLNVAL))
+				hup = true;
+		if (hup) {
+			moved = false;
+			if (pump(&up, &moved) < 0 || pump(&down, &moved) < 0 || !moved)
+				break;
+		}
+	}
+	*up_bytes = up.bytes;
+	*down_bytes = down.bytes;
+	dir_free(&up);
+	dir_free(&down);
+}
+
+static int
+connect_addr(struct sbx_proxy *p, const struct addrinfo *ai, uint64_t deadline)
+{
+	socklen_t len = sizeof(int);
+	int fd, w, soerr = 0;
+
+	/* IPPROTO_TCP, spelled out: the proxy never opens MPTCP. */
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return fd;
+	if (errno != EINPROGRESS) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	w = wait_fd(p, fd, POLLOUT, deadline);
+	if (w <= 0) {
+		close(fd);
+		errno = w == 0 ? ETIMEDOUT : ECANCELED;
+		return -1;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0 || soerr != 0) {
+		close(fd);
+		errno = soerr ? soerr : EIO;
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether the connection fd ended up on this machine after all: the
+ * kernel picks a local destination's own address as the source, so equal
+ * ends mean an address assigned after the interface list was read. */
+static bool
+connected_to_self(int fd)
+{
+	struct sockaddr_storage a, b;
+	socklen_t al = sizeof(a), bl = sizeof(b);
+
+	if (getsockname(fd, (struct sockaddr *)&a, &al) < 0 ||
+	    getpeername(fd, (struct sockaddr *)&b, &bl) < 0)
+		return true;
+	return sbx_addr_equal((struct sockaddr *)&a, al, (struct sockaddr *)&b, bl);
+}
+
+static void
+refuse(struct conn *c, struct sbx_proxy_event *ev, int status, const char *reason)
+{
+	ev->kind = SBX_PROXY_DECISION;
+	ev->allowed = false;
+	ev->status = status;
+	ev->reason = reason;
+	if (status == 403)
+		__atomic_add_fetch(&c->p->denials, 1, __ATOMIC_RELAXED);
+	emit(c->p, ev);
+	answer(c->p, c->cfd, status, reason);
+}
+
+static void
+serve(struct conn *c)
+{
+	struct sbx_proxy *p = c->p;
+	struct sbx_proxy_event ev = { .id = c->id };
+	struct request r;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+	struct addrinfo *res = NULL;
+	struct sbx_addrlist own = { 0 };
+	struct sbx_buf first = { 0 };
+	struct sbx_err err;
+	char name[SBX_HOST_MAX], addr[SBX_ADDR_STRLEN], why[128];
+	const char *reason;
+	uint64_t deadline;
+	bool refused_any = false;
+	int ufd = -1, last_errno = 0, rc, one = 1;
+	long end;
+
+	addr[0] = '\0';
+	end = read_request(c);
+	if (end == 0)
+		return;
+	if (end < 0) {
+		refuse(c, &ev, (int)-end,
+		    end == -408 ? "request header not complete in time" : "request header too large");
+		return;
+	}
+	if ((reason = parse_request(c->hdr, (size_t)end, &r)) != NULL) {
+		if (r.method[0] != '\0')
+			ev.method = r.method;
+		refuse(c, &ev, 400, reason);
+		return;
+	}
+	ev.method = r.method;
+	ev.host = r.host;
+	ev.port = r.port;
+	if (!sbx_host_allowed(&p->allow, r.host)) {
+		refuse(c, &ev, 403, "host not allowed");
+		return;
+	}
+
+	/* Resolve once, check every address, connect only to a checked one:
+	 * the sockaddr that passed is the sockaddr used, so no second lookup
+	 * (DNS rebinding) can put another address in its place. */
+	if (r.host[0] == '[') {
+		snprintf(name, sizeof(name), "%.*s", (int)strlen(r.host) - 2, r.host + 1);
+		hints.ai_flags = AI_NUMERICHOST;
+	} else {
+		snprintf(name, sizeof(name), "%s", r.host);
+	}
+	{
+		struct in_addr a4;
+
+		if (inet_pton(AF_INET, name, &a4) == 1)
+			hints.ai_flags = AI_NUMERICHOST;
+	}
+	rc = getaddrinfo(name, NULL, &hints, &res);
+	if (is_stopping(p)) {
+		if (rc == 0)
+			freeaddrinfo(res);
+		return;
+	}
+	if (rc != 0) {
+		snprintf(why, sizeof(why), "cannot resolve host: %s", gai_strerror(rc));
+		refuse(c, &ev, 502, why);
+		return;
+	}
+	if (sbx_own_addrs(&own, &err) < 0) {
+		freeaddrinfo(res);
+		snprintf(why, sizeof(why), "cannot list local addresses: %s", err.msg);
+		refuse(c, &ev, 502, why);
+		return;
+	}
+	deadline = now_ms() + SBX_PROXY_CONNECT_TIMEOUT_MS;
+	for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
+		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+			continue;
+		if (ai->ai_family == AF_INET)
+			((struct sockaddr_in *)ai->ai_addr)->sin_port = htons(r.port);
+		else
+			((struct sockaddr_in6 *)ai->ai_addr)->sin6_port = htons(r.port);
+		if (sbx_addr_refused(ai->ai_addr, ai->ai_addrlen, &own)) {
+			if (!refused_any)
+				sbx_addr_format(ai->ai_addr, ai->ai_addrlen, addr, sizeof(addr));
+			refused_any = true;
+			continue;
+		}
+		sbx_addr_format(ai->ai_addr, ai->ai_addrlen, addr, sizeof(addr));
+		ufd = connect_addr(p, ai, deadline);
+		if (ufd >= 0 && connected_to_self(ufd)) {
+			close(ufd);
+			ufd = -1;
+			last_errno = 0;
+			refused_any = true;
+			continue;
+		}
+		if (ufd >= 0)
+			break;
+		last_errno = errno;
+		if (errno == ECANCELED)
+			break;
+	}
+	freeaddrinfo(res);
+	sbx_addrlist_free(&own);
+	if (ufd < 0) {
+		if (last_errno == ECANCELED)
+			return;
+		ev.addr = addr[0] && (refused_any || last_errno) ? addr : NULL;
+		if (last_errno != 0) {
+			snprintf(why, sizeof(why), "cannot connect: %s", strerror(last_errno));
+			refuse(c, &ev, 502, why);
+		} else if (refused_any) {
+			refuse(c, &ev, 403, "host resolves only to local addresses");
+		} else {
+			refuse(c, &ev, 502, "host has no IPv4 or IPv6 address");
+		}
+		return;
+	}
+
+	/* Tunnelled protocols are often request and answer: Nagle's
+	 * algorithm against the peer's delayed ACK would stall each turn. */
+	(void)setsockopt(ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)setsockopt(c->cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	ev.kind = SBX_PROXY_DECISION;
+	ev.allowed = true;
+	ev.addr = addr;
+	if (r.connect) {
+		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+		ev.status = 200;
+		emit(p, &ev);
+		if (send_all(p, c->cfd, ok, sizeof(ok) - 1,
+		    now_ms() + SBX_PROXY_SEND_TIMEOUT_MS) < 0)
+			goto closed;
+	} else {
+		ev.status = 0;
+		emit(p, &ev);
+		build_request(&first, &r);
+	}
+	/* Bytes the client sent after the header (a request body, or a
+	 * TLS hello sent without waiting for the 200) go first. */
+	if (c->hlen > (size_t)end)
+		sbx_buf_add(&first, c->hdr + end, c->hlen - (size_t)end);
+	relay(c, ufd, &first, !r.connect, &ev.bytes_up, &ev.bytes_down);
+closed:
+	close(ufd);
+	sbx_buf_free(&first);
+	ev.kind = SBX_PROXY_CLOSED;
+	emit(p, &ev);
+}
+
+static void
+proxy_destroy(struct sbx_proxy *p)
+{
+	if (p->lfd >= 0)
+		close(p->lfd);
+	if (p->wake[0] >= 0)
+		close(p->wake[0]);
+	if (p->wake[1] >= 0)
+		close(p->wake[1]);
+	sbx_strv_free(&p->allow);
+	pthread_cond_destroy(&p->idle);
+	pthread_mutex_destroy(&p->mu);
+	pthread_mutex_destroy(&p->logmu);
+	free(p);
+}
+
+static void *
+conn_main(void *arg)
+{
+	struct conn *c = arg;
+	struct sbx_proxy *p = c->p;
+	bool last;
+
+	serve(c);
+	pthread_mutex_lock(&p->mu);
+	/* Closed under the lock: stop() shuts down live client sockets by
+	 * number, which must not be reused under it. */
+	close(c->cfd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		p->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	p->nconns--;
+	last = --p->refs == 0;
+	pthread_cond_broadcast(&p->idle);
+	pthread_mutex_unlock(&p->mu);
+	free(c);
+	if (last)
+		proxy_destroy(p);
+	return NULL;
+}
+
+static void
+conn_spawn(struct sbx_proxy *p, int fd)
+{
+	struct conn *c;
+	pthread_attr_t attr;
+	pthread_t t;
+	bool full;
+	int rc;
+
+	pthread_mutex_lock(&p->mu);
+	full = p->nconns >= SBX_PROXY_MAX_CONNS;
+	if (p->stopping || full) {
+		struct sbx_proxy_event ev = {
+			.kind = SBX_PROXY_DECISION,
+			.id = ++p->next_id,
+			.status = 503,
+			.reason = "too many connections",
+		};
+
+		pthread_mutex_unlock(&p->mu);
+		if (full) {
+			static const char busy[] =
+			    "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+			    "Connection: close\r\n\r\n";
+
+			/* Never wait on this client: the accept thread serves
+			 * everyone. The answer fits any socket buffer. */
+			(void)send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+			emit(p, &ev);
+		}
+		close(fd);
+		return;
+	}
+	c = sbx_xcalloc(1, sizeof(*c));
+	c->p = p;
+	c->cfd = fd;
+	c->id = ++p->next_id;
+	c->next = p->conns;
+	if (p->conns)
+		p->conns->prev = c;
+	p->conns = c;
+	p->nconns++;
+	p->refs++;
+	pthread_mutex_unlock(&p->mu);
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, SBX_PROXY_STACK_SIZE);
+	rc = pthread_create(&t, &attr, conn_main, c);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		/* Undo as the thread would have, minus serving. */
+		pthread_mutex_lock(&p->mu);
+		close(c->cfd);
+		if (c->prev)
+			c->prev->next = c->next;
+		else
+			p->conns = c->next;
+		if (c->next)
+			c->next->prev = c->prev;
+		p->nconns--;
+		p->refs--;
+		pthread_mutex_unlock(&p->mu);
+		free(c);
+	}
+}
+
+static void *
+accept_main(void *arg)
+{
+	struct sbx_proxy *p = arg;
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = p->lfd, .events = POLLIN },
+			{ .fd = p->wake[0], .events = POLLIN },
+		};
+		int fd, n;
+
+		n = poll(pfd, 2, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || pfd[1].revents != 0)
+			break;
+		fd = accept4(p->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			/* Out of descriptors or memory: back off instead of
+			 * spinning on a listener that stays readable. */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				struct pollfd w = { .fd = p->wake[0], .events = POLLIN };
+
+				if (poll(&w, 1, 100) > 0)
+					break;
+			}
+			continue;
+		}
+		conn_spawn(p, fd);
+	}
+	return NULL;
+}
+
+int
+sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_strv *allow, struct sbx_err *err)
+{
+	struct sbx_proxy *p;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	pthread_condattr_t ca;
+
+	p = sbx_xcalloc(1, sizeof(*p));
+	p->lfd = p->wake[0] = p->wake[1] = -1;
+	p->refs = 1;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_mutex_init(&p->logmu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->idle, &ca);
+	pthread_condattr_destroy(&ca);
+	if (allow != NULL)
+		sbx_strv_copy(&p->allow, allow);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	p->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (p->lfd < 0) {
+		sbx_err_sys(err, "proxy: socket");
+		goto fail;
+	}
+	if (bind(p->lfd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		sbx_err_sys(err, "proxy: bind 127.0.0.1");
+		goto fail;
+	}
+	if (listen(p->lfd, 128) < 0) {
+		sbx_err_sys(err, "proxy: listen");
+		goto fail;
+	}
+	if (getsockname(p->lfd, (struct sockaddr *)&sin, &len) < 0) {
+		sbx_err_sys(err, "proxy: getsockname");
+		goto fail;
+	}
+	p->port = ntohs(sin.sin_port);
+	if (pipe2(p->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+		sbx_err_sys(err, "proxy: pipe");
+		goto fail;
+	}
+	*pp = p;
+	return 0;
+fail:
+	proxy_destroy(p);
+	return -1;
+}
+
+int
+sbx_proxy_port(const struct sbx_proxy *p)
+{
+	return p->port;
+}
+
+int
+sbx_proxy_start(struct sbx_proxy *p, sbx_proxy_log_fn log, void *ctx, struct sbx_err *err)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (p->started || p->stopped)
+		return sbx_err_set(err, EINVAL, "proxy: already started");
+	p->log = log;
+	p->log_ctx = ctx;
+	/* Threads inherit the creator's mask: with every signal blocked in
+	 * them, process signals (SIGTERM, SIGCHLD, ...) still reach sbxrun's
+	 * signalfd and never a proxy thread. Writes to a dead peer use
+	 * MSG_NOSIGNAL, so no SIGPIPE is raised at all. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&p->acceptor, NULL, accept_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		errno = rc;
+		return sbx_err_sys(err, "proxy: pthread_create");
+	}
+	p->started = true;
+	return 0;
+}
+
+void
+sbx_proxy_stop(struct sbx_proxy *p)
+{
+	struct timespec ts;
+	uint64_t ns;
+
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->mu);
+	if (p->stopped) {
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	p->stopping = true;
+	p->stopped = true;
+	pthread_mutex_unlock(&p->mu);
+
+	if (p->started) {
+		/* One byte, never read: the pipe stays readable, so every poll
+		 * in every thread, now or later, sees the stop. */
+		(void)write(p->wake[1], "x", 1);
+		pthread_join(p->acceptor, NULL);
+		close(p->lfd);
+		p->lfd = -1;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ns = (uint64_t)ts.tv_nsec + (uint64_t)SBX_PROXY_STOP_WAIT_MS * 1000000;
+		ts.tv_sec += (time_t)(ns / 1000000000);
+		ts.tv_nsec = (long)(ns % 1000000000);
+		pthread_mutex_lock(&p->mu);
+		/* A thread inside getaddrinfo() cannot see the stop pipe;
+		 * its client learns now that the proxy is gone. */
+		for (struct conn *c = p->conns; c != NULL; c = c->next)
+			shutdown(c->cfd, SHUT_RDWR);
+		while (p->nconns > 0)
+			if (pthread_cond_timedwait(&p->idle, &p->mu, &ts) == ETIMEDOUT)
+				break;
+		pthread_mutex_unlock(&p->mu);
+	} else if (p->lfd >= 0) {
+		close(p->lfd);
+		p->lfd = -1;
+	}
+	pthread_mutex_lock(&p->logmu);
+	p->log_closed = true;
+	pthread_mutex_unlock(&p->logmu);
+}
+
+uint64_t
+sbx_proxy_denials(const struct sbx_proxy *p)
+{
+	return __atomic_load_n(&p->denials, __ATOMIC_RELAXED);
+}
+
+void
+sbx_proxy_free(struct sbx_proxy *p)
+{
+	bool last;
+
+	if (p == NULL)
+		return;
+	sbx_proxy_stop(p);
+	pthread_mutex_lock(&p->mu);
+	last = --p->refs == 0;
+	pthread_mutex_unlock(&p->mu);
+	if (last)
+		proxy_destroy(p);
+}
+
+int
+sbx_own_addrs(struct sbx_addrlist *own, struct sbx_err *err)
+{
+	struct ifaddrs *ifa, *i;
+
+	if (getifaddrs(&ifa) < 0)
+		return sbx_err_sys(err, "getifaddrs");
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			sbx_addrlist_add(own, i->ifa_addr, sizeof(struct sockaddr_in));
+			/* A subnet's broadcast address reaches this machine too. */
+			if ((i->ifa_flags & IFF_BROADCAST) && i->ifa_broadaddr != NULL)
+				sbx_addrlist_add(own, i->ifa_broadaddr, sizeof(struct sockaddr_in));
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			sbx_addrlist_add(own, i->ifa_addr, sizeof(struct sockaddr_in6));
+		}
+	}
+	freeifaddrs(ifa);
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* The built-in allowlist proxy (--allow-host, [proxy] allow): an HTTP
+ * proxy for CONNECT tunnels and plain http:// requests, served by sbxrun
+ * on a free port of 127.0.0.1 for the length of one run.
+ *
+ * Lifecycle, in the order sbxrun must call it:
+ *
+ *   sbx_proxy_open()   before the jail is spawned: binds and listens, so
+ *                      the port is known and can be given back to the
+ *                      sandbox and put in its proxy variables. Starts no
+ *                      thread: sbxrun forks and clones after this and must
+ *                      still be single-threaded then.
+ *   sbx_proxy_start()  after the spawn: starts serving, on threads.
+ *   sbx_proxy_stop()   when the run is over: no new connection, every
+ *                      open one cut, and no log callback after it returns.
+ *   sbx_proxy_free()   releases the proxy (stopping it first if needed).
+ *
+ * What passes: a request whose host matches the allowlist (see
+ * sbx_host_allowed()), resolved by the proxy itself with getaddrinfo(),
+ * connected only to an address that sbx_addr_refused() accepts (neither
+ * local, link-local nor one of this machine's interface addresses, which
+ * are read again for every request). The address that is checked is the
+ * exact sockaddr that is connected to, so a second lookup can never swap
+ * in another one. Answers: 400 malformed request, 403 name not allowed or
+ * resolving only to refused addresses, 408 request header not complete
+ * in time, 431 request header too large, 502 name not resolved or no
+ * connection, 503 too many connections. */
+#ifndef SBX_PROXY_H
+#define SBX_PROXY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "hostmatch.h"
+#include "util.h"
+
+struct sbx_proxy;
+
+enum sbx_proxy_event_kind {
+	SBX_PROXY_DECISION,     /* once per request: allowed or refused */
+	SBX_PROXY_CLOSED,       /* once per allowed request, when it ends */
+};
+
+/* One decision or the end of an allowed connection. Every pointer is
+ * valid only during the callback. */
+struct sbx_proxy_event {
+	enum sbx_proxy_event_kind kind;
+	uint64_t    id;         /* connection number, from 1; pairs DECISION and CLOSED */
+	bool        allowed;
+	int         status;     /* HTTP status the proxy answered (200 for a tunnel,
+	                         * 0 when a plain request was forwarded) */
+	const char *reason;     /* why refused ("host not allowed", ...); NULL when allowed */
+	const char *method;     /* "CONNECT", "GET", ...; NULL if unparsable */
+	const char *host;       /* normalized host; NULL if unparsable */
+	uint16_t    port;       /* 0 if unparsable */
+	const char *addr;       /* address connected to, or the refused one; NULL if none */
+	uint64_t    bytes_up;   /* CLOSED: bytes from the client to the server */
+	uint64_t    bytes_down; /* CLOSED: bytes from the server to the client */
+};
+
+/* Called from the proxy's threads, one call at a time (the proxy
+ * serializes them), concurrently with the rest of sbxrun: ctx must be safe
+ * to use from another thread. Must not call back into the proxy. */
+typedef void (*sbx_proxy_log_fn)(void *ctx, const struct sbx_proxy_event *ev);
+
+/* Binds 127.0.0.1 on a free port and listens. allow (patterns as
+ * sbx_parse_host_pattern() makes them) is copied. Descriptors are
+ * close-on-exec. On success *pp is the caller's, to release with
+ * sbx_proxy_free(). */
+int sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_strv *allow, struct sbx_err *err);
+
+/* The loopback port the proxy listens on. */
+int sbx_proxy_port(const struct sbx_proxy *p);
+
+/* Starts serving: one accept thread, and one thread per connection.
+ * Every thread runs with all signals blocked, so sbxrun's signalfd still
+ * gets SIGTERM/SIGINT/SIGHUP/SIGCHLD; a dead peer raises no SIGPIPE
+ * (MSG_NOSIGNAL). log (may be NULL) receives each event. Call once. */
+int sbx_proxy_start(struct sbx_proxy *p, sbx_proxy_log_fn log, void *ctx, struct sbx_err *err);
+
+/* Stops serving: closes the listener, cuts every connection (the clients
+ * see their connection closed) and waits for the connection threads, at
+ * most about two seconds: a thread still inside getaddrinfo(), which
+ * cannot be interrupted, is left to finish on its own, silently and
+ * without connecting. No log callback runs after this returns. Safe to
+ * call more than once, and on a proxy never started. */
+void sbx_proxy_stop(struct sbx_proxy *p);
+
+/* Requests refused by policy so far (403s: host not allowed, or only
+ * refused addresses). Malformed requests, timeouts and unreachable hosts
+ * are not denials. */
+uint64_t sbx_proxy_denials(const struct sbx_proxy *p);
+
+/* Stops the proxy if needed and releases it. NULL is fine. */
+void sbx_proxy_free(struct sbx_proxy *p);
+
+/* Lists this machine's interface addresses (getifaddrs: every address and
+ * broadcast address of every interface) into own, for sbx_addr_refused().
+ * A snapshot: call it per decision, not once per run. */
+int sbx_own_addrs(struct sbx_addrlist *own, struct sbx_err *err);
+
+#endif
