@@ -1,0 +1,316 @@
+# Shared helpers of the jail-*.sh integration tests (POSIX sh).
+#
+# Each jail-TOPIC.sh is the test body and runs the backend named by
+# $SBX_BACKEND (default: namespaces); jail-TOPIC-landlock.sh sets
+# SBX_BACKEND=landlock and sources the body, so "make check" runs every
+# body once per backend. Run one by hand with
+#
+#	SBXRUN=/path/to/sbxrun [SBX_BACKEND=landlock] sh tests/integration/jail-fs.sh
+#
+# Every verdict is taken from the host side: a marker file that must not
+# appear, a file whose content must not change, a heartbeat that must stop
+# growing, a host listener that must log nothing, /proc/PID/status of the
+# sandboxed process read from outside. What the sandboxed script prints
+# about itself is at most a second opinion.
+#
+# On top of lib.sh (plan/ok/is/like/unlike/skip, $T, sbx) this gives:
+#
+#   jail [ARG]...            sbx --backend "$SBX_BACKEND" ARG...
+#   jail_sh SCRIPT [ARG]...  jail with SCRIPT on standard input
+#   output                   stdout and stderr of the last run
+#   rc_of NAME               the status a sandboxed "t NAME CMD" reported
+#   ns_only WHY [N]          true under namespaces; else skips N tests with
+#                            "namespaces-only: WHY" and is false
+#   root_only WHY [N]        true for a root caller; else skips N tests
+#   $JT                      a private directory outside /tmp (which the
+#                            jail replaces), for files that "open" shows
+#   $WD                      a fresh workdir (new_wd makes another)
+#   $PWHOME                  the caller's home from the password database
+#   $SBX_T_PRELUDE           shell prelude for scripts run in the jail:
+#                            "t NAME CMD..." prints "R:NAME:STATUS"
+#   sbx_bg [ARG]...          jail in the background, $SBX_PID, output in
+#                            $T/bg.out; SIGINT/SIGHUP at their defaults;
+#                            stdin from $BG_STDIN (default /dev/null: an
+#                            async command gets that whatever its caller's)
+#   sbx_bg_wait SECS         waits for it (kills it after SECS); $SBX_STATUS
+#   payload_of PID           the sandboxed payload: init's child
+#   survivors MARKER         pids whose command line holds MARKER (pgrep
+#                            -f); each is killed so one failure stays one
+#   listener_start           host TCP/UDP/abstract/unix listeners, logging
+#                            each connection to $LSN/log
+#   uniq_tag NAME            a unique string for canaries and markers
+#   is_status N DESC         $SBX_STATUS is N (else shows sbxrun's stderr)
+#   absent DESC PATH         PATH does not exist on the host
+#   failed_inside DESC NAME  the sandboxed step NAME reported a failure
+#   fsum FILE                a checksum of FILE, or "missing"
+#   daemon_code FILE MARKER [IGNTERM]
+#                            shell code starting a setsid'd, double-forked
+#                            daemon that appends to FILE every 0.1 s
+#   no_survivors DESC MARKER no process carries MARKER any more
+
+: "${SBX_BACKEND:=namespaces}"
+export SBX_BACKEND
+. "$(dirname "$0")/lib.sh"
+
+diag "backend $SBX_BACKEND, caller uid $(id -u)"
+
+# A root caller's sandbox may run as another uid outside (landlock: 65534)
+# and must still reach the workdirs made below $T.
+chmod 755 "$T" "$T/tmp"
+
+JAIL_OUTSIDE=${SBX_OUTSIDE_DIR:-/var/tmp}
+JT=$(mktemp -d "$JAIL_OUTSIDE/sbxjail.XXXXXX") || {
+	echo "Bail out! cannot create a directory in $JAIL_OUTSIDE"
+	exit 1
+}
+chmod 755 "$JT"
+JAIL_CLEAN=
+_jail_cleanup() {
+	for _p in ${JAIL_PIDS:-}; do
+		kill -KILL "$_p" 2>/dev/null
+	done
+	# Paths made outside $T and $JT (in the caller's real home): only
+	# what this script created, recorded as it went.
+	for _p in $JAIL_CLEAN; do
+		if [ -d "$_p" ]; then rmdir "$_p" 2>/dev/null; else rm -f "$_p"; fi
+	done
+	chmod -R u+rwx "$JT" 2>/dev/null
+	rm -rf "$JT"
+	# lib.sh's own cleanup, which this trap replaces.
+	if command -v _cleanup >/dev/null 2>&1; then
+		_cleanup
+	fi
+}
+trap _jail_cleanup EXIT
+JAIL_PIDS=
+
+PWHOME=$(getent passwd "$(id -u)" | cut -d: -f6)
+: "${PWHOME:=/nonexistent}"
+
+# The tests' private home lives outside /tmp, so that "--fs open" shows it
+# and the secret list, not the private /tmp, is what hides its secrets.
+HOME=$JT/home
+mkdir -p "$HOME"
+export HOME
+
+JAIL_SEQ=0
+uniq_tag() {
+	JAIL_SEQ=$((JAIL_SEQ + 1))
+	echo "sbxjail-$1-$$-$JAIL_SEQ-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+}
+
+new_wd() {
+	WD=$(mktemp -d "$T/wd.XXXXXX")
+	chmod 755 "$WD"
+}
+new_wd
+
+jail() {
+	sbx --backend "$SBX_BACKEND" "$@"
+}
+
+jail_sh() {
+	_s=$1
+	shift
+	# Not a pipeline: sbx must run in this shell to set $SBX_STATUS.
+	printf '%s\n' "$_s" >"$T/script"
+	jail "$@" <"$T/script"
+}
+
+output() {
+	cat "$T/out" "$T/err"
+}
+
+# In the jail: "t NAME CMD..." runs CMD quietly and prints R:NAME:STATUS.
+SBX_T_PRELUDE='t() { _n=$1; shift; "$@" >/dev/null 2>&1; echo "R:$_n:$?"; }'
+
+rc_of() {
+	sed -n "s/^R:$1:\\([0-9]*\\)\$/\\1/p" "$T/out" | head -n 1
+}
+
+# failed_inside DESC NAME: the sandboxed step NAME failed (a second opinion; the
+# host-side check next to it is the verdict).
+failed_inside() {
+	_r=$(rc_of "$2")
+	if [ -n "$_r" ] && [ "$_r" != 0 ]; then
+		pass "$1"
+	else
+		fail "$1"
+		diag "step $2 reported status '${_r:-<none>}'"
+	fi
+}
+
+ns_only() {
+	if [ "$SBX_BACKEND" = namespaces ]; then
+		return 0
+	fi
+	skip "namespaces-only: $1" "${2:-1}"
+	return 1
+}
+
+root_only() {
+	if [ "$(id -u)" = 0 ]; then
+		return 0
+	fi
+	skip "needs a root caller: $1" "${2:-1}"
+	return 1
+}
+
+is_status() {
+	is "$SBX_STATUS" "$1" "$2" || { diag "stderr:"; diag "$(tail -n 5 "$T/err")"; return 1; }
+}
+
+fsum() {
+	if [ -e "$1" ]; then cksum <"$1"; else echo missing; fi
+}
+
+# A file must not exist on the host.
+absent() {
+	if [ -e "$2" ] || [ -L "$2" ]; then
+		fail "$1"
+		diag "$2 exists on the host: $(head -c 200 "$2" 2>/dev/null)"
+		rm -rf "$2"
+		return 1
+	fi
+	pass "$1"
+}
+
+# sbxrun in the background. A non-interactive shell starts background jobs
+# with SIGINT ignored (and nohup-like callers SIGHUP); an ignored signal
+# never reaches a signalfd, so put them back to their defaults first.
+sbx_bg() {
+	"$PY" -c '
+import os, signal, sys
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
+    signal.signal(s, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])
+' "$SBXRUN" --diag fd:3 --backend "$SBX_BACKEND" "$@" \
+	    <"${BG_STDIN:-/dev/null}" >"$T/bg.out" 2>"$T/bg.err" 3>"$T/bg.diag" &
+	SBX_PID=$!
+	JAIL_PIDS="$JAIL_PIDS $SBX_PID"
+}
+
+sbx_bg_wait() {
+	_i=0
+	while kill -0 "$SBX_PID" 2>/dev/null; do
+		# A zombie is done too (only wait reaps it).
+		case $(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$SBX_PID/status" 2>/dev/null) in
+		Z) break ;;
+		esac
+		_i=$((_i + 1))
+		if [ "$_i" -ge $(($1 * 10)) ]; then
+			diag "sbxrun (pid $SBX_PID) still running after $1 s: killed"
+			kill -KILL "$SBX_PID" 2>/dev/null
+			break
+		fi
+		sleep 0.1
+	done
+	wait "$SBX_PID"
+	SBX_STATUS=$?
+}
+
+# The payload: sbxrun -> init -> payload (both backends).
+payload_of() {
+	_init=
+	_pl=
+	_i=0
+	while [ "$_i" -lt 50 ]; do
+		_init=$(pgrep -P "$1" | head -n 1)
+		[ -n "$_init" ] && _pl=$(pgrep -P "$_init" | head -n 1)
+		[ -n "$_pl" ] && break
+		_i=$((_i + 1))
+		sleep 0.1
+	done
+	echo "$_pl"
+}
+
+status_field() {
+	sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status" 2>/dev/null
+}
+
+survivors() {
+	_s=$(pgrep -f "$1" | tr '\n' ' ')
+	for _p in $_s; do
+		kill -KILL "$_p" 2>/dev/null
+	done
+	echo "$_s"
+}
+
+no_survivors() {
+	_s=$(survivors "$2")
+	if [ -n "$_s" ]; then
+		fail "$1"
+		diag "still running: $_s"
+		return 1
+	fi
+	pass "$1"
+}
+
+# Shell code for the jail: a setsid'd, double-forked daemon appending to
+# FILE every 0.1 s; MARKER is its $0, for pgrep -f. With IGNTERM, it
+# ignores SIGTERM.
+daemon_code() {
+	_trap=
+	[ "${3:-}" = IGNTERM ] && _trap="trap '' TERM; "
+	printf '( setsid sh -c '\''%swhile :; do echo x >>"$1"; sleep 0.1; done'\'' %s %s </dev/null >/dev/null 2>&1 & )\n' \
+	    "$_trap" "$2" "$1"
+	# Wait until it really runs.
+	printf 'i=0; while [ ! -s %s ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done\n' "$1"
+}
+
+# Host listeners: TCP on 127.0.0.1 and on 0.0.0.0, UDP on 127.0.0.1, an
+# abstract unix socket and pathname unix sockets in /tmp, in $JT and in
+# the workdir $NETWD. Each accepted connection or datagram is a line in
+# $LSN/log. Sets LSN_TCP, LSN_ANY, LSN_UDP, LSN_ABS, LSN_SOCK, LSN_SOCK2,
+# LSN_SOCK3.
+listener_start() {
+	LSN=$(mktemp -d /tmp/sbxjail-lsn.XXXXXX)
+	chmod 755 "$LSN"
+	JAIL_CLEAN="$JAIL_CLEAN $LSN/sock $LSN/ports $LSN/ports.tmp $LSN/log $LSN"
+	NETWD=$T/netwd
+	mkdir -p "$NETWD"
+	chmod 755 "$NETWD"
+	"$PY" - "$LSN" "$JT/lsn.sock" "$(uniq_tag abs)" "$NETWD/app.sock" <<'EOF' &
+import os, select, socket, sys, time
+d, sock2, absname, sock3 = sys.argv[1:5]
+log = open(os.path.join(d, "log"), "a", buffering=1)
+def unix(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    if path[0] != "\0":
+        os.chmod(path, 0o777)
+    s.listen(16)
+    return s
+tcp = socket.socket(); tcp.bind(("127.0.0.1", 0)); tcp.listen(16)
+anyv4 = socket.socket(); anyv4.bind(("0.0.0.0", 0)); anyv4.listen(16)
+udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); udp.bind(("127.0.0.1", 0))
+names = {tcp: "tcp", anyv4: "any", udp: "udp",
+         unix("\0" + absname): "abstract", unix(os.path.join(d, "sock")): "sock",
+         unix(sock2): "sock2", unix(sock3): "sock3"}
+with open(os.path.join(d, "ports.tmp"), "w") as f:
+    f.write("LSN_TCP=%d\nLSN_ANY=%d\nLSN_UDP=%d\nLSN_ABS=%s\nLSN_SOCK=%s\nLSN_SOCK2=%s\nLSN_SOCK3=%s\n" % (
+        tcp.getsockname()[1], anyv4.getsockname()[1], udp.getsockname()[1], absname,
+        os.path.join(d, "sock"), sock2, sock3))
+os.rename(os.path.join(d, "ports.tmp"), os.path.join(d, "ports"))
+end = time.time() + 300
+while time.time() < end:
+    r, _, _ = select.select(list(names), [], [], 1)
+    for s in r:
+        if s is udp:
+            data, peer = s.recvfrom(4096)
+            log.write("udp %r %r\n" % (peer, data[:40]))
+        else:
+            c, peer = s.accept()
+            log.write("%s %r\n" % (names[s], peer))
+            c.close()
+EOF
+	LSN_PID=$!
+	JAIL_PIDS="$JAIL_PIDS $LSN_PID"
+	wait_for "[ -s '$LSN/ports' ]" 10 || return 1
+	. "$LSN/ports"
+	: >>"$LSN/log"
+}
+
+log_lines() {
+	wc -l <"$LSN/log" | tr -d ' '
+}

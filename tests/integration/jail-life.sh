@@ -1,0 +1,108 @@
+# Lifecycle (SPEC section 10): nothing outlives sbxrun. The timeout kills
+# the whole tree, daemons included (124); leftovers die when the main
+# process exits; SIGTERM/SIGINT/SIGHUP stop the tree (TERM, then KILL
+# after a short grace); a SIGKILLed sbxrun takes the tree with it. Each
+# case runs a setsid'd, double-forked daemon appending to a heartbeat
+# file in the workdir: after sbxrun is gone, the file must stop growing
+# and no process may carry the daemon's marker. Run for $SBX_BACKEND.
+. "$(dirname "$0")/jail-lib.sh"
+
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# tree_dead DESC MARKER: the heartbeat stopped and nothing survives.
+tree_dead() {
+	nok "$1: the heartbeat stops" still_growing "$WD/hb"
+	no_survivors "$1: no process outlives sbxrun" "$2"
+}
+
+# --- --timeout kills the whole tree ----------------------------------------------
+new_wd
+m=$(uniq_tag daemon)
+t0=$(now_ms)
+jail_sh "$(daemon_code "$WD/hb" "$m")
+sleep 30" --timeout 1s -w "$WD"
+t1=$(now_ms)
+is_status 124 "--timeout 1s: exit status 124"
+ok "--timeout 1s: sbxrun returns within 5 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 5000
+is "$(jget timed_out)" true "--timeout 1s: diagnostics say timed_out"
+ok "--timeout 1s: the daemon had started (heartbeat written)" test -s "$WD/hb"
+tree_dead "--timeout 1s" "$m"
+
+# --- an infinite loop ------------------------------------------------------------------
+new_wd
+m=$(uniq_tag loop)
+t0=$(now_ms)
+jail --timeout 1s -w "$WD" -- /bin/sh -c 'while :; do :; done' "$m"
+t1=$(now_ms)
+is_status 124 "an infinite loop is killed on the deadline (124)"
+ok "the loop is stopped within 5 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 5000
+no_survivors "no looping process is left" "$m"
+
+# --- leftovers die with the main process -------------------------------------------------
+for variant in plain IGNTERM; do
+	new_wd
+	m=$(uniq_tag leftover)
+	t0=$(now_ms)
+	jail_sh "$(daemon_code "$WD/hb" "$m" "$variant")
+exit 0" -w "$WD"
+	t1=$(now_ms)
+	is_status 0 "leftover daemon ($variant): the script's own status 0"
+	ok "leftover daemon ($variant): sbxrun returns promptly ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 5000
+	ok "leftover daemon ($variant): it had started" test -s "$WD/hb"
+	tree_dead "leftover daemon ($variant)" "$m"
+done
+
+# --- signals to sbxrun -----------------------------------------------------------------------
+for sig in TERM INT HUP; do
+	new_wd
+	m=$(uniq_tag sig$sig)
+	printf '%s\nsleep 60\n' "$(daemon_code "$WD/hb" "$m")" >"$T/script.bg"
+	BG_STDIN=$T/script.bg
+	sbx_bg -w "$WD"
+	BG_STDIN=
+	if ! wait_for "[ -s '$WD/hb' ]" 10; then
+		diag "the daemon did not start: $(cat "$T/bg.err")"
+	fi
+	t0=$(now_ms)
+	kill -s "$sig" "$SBX_PID"
+	sbx_bg_wait 15
+	t1=$(now_ms)
+	ok "SIG$sig to sbxrun: it exits within 5 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 5000
+	# The tree gets SIGTERM whichever of the three sbxrun received.
+	is "$SBX_STATUS" 143 "SIG$sig to sbxrun: status 143 (the child was stopped by SIGTERM)"
+	tree_dead "SIG$sig to sbxrun" "$m"
+done
+
+# A daemon that ignores SIGTERM gets SIGKILL after the grace.
+new_wd
+m=$(uniq_tag ignterm)
+printf '%s\nsleep 60\n' "$(daemon_code "$WD/hb" "$m" IGNTERM)" >"$T/script.bg"
+BG_STDIN=$T/script.bg
+sbx_bg -w "$WD"
+BG_STDIN=
+wait_for "[ -s '$WD/hb' ]" 10
+t0=$(now_ms)
+kill -TERM "$SBX_PID"
+sbx_bg_wait 15
+t1=$(now_ms)
+ok "SIGTERM, daemon ignoring TERM: sbxrun exits within 8 s ($((t1 - t0)) ms)" \
+    test $((t1 - t0)) -lt 8000
+tree_dead "SIGTERM, daemon ignoring TERM" "$m"
+
+# --- sbxrun SIGKILLed ----------------------------------------------------------------------
+new_wd
+m=$(uniq_tag sigkill)
+printf '%s\nsleep 60\n' "$(daemon_code "$WD/hb" "$m" IGNTERM)" >"$T/script.bg"
+BG_STDIN=$T/script.bg
+sbx_bg -w "$WD"
+BG_STDIN=
+wait_for "[ -s '$WD/hb' ]" 10
+ok "kill -9 of sbxrun: the daemon was running" still_growing "$WD/hb"
+kill -KILL "$SBX_PID"
+sbx_bg_wait 5
+sleep 1
+tree_dead "kill -9 of sbxrun" "$m"
+
+done_testing
