@@ -1,40 +1,513 @@
-/* The landlock backend. Not built yet: it refuses, so that nothing runs
- * with less isolation than was asked for. */
+/* The landlock backend: a kernel-enforced jail without any namespace, for
+ * the places that forbid unprivileged user namespaces (container seccomp
+ * profiles, AppArmor's userns restriction, user.max_user_namespaces=0).
+ * Landlock filesystem, TCP and scope rules, the common seccomp filter
+ * plus a host filter for what namespaces would have kept apart, rlimits;
+ * the tree is kept by sbxrun's init, a child subreaper.
+ *
+ * Launch order:
+ *
+ *   sbxrun (parent)     builds the plan (pure; no mounts, the private
+ *                       TMPDIR among the rules); for a root caller lends
+ *                       the workdir to uid 65534 and checks that uid can
+ *                       reach it and the TMPDIR; under --allow-degraded
+ *                       makes the mount symlinks; sbx_launch_plain().
+ *   init                a fork of sbxrun: new session, child subreaper,
+ *                       the caller's ids, outside any Landlock domain (so
+ *                       the payload's signal scope keeps it out of the
+ *                       sandbox's reach); kills the tree when the payload
+ *                       exits or sbxrun dies (EOF on the life pipe).
+ *   payload             (the setup hook, after init forked it, before the
+ *                       rlimits and exec) a root caller's payload drops
+ *                       the bounding set and takes uid/gid 65534 with no
+ *                       groups; PDEATHSIG; every capability dropped;
+ *                       no_new_privs; the Landlock domain (filesystem,
+ *                       TCP when the network is fully off, scopes); the
+ *                       common seccomp filter, then the host filter.
+ *
+ * With a supervised network, sbxrun spawns from a launcher thread already
+ * in the network's Landlock domain (main.c, network.h), so init and the
+ * payload nest inside it; init loads the seccomp filter that traps the
+ * network calls before forking the payload and hands the listener over
+ * (sbx_payload_hooks.init_setup). Unix sockets are refused then: with the
+ * host's filesystem in view, a connect by path could reach any host
+ * daemon, and Landlock does not judge connects.
+ */
 #include "config.h"
 
-#include "backend.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-static int
-landlock_probe(struct sbx_caps *caps, struct sbx_err *err)
+#include "backend.h"
+#include "fsutil.h"
+#include "launch.h"
+#include "linux-caps.h"
+#include "linux-hostfilter.h"
+#include "linux-landlock.h"
+#include "linux-mount.h"
+#include "linux-owner.h"
+#include "linux-seccomp.h"
+#include "network.h"
+#include "plan.h"
+#include "resolve.h"
+#include "rlimits.h"
+
+/* The uid and gid a root caller's payload runs as: the id the namespaces
+ * backend maps root to, so both backends leave the same traces. */
+#define SBX_LL_NOBODY 65534
+
+/* What the run changed on the host, undone by ll_cleanup() (or by init
+ * when sbxrun died: ll_orphaned()). */
+struct ll_state {
+	struct sbx_lease lease;
+	bool             leased;
+	struct sbx_strv  links;       /* mount symlinks made in the workdir */
+	struct sbx_strv  targets;     /* what each of them points to */
+	struct sbx_strv  made;        /* directories made for them, outermost first */
+};
+
+/* What init and the payload need after the fork (a copy of the parent's
+ * memory). */
+struct ll_payload {
+	const struct sbx_plan *plan;
+	struct ll_state       *state;
+	const char            *tmpdir;
+	int                    abi;
+	bool                   net_off;
+	bool                   net_notify;  /* init loaded the trapping filter */
+	struct sbx_landlock_net net;
+	struct sbx_ports        bind, connect;
+	bool                   seccomp;
+	bool                   nobody;    /* root caller: take SBX_LL_NOBODY */
+};
+
+static bool
+net_fully_off(const struct sbx_policy *p)
 {
-	return sbx_err_set(err, SBX_EUNAVAIL, "the landlock backend is not built yet");
+	return sbx_policy_net_off(p);
 }
 
-static uint32_t
-landlock_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
+/* seccomp(SET_MODE_FILTER) without a program: the kernel copies the
+ * program before it checks anything else, so EFAULT means filters are
+ * there; EINVAL means a kernel without them. No fork needed. */
+static bool
+seccomp_filters_work(void)
 {
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL) < 0 && errno == EFAULT;
+}
+
+static int
+ll_probe(struct sbx_caps *caps, struct sbx_err *err)
+{
+	caps->landlock_abi = sbx_landlock_abi();
+	if (!caps->full_probe)
+		caps->seccomp = seccomp_filters_work();   /* --probe measured it already */
+	if (caps->landlock_abi == 0 && !caps->seccomp)
+		return sbx_err_set(err, SBX_EUNAVAIL,
+		    "neither Landlock nor seccomp filters are available in this kernel");
 	return 0;
 }
 
-static int
-landlock_describe(const struct sbx_policy *p, const struct sbx_exec *x,
-    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+/* What each rule needs here. Landlock below ABI 3 does not check
+ * truncate(2), so a file outside the workdir could still be emptied:
+ * fs and protect need ABI 3. Host processes are unsignalable only with
+ * the ABI 6 signal scope. "Nothing reachable" holds by the host filter's
+ * refusal of every socket, which needs seccomp, not Landlock (its TCP
+ * rules alone leave UDP, Fast Open, listen()'s automatic bind and
+ * pathname unix sockets open). Every other network rule is the network
+ * supervisor's, which needs seccomp too. Mounts: a path cannot be
+ * remapped without a mount namespace (--allow-degraded gets a symlink
+ * instead). */
+static uint32_t
+ll_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 {
-	return landlock_probe(NULL, err);
+	uint32_t r = SBX_RULE_BIT(SBX_RULE_TIMEOUT) | sbx_limits_rlimit_rules(p);
+	int abi = caps->landlock_abi;
+
+	if (abi >= 1)
+		r |= SBX_RULE_BIT(SBX_RULE_DENY);
+	if (abi >= 3)
+		r |= SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_PROTECT);
+	if (abi >= 6)
+		r |= SBX_RULE_BIT(SBX_RULE_PROCESSES);
+	if (caps->seccomp)
+		r |= SBX_RULE_BIT(SBX_RULE_NETWORK);
+	if (!net_fully_off(p) && caps->seccomp)
+		r |= SBX_RULE_BIT(SBX_RULE_LISTEN) | SBX_RULE_BIT(SBX_RULE_CONNECT) |
+		    SBX_RULE_BIT(SBX_RULE_LOOPBACK) | SBX_RULE_BIT(SBX_RULE_PROXY);
+	return r;
 }
 
 static int
-landlock_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+build_plan(const struct sbx_exec *x, const struct sbx_policy *p, struct sbx_plan *plan,
+    struct sbx_err *err)
+{
+	struct sbx_plan_opts opts = { .mounts = false, .tmpdir = x->tmpdir };
+	struct sbx_host_ids ids;
+	struct sbx_fsfacts facts;
+
+	if (x->fs == NULL)
+		return sbx_err_set(err, EINVAL, "landlock: no resolved filesystem view");
+	if (x->tmpdir == NULL)
+		return sbx_err_set(err, EINVAL, "landlock: no private temporary directory");
+	sbx_host_ids_for(&ids, x->caller_uid, x->caller_gid, SBX_LL_NOBODY);
+	sbx_host_facts_init(&facts, &ids);
+	return sbx_plan_build(p, x->fs, &facts, &opts, plan, err);
+}
+
+static unsigned
+host_filter_rules(const struct sbx_policy *p)
+{
+	return SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID | (net_fully_off(p) ? SBX_HOSTF_NOSOCKET : 0);
+}
+
+static int
+ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+    struct sbx_buf *out, struct sbx_err *err)
+{
+	struct sbx_plan plan;
+	int abi = caps->landlock_abi;
+
+	if (build_plan(x, p, &plan, err) < 0)
+		return -1;
+	sbx_buf_printf(out, "# backend landlock: no namespaces; Landlock ABI %d%s, seccomp%s, "
+	    "rlimits\n", abi, abi ? "" : " (none here: no filesystem rules)",
+	    caps->seccomp ? "" : " (none here)");
+	sbx_buf_puts(out, "# tree: sbxrun's init (a fork of sbxrun, outside the Landlock domain) "
+	    "is a child subreaper in a new session; the payload is its child\n");
+	if (x->caller_uid == 0)
+		sbx_buf_printf(out, "# ids: uid %d gid %d, no groups (the caller is root); the "
+		    "workdir is lent to uid %d for the run and handed back after it\n",
+		    SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY);
+	else
+		sbx_buf_printf(out, "# ids: uid %u gid %u, the caller's own\n",
+		    (unsigned)x->caller_uid, (unsigned)x->caller_gid);
+	sbx_buf_printf(out, "# tmp: TMPDIR=%s, private, removed after the run; /tmp itself is "
+	    "the host's and stays unwritable\n", x->tmpdir);
+	for (size_t i = 0; i < p->nmounts; i++) {
+		const struct sbx_mount *m = &p->mounts[i];
+
+		sbx_buf_printf(out, "# mount %s <- %s %s: landlock cannot remap a path; %s\n",
+		    m->target, m->source, m->rw ? "rw" : "ro",
+		    p->allow_degraded ? "made a symbolic link to the source instead (degraded)"
+				      : "refused (--allow-degraded makes a symbolic link instead)");
+		sbx_buf_printf(out, "symlink    %s/%s -> %s\n", x->fs->workdir, m->target, m->source);
+	}
+	sbx_plan_describe(&plan, out);
+	for (size_t i = 0; i < plan.frozen.n; i++)
+		sbx_buf_printf(out, "# frozen: %s takes no new entry, removal or rename (a hidden or "
+		    "protected path lies below)\n", plan.frozen.v[i]);
+	if (net_fully_off(p) && abi >= 4)
+		sbx_buf_puts(out, "landlock   tcp bind: none, tcp connect: none\n");
+	if (abi >= 6)
+		sbx_buf_puts(out, "landlock   scopes: abstract unix sockets, signals\n");
+	else
+		sbx_buf_printf(out, "# landlock ABI %d has no scopes: host processes of the same uid "
+		    "stay signalable\n", abi);
+	if (caps->seccomp) {
+		sbx_seccomp_describe(0, out);
+		sbx_hostfilter_describe(host_filter_rules(p), out);
+	}
+	sbx_buf_printf(out, "# process: new session, no capabilities (%s), no_new_privs, "
+	    "SIGKILL on the death of init (PR_SET_PDEATHSIG)\n", x->caller_uid == 0 ?
+	    "bounding set empty" : "the bounding set stays: emptying it needs CAP_SETPCAP, and "
+	    "no_new_privs keeps exec from granting any");
+	sbx_limits_describe(x, out);
+	sbx_buf_puts(out, "# not covered by Landlock: host processes stay visible in /proc; the "
+	    "metadata (stat, readlink, inotify) of paths outside the rules stays visible\n");
+	if (x->caller_uid != 0)
+		sbx_buf_puts(out, "# not covered by Landlock: chmod, chgrp, utimes and xattrs of the "
+		    "caller's own files outside the workdir (their contents stay out of reach)\n");
+	sbx_plan_free(&plan);
+	return 0;
+}
+
+/* A root caller's payload becomes SBX_LL_NOBODY. The bounding set goes
+ * first, while CAP_SETPCAP is held: leaving uid 0 empties the other sets
+ * (no SECBIT_KEEP_CAPS) but not this one. */
+static int
+drop_root(struct sbx_err *err)
+{
+	for (int cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
+			return sbx_err_sys(err, "cannot drop capability %d from the bounding set", cap);
+	if (setgroups(0, NULL) < 0)
+		return sbx_err_sys(err, "setgroups");
+	if (setresgid(SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0 ||
+	    setresuid(SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0)
+		return sbx_err_sys(err, "cannot take uid %d", SBX_LL_NOBODY);
+	return 0;
+}
+
+/* Runs in the payload, before the rlimits and exec. */
+static int
+payload_setup(void *ctx, struct sbx_err *err)
+{
+	const struct ll_payload *pl = ctx;
+	pid_t init = getppid();
+
+	if (pl->nobody && drop_root(err) < 0)
+		return -1;
+	/* Set after the ids (a change of credentials clears it). Init is
+	 * only ever killed with the whole tree, but if it dies first the
+	 * payload must not run on as sbxrun's orphan; init itself has no
+	 * PDEATHSIG (launch.c: it must outlive sbxrun to kill the tree). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return sbx_err_sys(err, "PR_SET_PDEATHSIG");
+	if (getppid() != init)
+		return sbx_err_set(err, ESRCH, "the jail's init died while starting");
+	if (sbx_caps_drop_all(err) < 0 || sbx_no_new_privs(err) < 0)
+		return -1;
+	if (pl->abi >= 1 && sbx_landlock_apply(pl->plan, pl->abi, &pl->net,
+	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err) < 0)
+		return -1;
+	if (!pl->seccomp)
+		return 0;
+	/* With a supervised network, init loaded the common filter already. */
+	if (!pl->net_notify && sbx_seccomp_load(0, NULL, err) < 0)
+		return -1;
+	return sbx_hostfilter_load(SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID |
+	    (pl->net_off ? SBX_HOSTF_NOSOCKET : 0), err);
+}
+
+/* Runs in init before it forks the payload: the filter that traps the
+ * network calls (with the common one), inherited by the payload. */
+static int
+init_net(void *ctx, int *fd, struct sbx_err *err)
+{
+	if (sbx_no_new_privs(err) < 0)
+		return -1;
+	return sbx_seccomp_load(SBX_SECCOMP_NET_NOTIFY, fd, err);
+}
+
+static void
+remove_links(struct ll_state *st)
+{
+	char buf[4096];
+	struct stat sb;
+
+	for (size_t i = 0; i < st->links.n; i++) {
+		const char *link = st->links.v[i];
+		ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+
+		/* Only our own link: the sandbox may have put anything there. */
+		if (n < 0 || lstat(link, &sb) < 0 || !S_ISLNK(sb.st_mode))
+			continue;
+		buf[n] = '\0';
+		if (strcmp(buf, st->targets.v[i]) == 0)
+			unlink(link);
+	}
+	for (size_t i = st->made.n; i-- > 0;)
+		rmdir(st->made.v[i]);   /* only when left empty */
+	sbx_strv_free(&st->links);
+	sbx_strv_free(&st->targets);
+	sbx_strv_free(&st->made);
+}
+
+/* Under --allow-degraded a mount becomes WORKDIR/TARGET -> SOURCE: the
+ * source's own rules apply wherever it is reached from, but it is a
+ * symlink, not a mount (find and cp -r do not descend into it, an
+ * atomic rename over a file mount replaces the link). An existing
+ * target is refused: it would have to be moved away. */
+static int
+make_links(const struct sbx_policy *p, const char *wd, struct ll_state *st,
+    struct sbx_err *err)
+{
+	struct stat sb;
+
+	for (size_t i = 0; i < p->nmounts; i++) {
+		const struct sbx_mount *m = &p->mounts[i];
+		_cleanup_free_ char *link = sbx_path_join(wd, m->target);
+
+		for (char *c = link + strlen(wd) + 1; (c = strchr(c, '/')) != NULL; c++) {
+			*c = '\0';
+			if (mkdir(link, 0755) == 0)
+				sbx_strv_push(&st->made, link);
+			else if (errno != EEXIST)
+				return sbx_err_sys(err, "landlock: cannot make %s", link);
+			*c = '/';
+		}
+		if (lstat(link, &sb) == 0)
+			return sbx_err_set(err, EEXIST, "landlock: mount target %s exists; without a "
+			    "mount namespace only a symbolic link to %s could be made there",
+			    m->target, m->source);
+		if (symlink(m->source, link) < 0)
+			return sbx_err_sys(err, "landlock: cannot make %s", link);
+		sbx_strv_push(&st->links, link);
+		sbx_strv_push(&st->targets, m->source);
+	}
+	return 0;
+}
+
+/* The paths a lend leaves alone: the secret list (its entries must stay
+ * unreadable by file permissions too) and the protected paths (they stay
+ * the caller's, so even file permissions keep them read-only). */
+static void
+lend_skips(const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_strv *out)
+{
+	struct sbx_strv rel = { 0 };
+	_cleanup_free_ char *git = sbx_path_join(x->fs->workdir, ".git");
+	struct stat sb;
+
+	sbx_strv_copy(out, &x->fs->hidden);
+	sbx_protect_list(p, &rel);
+	for (size_t i = 0; i < rel.n; i++)
+		sbx_strv_push_take(out, sbx_path_join(x->fs->workdir, rel.v[i]));
+	if (lstat(git, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		sbx_strv_push(out, git);
+	sbx_strv_free(&rel);
+}
+
+/* A root caller's workdir and TMPDIR become the sandbox's for the run. */
+static int
+lend_to_nobody(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st,
+    struct sbx_err *err)
+{
+	struct sbx_strv skip = { 0 };
+	int r;
+
+	/* EINVAL: the id is not mapped, as for root in a user namespace
+	 * that maps only itself. */
+	if (chown(x->tmpdir, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0)
+		return sbx_err_sys(err, "landlock: cannot give %s to uid %d%s", x->tmpdir,
+		    SBX_LL_NOBODY, errno == EINVAL ? " (that id does not exist in this user "
+		    "namespace)" : "");
+	lend_skips(p, x, &skip);
+	r = sbx_owner_lend(&st->lease, x->fs->workdir, x->caller_uid, x->caller_gid,
+	    SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, err);
+	sbx_strv_free(&skip);
+	if (r < 0)
+		return -1;
+	st->leased = true;
+	if (sbx_owner_check_reach(x->fs->workdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0 ||
+	    sbx_owner_check_reach(x->tmpdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0)
+		return sbx_err_wrap(err, "landlock: the caller is root, so the sandbox runs as "
+		    "uid %d", SBX_LL_NOBODY);
+	return 0;
+}
+
+static void
+state_free(struct ll_state *st)
+{
+	remove_links(st);
+	if (st->leased)
+		sbx_owner_return(&st->lease);
+	free(st);
+}
+
+/* In init, when sbxrun was killed: the tree is gone, so the workdir goes
+ * back to the caller from init's copy of the state (init still holds the
+ * caller's ids), rather than staying lent to uid 65534, and the private
+ * TMPDIR goes away as it would have. */
+static void
+ll_orphaned(void *ctx)
+{
+	const struct ll_payload *pl = ctx;
+	struct sbx_err err = { 0 };
+
+	sbx_rm_rf(pl->tmpdir, &err);
+	remove_links(pl->state);
+	if (pl->state->leased)
+		sbx_owner_return(&pl->state->lease);
+}
+
+/* After the run (the tree is gone): links away, the workdir back. */
+static void
+ll_cleanup(struct sbx_child *c)
+{
+	if (c->priv)
+		state_free(c->priv);
+	c->priv = NULL;
+}
+
+static void
+warn(struct sbx_report *r, char *text)
+{
+	sbx_strv_push_take(&r->warnings, text);
+}
+
+static int
+ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
     struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
-	return landlock_probe(NULL, err);
+	struct ll_state *st = sbx_xcalloc(1, sizeof(*st));
+	struct sbx_plan plan;
+	struct ll_payload pl = {
+		.plan = &plan, .state = st, .tmpdir = x->tmpdir, .abi = caps->landlock_abi,
+		.net_off = net_fully_off(p), .seccomp = caps->seccomp,
+		.nobody = x->caller_uid == 0,
+	};
+	struct sbx_payload_hooks hooks = {
+		.setup = payload_setup, .orphaned = ll_orphaned, .ctx = &pl,
+	};
+
+	pl.net.enabled = true;
+	pl.net.bind = &pl.bind;
+	pl.net.connect = &pl.connect;
+	sbx_netrules_landlock_ports(x->net, &pl.bind, &pl.connect, &pl.net.connect_any);
+	if (x->net && caps->seccomp) {
+		pl.net_notify = true;
+		hooks.init_setup = init_net;
+	}
+	if (build_plan(x, p, &plan, err) < 0) {
+		free(pl.bind.v);
+		free(pl.connect.v);
+		free(st);
+		return -1;
+	}
+	/* The links first, so that a root caller's lend covers the
+	 * directories made for them. */
+	if ((p->nmounts > 0 && make_links(p, x->fs->workdir, st, err) < 0) ||
+	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0) ||
+	    sbx_launch_plain(x, &hooks, c, err) < 0) {
+		state_free(st);
+		sbx_plan_free(&plan);
+		free(pl.bind.v);
+		free(pl.connect.v);
+		return -1;
+	}
+	free(pl.bind.v);
+	free(pl.connect.v);
+	if (c->notify_fd >= 0) {
+		c->netsup_flags = 0;   /* unix sockets: refused (see the top) */
+		r->layers.seccomp_notify = true;
+	}
+	c->priv = st;
+	c->cleanup = ll_cleanup;
+
+	for (size_t i = 0; i < st->links.n; i++)
+		warn(r, sbx_xasprintf("landlock: mount %s is a symbolic link to %s, not a mount",
+		    st->links.v[i], st->targets.v[i]));
+	for (size_t i = 0; pl.abi >= 1 && i < plan.frozen.n; i++)
+		warn(r, sbx_xasprintf("landlock: %s takes no new entry, removal or rename (a "
+		    "protected or hidden path lies below it)", plan.frozen.v[i]));
+	if (x->caller_uid != 0)
+		warn(r, sbx_xstrdup("landlock: mode, group, times and extended attributes of the "
+		    "caller's own files outside the workdir stay changeable (Landlock does not "
+		    "cover them; their contents stay out of reach)"));
+	sbx_plan_free(&plan);
+	r->layers.landlock_abi = caps->landlock_abi;
+	r->layers.seccomp = caps->seccomp;
+	r->layers.no_new_privs = r->layers.caps_dropped = true;
+	r->layers.new_session = r->layers.subreaper = true;
+	return 0;
 }
 
 const struct sbx_backend sbx_backend_landlock = {
 	.name = "landlock",
 	.id = SBX_BACKEND_LANDLOCK,
-	.probe = landlock_probe,
-	.enforces = landlock_enforces,
-	.describe = landlock_describe,
-	.spawn = landlock_spawn,
+	.needs_tmpdir = true,
+	.probe = ll_probe,
+	.enforces = ll_enforces,
+	.describe = ll_describe,
+	.spawn = ll_spawn,
 };

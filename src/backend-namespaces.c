@@ -37,6 +37,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -46,9 +48,12 @@
 #include "backend.h"
 #include "launch.h"
 #include "linux-caps.h"
+#include "linux-hostfilter.h"
 #include "linux-landlock.h"
 #include "linux-mount.h"
 #include "linux-seccomp.h"
+#include "netsup.h"
+#include "network.h"
 #include "plan.h"
 #include "resolve.h"
 #include "rlimits.h"
@@ -60,20 +65,45 @@
 	CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 struct ns_payload {
-	const struct sbx_plan *plan;
-	int                    abi;
-	bool                   net_off;
+	bool                    trap;       /* load the trapping filter in init */
+	bool                    guard;      /* and open sock_diag for unix checks */
+	const struct sbx_plan  *plan;
+	int                     abi;
+	struct sbx_landlock_net net;
+	struct sbx_ports        bind, connect;
 };
 
 static bool
 net_fully_off(const struct sbx_policy *p)
 {
-	return !p->network && p->listen.n == 0 && p->connect.n == 0 && p->loopback.n == 0 &&
-	    p->proxy_allow.n == 0;
+	return sbx_policy_net_off(p);
 }
 
-/* Makes a user namespace (and mounts a tmpfs in it, which is what some
- * distributions' restrictions forbid) in a throwaway child. */
+/* With the network fully off the jail's own net namespace cuts it off,
+ * except from unix sockets its filesystem view shows: the workdir is the
+ * host's, and so are mounts, read paths and, under open, the whole disk.
+ * Then connects and addressed sends are trapped too, and only sockets made
+ * inside the jail's namespace pass (SBX_NETSUP_UNIX_OWNED). A fresh temp
+ * workdir under strict shows no socket of the host's: no trap, no cost. */
+static bool
+needs_unix_guard(const struct sbx_policy *p, const struct sbx_exec *x)
+{
+	if (x->net != NULL)
+		return false;
+	return p->fs == SBX_FS_OPEN || !x->fs->workdir_temp || p->nmounts > 0 ||
+	    (p->fs == SBX_FS_ALLOWLIST && x->fs->read.n > 0);
+}
+
+/* The TCP port rules of the sandbox's Landlock domain. */
+static void
+payload_net(struct ns_payload *pl, const struct sbx_netrules *r)
+{
+	pl->net.enabled = true;
+	pl->net.bind = &pl->bind;
+	pl->net.connect = &pl->connect;
+	sbx_netrules_landlock_ports(r, &pl->bind, &pl->connect, &pl->net.connect_any);
+}
+
 static int
 probe_userns(struct sbx_caps *caps, struct sbx_err *err)
 {
@@ -136,9 +166,12 @@ ns_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 	    sbx_limits_rlimit_rules(p);
 
 	/* An empty net namespace enforces "nothing reachable"; every other
-	 * network rule needs the network supervisor. */
-	if (net_fully_off(p))
-		r |= SBX_RULE_BIT(SBX_RULE_NETWORK);
+	 * network rule is the network supervisor's, with Landlock's TCP port
+	 * rules as a second wall. */
+	r |= SBX_RULE_BIT(SBX_RULE_NETWORK);
+	if (!net_fully_off(p))
+		r |= SBX_RULE_BIT(SBX_RULE_LISTEN) | SBX_RULE_BIT(SBX_RULE_CONNECT) |
+		    SBX_RULE_BIT(SBX_RULE_LOOPBACK) | SBX_RULE_BIT(SBX_RULE_PROXY);
 	return r;
 }
 
@@ -193,9 +226,29 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	sbx_plan_describe(&plan, out);
 	sbx_buf_printf(out, "# landlock ABI %d here%s; scopes: abstract unix sockets, signals\n",
 	    caps->landlock_abi, caps->landlock_abi ? "" : " (no Landlock: mounts only)");
-	if (net_fully_off(p))
-		sbx_buf_puts(out, "landlock   tcp bind: none, tcp connect: none\n");
-	sbx_seccomp_describe(out);
+	{
+		struct ns_payload pl = { 0 };
+		struct sbx_buf ports = { 0 };
+
+		payload_net(&pl, x->net);
+		for (size_t i = 0; i < pl.bind.n; i++)
+			sbx_buf_printf(&ports, "%s%u", i ? "," : "", pl.bind.v[i]);
+		sbx_buf_printf(out, "landlock   tcp bind: %s, tcp connect: ",
+		    ports.len ? ports.data : "none");
+		sbx_buf_free(&ports);
+		for (size_t i = 0; i < pl.connect.n; i++)
+			sbx_buf_printf(&ports, "%s%u", i ? "," : "", pl.connect.v[i]);
+		sbx_buf_printf(out, "%s\n", pl.net.connect_any ? "any" : ports.len ? ports.data
+		    : "none");
+		sbx_buf_free(&ports);
+		free(pl.bind.v);
+		free(pl.connect.v);
+	}
+	if (!net_fully_off(p))
+		sbx_buf_puts(out, "# network: no net namespace; every connect, bind, listen and "
+		    "addressed send goes to sbxrun's network supervisor\n");
+	sbx_seccomp_describe(net_fully_off(p) ? 0 : SBX_SECCOMP_NET_NOTIFY, out);
+	sbx_hostfilter_describe(SBX_HOSTF_NOSETID, out);
 	sbx_buf_puts(out, "# process: new session, no capabilities (bounding set empty, "
 	    "securebits locked), no_new_privs, pid 1 is sbxrun's init\n");
 	sbx_limits_describe(x, out);
@@ -308,24 +361,22 @@ static int
 payload_setup(void *ctx, struct sbx_err *err)
 {
 	const struct ns_payload *pl = ctx;
-	struct sbx_landlock_net net = { .enabled = pl->net_off };
 
 	if (pl->abi < 1)
 		return 0;
-	return sbx_landlock_apply(pl->plan, pl->abi, &net,
+	return sbx_landlock_apply(pl->plan, pl->abi, &pl->net,
 	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err);
 }
 
 /* Runs in the cloned child: becomes the jail's init. */
 static noreturn void
 child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_launch_pipes *lp,
-    int sync, int abi, bool net_off)
+    int sync, struct ns_payload *pl)
 {
 	struct sbx_init_args a = { .exec = x, .pid1 = true };
-	struct ns_payload pl = { .plan = plan, .abi = abi, .net_off = net_off };
-	struct sbx_payload_hooks hooks = { .setup = payload_setup, .ctx = &pl };
+	struct sbx_payload_hooks hooks = { .setup = payload_setup, .ctx = pl };
 	struct sbx_err e = { 0 };
-	int fds[SBX_MAX_TREES];
+	int fds[SBX_MAX_TREES], notify_fd = -1, diag_fd = -1;
 	uid_t uid;
 	gid_t gid;
 
@@ -354,13 +405,39 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		sbx_err_sys(&e, "setsid");
 		goto fail;
 	}
-	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 || sbx_seccomp_load(&e) < 0)
+	/* No set-id bits: through the idmapped workdir a root caller's
+	 * sandbox writes files owned by root on disk, and a setuid one left
+	 * there would run as root for anyone on the host. */
+	/* Opened in the jail's network namespace before the filter forbids
+	 * netlink sockets; the supervisor asks it which unix sockets are the
+	 * sandbox's own. */
+	if (pl->guard) {
+		diag_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+		if (diag_fd < 0) {
+			sbx_err_sys(&e, "sock_diag");
+			goto fail;
+		}
+	}
+	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 ||
+	    sbx_seccomp_load(pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0, &notify_fd, &e) < 0 ||
+	    sbx_hostfilter_load(SBX_HOSTF_NOSETID, &e) < 0)
 		goto fail;
 	{
-		struct sbx_child_msg ok = { .kind = 0 };
+		/* The listener goes to the parent, which takes it with
+		 * pidfd_getfd() (a send over the socket would be trapped by
+		 * the filter just loaded); wait until it has. */
+		struct sbx_child_msg ok = { .kind = 0, .fd = notify_fd, .fd2 = diag_fd };
+		char ack;
 
 		if (write(sync, &ok, sizeof(ok)) != sizeof(ok))
 			_exit(125);
+		if (notify_fd >= 0) {
+			if (read(sync, &ack, 1) != 1)
+				_exit(125);
+			close(notify_fd);
+			if (diag_fd >= 0)
+				close(diag_fd);
+		}
 	}
 	close(sync);
 	sbx_init_main(&a);
@@ -441,14 +518,19 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	struct sbx_plan plan;
 	struct sbx_launch_pipes lp;
 	struct sbx_child_msg m;
+	struct ns_payload pl = { .plan = &plan, .abi = caps->landlock_abi };
+	bool guard = needs_unix_guard(p, x);
 	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
-	bool net_off = net_fully_off(p);
+	bool net_off = x->net == NULL;
 	uint64_t flags = NS_FLAGS | (net_off ? CLONE_NEWNET : 0);
 	pid_t pid;
 	ssize_t n;
 
 	if (build_plan(x, &plan, p, err) < 0)
 		return -1;
+	payload_net(&pl, x->net);
+	pl.guard = guard;
+	pl.trap = x->net != NULL || guard;
 	if (plan.ntrees > SBX_ARRAY_LEN(fds)) {
 		sbx_plan_free(&plan);
 		return sbx_err_set(err, E2BIG, "too many rw mounts");
@@ -467,7 +549,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pid = clone_jail(flags, &pidfd);
 	if (pid == 0) {
 		close(sync[0]);
-		child_main(&plan, x, &lp, sync[1], caps->landlock_abi, net_off);
+		child_main(&plan, x, &lp, sync[1], &pl);
 	}
 	close(sync[1]);
 	if (pid < 0) {
@@ -505,12 +587,40 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		m.msg[sizeof(m.msg) - 1] = '\0';
 		sbx_err_set(err, m.errnum, "%s", m.msg);
 		/* Namespaces that exist but give no power inside (as under
-		 * some distributions' restrictions) count as unavailable. */
-		if (m.errnum == EPERM || m.errnum == EACCES)
+		 * some distributions' restrictions) count as unavailable;
+		 * any other failure is this run's, and is reported. */
+		if (m.errnum == ENOSYS)
 			err->errnum = SBX_EUNAVAIL;
 		goto fail;
 	}
+	if (m.fd >= 0) {
+		c->notify_fd = (int)syscall(SYS_pidfd_getfd, pidfd, m.fd, 0);
+		if (c->notify_fd < 0) {
+			sbx_err_sys(err, "cannot take the jail's network listener");
+			goto fail;
+		}
+		fcntl(c->notify_fd, F_SETFD, FD_CLOEXEC);
+		if (m.fd2 >= 0) {
+			c->diag_fd = (int)syscall(SYS_pidfd_getfd, pidfd, m.fd2, 0);
+			if (c->diag_fd < 0) {
+				sbx_err_sys(err, "cannot take the jail's sock_diag socket");
+				goto fail;
+			}
+			fcntl(c->diag_fd, F_SETFD, FD_CLOEXEC);
+		}
+		if (write(sync[0], "a", 1) != 1) {
+			sbx_err_sys(err, "the jail's init died while starting");
+			goto fail;
+		}
+		/* With the network on or ports declared there is no net
+		 * namespace to tell the sandbox's sockets from the host's:
+		 * unix sockets are the filesystem view's matter then. */
+		c->netsup_flags = guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_CONTINUE;
+		r->layers.seccomp_notify = true;
+	}
 	close(sync[0]);
+	free(pl.bind.v);
+	free(pl.connect.v);
 	if (plan.created.n > 0) {
 		struct sbx_strv *created = sbx_xcalloc(1, sizeof(*created));
 
@@ -529,6 +639,8 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	return 0;
 fail:
 	close(sync[0]);
+	free(pl.bind.v);
+	free(pl.connect.v);
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
 		;

@@ -36,13 +36,18 @@ struct sbx_rlimit {
 #define SBX_MAX_RLIMITS 8
 
 struct sbx_fsview;
+struct sbx_netrules;
 
 /* What runs inside the jail, and where. Pure data, built by exec.c. */
 struct sbx_exec {
 	const struct sbx_fsview *fs;  /* the resolved filesystem view (resolve.h) */
+	const struct sbx_netrules *net; /* NULL: network fully off; else the jail
+	                                   traps its network calls (network.h) */
 	char      **argv;           /* argv[0] without '/' is looked up in PATH */
 	char      **envp;
 	const char *cwd;            /* the workdir */
+	const char *tmpdir;         /* the host directory made for the sandbox as
+	                               its TMPDIR (needs_tmpdir), else NULL */
 	int         stdin_fd;       /* handed to the payload as fd 0; -1 keeps 0 */
 	uid_t       caller_uid;
 	gid_t       caller_gid;
@@ -57,6 +62,9 @@ struct sbx_child {
 	int   status_fd;            /* init writes the payload's wait status here */
 	int   err_fd;               /* setup or exec failures, EOF on exec */
 	int   life_fd;              /* held open by sbxrun; init sees EOF if it dies */
+	int   notify_fd;            /* the seccomp listener for the network calls, or -1 */
+	int   diag_fd;              /* sock_diag inside the jail's netns (SBX_NETSUP_UNIX_OWNED) */
+	unsigned netsup_flags;      /* SBX_NETSUP_* the supervisor needs for this jail */
 	bool  pidns;                /* killing pid ends the whole tree */
 	void *priv;                 /* backend state, freed by cleanup */
 	void (*cleanup)(struct sbx_child *c);
@@ -70,6 +78,10 @@ struct sbx_child {
 struct sbx_backend {
 	const char          *name;
 	enum sbx_backend_id  id;
+	/* The backend has no private /tmp of its own: sbxrun makes an empty
+	 * directory in $TMPDIR for the run (exec.tmpdir, exported as TMPDIR)
+	 * and removes it afterwards. */
+	bool                 needs_tmpdir;
 	/* Measures whether the backend can run here; -1 with err when not. */
 	int      (*probe)(struct sbx_caps *caps, struct sbx_err *err);
 	/* The rules of p this backend enforces on a machine with caps. */

@@ -174,6 +174,20 @@ sbx_init_main(const struct sbx_init_args *a)
 		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
 	}
 
+	if (a->hooks && a->hooks->init_setup) {
+		struct sbx_child_msg ready = { .kind = SBX_MSG_READY, .fd = -1 };
+		char ack;
+
+		if (a->hooks->init_setup(a->hooks->ctx, &ready.fd, &err) < 0)
+			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+		/* sbxrun takes the descriptor, then acknowledges on the life
+		 * pipe (EOF there: it died, and so do we). */
+		write_all(a->err_fd, &ready, sizeof(ready));
+		if (read(a->life_fd, &ack, 1) != 1)
+			_exit(125);
+		if (ready.fd >= 0)
+			close(ready.fd);
+	}
 	payload = fork();
 	if (payload < 0) {
 		sbx_err_sys(&err, "init: cannot fork the payload");
@@ -251,6 +265,15 @@ sbx_init_main(const struct sbx_init_args *a)
 				signal_tree(a->pid1, (int)si.ssi_signo);
 		}
 	}
+	if (!orphaned && a->life_fd >= 0) {
+		/* sbxrun keeps its end open until init is gone: a hangup now
+		 * means it died after the payload did. */
+		struct pollfd life = { .fd = a->life_fd, .events = POLLIN };
+
+		orphaned = poll(&life, 1, 0) > 0;
+	}
+	if (orphaned && a->hooks && a->hooks->orphaned)
+		a->hooks->orphaned(a->hooks->ctx);
 	write_all(a->status_fd, &status, sizeof(status));
 	_exit(0);
 }
@@ -330,7 +353,8 @@ sbx_launch_pipes_close(struct sbx_launch_pipes *lp)
 void
 sbx_child_close(struct sbx_child *c)
 {
-	int *fds[] = { &c->pidfd, &c->status_fd, &c->err_fd, &c->life_fd };
+	int *fds[] = { &c->pidfd, &c->status_fd, &c->err_fd, &c->life_fd, &c->notify_fd,
+		&c->diag_fd };
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
 		if (*fds[i] >= 0)
@@ -378,10 +402,41 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (c->pidfd < 0) {
 		sbx_err_sys(err, "pidfd_open");
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		sbx_child_close(c);
-		return -1;
+		goto fail;
+	}
+	if (hooks && hooks->init_setup) {
+		struct sbx_child_msg m;
+		ssize_t n;
+
+		do
+			n = read(c->err_fd, &m, sizeof(m));
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(m)) {
+			sbx_err_set(err, EIO, "the jail's init died while starting");
+			goto fail;
+		}
+		m.msg[sizeof(m.msg) - 1] = '\0';
+		if (m.kind != SBX_MSG_READY) {
+			sbx_err_set(err, m.errnum, "%s", m.msg);
+			goto fail;
+		}
+		if (m.fd >= 0) {
+			c->notify_fd = (int)syscall(SYS_pidfd_getfd, c->pidfd, m.fd, 0);
+			if (c->notify_fd < 0) {
+				sbx_err_sys(err, "cannot take the jail's network listener");
+				goto fail;
+			}
+			fcntl(c->notify_fd, F_SETFD, FD_CLOEXEC);
+		}
+		if (write(c->life_fd, "a", 1) != 1) {
+			sbx_err_sys(err, "the jail's init died while starting");
+			goto fail;
+		}
 	}
 	return 0;
+fail:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	sbx_child_close(c);
+	return -1;
 }

@@ -14,11 +14,14 @@
 enum sbx_child_fail_kind {
 	SBX_FAIL_SETUP = 1,     /* the jail could not be built: status 125 */
 	SBX_FAIL_EXEC,          /* the command could not be run: 126 or 127 */
+	SBX_MSG_READY,          /* init is set up; fd is for sbxrun to take */
 };
 
 struct sbx_child_msg {
 	int  kind;
 	int  errnum;
+	int  fd;                /* "ready": a descriptor for the parent to take */
+	int  fd2;               /* and a second one, or -1 */
 	char msg[SBX_ERR_MSG];
 };
 
@@ -27,6 +30,15 @@ struct sbx_child_msg {
  * pipe on fd 3 and every other descriptor above 2 closed. */
 struct sbx_payload_hooks {
 	int  (*setup)(void *ctx, struct sbx_err *err);
+	/* Run by init before it forks the payload (so the payload inherits
+	 * what it sets up); may return a descriptor in *fd for sbxrun to take
+	 * with pidfd_getfd() (the network listener). Launchers that use it
+	 * wait for init's "ready" before returning. */
+	int  (*init_setup)(void *ctx, int *fd, struct sbx_err *err);
+	/* Run by init (not the payload) once the tree is gone, when sbxrun
+	 * died first and so cannot undo what the backend changed on the
+	 * host; may be NULL. */
+	void (*orphaned)(void *ctx);
 	void  *ctx;
 };
 

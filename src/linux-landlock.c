@@ -161,7 +161,8 @@ restrict_self(const struct sbx_plan *plan, int abi, const struct sbx_landlock_ne
 	if (plan)
 		attr.handled_access_fs = fs_handled(abi);
 	if (net && net->enabled && abi >= 4)
-		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+		    (net->connect_any ? 0 : LANDLOCK_ACCESS_NET_CONNECT_TCP);
 	if (abi >= 6) {
 		if (scopes & SBX_LANDLOCK_SCOPE_ABSTRACT)
 			attr.scoped |= LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
@@ -176,7 +177,8 @@ restrict_self(const struct sbx_plan *plan, int abi, const struct sbx_landlock_ne
 			goto out;
 	if (attr.handled_access_net) {
 		if (add_port_rules(ruleset, net->bind, LANDLOCK_ACCESS_NET_BIND_TCP, err) < 0 ||
-		    add_port_rules(ruleset, net->connect, LANDLOCK_ACCESS_NET_CONNECT_TCP, err) < 0)
+		    (!net->connect_any &&
+		    add_port_rules(ruleset, net->connect, LANDLOCK_ACCESS_NET_CONNECT_TCP, err) < 0))
 			goto out;
 	}
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0) {

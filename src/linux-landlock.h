@@ -18,6 +18,7 @@ int sbx_landlock_abi(void);
  * except to the listed ports. */
 struct sbx_landlock_net {
 	bool                    enabled;
+	bool                    connect_any;   /* only bind is restricted */
 	const struct sbx_ports *bind;
 	const struct sbx_ports *connect;
 };

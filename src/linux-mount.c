@@ -278,6 +278,11 @@ do_op(const struct sbx_op *op, const int *tree_fds, struct sbx_err *err)
 			return sbx_err_sys(err, "cannot mount devpts");
 		return 0;
 	case SBX_OP_HIDE:
+		/* Out of the sandbox's reach already (this process holds the
+		 * sandbox's ids by now): file permissions hide it, and the
+		 * sandbox cannot change them on a directory it does not own. */
+		if (access(dst, F_OK) < 0 && errno == EACCES)
+			return 0;
 		/* An empty directory or file, mode 000, on a read-only mount:
 		 * nothing to read, and no chmod to undo it. */
 		if (is_file) {
@@ -301,9 +306,15 @@ do_op(const struct sbx_op *op, const int *tree_fds, struct sbx_err *err)
 int
 sbx_mount_build_root(const struct sbx_plan *plan, const int *tree_fds, struct sbx_err *err)
 {
-	/* Nothing we mount may propagate back to the host. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return sbx_err_sys(err, "cannot make the mount namespace private");
+	/* Nothing we mount may propagate back to the host. Failing this
+	 * first step means the namespace gives no power at all (as under
+	 * distributions that restrict unprivileged user namespaces): ENOSYS
+	 * says "unavailable" rather than "this plan is wrong". */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		sbx_err_sys(err, "cannot make the mount namespace private");
+		err->errnum = ENOSYS;
+		return -1;
+	}
 	if (mount("tmpfs", BASE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
 		return sbx_err_sys(err, "cannot mount the base tmpfs");
 	if (chdir(BASE) < 0 || mkdir("newroot", 0755) < 0 || mkdir("oldroot", 0755) < 0)

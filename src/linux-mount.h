@@ -27,7 +27,8 @@ void sbx_host_ids_for(struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_g
     uid_t root_mapped);
 
 /* In a child that has its own user and mount namespaces: builds the new
- * root from plan->ops, pivots into it and detaches the old root.
+ * root from plan->ops, pivots into it and detaches the old root. errnum
+ * ENOSYS: the namespace allows no mount at all.
  * tree_fds[i] is the detached tree the parent made for plan->trees[i]. */
 int sbx_mount_build_root(const struct sbx_plan *plan, const int *tree_fds,
     struct sbx_err *err);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -103,6 +104,66 @@ rule(scmp_filter_ctx ctx, int errnum, int nr, unsigned n, const struct scmp_arg_
 	return 0;
 }
 
+/* Sockets: unix, IPv4 and IPv6 only (no netlink, packet, vsock, alg...),
+ * and of those only TCP, UDP and ping: MPTCP ignores Landlock's TCP port
+ * rules, SCTP and DCCP carry addresses the supervisor does not judge, raw
+ * sockets craft any packet. */
+static int
+socket_rules(scmp_filter_ctx ctx, struct sbx_err *err)
+{
+	static const int inet[] = { AF_INET, AF_INET6 };
+	static const int bad_types[] = { SOCK_RAW, SOCK_SEQPACKET, 6 /* SOCK_DCCP */,
+		SOCK_PACKET };
+	static const int bad_protos[] = { IPPROTO_MPTCP, IPPROTO_SCTP, 33 /* DCCP */ };
+	struct scmp_arg_cmp args[2];
+
+	args[0] = SCMP_A0(SCMP_CMP_GT, AF_INET6);
+	if (rule(ctx, EAFNOSUPPORT, SCMP_SYS(socket), 1, args, err) < 0)
+		return -1;
+	for (int d = AF_INET + 1; d < AF_INET6; d++) {
+		args[0] = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)d);
+		if (rule(ctx, EAFNOSUPPORT, SCMP_SYS(socket), 1, args, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad_protos); i++) {
+		args[0] = SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)bad_protos[i]);
+		if (rule(ctx, EPERM, SCMP_SYS(socket), 1, args, err) < 0)
+			return -1;
+	}
+	for (size_t d = 0; d < SBX_ARRAY_LEN(inet); d++) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(bad_types); i++) {
+			args[0] = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)inet[d]);
+			args[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, (scmp_datum_t)bad_types[i]);
+			if (rule(ctx, EPERM, SCMP_SYS(socket), 2, args, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The calls that carry a network address go to the supervisor. */
+static int
+notify_rules(scmp_filter_ctx ctx, struct sbx_err *err)
+{
+	static const int calls[] = {
+		SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(sendmsg),
+		SCMP_SYS(sendmmsg),
+	};
+	struct scmp_arg_cmp arg = SCMP_A4(SCMP_CMP_NE, 0);
+	int r;
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(calls); i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, calls[i], 0);
+		if (r < 0)
+			return sbx_err_set(err, -r, "seccomp: cannot trap syscall %d", calls[i]);
+	}
+	/* sendto without an address uses the connection connect() judged. */
+	r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &arg);
+	if (r < 0)
+		return sbx_err_set(err, -r, "seccomp: cannot trap sendto");
+	return 0;
+}
+
 static int
 build(scmp_filter_ctx ctx, struct sbx_err *err)
 {
@@ -131,9 +192,7 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 	arg = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX);
 	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
 		return -1;
-	/* MPTCP sockets ignore Landlock's TCP port rules. */
-	arg = SCMP_A2(SCMP_CMP_EQ, IPPROTO_MPTCP);
-	if (rule(ctx, EPERM, SCMP_SYS(socket), 1, &arg, err) < 0)
+	if (socket_rules(ctx, err) < 0)
 		return -1;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(personality_flags); i++) {
 		arg = SCMP_A0(SCMP_CMP_MASKED_EQ, personality_flags[i], personality_flags[i]);
@@ -144,7 +203,7 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 }
 
 int
-sbx_seccomp_load(struct sbx_err *err)
+sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r;
@@ -156,12 +215,21 @@ sbx_seccomp_load(struct sbx_err *err)
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (r == 0)
 		r = build(ctx, err) < 0 ? -EINVAL : 0;
+	if (r == 0 && (flags & SBX_SECCOMP_NET_NOTIFY))
+		r = notify_rules(ctx, err) < 0 ? -EINVAL : 0;
 	if (r == 0) {
 		r = seccomp_load(ctx);
 		if (r < 0)
 			sbx_err_set(err, -r, "seccomp: cannot load the filter: %s", strerror(-r));
 	} else if (err && err->msg[0] == '\0') {
 		sbx_err_set(err, -r, "seccomp: cannot build the filter");
+	}
+	if (r == 0 && (flags & SBX_SECCOMP_NET_NOTIFY)) {
+		*notify_fd = seccomp_notify_fd(ctx);
+		if (*notify_fd < 0) {
+			sbx_err_set(err, -*notify_fd, "seccomp: no notification listener");
+			r = -1;
+		}
 	}
 	seccomp_release(ctx);
 	return r < 0 ? -1 : 0;
@@ -176,7 +244,7 @@ probe_child(void)
 	int fd;
 
 	alarm(2);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sbx_seccomp_load(&e) < 0)
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sbx_seccomp_load(0, NULL, &e) < 0)
 		return 1;
 	/* The filter must answer, not kill: unshare is refused. */
 	if (!(unshare(CLONE_NEWUSER) < 0 && errno == EPERM))
@@ -208,7 +276,7 @@ sbx_seccomp_probe(bool *notify, struct sbx_err *err)
 }
 
 void
-sbx_seccomp_describe(struct sbx_buf *out)
+sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 {
 	sbx_buf_puts(out, "# seccomp filter (default: allow; foreign architectures: kill)\n");
 	for (size_t i = 0; i < SBX_ARRAY_LEN(denied); i++)
@@ -217,7 +285,11 @@ sbx_seccomp_describe(struct sbx_buf *out)
 		    denied[i].why ? "  # " : "", denied[i].why ? denied[i].why : "");
 	sbx_buf_puts(out, "seccomp    clone with CLONE_NEW* -> EPERM\n");
 	sbx_buf_puts(out, "seccomp    ioctl TIOCSTI, TIOCLINUX (low 32 bits) -> EPERM\n");
-	sbx_buf_puts(out, "seccomp    socket(..., IPPROTO_MPTCP) -> EPERM\n");
+	sbx_buf_puts(out, "seccomp    socket outside unix, inet, inet6 -> EAFNOSUPPORT\n");
+	sbx_buf_puts(out, "seccomp    socket MPTCP, SCTP, DCCP, raw, seqpacket, packet (inet) -> EPERM\n");
+	if (flags & SBX_SECCOMP_NET_NOTIFY)
+		sbx_buf_puts(out, "seccomp    connect, bind, listen, sendmsg, sendmmsg, sendto with an "
+		    "address -> the network supervisor\n");
 	sbx_buf_puts(out, "seccomp    personality with ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, "
 	    "MMAP_PAGE_ZERO or a legacy layout -> EPERM\n");
 }

@@ -9,14 +9,20 @@
 #include "err.h"
 #include "util.h"
 
-/* Loads the filter into the calling thread; needs no_new_privs. */
-int sbx_seccomp_load(struct sbx_err *err);
+/* Trap the network calls (connect, bind, listen, sendto with an address,
+ * sendmsg, sendmmsg) to a user-notification listener: the network
+ * supervisor (netsup.c) answers them. */
+#define SBX_SECCOMP_NET_NOTIFY 0x1u
+
+/* Loads the filter into the calling thread; needs no_new_privs. With
+ * SBX_SECCOMP_NET_NOTIFY, *notify_fd receives the listener. */
+int sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err);
 
 /* Whether the kernel accepts a filter at all, and whether it hands out a
  * user-notification listener (*notify), measured in a throwaway child. */
 int sbx_seccomp_probe(bool *notify, struct sbx_err *err);
 
 /* The filter in words, one rule per line, for --print-backend. */
-void sbx_seccomp_describe(struct sbx_buf *out);
+void sbx_seccomp_describe(unsigned flags, struct sbx_buf *out);
 
 #endif

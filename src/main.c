@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "exec.h"
 #include "fsutil.h"
 #include "launch.h"
+#include "network.h"
 #include "policy.h"
 #include "probe.h"
 #include "profile.h"
@@ -37,6 +39,7 @@ struct run {
 	struct sbx_caller   caller;
 	struct sbx_strv     homes;
 	struct sbx_exec     exec;
+	struct sbx_network  net;
 	char               *temp_workdir;
 	char               *private_tmp;    /* the TMPDIR of a needs_tmpdir backend */
 	char               *script_path;
@@ -230,16 +233,32 @@ store_script(struct run *run, struct sbx_err *err)
 	return 0;
 }
 
+/* Removes WORKDIR/.sbxrun/NAME (and .sbxrun if sbxrun made it) without
+ * following a symlink the sandbox may have put at either place. */
+static void
+remove_script(struct run *run)
+{
+	_cleanup_close_ int wd = open(run->fs.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int dir = -1;
+	const char *name = strrchr(run->script_path, '/') + 1;
+
+	if (wd < 0)
+		return;
+	dir = openat(wd, ".sbxrun", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	unlinkat(dir, name, 0);
+	if (run->script_dir)
+		unlinkat(wd, ".sbxrun", AT_REMOVEDIR);
+}
+
 static void
 cleanup_files(struct run *run)
 {
 	struct sbx_err err = { 0 };
 
-	if (run->script_path) {
-		unlink(run->script_path);
-		if (run->script_dir)
-			rmdir(run->script_dir);
-	}
+	if (run->script_path)
+		remove_script(run);
 	if (run->private_tmp && sbx_rm_rf(run->private_tmp, &err) < 0)
 		say(run, "%s", err.msg);
 	if (run->temp_workdir) {
@@ -363,12 +382,80 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	sbx_exec_free(&run->exec);
 	memset(&run->exec, 0, sizeof(run->exec));
 	if (sbx_exec_build(&run->exec, &run->policy, run->fs.workdir, tmpdir, run->cli.command,
-	    run->cli.interp, run->script_path, &run->caller, environ, NULL, err) < 0)
+	    run->cli.interp, run->script_path, &run->caller, environ, &run->net.env, err) < 0)
 		return -1;
 	run->exec.fs = &run->fs;
+	run->exec.net = run->net.supervised ? &run->net.rules : NULL;
 	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
 	sbx_limits_plan(&run->policy, &run->exec, &run->report);
 	return 0;
+}
+
+struct spawn_job {
+	struct run                *run;
+	const struct sbx_backend  *b;
+	struct sbx_child          *child;
+	struct sbx_err            *err;
+	int                        rc;
+};
+
+/* Spawns the jail and, for a supervised network, starts the supervisor,
+ * both from the calling thread, which takes the network's Landlock domain
+ * first: the sandbox's domain then nests inside it, as ptrace-like access
+ * from the supervisor requires, and sbxrun's main thread (the proxy, the
+ * cleanup) stays outside. */
+static void *
+spawn_job(void *arg)
+{
+	struct spawn_job *j = arg;
+	struct run *run = j->run;
+	int nfd, dfd;
+
+	j->rc = -1;
+	if (sbx_network_enter(&run->net, j->err) < 0)
+		return NULL;
+	if (j->b->spawn(&run->policy, &run->exec, &run->caps, j->child, &run->report, j->err) < 0)
+		return NULL;
+	nfd = j->child->notify_fd;
+	j->child->notify_fd = -1;
+	dfd = j->child->diag_fd;
+	j->child->diag_fd = -1;
+	/* A backend that enforces no network rule (none) hands nothing over. */
+	if (nfd < 0 && !(run->report.enforced & (SBX_RULE_BIT(SBX_RULE_LISTEN) |
+	    SBX_RULE_BIT(SBX_RULE_CONNECT) | SBX_RULE_BIT(SBX_RULE_LOOPBACK) |
+	    SBX_RULE_BIT(SBX_RULE_PROXY)))) {
+		if (dfd >= 0)
+			close(dfd);
+		j->rc = 0;
+		return NULL;
+	}
+	if (sbx_network_supervise(&run->net, nfd, dfd, j->child->netsup_flags, j->err) < 0) {
+		sbx_child_abort(j->child);
+		sbx_child_close(j->child);
+		return NULL;
+	}
+	j->rc = 0;
+	return NULL;
+}
+
+static int
+spawn(struct run *run, const struct sbx_backend *b, struct sbx_child *child, struct sbx_err *err)
+{
+	struct spawn_job j = { .run = run, .b = b, .child = child, .err = err };
+	pthread_t t;
+	int e;
+
+	if (!run->net.supervised) {
+		spawn_job(&j);
+		return j.rc;
+	}
+	e = pthread_create(&t, NULL, spawn_job, &j);
+	if (e != 0) {
+		errno = e;
+		return sbx_err_sys(err, "cannot start the launcher thread");
+	}
+	pthread_join(t, NULL);
+	return j.rc;
 }
 
 static int
@@ -389,7 +476,10 @@ run_main(struct run *run, int argc, char **argv)
 	struct sbx_policy *p = &run->policy;
 	struct sbx_report *r = &run->report;
 	const struct sbx_backend *b;
-	struct sbx_child child = { .pidfd = -1, .status_fd = -1, .err_fd = -1, .life_fd = -1 };
+	struct sbx_child child = {
+		.pidfd = -1, .status_fd = -1, .err_fd = -1, .life_fd = -1, .notify_fd = -1,
+		.diag_fd = -1,
+	};
 	struct sbx_err err = { 0 };
 	uint64_t start;
 	int rc;
@@ -438,6 +528,11 @@ run_main(struct run *run, int argc, char **argv)
 		return fail(run, &err);
 	r->workdir = sbx_xstrdup(run->fs.workdir);
 
+	/* The proxy's socket and the rules exist before the spawn (single-
+	 * threaded still), so the port can be given back to the sandbox. */
+	if (sbx_network_prepare(&run->net, p, run->caps.landlock_abi, &err) < 0)
+		return fail(run, &err);
+
 	if (run->cli.print_backend) {
 		struct sbx_buf out = { 0 };
 
@@ -464,7 +559,7 @@ run_main(struct run *run, int argc, char **argv)
 			say(run, "backend %s, workdir %s", b->name, run->fs.workdir);
 		memset(&r->layers, 0, sizeof(r->layers));
 		start = sbx_now_ms();
-		if (b->spawn(p, &run->exec, &run->caps, &child, r, &err) == 0)
+		if (spawn(run, b, &child, &err) == 0)
 			break;
 		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
 			return fail(run, &err);
@@ -476,10 +571,17 @@ run_main(struct run *run, int argc, char **argv)
 			return fail(run, &err);
 	}
 
+	if (sbx_network_proxy(&run->net, &err) < 0) {
+		sbx_child_abort(&child);
+		sbx_child_close(&child);
+		sbx_network_stop(&run->net, r);
+		return fail(run, &err);
+	}
 	rc = sbx_launch_wait_exec(child.err_fd, &r->status, &err);
 	if (rc < 0) {
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
+		sbx_network_stop(&run->net, r);
 		return fail(run, &err);
 	}
 	if (rc > 0)
@@ -487,9 +589,11 @@ run_main(struct run *run, int argc, char **argv)
 	if (sbx_supervise(&child, run->sfd, start, p->timeout_ms, r, &err) < 0) {
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
+		sbx_network_stop(&run->net, r);
 		return fail(run, &err);
 	}
 	sbx_child_close(&child);
+	sbx_network_stop(&run->net, r);
 	r->status = status_of(r);
 	/* SPEC: a 125 always carries an error; here it is the child's own. */
 	if (r->status == 125 && r->exited && r->error == NULL)
@@ -526,6 +630,7 @@ main(int argc, char **argv)
 		emit_diag(&run);
 	}
 	sbx_exec_free(&run.exec);
+	sbx_network_free(&run.net);
 	sbx_fsview_free(&run.fs);
 	if (run.have_policy)
 		sbx_policy_free(&run.policy);

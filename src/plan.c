@@ -22,6 +22,7 @@ struct builder {
 	struct view                *views;
 	size_t                      nviews;
 	struct sbx_strv             owned;   /* strings the views point to */
+	struct sbx_strv             ro;      /* Landlock-only: protected paths */
 };
 
 static const char *
@@ -192,7 +193,10 @@ build_system_mounts(struct builder *b)
 
 			add_rule(plan, d, SBX_LL_READ | SBX_LL_WRITE | SBX_LL_DEV, false);
 		}
-		add_rule(plan, "/dev/pts", SBX_LL_READ | SBX_LL_WRITE | SBX_LL_DEV, true);
+		/* No /dev/pts and no /dev/ptmx: without a mount namespace they
+		 * are the host's, and the caller's other terminals (same uid,
+		 * mode 0620) could be opened and read. Terminals inherited on
+		 * fds 0-2 keep working (Landlock checks at open). */
 		add_rule(plan, "/proc", SBX_LL_RO, true);
 		if (b->opts->tmpdir)
 			add_rule(plan, b->opts->tmpdir, SBX_LL_RW, true);
@@ -242,6 +246,10 @@ build_workdir(struct builder *b)
 		if (b->opts->mounts)
 			bind_host(b, m->source, dst,
 			    SBX_OPF_MKTARGET | file | (m->rw ? 0 : SBX_OPF_RO), m->rw && b->opts->idmap_rw);
+		/* Without mounts nothing is remapped: the rules go on the
+		 * source itself, wherever the backend makes it appear. */
+		if (!b->opts->mounts)
+			dst = m->source;
 		add_view(b, m->source, dst, k == SBX_KIND_DIR ? SBX_KIND_DIR : SBX_KIND_FILE,
 		    m->rw ? (k == SBX_KIND_DIR ? SBX_LL_RW : SBX_LL_READ | SBX_LL_WRITE)
 			  : (k == SBX_KIND_DIR ? SBX_LL_RO : SBX_LL_READ));
@@ -342,6 +350,15 @@ pin_ancestors(struct builder *b, const char *rel)
 	}
 }
 
+/* Landlock-only plans keep a protected path read-only with the rules
+ * alone: ll_rules_for() walks down to it (see there). */
+static void
+protect_ll(struct builder *b, const char *path)
+{
+	if (!b->opts->mounts && !sbx_strv_contains(&b->ro, path))
+		sbx_strv_push(&b->ro, path);
+}
+
 static void
 build_protects(struct builder *b)
 {
@@ -349,6 +366,15 @@ build_protects(struct builder *b)
 	_cleanup_free_ char *git = sbx_path_join(b->fs->workdir, ".git");
 	enum sbx_file_kind gk = b->facts->kind(b->facts->ctx, git, NULL);
 
+	/* With mounts, the whole repository is kept read-only: protecting
+	 * hooks and config alone is not enough, since git also reads a
+	 * commondir, worktree configs and submodule hooks that the sandbox
+	 * could create next to them. git inside can read, not commit. */
+	if (b->opts->mounts && gk == SBX_KIND_DIR) {
+		add_op(b->plan, SBX_OP_BIND, git, git, SBX_OPF_SELF | SBX_OPF_RO);
+		note(b->plan, sbx_xstrdup(".git is read-only inside (hooks, config, commondir and "
+		    "the rest): git in the sandbox can read the repository, not change it"));
+	}
 	sbx_protect_list(b->p, &list);
 	for (size_t i = 0; i < list.n; i++) {
 		const char *rel = list.v[i];
@@ -356,11 +382,15 @@ build_protects(struct builder *b)
 		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, path, NULL);
 		bool in_git = sbx_str_has_prefix(rel, ".git/");
 
+		if (in_git && b->opts->mounts && gk == SBX_KIND_DIR)
+			continue;   /* covered by the read-only .git */
+
 		if (in_git && gk == SBX_KIND_FILE) {
 			/* A worktree's .git file points elsewhere: keep the file. */
 			if (b->opts->mounts)
 				add_op(b->plan, SBX_OP_BIND, git, git,
 				    SBX_OPF_SELF | SBX_OPF_RO | SBX_OPF_FILE);
+			protect_ll(b, git);
 			continue;
 		}
 		if (in_git && gk != SBX_KIND_DIR)
@@ -368,7 +398,9 @@ build_protects(struct builder *b)
 		if (k == SBX_KIND_SYMLINK) {
 			note(b->plan, sbx_xasprintf("protected path %s is a symlink; it cannot be "
 			    "changed to point elsewhere only if its directory is kept", rel));
-			pin_ancestors(b, rel);
+			if (b->opts->mounts)
+				pin_ancestors(b, rel);
+			protect_ll(b, path);
 			continue;
 		}
 		if (k == SBX_KIND_NONE && strcmp(rel, ".git/hooks") == 0) {
@@ -378,14 +410,23 @@ build_protects(struct builder *b)
 				add_op(b->plan, SBX_OP_BIND, path, path,
 				    SBX_OPF_SELF | SBX_OPF_RO | SBX_OPF_MKTARGET);
 			}
+			protect_ll(b, path);
+			continue;
+		}
+		if (k == SBX_KIND_NONE && !b->opts->mounts && strcmp(rel, ".git/config") == 0) {
+			/* Nor may the sandbox write a .git/config that the
+			 * caller's git would then read: .git takes no new entry. */
+			protect_ll(b, path);
 			continue;
 		}
 		if (k == SBX_KIND_NONE) {
 			note(b->plan, sbx_xasprintf("protected path %s does not exist", rel));
 			continue;
 		}
-		if (!b->opts->mounts)
+		if (!b->opts->mounts) {
+			protect_ll(b, path);
 			continue;
+		}
 		pin_ancestors(b, rel);
 		add_op(b->plan, SBX_OP_BIND, path, path,
 		    SBX_OPF_SELF | SBX_OPF_RO | (k == SBX_KIND_FILE ? SBX_OPF_FILE : 0));
@@ -431,6 +472,90 @@ rules_for(struct builder *b, const char *src, const char *dst, enum sbx_file_kin
 	}
 out:
 	sbx_strv_free(&inside);
+	sbx_strv_free(&names);
+}
+
+/* Whether the Landlock-only walk must go around hidden path h inside a
+ * tree granted access: it must exist, and a path that file permissions
+ * already keep from the sandbox needs no walk for reading; but where the
+ * tree is writable, its parent directory must still not let the sandbox
+ * remove, rename or replace it. A symlink is left alone, as by the mount
+ * plan: its target is in the list too, resolved. */
+static bool
+ll_walk_hidden(struct builder *b, const char *h, unsigned access)
+{
+	enum sbx_file_kind k = b->facts->kind(b->facts->ctx, h, NULL);
+
+	if (k == SBX_KIND_NONE || k == SBX_KIND_SYMLINK)
+		return false;
+	if (access & SBX_LL_WRITE)
+		return true;
+	return !(b->facts->sealed && b->facts->sealed(b->facts->ctx, h));
+}
+
+/* The rules of a Landlock-only plan (no mount can cover or pin a path).
+ * A right granted on a directory holds for everything below it (the
+ * kernel looks up the rules of each ancestor of the file accessed:
+ * security/landlock/fs.c), and Landlock can only allow. So each
+ * directory on the way down to a hidden path gets no right at all (not
+ * even listing: READ_DIR there would list the hidden directory too), a
+ * directory on the way down to a protected path keeps only the read
+ * rights (they may be read), and every other entry along the way gets
+ * the tree's full rights with a rule of its own. What it costs: in a
+ * writable tree such a directory takes no new entry, removal or rename,
+ * since any MAKE_* or REMOVE_* right on it would reach the path below
+ * (existing files in it keep their own rule and stay writable in place);
+ * those directories go to plan->frozen. And one leading to a hidden path
+ * cannot be listed. */
+static void
+ll_rules_for(struct builder *b, const char *path, enum sbx_file_kind kind, unsigned access,
+    const struct sbx_strv *hidden, const struct sbx_strv *ro, int depth)
+{
+	struct sbx_strv in_h = { 0 }, in_ro = { 0 }, names = { 0 };
+	bool is_dir = kind == SBX_KIND_DIR;
+	unsigned keep;
+
+	for (size_t i = 0; i < hidden->n; i++)
+		if (sbx_path_is_under(path, hidden->v[i]))
+			goto out;   /* path itself is hidden */
+	for (size_t i = 0; i < ro->n; i++)
+		if (sbx_path_is_under(path, ro->v[i]))
+			access &= ~SBX_LL_WRITE;   /* protected, and all below it */
+	for (size_t i = 0; is_dir && i < hidden->n; i++)
+		if (strcmp(hidden->v[i], path) != 0 && sbx_path_is_under(hidden->v[i], path) &&
+		    ll_walk_hidden(b, hidden->v[i], access))
+			sbx_strv_push(&in_h, hidden->v[i]);
+	for (size_t i = 0; is_dir && (access & SBX_LL_WRITE) && i < ro->n; i++)
+		if (strcmp(ro->v[i], path) != 0 && sbx_path_is_under(ro->v[i], path))
+			sbx_strv_push(&in_ro, ro->v[i]);
+	if (in_h.n == 0 && in_ro.n == 0) {
+		add_rule(b->plan, path, is_dir ? access : access & ~SBX_LL_LIST, is_dir);
+		goto out;
+	}
+	keep = in_h.n > 0 ? 0 : access & ~SBX_LL_WRITE;
+	add_rule(b->plan, path, keep, true);
+	if ((access & SBX_LL_WRITE) && !sbx_strv_contains(&b->plan->frozen, path))
+		sbx_strv_push(&b->plan->frozen, path);
+	if (in_h.n > 0)
+		note(b->plan, sbx_xasprintf("%s cannot be listed: a hidden path lies below it", path));
+	if (depth > 32 || b->facts->list(b->facts->ctx, path, &names) < 0) {
+		/* Fail closed: nothing below gets more than keep. */
+		note(b->plan, sbx_xasprintf("cannot walk %s: it keeps only the rights that "
+		    "do not reach the paths below it", path));
+		goto out;
+	}
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_free_ char *s = sbx_path_join(path, names.v[i]);
+		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, s, NULL);
+
+		/* Symlinks need no rule: access is judged where they lead. */
+		if (k == SBX_KIND_SYMLINK || k == SBX_KIND_NONE)
+			continue;
+		ll_rules_for(b, s, k, access, &in_h, &in_ro, depth + 1);
+	}
+out:
+	sbx_strv_free(&in_h);
+	sbx_strv_free(&in_ro);
 	sbx_strv_free(&names);
 }
 
@@ -484,13 +609,19 @@ sbx_plan_build(const struct sbx_policy *p, const struct sbx_fsview *fs,
 		sort_ops(plan);
 		add_op(plan, SBX_OP_REMOUNT_RO, NULL, "/", 0);
 	}
-	for (size_t i = 0; i < b.nviews; i++)
-		rules_for(&b, b.views[i].src, b.views[i].dst, b.views[i].kind, b.views[i].access,
-		    &fs->hidden, 0);
+	for (size_t i = 0; i < b.nviews; i++) {
+		if (opts->mounts)
+			rules_for(&b, b.views[i].src, b.views[i].dst, b.views[i].kind,
+			    b.views[i].access, &fs->hidden, 0);
+		else
+			ll_rules_for(&b, b.views[i].src, b.views[i].kind, b.views[i].access,
+			    &fs->hidden, &b.ro, 0);
+	}
 	r = 0;
 out:
 	free(b.views);
 	sbx_strv_free(&b.owned);
+	sbx_strv_free(&b.ro);
 	if (r < 0)
 		sbx_plan_free(plan);
 	return r;
@@ -512,6 +643,7 @@ sbx_plan_free(struct sbx_plan *plan)
 	free(plan->trees);
 	sbx_strv_free(&plan->notes);
 	sbx_strv_free(&plan->created);
+	sbx_strv_free(&plan->frozen);
 	memset(plan, 0, sizeof(*plan));
 }
 

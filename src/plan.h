@@ -96,6 +96,10 @@ struct sbx_plan {
 	struct sbx_strv     notes;      /* what was left out, for --print-backend */
 	struct sbx_strv     created;    /* mount targets made in the workdir, to
 	                                   remove after the run if still empty */
+	struct sbx_strv     frozen;     /* Landlock-only plans: directories that
+	                                   take no new entry, removal or rename,
+	                                   because they lead to a hidden or a
+	                                   protected path */
 };
 
 struct sbx_plan_opts {

@@ -780,9 +780,6 @@ ini_value_ok(const char *v)
 
 	if (n > 0 && (isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1])))
 		return false;
-	/* inih would read a leading ';' or '#' as a comment. */
-	if (v[0] == ';' || v[0] == '#')
-		return false;
 	for (const char *c = v; *c; c++) {
 		if (*c == '\n' || *c == '\r')
 			return false;
@@ -795,8 +792,10 @@ ini_value_ok(const char *v)
 static void
 ini_kv(struct sbx_buf *b, const char *key, const char *value)
 {
+	/* inih reads ';' after a blank as a comment, but not right after the
+	 * '=': such a value is written without the blank. */
 	if (ini_value_ok(value))
-		sbx_buf_printf(b, "%s = %s\n", key, value);
+		sbx_buf_printf(b, value[0] == ';' ? "%s =%s\n" : "%s = %s\n", key, value);
 	else
 		sbx_buf_printf(b, "; %s: %s\n", key, SBX_INI_UNWRITABLE);
 }

@@ -170,7 +170,12 @@ reader(char *buf, int size, void *stream)
 			return NULL;
 		}
 		strlcpy(ctx->section, sec, sizeof(ctx->section));
-	} else if (*s != '\0' && *s != ';' && *s != '#') {
+		*end = '\0';
+		s[1 + strlen(sec)] = ']';   /* inih gets just "[name]" */
+		s[2 + strlen(sec)] = '\0';
+	} else if (*s == ';' || *s == '#') {
+		*s = '\0';   /* comments stay here, whatever their length */
+	} else if (*s != '\0') {
 		if (strpbrk(s, "=:") == NULL) {
 			ctx_fail(ctx, "syntax error (want 'key = value' or '[section]')");
 			return NULL;

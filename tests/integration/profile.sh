@@ -95,9 +95,10 @@ is "$(jget error)" "$T/e6.ini:1: key 'fs' outside of any section" "a key before 
 printf '[sandbox]\n[netwrok]\n' >"$T/e7.ini"
 sbx -p "$T/e7.ini" --print-policy
 is "$(jget error)" "$T/e7.ini:2: unknown section [netwrok]" "an unknown empty section: FILE:LINE"
-"$PY" -c 'import sys; sys.stdout.write("[read]\npath = /" + "a" * 5000 + "\n")' >"$T/e8.ini"
+# Longer than inih's line buffer: still read whole, and written back whole.
+"$PY" -c 'import sys; sys.stdout.write("[sandbox]\nfs = allowlist\n[read]\npath = /" + "a" * 5000 + "\n")' >"$T/e8.ini"
 sbx -p "$T/e8.ini" --print-policy
-is "$(jget error)" "$T/e8.ini:2: line is too long" "a 5000-character line: FILE:LINE"
+is "$SBX_STATUS:$(grep -c "^path = /a\{5000\}$" "$T/out")" "0:1" "a 5000-character line: read and printed whole"
 printf '[sandbox]\nfs = open\n' >"$T/ok.ini"
 sbx -p "$T/ok.ini" -p "$T/e5.ini" --print-policy
 like "$(jget error)" "$T/e5.ini:2:" "a bad second profile is named, not the first"

@@ -1,0 +1,53 @@
+/* Lending a root caller's workdir to the sandbox's unprivileged uid for
+ * one run, and handing everything back afterwards, for a jail without a
+ * user namespace (so without idmapped mounts). */
+#ifndef SBX_LINUX_OWNER_H
+#define SBX_LINUX_OWNER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "util.h"
+
+struct sbx_lease_entry {
+	dev_t dev;
+	ino_t ino;
+	gid_t gid;
+};
+
+/* What a lend changed, so that sbx_owner_return() can undo exactly it. */
+struct sbx_lease {
+	char                   *root;
+	dev_t                   dev;
+	uid_t                   owner, to;
+	gid_t                   owner_gid, to_gid;
+	struct sbx_strv         skip;       /* absolute paths left alone, with all below */
+	struct sbx_lease_entry *lent;       /* entries given from owner to to */
+	size_t                  nlent;
+	struct sbx_lease_entry *native;     /* entries that were to's already */
+	size_t                  nnative;
+};
+
+/* Gives each entry of the tree at root owned by owner to uid to (the
+ * group is kept), never following a symlink nor leaving root's
+ * filesystem, and leaving alone the paths in skip (and below them),
+ * regular files with more than one link (the other link may lie
+ * outside), set-id files and files with capabilities. On failure the
+ * tree is handed back and -1 returned. */
+int sbx_owner_lend(struct sbx_lease *l, const char *root, uid_t owner, gid_t owner_gid,
+    uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
+
+/* After the run, when nothing of the sandbox runs any more: every entry
+ * of the tree owned by to goes back to owner: lent ones with their own
+ * group, new ones with owner_gid where the sandbox's group was given.
+ * Entries that were to's before the lend stay so. Frees l. */
+void sbx_owner_return(struct sbx_lease *l);
+
+/* Whether uid and gid (with no supplementary groups) can reach path and
+ * use it as a workdir (search every ancestor, read, write and search
+ * path); measured in a throwaway child that takes those ids. On failure
+ * err names the first directory that stops them. Needs root. */
+int sbx_owner_check_reach(const char *path, uid_t uid, gid_t gid, struct sbx_err *err);
+
+#endif

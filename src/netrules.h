@@ -1,0 +1,75 @@
+/* The network decisions of SPEC section 8, as a pure function: given the
+ * policy's ports and one operation the sandbox attempts (connect, send to
+ * an address, bind, listen), allow or refuse. The system layer (netsup.c)
+ * gathers the facts the decision needs: the socket's domain and type, the
+ * address copied out of the sandbox, whether that address is local to
+ * this machine. */
+#ifndef SBX_NETRULES_H
+#define SBX_NETRULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "hostmatch.h"
+#include "policy.h"
+
+struct sbx_netrules {
+	bool                network;     /* outbound to every non-local address */
+	struct sbx_ports    listen;      /* ports a server inside may bind */
+	struct sbx_ports    connect;     /* remote TCP ports */
+	struct sbx_ports    loopback;    /* host loopback TCP ports given back */
+	uint16_t            proxy_port;  /* the built-in proxy, 0: none */
+	bool                outbound;    /* network on, or a connect list */
+	struct sbx_addrlist resolvers;   /* /etc/resolv.conf, used only when outbound */
+};
+
+/* Builds the rules of p; proxy_port is 0 without a proxy. The caller frees
+ * them with sbx_netrules_free(). */
+void sbx_netrules_init(struct sbx_netrules *r, const struct sbx_policy *p, uint16_t proxy_port);
+void sbx_netrules_free(struct sbx_netrules *r);
+
+/* Reads the "nameserver" lines of a resolv.conf text into r->resolvers. */
+void sbx_netrules_add_resolvers(struct sbx_netrules *r, const char *resolv_conf);
+
+enum sbx_netop {
+	SBX_NETOP_CONNECT,   /* connect(2), or a send that connects (TCP Fast Open) */
+	SBX_NETOP_SEND,      /* a datagram sent to an address */
+	SBX_NETOP_BIND,
+	SBX_NETOP_LISTEN,
+};
+
+struct sbx_netreq {
+	enum sbx_netop         op;
+	int                    domain;     /* the socket's own, never the address's */
+	int                    type;       /* SOCK_STREAM, SOCK_DGRAM, ... */
+	const struct sockaddr *addr;       /* connect, send, bind */
+	socklen_t              addrlen;
+	bool                   local;      /* addr is this machine (sbx_addr_refused) */
+	uint16_t               bound_port; /* listen: the socket's port, 0 if unbound */
+};
+
+struct sbx_netverdict {
+	bool        allow;
+	int         errnum;     /* when refused: the error the sandbox sees */
+	const char *reason;     /* static text for the trace */
+};
+
+/* Decides req under r. */
+struct sbx_netverdict sbx_net_decide(const struct sbx_netrules *r, const struct sbx_netreq *req);
+
+/* The TCP port rules that Landlock holds under these decisions, as a
+ * second wall: bind only the listen ports; connect only ports some rule
+ * may allow (*connect_any with the network on). Ports are added to the
+ * caller's lists. r NULL means the network is fully off: no port. */
+void sbx_netrules_landlock_ports(const struct sbx_netrules *r, struct sbx_ports *bind,
+    struct sbx_ports *connect, bool *connect_any);
+
+/* The port of an AF_INET or AF_INET6 address; 0 for anything else. */
+uint16_t sbx_sockaddr_port(const struct sockaddr *sa, socklen_t len);
+
+/* Whether sa is a loopback address in any spelling (127/8, ::1,
+ * ::ffff:127.x): the only local addresses a loopback port is given back on. */
+bool sbx_addr_is_loopback(const struct sockaddr *sa, socklen_t len);
+
+#endif

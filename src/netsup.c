@@ -1,0 +1,851 @@
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/openat2.h>
+#include <linux/rtnetlink.h>
+#include <linux/seccomp.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "netsup.h"
+#include "util.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL   /* Linux 6.9 */
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
+#endif
+
+/* Bounds on what is copied out of the sandbox for one call. */
+#define MAX_PAYLOAD  (16u << 20)
+#define MAX_IOV      1024
+#define MAX_CONTROL  65536
+#define MAX_MMSG     1024
+
+struct sbx_netsup {
+	const struct sbx_netrules *rules;
+	unsigned                   flags;
+	int                        fd;
+	int                        diag;        /* sock_diag in the jail's netns, or -1 */
+	pthread_mutex_t            diag_lock;
+	int                        wake[2];
+	pthread_t                  thread;
+	bool                       started;
+	sbx_net_log_fn             log;
+	void                      *ctx;
+	pthread_mutex_t            lock;
+	pthread_cond_t             idle;
+	int                        workers;
+	int                       *active;     /* sockets workers are using */
+	size_t                     nactive;
+	atomic_bool                stopping;
+	atomic_uint_fast64_t       denials;
+};
+
+/* One call the sandbox made, with everything copied out of it. */
+struct call {
+	struct sbx_netsup      *ns;
+	uint64_t                id;
+	int                     pid;
+	const char             *opname;
+	int                     nr;
+	int                     sock;           /* our copy of the caller's socket */
+	int                     type;
+	struct sockaddr_storage addr;
+	socklen_t               addrlen;        /* 0: no address */
+	int                     target;         /* unix: O_PATH fd of the socket file, or -1 */
+	uint64_t                arg;            /* backlog, flags */
+	char                   *data;           /* sendto payload */
+	size_t                  len;
+	struct msghdr           msg;            /* sendmsg, our copy */
+	struct mmsghdr         *mmsg;           /* sendmmsg, our copies */
+	unsigned                vlen;
+};
+
+static void
+call_free(struct call *c)
+{
+	if (c->sock >= 0)
+		close(c->sock);
+	if (c->target >= 0)
+		close(c->target);
+	free(c->data);
+	if (c->msg.msg_iov) {
+		for (size_t i = 0; i < c->msg.msg_iovlen; i++)
+			free(c->msg.msg_iov[i].iov_base);
+		free(c->msg.msg_iov);
+	}
+	free(c->msg.msg_name);
+	free(c->msg.msg_control);
+	for (unsigned i = 0; c->mmsg && i < c->vlen; i++) {
+		struct msghdr *m = &c->mmsg[i].msg_hdr;
+
+		for (size_t k = 0; m->msg_iov && k < m->msg_iovlen; k++)
+			free(m->msg_iov[k].iov_base);
+		free(m->msg_iov);
+		free(m->msg_name);
+		free(m->msg_control);
+	}
+	free(c->mmsg);
+	free(c);
+}
+
+struct sbx_netsup *
+sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
+{
+	struct sbx_netsup *ns = sbx_xcalloc(1, sizeof(*ns));
+
+	ns->rules = rules;
+	ns->flags = flags;
+	ns->fd = -1;
+	ns->diag = -1;
+	ns->wake[0] = ns->wake[1] = -1;
+	pthread_mutex_init(&ns->lock, NULL);
+	pthread_mutex_init(&ns->diag_lock, NULL);
+	pthread_cond_init(&ns->idle, NULL);
+	return ns;
+}
+
+uint64_t
+sbx_netsup_denials(const struct sbx_netsup *ns)
+{
+	return ns ? atomic_load(&ns->denials) : 0;
+}
+
+static void
+respond(struct sbx_netsup *ns, uint64_t id, int64_t val, int errnum, bool cont)
+{
+	struct seccomp_notif_resp resp = { .id = id };
+
+	if (cont)
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else if (errnum)
+		resp.error = -errnum;
+	else
+		resp.val = val;
+	/* ENOENT: the caller is gone or was interrupted; nothing to answer. */
+	ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+static void
+emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reason, int result)
+{
+	char text[SBX_ADDR_STRLEN];
+	struct sbx_net_event ev = {
+		.op = c->opname,
+		.allowed = allowed,
+		.reason = reason,
+		.pid = c->pid,
+		.result = result,
+	};
+
+	if (!allowed)
+		atomic_fetch_add(&ns->denials, 1);
+	if (ns->log == NULL)
+		return;
+	if (c->addrlen > 0) {
+		ev.addr = sbx_addr_format((const struct sockaddr *)&c->addr, c->addrlen, text,
+		    sizeof(text));
+		ev.port = sbx_sockaddr_port((const struct sockaddr *)&c->addr, c->addrlen);
+	}
+	pthread_mutex_lock(&ns->lock);
+	ns->log(ns->ctx, &ev);
+	pthread_mutex_unlock(&ns->lock);
+}
+
+/* Copies len bytes at addr in the caller's memory. */
+static int
+peek(int pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+
+	if (len == 0)
+		return 0;
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int
+peek_alloc(int pid, uint64_t addr, size_t len, size_t max, void **out)
+{
+	void *buf;
+
+	if (len > max)
+		return -1;
+	buf = sbx_xmalloc(len ? len : 1);
+	if (peek(pid, addr, buf, len) < 0) {
+		free(buf);
+		return -1;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* The caller's socket, through a pidfd of the calling thread (a thread
+ * with its own fd table needs PIDFD_THREAD, Linux 6.9; before that the
+ * thread group leader's table is the one there is). */
+static int
+take_socket(int pid, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+	int sock;
+
+	if (pidfd < 0 && errno == EINVAL) {
+		char path[64], line[128];
+		FILE *f;
+		int tgid = -1;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "Tgid: %d", &tgid) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if (tgid > 0)
+			pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	}
+	if (pidfd < 0)
+		return -1;
+	sock = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return sock;
+}
+
+/* Whether addr is this machine: a local address by its form, or one that
+ * a socket here can bind (every address of every interface, read now and
+ * not from a snapshot taken at start). */
+static bool
+is_local(const struct sockaddr *sa, socklen_t len)
+{
+	struct sockaddr_storage copy;
+	int s, r;
+
+	if (sbx_addr_is_local(sa, len))
+		return true;
+	if (len > (socklen_t)sizeof(copy))
+		return true;
+	memcpy(&copy, sa, len);
+	if (sa->sa_family == AF_INET)
+		((struct sockaddr_in *)&copy)->sin_port = 0;
+	else if (sa->sa_family == AF_INET6)
+		((struct sockaddr_in6 *)&copy)->sin6_port = 0;
+	else
+		return true;
+	s = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return true;   /* cannot tell: refuse */
+	r = bind(s, (struct sockaddr *)&copy, len);
+	close(s);
+	return r == 0 || errno == EADDRINUSE || errno == EACCES;
+}
+
+static bool
+nonblocking(int sock)
+{
+	int fl = fcntl(sock, F_GETFL);
+
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+/* Performs an allowed call on our copy of the socket; returns the result
+ * as the syscall would (>= 0) or -errno. */
+static int64_t
+perform(struct call *c)
+{
+	const struct sockaddr *sa = c->addrlen ? (const struct sockaddr *)&c->addr : NULL;
+	ssize_t n = -1;
+	int r = -1;
+
+	if (c->nr == SCMP_SYS(connect))
+		r = connect(c->sock, sa, c->addrlen);
+	else if (c->nr == SCMP_SYS(bind))
+		r = bind(c->sock, sa, c->addrlen);
+	else if (c->nr == SCMP_SYS(listen))
+		r = listen(c->sock, (int)c->arg);
+	else if (c->nr == SCMP_SYS(sendto))
+		return (n = sendto(c->sock, c->data, c->len, (int)c->arg | MSG_NOSIGNAL, sa,
+		    c->addrlen)) < 0 ? -errno : n;
+	else if (c->nr == SCMP_SYS(sendmsg))
+		return (n = sendmsg(c->sock, &c->msg, (int)c->arg | MSG_NOSIGNAL)) < 0 ? -errno : n;
+	else if (c->nr == SCMP_SYS(sendmmsg))
+		return (r = sendmmsg(c->sock, c->mmsg, c->vlen, (int)c->arg | MSG_NOSIGNAL)) < 0
+		    ? -errno : r;
+	return r < 0 ? -errno : r;
+}
+
+static void
+track(struct sbx_netsup *ns, int sock, bool add)
+{
+	pthread_mutex_lock(&ns->lock);
+	if (add) {
+		ns->active = sbx_xreallocarray(ns->active, ns->nactive + 1, sizeof(int));
+		ns->active[ns->nactive++] = sock;
+		ns->workers++;
+	} else {
+		for (size_t i = 0; i < ns->nactive; i++) {
+			if (ns->active[i] == sock) {
+				ns->active[i] = ns->active[--ns->nactive];
+				break;
+			}
+		}
+		if (--ns->workers == 0)
+			pthread_cond_broadcast(&ns->idle);
+	}
+	pthread_mutex_unlock(&ns->lock);
+}
+
+static void *
+worker(void *arg)
+{
+	struct call *c = arg;
+	struct sbx_netsup *ns = c->ns;
+	int64_t r = perform(c);
+
+	respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0, false);
+	emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
+	track(ns, c->sock, false);
+	call_free(c);
+	return NULL;
+}
+
+/* Runs an allowed call: here when it cannot block, else on a thread. */
+static void
+dispatch(struct sbx_netsup *ns, struct call *c, bool may_block)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (may_block) {
+		track(ns, c->sock, true);
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &attr, worker, c) == 0) {
+			pthread_attr_destroy(&attr);
+			return;
+		}
+		pthread_attr_destroy(&attr);
+		track(ns, c->sock, false);
+		respond(ns, c->id, 0, EAGAIN, false);
+		call_free(c);
+		return;
+	}
+	{
+		int64_t r = perform(c);
+
+		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0, false);
+		emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
+		call_free(c);
+	}
+}
+
+static int
+copy_msghdr(int pid, uint64_t at, struct msghdr *out)
+{
+	struct msghdr m;
+
+	memset(out, 0, sizeof(*out));
+	if (peek(pid, at, &m, sizeof(m)) < 0 || m.msg_iovlen > MAX_IOV ||
+	    m.msg_namelen > sizeof(struct sockaddr_storage) || m.msg_controllen > MAX_CONTROL)
+		return -1;
+	if (m.msg_name && m.msg_namelen &&
+	    peek_alloc(pid, (uintptr_t)m.msg_name, m.msg_namelen, sizeof(struct sockaddr_storage),
+	    &out->msg_name) < 0)
+		return -1;
+	out->msg_namelen = out->msg_name ? m.msg_namelen : 0;
+	if (m.msg_control && m.msg_controllen &&
+	    peek_alloc(pid, (uintptr_t)m.msg_control, m.msg_controllen, MAX_CONTROL,
+	    &out->msg_control) < 0)
+		return -1;
+	out->msg_controllen = out->msg_control ? m.msg_controllen : 0;
+	if (m.msg_iovlen > 0) {
+		struct iovec *iov = sbx_xcalloc(m.msg_iovlen, sizeof(*iov));
+		size_t total = 0;
+
+		out->msg_iov = iov;
+		out->msg_iovlen = m.msg_iovlen;
+		if (peek(pid, (uintptr_t)m.msg_iov, iov, m.msg_iovlen * sizeof(*iov)) < 0) {
+			memset(iov, 0, m.msg_iovlen * sizeof(*iov));
+			return -1;
+		}
+		for (size_t i = 0; i < m.msg_iovlen; i++) {
+			uint64_t base = (uintptr_t)iov[i].iov_base;
+			size_t len = iov[i].iov_len;
+
+			iov[i].iov_base = NULL;
+			total += len;
+			if (total > MAX_PAYLOAD ||
+			    peek_alloc(pid, base, len, MAX_PAYLOAD, &iov[i].iov_base) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Reads one notification's call out of the caller; -errno on failure. */
+static int
+gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
+{
+	const __u64 *a = req->data.args;
+	int domain = 0, fl;
+	socklen_t olen = sizeof(int);
+
+	c->sock = take_socket((int)req->pid, (int)a[0]);
+	if (c->sock < 0)
+		return errno == EBADF ? -EBADF : -EPERM;
+	if (getsockopt(c->sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen) < 0)
+		return -ENOTSOCK;
+	olen = sizeof(int);
+	if (getsockopt(c->sock, SOL_SOCKET, SO_TYPE, &c->type, &olen) < 0)
+		return -ENOTSOCK;
+	if (c->nr == SCMP_SYS(connect) || c->nr == SCMP_SYS(bind)) {
+		if (a[2] > sizeof(c->addr) || peek((int)req->pid, a[1], &c->addr, a[2]) < 0)
+			return -EFAULT;
+		c->addrlen = (socklen_t)a[2];
+	} else if (c->nr == SCMP_SYS(listen)) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+
+		c->arg = a[1];
+		if (getsockname(c->sock, (struct sockaddr *)&ss, &len) == 0) {
+			memcpy(&c->addr, &ss, len);
+			c->addrlen = len;
+		}
+		return domain;
+	} else if (c->nr == SCMP_SYS(sendto)) {
+		fl = (int)a[3];
+		if (a[5] > sizeof(c->addr) || peek((int)req->pid, a[4], &c->addr, a[5]) < 0 ||
+		    peek_alloc((int)req->pid, a[1], a[2], MAX_PAYLOAD, (void **)&c->data) < 0)
+			return -EFAULT;
+		c->addrlen = (socklen_t)a[5];
+		c->len = a[2];
+		c->arg = (uint64_t)fl;
+		return domain;
+	} else if (c->nr == SCMP_SYS(sendmsg)) {
+		if (copy_msghdr((int)req->pid, a[1], &c->msg) < 0)
+			return -EFAULT;
+		if (c->msg.msg_name) {
+			memcpy(&c->addr, c->msg.msg_name, c->msg.msg_namelen);
+			c->addrlen = c->msg.msg_namelen;
+		}
+		c->arg = a[2];
+		return domain;
+	} else if (c->nr == SCMP_SYS(sendmmsg)) {
+		unsigned vlen = a[2] > MAX_MMSG ? MAX_MMSG : (unsigned)a[2];
+
+		c->mmsg = sbx_xcalloc(vlen ? vlen : 1, sizeof(*c->mmsg));
+		c->vlen = vlen;
+		for (unsigned i = 0; i < vlen; i++)
+			if (copy_msghdr((int)req->pid, a[1] + i * sizeof(struct mmsghdr),
+			    &c->mmsg[i].msg_hdr) < 0)
+				return -EFAULT;
+		c->arg = a[3];
+		return domain;
+	}
+	return domain;
+}
+
+static const char *
+op_name(int nr)
+{
+	if (nr == SCMP_SYS(connect))
+		return "connect";
+	if (nr == SCMP_SYS(bind))
+		return "bind";
+	if (nr == SCMP_SYS(listen))
+		return "listen";
+	return "send";
+}
+
+/* Decides one address-carrying message of a send. */
+static struct sbx_netverdict
+decide_send(struct sbx_netsup *ns, const struct call *c, int domain, const void *name,
+    socklen_t namelen, bool connects)
+{
+	struct sbx_netreq q = {
+		.op = connects ? SBX_NETOP_CONNECT : SBX_NETOP_SEND,
+		.domain = domain,
+		.type = c->type,
+		.addr = name,
+		.addrlen = namelen,
+	};
+
+	q.local = is_local(name, namelen);
+	return sbx_net_decide(ns->rules, &q);
+}
+
+/* Opens the socket file that a path names in the caller's view of the
+ * filesystem: absolute paths under its root (symlinks resolved inside that
+ * root), relative ones from its cwd without following any symlink (which
+ * would be resolved against sbxrun's root instead). */
+static int
+open_in_caller(int pid, const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC };
+	char dir[64];
+	int dfd, fd;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/%s", pid, path[0] == '/' ? "root" : "cwd");
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	if (path[0] == '/') {
+		how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+		while (*path == '/')
+			path++;
+		if (*path == '\0')
+			path = ".";
+	} else {
+		how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	}
+	fd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+	close(dfd);
+	return fd;
+}
+
+/* Whether a unix socket bound to the file (dev, ino) lives in the jail's
+ * network namespace, asked of the kernel with a sock_diag dump there. */
+static bool
+bound_inside(struct sbx_netsup *ns, dev_t dev, ino_t ino)
+{
+	struct {
+		struct nlmsghdr       nlh;
+		struct unix_diag_req  req;
+	} q = {
+		.nlh = { .nlmsg_len = sizeof(q), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.req = { .sdiag_family = AF_UNIX, .udiag_states = ~0u,
+			.udiag_show = UDIAG_SHOW_VFS },
+	};
+	/* The kernel's dev_t: major << 20 | minor. */
+	uint32_t kdev = (major(dev) << 20) | minor(dev);
+	char buf[16384];
+	bool found = false, done = false;
+
+	pthread_mutex_lock(&ns->diag_lock);
+	if (send(ns->diag, &q, sizeof(q), MSG_NOSIGNAL) < 0)
+		done = true;
+	while (!done) {
+		ssize_t n = recv(ns->diag, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (n <= 0)
+			break;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			struct unix_diag_msg *m = NLMSG_DATA(h);
+			struct rtattr *a;
+			int len;
+
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+				done = true;
+				break;
+			}
+			len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (a = (struct rtattr *)(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+				struct unix_diag_vfs *v = RTA_DATA(a);
+
+				if (a->rta_type == UNIX_DIAG_VFS && v->udiag_vfs_dev == kdev &&
+				    v->udiag_vfs_ino == ino)
+					found = true;
+			}
+		}
+	}
+	pthread_mutex_unlock(&ns->diag_lock);
+	return found;
+}
+
+/* A unix address under SBX_NETSUP_UNIX_OWNED: an abstract name is looked up
+ * in the socket's own network namespace, the jail's, so it reaches only
+ * the sandbox's sockets; a path must lead to a socket bound inside. The
+ * call is then made on behalf with "/proc/self/fd/N" for the file that was
+ * checked, so a swapped path cannot change where it goes. */
+static struct sbx_netverdict
+decide_unix(struct sbx_netsup *ns, struct call *c)
+{
+	struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
+	size_t plen;
+	char path[sizeof(un->sun_path) + 1];
+	struct stat st;
+
+	if (c->addrlen <= offsetof(struct sockaddr_un, sun_path) || un->sun_family != AF_UNIX)
+		return (struct sbx_netverdict){ false, EINVAL, "bad unix address" };
+	plen = c->addrlen - offsetof(struct sockaddr_un, sun_path);
+	if (un->sun_path[0] == '\0')
+		return (struct sbx_netverdict){ .allow = true };   /* abstract: the jail's own */
+	memcpy(path, un->sun_path, plen);
+	path[plen] = '\0';
+	c->target = open_in_caller(c->pid, path);
+	if (c->target < 0)
+		return (struct sbx_netverdict){ false, errno == ENOENT ? ENOENT : EACCES,
+			"unix socket path not reachable" };
+	if (fstat(c->target, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return (struct sbx_netverdict){ false, ECONNREFUSED, "not a socket" };
+	if (!bound_inside(ns, st.st_dev, st.st_ino))
+		return (struct sbx_netverdict){ false, EACCES, "a host unix socket" };
+	un = (struct sockaddr_un *)&c->addr;
+	memset(un->sun_path, 0, sizeof(un->sun_path));
+	snprintf(un->sun_path, sizeof(un->sun_path), "/proc/self/fd/%d", c->target);
+	c->addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(un->sun_path) + 1);
+	return (struct sbx_netverdict){ .allow = true };
+}
+
+static void
+handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
+{
+	struct call *c = sbx_xcalloc(1, sizeof(*c));
+	struct sbx_netverdict v = { .allow = false, .errnum = EPERM, .reason = "not understood" };
+	bool stream_fastopen, may_block;
+	int domain;
+
+	c->ns = ns;
+	c->id = req->id;
+	c->pid = (int)req->pid;
+	c->nr = req->data.nr;
+	c->opname = op_name(c->nr);
+	c->sock = -1;
+	c->target = -1;
+	domain = gather(ns, req, c);
+	/* Only now that everything is copied: is the caller still the one
+	 * that trapped (not a reused pid), still waiting? */
+	if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &c->id) < 0) {
+		call_free(c);
+		return;
+	}
+	if (domain < 0) {
+		respond(ns, c->id, 0, -domain, false);
+		call_free(c);
+		return;
+	}
+	if (domain == AF_UNIX) {
+		/* The family of a socket never changes: a unix socket cannot
+		 * be made to reach a network address, and under a private
+		 * filesystem view the kernel's own path checks are the rule. */
+		if (ns->flags & SBX_NETSUP_UNIX_CONTINUE) {
+			respond(ns, c->id, 0, 0, true);
+			call_free(c);
+			return;
+		}
+		if (!(ns->flags & SBX_NETSUP_UNIX_OWNED) || ns->diag < 0) {
+			v = (struct sbx_netverdict){ false, EACCES,
+				"unix sockets are not supervised here" };
+			goto refused;
+		}
+		/* Stream sends carry no address; bind and listen make the
+		 * sandbox's own sockets (Landlock judges where). */
+		if (c->nr == SCMP_SYS(bind) || c->nr == SCMP_SYS(listen) ||
+		    ((c->nr == SCMP_SYS(sendmsg) || c->nr == SCMP_SYS(sendmmsg) ||
+		    c->nr == SCMP_SYS(sendto)) && c->type == SOCK_STREAM)) {
+			respond(ns, c->id, 0, 0, true);
+			call_free(c);
+			return;
+		}
+		if (c->nr == SCMP_SYS(sendmmsg)) {
+			v = (struct sbx_netverdict){ false, EOPNOTSUPP,
+				"sendmmsg on a unix datagram socket" };
+			goto refused;
+		}
+		if (c->addrlen == 0) {
+			v.allow = true;   /* a connected datagram socket: connect() judged */
+		} else {
+			v = decide_unix(ns, c);
+			if (c->nr == SCMP_SYS(sendmsg) && v.allow) {
+				free(c->msg.msg_name);
+				c->msg.msg_name = sbx_xmalloc(c->addrlen);
+				memcpy(c->msg.msg_name, &c->addr, c->addrlen);
+				c->msg.msg_namelen = c->addrlen;
+			}
+		}
+		if (!v.allow)
+			goto refused;
+		dispatch(ns, c, !nonblocking(c->sock));
+		return;
+	}
+	if (domain != AF_INET && domain != AF_INET6) {
+		v.reason = "socket family not allowed";
+		goto refused;
+	}
+	stream_fastopen = c->type == SOCK_STREAM && (c->arg & MSG_FASTOPEN);
+	if (c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg) ||
+	    c->nr == SCMP_SYS(sendmmsg)) {
+		/* TCP ignores a send's address unless it carries MSG_FASTOPEN
+		 * (the flags are a register, not racy memory): let the
+		 * kernel send on the connection connect() already judged. */
+		if (c->type == SOCK_STREAM && !stream_fastopen) {
+			respond(ns, c->id, 0, 0, true);
+			call_free(c);
+			return;
+		}
+		if (c->nr == SCMP_SYS(sendmmsg)) {
+			v.allow = true;
+			for (unsigned i = 0; i < c->vlen && v.allow; i++)
+				if (c->mmsg[i].msg_hdr.msg_name)
+					v = decide_send(ns, c, domain, c->mmsg[i].msg_hdr.msg_name,
+					    c->mmsg[i].msg_hdr.msg_namelen, false);
+		} else if (c->addrlen > 0) {
+			v = decide_send(ns, c, domain, &c->addr, c->addrlen, stream_fastopen);
+		} else {
+			/* No address: a connected datagram socket, whose peer
+			 * connect() judged; sent from our copy, so a racing
+			 * thread cannot add one. */
+			v.allow = true;
+		}
+	} else if (c->nr == SCMP_SYS(connect)) {
+		v = decide_send(ns, c, domain, &c->addr, c->addrlen, true);
+		if (c->addrlen >= sizeof(sa_family_t) && ((struct sockaddr *)&c->addr)->sa_family ==
+		    AF_UNSPEC && c->type == SOCK_DGRAM)
+			v.allow = true;   /* dissolving a UDP association */
+	} else if (c->nr == SCMP_SYS(bind)) {
+		struct sbx_netreq q = {
+			.op = SBX_NETOP_BIND, .domain = domain, .type = c->type,
+			.addr = (struct sockaddr *)&c->addr, .addrlen = c->addrlen,
+		};
+
+		v = sbx_net_decide(ns->rules, &q);
+	} else if (c->nr == SCMP_SYS(listen)) {
+		struct sbx_netreq q = {
+			.op = SBX_NETOP_LISTEN, .domain = domain, .type = c->type,
+			.bound_port = c->addrlen ? sbx_sockaddr_port((struct sockaddr *)&c->addr,
+			    c->addrlen) : 0,
+		};
+
+		v = sbx_net_decide(ns->rules, &q);
+	}
+	if (!v.allow)
+		goto refused;
+	may_block = !nonblocking(c->sock) &&
+	    (c->nr == SCMP_SYS(connect) || c->nr == SCMP_SYS(sendto) ||
+	    c->nr == SCMP_SYS(sendmsg) || c->nr == SCMP_SYS(sendmmsg));
+	dispatch(ns, c, may_block);
+	return;
+refused:
+	respond(ns, c->id, 0, v.errnum, false);
+	emit(ns, c, false, v.reason, -v.errnum);
+	call_free(c);
+}
+
+static void *
+dispatcher(void *arg)
+{
+	struct sbx_netsup *ns = arg;
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+	struct pollfd pfd[2];
+
+	if (seccomp_notify_alloc(&req, &resp) < 0)
+		return NULL;
+	pfd[0] = (struct pollfd){ .fd = ns->fd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
+	while (!ns->stopping) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+			break;
+		memset(req, 0, sizeof(*req));
+		if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
+			continue;   /* ENOENT: the caller went away */
+		handle(ns, req);
+	}
+	seccomp_notify_free(req, resp);
+	return NULL;
+}
+
+int
+sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log,
+    void *ctx, struct sbx_err *err)
+{
+	sigset_t all, old;
+	uint64_t flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+	int r;
+
+	ns->fd = notify_fd;
+	ns->diag = diag_fd;
+	ns->log = log;
+	ns->ctx = ctx;
+	/* Wake the sandbox's thread on the CPU that answers (Linux 6.6). */
+	ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags);
+	if (pipe2(ns->wake, O_CLOEXEC) < 0)
+		return sbx_err_sys(err, "pipe");
+	/* sbxrun's signalfd must keep getting every signal. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = pthread_create(&ns->thread, NULL, dispatcher, ns);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0) {
+		errno = r;
+		return sbx_err_sys(err, "cannot start the network supervisor");
+	}
+	ns->started = true;
+	return 0;
+}
+
+void
+sbx_netsup_stop(struct sbx_netsup *ns)
+{
+	if (ns == NULL || !ns->started)
+		return;
+	ns->stopping = true;
+	if (write(ns->wake[1], "x", 1) < 0) {
+		/* the dispatcher also ends when the notify fd hangs up */
+	}
+	pthread_join(ns->thread, NULL);
+	ns->started = false;
+	/* Workers blocked in a connect for a sandbox that is gone: cut them
+	 * loose and wait for them. */
+	pthread_mutex_lock(&ns->lock);
+	for (size_t i = 0; i < ns->nactive; i++)
+		shutdown(ns->active[i], SHUT_RDWR);
+	while (ns->workers > 0)
+		pthread_cond_wait(&ns->idle, &ns->lock);
+	pthread_mutex_unlock(&ns->lock);
+	close(ns->fd);
+	ns->fd = -1;
+}
+
+void
+sbx_netsup_free(struct sbx_netsup *ns)
+{
+	if (ns == NULL)
+		return;
+	sbx_netsup_stop(ns);
+	if (ns->wake[0] >= 0)
+		close(ns->wake[0]);
+	if (ns->wake[1] >= 0)
+		close(ns->wake[1]);
+	if (ns->fd >= 0)
+		close(ns->fd);
+	if (ns->diag >= 0)
+		close(ns->diag);
+	free(ns->active);
+	pthread_mutex_destroy(&ns->lock);
+	pthread_mutex_destroy(&ns->diag_lock);
+	pthread_cond_destroy(&ns->idle);
+	free(ns);
+}

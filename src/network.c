@@ -1,0 +1,133 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "linux-landlock.h"
+#include "netsup.h"
+#include "network.h"
+#include "proxy.h"
+
+bool
+sbx_policy_net_off(const struct sbx_policy *p)
+{
+	return !p->network && p->listen.n == 0 && p->connect.n == 0 && p->loopback.n == 0 &&
+	    p->proxy_allow.n == 0;
+}
+
+static void
+read_resolvers(struct sbx_netrules *r)
+{
+	char buf[8192];
+	ssize_t n;
+	int fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	sbx_netrules_add_resolvers(r, buf);
+}
+
+int
+sbx_network_prepare(struct sbx_network *n, const struct sbx_policy *p, int landlock_abi,
+    struct sbx_err *err)
+{
+	uint16_t proxy_port = 0;
+
+	memset(n, 0, sizeof(*n));
+	n->landlock_abi = landlock_abi;
+	if (sbx_policy_net_off(p))
+		return 0;
+	n->supervised = true;
+	if (p->proxy_allow.n > 0) {
+		static const char *const vars[] = {
+			"HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy", "ALL_PROXY",
+		};
+
+		if (sbx_proxy_open(&n->proxy, &p->proxy_allow, err) < 0)
+			return -1;
+		proxy_port = (uint16_t)sbx_proxy_port(n->proxy);
+		for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
+			sbx_strv_push_take(&n->env,
+			    sbx_xasprintf("%s=http://127.0.0.1:%u", vars[i], proxy_port));
+	}
+	sbx_netrules_init(&n->rules, p, proxy_port);
+	if (n->rules.outbound)
+		read_resolvers(&n->rules);
+	return 0;
+}
+
+int
+sbx_network_enter(struct sbx_network *n, struct sbx_err *err)
+{
+	struct sbx_ports bind = { 0 }, connect = { 0 };
+	struct sbx_landlock_net net = { .enabled = true, .bind = &bind, .connect = &connect };
+	int r;
+
+	if (!n->supervised || n->landlock_abi < 4)
+		return 0;
+	/* Landlock needs no_new_privs (or CAP_SYS_ADMIN); it is a property
+	 * of this thread only, and the jail takes it anyway. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return sbx_err_sys(err, "cannot set no_new_privs");
+	sbx_netrules_landlock_ports(&n->rules, &bind, &connect, &net.connect_any);
+	r = sbx_landlock_apply_net(n->landlock_abi, &net, err);
+	free(bind.v);
+	free(connect.v);
+	return r;
+}
+
+int
+sbx_network_supervise(struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags,
+    struct sbx_err *err)
+{
+	if (notify_fd < 0) {
+		if (diag_fd >= 0)
+			close(diag_fd);
+		if (n->supervised)
+			return sbx_err_set(err, EINVAL, "the jail did not hand over its network calls");
+		return 0;
+	}
+	n->sup = sbx_netsup_new(&n->rules, flags);
+	return sbx_netsup_start(n->sup, notify_fd, diag_fd, NULL, NULL, err);
+}
+
+int
+sbx_network_proxy(struct sbx_network *n, struct sbx_err *err)
+{
+	if (n->proxy == NULL)
+		return 0;
+	return sbx_proxy_start(n->proxy, NULL, NULL, err);
+}
+
+void
+sbx_network_stop(struct sbx_network *n, struct sbx_report *r)
+{
+	if (n->proxy) {
+		sbx_proxy_stop(n->proxy);
+		r->proxy_port = sbx_proxy_port(n->proxy);
+		r->denials += sbx_proxy_denials(n->proxy);
+	}
+	if (n->sup) {
+		sbx_netsup_stop(n->sup);
+		r->denials += sbx_netsup_denials(n->sup);
+	}
+}
+
+void
+sbx_network_free(struct sbx_network *n)
+{
+	sbx_proxy_free(n->proxy);
+	sbx_netsup_free(n->sup);
+	sbx_netrules_free(&n->rules);
+	sbx_strv_free(&n->env);
+	memset(n, 0, sizeof(*n));
+}

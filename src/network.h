@@ -1,0 +1,67 @@
+/* The network side of one run: the rules, the allowlist proxy and the
+ * seccomp network supervisor, set up around the spawn in this order:
+ *
+ *   sbx_network_prepare()  before the spawn, single-threaded: the rules,
+ *                          the proxy's listening socket (so its port can be
+ *                          given back and put in the proxy variables).
+ *   sbx_network_enter()    on a launcher thread of its own: puts that thread
+ *                          in a Landlock domain with the TCP port rules;
+ *                          the jail is spawned from it, so the sandbox's
+ *                          domain nests inside this one.
+ *   sbx_network_supervise() on the same launcher thread, with the jail's
+ *                          listener: the supervisor's threads inherit the
+ *                          domain (ptrace into the sandbox needs that, and
+ *                          its calls get the same second wall).
+ *   sbx_network_proxy()    from the main thread, outside the domain: the
+ *                          proxy connects to the allowed hosts' own ports.
+ *   sbx_network_stop()     after the run: both stop; denials are counted.
+ *
+ * A policy with the network fully off needs none of it: the jail is cut
+ * off by its own (empty) network namespace or by refusing every socket
+ * call outright. */
+#ifndef SBX_NETWORK_H
+#define SBX_NETWORK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "err.h"
+#include "netrules.h"
+#include "policy.h"
+#include "util.h"
+
+struct sbx_proxy;
+struct sbx_netsup;
+
+struct sbx_network {
+	bool                supervised;  /* the jail traps its network calls */
+	struct sbx_netrules rules;
+	struct sbx_proxy   *proxy;
+	struct sbx_netsup  *sup;
+	struct sbx_strv     env;         /* NAME=VALUE for the sandbox (proxy variables) */
+	int                 landlock_abi;
+};
+
+/* Whether p asks for no network at all: no outbound, no ports, no proxy. */
+bool sbx_policy_net_off(const struct sbx_policy *p);
+
+int sbx_network_prepare(struct sbx_network *n, const struct sbx_policy *p, int landlock_abi,
+    struct sbx_err *err);
+
+int sbx_network_enter(struct sbx_network *n, struct sbx_err *err);
+
+/* flags: SBX_NETSUP_* for the supervisor. Takes notify_fd and diag_fd
+ * (-1 when none). A jail whose network is fully off may still hand over
+ * a listener, to have its unix socket connects judged. */
+int sbx_network_supervise(struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags,
+    struct sbx_err *err);
+
+int sbx_network_proxy(struct sbx_network *n, struct sbx_err *err);
+
+/* Stops everything; adds the denials and the proxy port to r. */
+void sbx_network_stop(struct sbx_network *n, struct sbx_report *r);
+
+void sbx_network_free(struct sbx_network *n);
+
+#endif
