@@ -17,8 +17,8 @@ docker_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 }
 
 static int
-docker_describe(const struct sbx_policy *p, const struct sbx_exec *x,
-    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+docker_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+    struct sbx_buf *out, struct sbx_err *err)
 {
 	return docker_probe(NULL, err);
 }

@@ -69,25 +69,25 @@
  * when sbxrun died: ll_orphaned()). */
 struct ll_state {
 	struct sbx_lease lease;
-	bool             leased;
-	struct sbx_strv  links;       /* mount symlinks made in the workdir */
-	struct sbx_strv  targets;     /* what each of them points to */
-	struct sbx_strv  made;        /* directories made for them, outermost first */
+	bool leased;
+	struct sbx_strv links; /* mount symlinks made in the workdir */
+	struct sbx_strv targets; /* what each of them points to */
+	struct sbx_strv made; /* directories made for them, outermost first */
 };
 
 /* What init and the payload need after the fork (a copy of the parent's
  * memory). */
 struct ll_payload {
 	const struct sbx_plan *plan;
-	struct ll_state       *state;
-	const char            *tmpdir;
-	int                    abi;
-	bool                   net_off;
-	bool                   net_notify;  /* init loaded the trapping filter */
+	struct ll_state *state;
+	const char *tmpdir;
+	int abi;
+	bool net_off;
+	bool net_notify; /* init loaded the trapping filter */
 	struct sbx_landlock_net net;
-	struct sbx_ports        bind, connect;
-	bool                   seccomp;
-	bool                   nobody;    /* root caller: take SBX_LL_NOBODY */
+	struct sbx_ports bind, connect;
+	bool seccomp;
+	bool nobody; /* root caller: take SBX_LL_NOBODY */
 };
 
 static bool
@@ -110,7 +110,7 @@ ll_probe(struct sbx_caps *caps, struct sbx_err *err)
 {
 	caps->landlock_abi = sbx_landlock_abi();
 	if (!caps->full_probe)
-		caps->seccomp = seccomp_filters_work();   /* --probe measured it already */
+		caps->seccomp = seccomp_filters_work(); /* --probe measured it already */
 	if (caps->landlock_abi == 0 && !caps->seccomp)
 		return sbx_err_set(err, SBX_EUNAVAIL,
 		    "neither Landlock nor seccomp filters are available in this kernel");
@@ -179,20 +179,26 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 
 	if (build_plan(x, p, &plan, err) < 0)
 		return -1;
-	sbx_buf_printf(out, "# backend landlock: no namespaces; Landlock ABI %d%s, seccomp%s, "
-	    "rlimits\n", abi, abi ? "" : " (none here: no filesystem rules)",
+	sbx_buf_printf(out,
+	    "# backend landlock: no namespaces; Landlock ABI %d%s, seccomp%s, "
+	    "rlimits\n",
+	    abi, abi ? "" : " (none here: no filesystem rules)",
 	    caps->seccomp ? "" : " (none here)");
-	sbx_buf_puts(out, "# tree: sbxrun's init (a fork of sbxrun, outside the Landlock domain) "
+	sbx_buf_puts(out,
+	    "# tree: sbxrun's init (a fork of sbxrun, outside the Landlock domain) "
 	    "is a child subreaper in a new session; the payload is its child\n");
 	if (x->caller_uid == 0)
-		sbx_buf_printf(out, "# ids: uid %d gid %d, no groups (the caller is root); the "
+		sbx_buf_printf(out,
+		    "# ids: uid %d gid %d, no groups (the caller is root); the "
 		    "workdir is lent to uid %d for the run and handed back after it\n",
 		    SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY);
 	else
 		sbx_buf_printf(out, "# ids: uid %u gid %u, the caller's own\n",
 		    (unsigned)x->caller_uid, (unsigned)x->caller_gid);
-	sbx_buf_printf(out, "# tmp: TMPDIR=%s, private, removed after the run; /tmp itself is "
-	    "the host's and stays unwritable\n", x->tmpdir);
+	sbx_buf_printf(out,
+	    "# tmp: TMPDIR=%s, private, removed after the run; /tmp itself is "
+	    "the host's and stays unwritable\n",
+	    x->tmpdir);
 	for (size_t i = 0; i < p->nmounts; i++) {
 		const struct sbx_mount *m = &p->mounts[i];
 
@@ -200,32 +206,41 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		    m->target, m->source, m->rw ? "rw" : "ro",
 		    p->allow_degraded ? "made a symbolic link to the source instead (degraded)"
 				      : "refused (--allow-degraded makes a symbolic link instead)");
-		sbx_buf_printf(out, "symlink    %s/%s -> %s\n", x->fs->workdir, m->target, m->source);
+		sbx_buf_printf(
+		    out, "symlink    %s/%s -> %s\n", x->fs->workdir, m->target, m->source);
 	}
 	sbx_plan_describe(&plan, out);
 	for (size_t i = 0; i < plan.frozen.n; i++)
-		sbx_buf_printf(out, "# frozen: %s takes no new entry, removal or rename (a hidden or "
-		    "protected path lies below)\n", plan.frozen.v[i]);
+		sbx_buf_printf(out,
+		    "# frozen: %s takes no new entry, removal or rename (a hidden or "
+		    "protected path lies below)\n",
+		    plan.frozen.v[i]);
 	if (net_fully_off(p) && abi >= 4)
 		sbx_buf_puts(out, "landlock   tcp bind: none, tcp connect: none\n");
 	if (abi >= 6)
 		sbx_buf_puts(out, "landlock   scopes: abstract unix sockets, signals\n");
 	else
-		sbx_buf_printf(out, "# landlock ABI %d has no scopes: host processes of the same uid "
-		    "stay signalable\n", abi);
+		sbx_buf_printf(out,
+		    "# landlock ABI %d has no scopes: host processes of the same uid "
+		    "stay signalable\n",
+		    abi);
 	if (caps->seccomp) {
 		sbx_seccomp_describe(0, out);
 		sbx_hostfilter_describe(host_filter_rules(p), out);
 	}
-	sbx_buf_printf(out, "# process: new session, no capabilities (%s), no_new_privs, "
-	    "SIGKILL on the death of init (PR_SET_PDEATHSIG)\n", x->caller_uid == 0 ?
-	    "bounding set empty" : "the bounding set stays: emptying it needs CAP_SETPCAP, and "
-	    "no_new_privs keeps exec from granting any");
+	sbx_buf_printf(out,
+	    "# process: new session, no capabilities (%s), no_new_privs, "
+	    "SIGKILL on the death of init (PR_SET_PDEATHSIG)\n",
+	    x->caller_uid == 0 ? "bounding set empty"
+			       : "the bounding set stays: emptying it needs CAP_SETPCAP, and "
+				 "no_new_privs keeps exec from granting any");
 	sbx_limits_describe(x, out);
-	sbx_buf_puts(out, "# not covered by Landlock: host processes stay visible in /proc; the "
+	sbx_buf_puts(out,
+	    "# not covered by Landlock: host processes stay visible in /proc; the "
 	    "metadata (stat, readlink, inotify) of paths outside the rules stays visible\n");
 	if (x->caller_uid != 0)
-		sbx_buf_puts(out, "# not covered by Landlock: chmod, chgrp, utimes and xattrs of the "
+		sbx_buf_puts(out,
+		    "# not covered by Landlock: chmod, chgrp, utimes and xattrs of the "
 		    "caller's own files outside the workdir (their contents stay out of reach)\n");
 	sbx_plan_free(&plan);
 	return 0;
@@ -239,7 +254,8 @@ drop_root(struct sbx_err *err)
 {
 	for (int cap = 0; cap < 64; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
-			return sbx_err_sys(err, "cannot drop capability %d from the bounding set", cap);
+			return sbx_err_sys(
+			    err, "cannot drop capability %d from the bounding set", cap);
 	if (setgroups(0, NULL) < 0)
 		return sbx_err_sys(err, "setgroups");
 	if (setresgid(SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0 ||
@@ -267,16 +283,17 @@ payload_setup(void *ctx, struct sbx_err *err)
 		return sbx_err_set(err, ESRCH, "the jail's init died while starting");
 	if (sbx_caps_drop_all(err) < 0 || sbx_no_new_privs(err) < 0)
 		return -1;
-	if (pl->abi >= 1 && sbx_landlock_apply(pl->plan, pl->abi, &pl->net,
-	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err) < 0)
+	if (pl->abi >= 1 &&
+	    sbx_landlock_apply(pl->plan, pl->abi, &pl->net,
+		SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err) < 0)
 		return -1;
 	if (!pl->seccomp)
 		return 0;
 	/* With a supervised network, init loaded the common filter already. */
 	if (!pl->net_notify && sbx_seccomp_load(0, NULL, err) < 0)
 		return -1;
-	return sbx_hostfilter_load(SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID |
-	    (pl->net_off ? SBX_HOSTF_NOSOCKET : 0), err);
+	return sbx_hostfilter_load(
+	    SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID | (pl->net_off ? SBX_HOSTF_NOSOCKET : 0), err);
 }
 
 /* Runs in init before it forks the payload: the filter that traps the
@@ -307,7 +324,7 @@ remove_links(struct ll_state *st)
 			unlink(link);
 	}
 	for (size_t i = st->made.n; i-- > 0;)
-		rmdir(st->made.v[i]);   /* only when left empty */
+		rmdir(st->made.v[i]); /* only when left empty */
 	sbx_strv_free(&st->links);
 	sbx_strv_free(&st->targets);
 	sbx_strv_free(&st->made);
@@ -319,8 +336,7 @@ remove_links(struct ll_state *st)
  * atomic rename over a file mount replaces the link). An existing
  * target is refused: it would have to be moved away. */
 static int
-make_links(const struct sbx_policy *p, const char *wd, struct ll_state *st,
-    struct sbx_err *err)
+make_links(const struct sbx_policy *p, const char *wd, struct ll_state *st, struct sbx_err *err)
 {
 	struct stat sb;
 
@@ -337,7 +353,8 @@ make_links(const struct sbx_policy *p, const char *wd, struct ll_state *st,
 			*c = '/';
 		}
 		if (lstat(link, &sb) == 0)
-			return sbx_err_set(err, EEXIST, "landlock: mount target %s exists; without a "
+			return sbx_err_set(err, EEXIST,
+			    "landlock: mount target %s exists; without a "
 			    "mount namespace only a symbolic link to %s could be made there",
 			    m->target, m->source);
 		if (symlink(m->source, link) < 0)
@@ -369,8 +386,8 @@ lend_skips(const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_strv
 
 /* A root caller's workdir and TMPDIR become the sandbox's for the run. */
 static int
-lend_to_nobody(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st,
-    struct sbx_err *err)
+lend_to_nobody(
+    const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st, struct sbx_err *err)
 {
 	struct sbx_strv skip = { 0 };
 	int r;
@@ -379,19 +396,23 @@ lend_to_nobody(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_s
 	 * that maps only itself. */
 	if (chown(x->tmpdir, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0)
 		return sbx_err_sys(err, "landlock: cannot give %s to uid %d%s", x->tmpdir,
-		    SBX_LL_NOBODY, errno == EINVAL ? " (that id does not exist in this user "
-		    "namespace)" : "");
+		    SBX_LL_NOBODY,
+		    errno == EINVAL ? " (that id does not exist in this user "
+				      "namespace)"
+				    : "");
 	lend_skips(p, x, &skip);
-	r = sbx_owner_lend(&st->lease, x->fs->workdir, x->caller_uid, x->caller_gid,
-	    SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, err);
+	r = sbx_owner_lend(&st->lease, x->fs->workdir, x->caller_uid, x->caller_gid, SBX_LL_NOBODY,
+	    SBX_LL_NOBODY, &skip, err);
 	sbx_strv_free(&skip);
 	if (r < 0)
 		return -1;
 	st->leased = true;
 	if (sbx_owner_check_reach(x->fs->workdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0 ||
 	    sbx_owner_check_reach(x->tmpdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0)
-		return sbx_err_wrap(err, "landlock: the caller is root, so the sandbox runs as "
-		    "uid %d", SBX_LL_NOBODY);
+		return sbx_err_wrap(err,
+		    "landlock: the caller is root, so the sandbox runs as "
+		    "uid %d",
+		    SBX_LL_NOBODY);
 	return 0;
 }
 
@@ -442,12 +463,18 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	struct ll_state *st = sbx_xcalloc(1, sizeof(*st));
 	struct sbx_plan plan;
 	struct ll_payload pl = {
-		.plan = &plan, .state = st, .tmpdir = x->tmpdir, .abi = caps->landlock_abi,
-		.net_off = net_fully_off(p), .seccomp = caps->seccomp,
+		.plan = &plan,
+		.state = st,
+		.tmpdir = x->tmpdir,
+		.abi = caps->landlock_abi,
+		.net_off = net_fully_off(p),
+		.seccomp = caps->seccomp,
 		.nobody = x->caller_uid == 0,
 	};
 	struct sbx_payload_hooks hooks = {
-		.setup = payload_setup, .orphaned = ll_orphaned, .ctx = &pl,
+		.setup = payload_setup,
+		.orphaned = ll_orphaned,
+		.ctx = &pl,
 	};
 
 	pl.net.enabled = true;
@@ -478,22 +505,27 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	free(pl.bind.v);
 	free(pl.connect.v);
 	if (c->notify_fd >= 0) {
-		c->netsup_flags = 0;   /* unix sockets: refused (see the top) */
+		c->netsup_flags = 0; /* unix sockets: refused (see the top) */
 		r->layers.seccomp_notify = true;
 	}
 	c->priv = st;
 	c->cleanup = ll_cleanup;
 
 	for (size_t i = 0; i < st->links.n; i++)
-		warn(r, sbx_xasprintf("landlock: mount %s is a symbolic link to %s, not a mount",
-		    st->links.v[i], st->targets.v[i]));
+		warn(r,
+		    sbx_xasprintf("landlock: mount %s is a symbolic link to %s, not a mount",
+			st->links.v[i], st->targets.v[i]));
 	for (size_t i = 0; pl.abi >= 1 && i < plan.frozen.n; i++)
-		warn(r, sbx_xasprintf("landlock: %s takes no new entry, removal or rename (a "
-		    "protected or hidden path lies below it)", plan.frozen.v[i]));
+		warn(r,
+		    sbx_xasprintf("landlock: %s takes no new entry, removal or rename (a "
+				  "protected or hidden path lies below it)",
+			plan.frozen.v[i]));
 	if (x->caller_uid != 0)
-		warn(r, sbx_xstrdup("landlock: mode, group, times and extended attributes of the "
-		    "caller's own files outside the workdir stay changeable (Landlock does not "
-		    "cover them; their contents stay out of reach)"));
+		warn(r,
+		    sbx_xstrdup(
+			"landlock: mode, group, times and extended attributes of the "
+			"caller's own files outside the workdir stay changeable (Landlock does not "
+			"cover them; their contents stay out of reach)"));
 	sbx_plan_free(&plan);
 	r->layers.landlock_abi = caps->landlock_abi;
 	r->layers.seccomp = caps->seccomp;

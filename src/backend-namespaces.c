@@ -61,16 +61,16 @@
 /* The uid and gid a root caller's sandbox runs as, outside the jail. */
 #define SBX_ROOT_MAPPED_ID 65534
 
-#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | \
-	CLONE_NEWUTS | CLONE_NEWCGROUP)
+#define NS_FLAGS \
+	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 struct ns_payload {
-	bool                    trap;       /* load the trapping filter in init */
-	bool                    guard;      /* and open sock_diag for unix checks */
-	const struct sbx_plan  *plan;
-	int                     abi;
+	bool trap; /* load the trapping filter in init */
+	bool guard; /* and open sock_diag for unix checks */
+	const struct sbx_plan *plan;
+	int abi;
 	struct sbx_landlock_net net;
-	struct sbx_ports        bind, connect;
+	struct sbx_ports bind, connect;
 };
 
 static bool
@@ -152,7 +152,7 @@ ns_probe(struct sbx_caps *caps, struct sbx_err *err)
 {
 	caps->landlock_abi = sbx_landlock_abi();
 	if (!caps->full_probe)
-		return 0;   /* a run measures by making one: spawn falls through */
+		return 0; /* a run measures by making one: spawn falls through */
 	caps->seccomp = sbx_seccomp_probe(&caps->seccomp_notify, NULL) == 0;
 	return probe_userns(caps, err);
 }
@@ -218,8 +218,10 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	sbx_buf_printf(out, "# backend namespaces: user mount pid ipc uts cgroup%s\n",
 	    net_fully_off(p) ? " net" : "");
 	if (x->caller_uid == 0)
-		sbx_buf_printf(out, "# ids: uid 0 and gid 0 inside are %d outside; the workdir and rw "
-		    "mounts are idmapped so files stay the caller's\n", SBX_ROOT_MAPPED_ID);
+		sbx_buf_printf(out,
+		    "# ids: uid 0 and gid 0 inside are %d outside; the workdir and rw "
+		    "mounts are idmapped so files stay the caller's\n",
+		    SBX_ROOT_MAPPED_ID);
 	else
 		sbx_buf_printf(out, "# ids: uid %u gid %u, the caller's own, inside and outside\n",
 		    (unsigned)uid, (unsigned)gid);
@@ -233,23 +235,27 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		payload_net(&pl, x->net);
 		for (size_t i = 0; i < pl.bind.n; i++)
 			sbx_buf_printf(&ports, "%s%u", i ? "," : "", pl.bind.v[i]);
-		sbx_buf_printf(out, "landlock   tcp bind: %s, tcp connect: ",
-		    ports.len ? ports.data : "none");
+		sbx_buf_printf(
+		    out, "landlock   tcp bind: %s, tcp connect: ", ports.len ? ports.data : "none");
 		sbx_buf_free(&ports);
 		for (size_t i = 0; i < pl.connect.n; i++)
 			sbx_buf_printf(&ports, "%s%u", i ? "," : "", pl.connect.v[i]);
-		sbx_buf_printf(out, "%s\n", pl.net.connect_any ? "any" : ports.len ? ports.data
-		    : "none");
+		sbx_buf_printf(out, "%s\n",
+		    pl.net.connect_any ? "any"
+			: ports.len    ? ports.data
+				       : "none");
 		sbx_buf_free(&ports);
 		free(pl.bind.v);
 		free(pl.connect.v);
 	}
 	if (!net_fully_off(p))
-		sbx_buf_puts(out, "# network: no net namespace; every connect, bind, listen and "
+		sbx_buf_puts(out,
+		    "# network: no net namespace; every connect, bind, listen and "
 		    "addressed send goes to sbxrun's network supervisor\n");
 	sbx_seccomp_describe(net_fully_off(p) ? 0 : SBX_SECCOMP_NET_NOTIFY, out);
 	sbx_hostfilter_describe(SBX_HOSTF_NOSETID, out);
-	sbx_buf_puts(out, "# process: new session, no capabilities (bounding set empty, "
+	sbx_buf_puts(out,
+	    "# process: new session, no capabilities (bounding set empty, "
 	    "securebits locked), no_new_privs, pid 1 is sbxrun's init\n");
 	sbx_limits_describe(x, out);
 	sbx_plan_free(&plan);
@@ -266,7 +272,7 @@ send_go(int sock, const int *fds, size_t nfds, struct sbx_err *err)
 	char byte = 'g';
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	union {
-		char           buf[CMSG_SPACE(sizeof(int) * SBX_MAX_TREES)];
+		char buf[CMSG_SPACE(sizeof(int) * SBX_MAX_TREES)];
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -296,10 +302,12 @@ recv_go(int sock, int *fds, size_t nfds)
 	char byte;
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	union {
-		char           buf[CMSG_SPACE(sizeof(int) * SBX_MAX_TREES)];
+		char buf[CMSG_SPACE(sizeof(int) * SBX_MAX_TREES)];
 		struct cmsghdr align;
 	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+	struct msghdr msg = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
 		.msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;
 	ssize_t n;
@@ -441,15 +449,14 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	}
 	close(sync);
 	sbx_init_main(&a);
-fail:
-	{
-		struct sbx_child_msg m = { .kind = SBX_FAIL_SETUP, .errnum = e.errnum };
+fail : {
+	struct sbx_child_msg m = { .kind = SBX_FAIL_SETUP, .errnum = e.errnum };
 
-		strlcpy(m.msg, e.msg, sizeof(m.msg));
-		if (write(sync, &m, sizeof(m)) < 0)
-			_exit(125);
+	strlcpy(m.msg, e.msg, sizeof(m.msg));
+	if (write(sync, &m, sizeof(m)) < 0)
 		_exit(125);
-	}
+	_exit(125);
+}
 }
 
 /* Mount targets made in the workdir go away with the run when nothing

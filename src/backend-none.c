@@ -26,8 +26,8 @@ none_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 }
 
 static int
-none_describe(const struct sbx_policy *p, const struct sbx_exec *x,
-    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+none_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+    struct sbx_buf *out, struct sbx_err *err)
 {
 	sbx_buf_puts(out, "# backend none: no jail; the command runs as the caller\n");
 	sbx_buf_printf(out, "# kept: new session, %s, rlimits, timeout\n",

@@ -51,8 +51,8 @@ struct seatbelt_state {
  * is missing or not executable ends with 127 or 126 as under every other
  * backend, not with whatever status sandbox-exec chooses. */
 struct command_ctx {
-	char       **argv;      /* sandbox-exec's argv */
-	size_t       cmd;       /* the command's index in it */
+	char **argv; /* sandbox-exec's argv */
+	size_t cmd; /* the command's index in it */
 	char *const *envp;
 };
 
@@ -90,7 +90,8 @@ find_command(void *ctx, struct sbx_err *err)
 		path = sbx_env_get(k->envp, "PATH");
 		for (dir = path ? path : "/usr/bin:/bin"; found == NULL; dir++) {
 			size_t len = strcspn(dir, ":");
-			char *cand = sbx_xasprintf("%.*s%s%s", (int)len, dir, len ? "/" : "./", name);
+			char *cand =
+			    sbx_xasprintf("%.*s%s%s", (int)len, dir, len ? "/" : "./", name);
 
 			if (executable(cand))
 				found = cand;
@@ -220,12 +221,13 @@ try_profile(const char *profile, const char *tmpdef, struct sbx_err *err)
 		    "%s did not finish a trial run of the profile in %d s", SBX_SEATBELT_EXEC,
 		    SEATBELT_TRIAL_MS / 1000);
 	if (msg[0] != '\0')
-		return sbx_err_set(err, EPERM, "%s refused the profile: %s", SBX_SEATBELT_EXEC, msg);
+		return sbx_err_set(
+		    err, EPERM, "%s refused the profile: %s", SBX_SEATBELT_EXEC, msg);
 	if (WIFSIGNALED(st))
 		return sbx_err_set(err, EPERM, "/usr/bin/true under the profile was killed by %s",
 		    sbx_signal_name(WTERMSIG(st)));
-	return sbx_err_set(err, EPERM, "/usr/bin/true under the profile exited with status %d",
-	    WEXITSTATUS(st));
+	return sbx_err_set(
+	    err, EPERM, "/usr/bin/true under the profile exited with status %d", WEXITSTATUS(st));
 }
 
 static void
@@ -294,8 +296,8 @@ seatbelt_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 }
 
 static int
-seatbelt_describe(const struct sbx_policy *p, const struct sbx_exec *x,
-    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+seatbelt_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+    struct sbx_buf *out, struct sbx_err *err)
 {
 	if (x->fs == NULL)
 		return sbx_err_set(err, EINVAL, "seatbelt: no resolved filesystem view");

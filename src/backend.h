@@ -14,12 +14,12 @@
 
 /* What this machine offers; filled by the probes. */
 struct sbx_caps {
-	uid_t caller_uid;           /* who asks: some rules hold only for non-root */
-	bool full_probe;            /* --probe: measure everything, even if slow */
+	uid_t caller_uid; /* who asks: some rules hold only for non-root */
+	bool full_probe; /* --probe: measure everything, even if slow */
 	bool probed_userns;
 	bool userns;
-	char userns_why[160];       /* why not, when !userns */
-	int  landlock_abi;          /* 0: none */
+	char userns_why[160]; /* why not, when !userns */
+	int landlock_abi; /* 0: none */
 	bool seccomp;
 	bool seccomp_notify;
 	bool cgroup_delegated;
@@ -29,7 +29,7 @@ struct sbx_caps {
 };
 
 struct sbx_rlimit {
-	int      resource;
+	int resource;
 	uint64_t value;
 };
 
@@ -40,33 +40,33 @@ struct sbx_netrules;
 
 /* What runs inside the jail, and where. Pure data, built by exec.c. */
 struct sbx_exec {
-	const struct sbx_fsview *fs;  /* the resolved filesystem view (resolve.h) */
+	const struct sbx_fsview *fs; /* the resolved filesystem view (resolve.h) */
 	const struct sbx_netrules *net; /* NULL: network fully off; else the jail
 	                                   traps its network calls (network.h) */
-	char      **argv;           /* argv[0] without '/' is looked up in PATH */
-	char      **envp;
-	const char *cwd;            /* the workdir */
-	const char *tmpdir;         /* the host directory made for the sandbox as
+	char **argv; /* argv[0] without '/' is looked up in PATH */
+	char **envp;
+	const char *cwd; /* the workdir */
+	const char *tmpdir; /* the host directory made for the sandbox as
 	                               its TMPDIR (needs_tmpdir), else NULL */
-	int         stdin_fd;       /* handed to the payload as fd 0; -1 keeps 0 */
-	uid_t       caller_uid;
-	gid_t       caller_gid;
+	int stdin_fd; /* handed to the payload as fd 0; -1 keeps 0 */
+	uid_t caller_uid;
+	gid_t caller_gid;
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
-	size_t      nrlimits;
+	size_t nrlimits;
 };
 
 /* The running jail as the supervisor sees it. */
 struct sbx_child {
-	pid_t pid;                  /* the jail's init process */
-	int   pidfd;                /* pidfd of pid */
-	int   status_fd;            /* init writes the payload's wait status here */
-	int   err_fd;               /* setup or exec failures, EOF on exec */
-	int   life_fd;              /* held open by sbxrun; init sees EOF if it dies */
-	int   notify_fd;            /* the seccomp listener for the network calls, or -1 */
-	int   diag_fd;              /* sock_diag inside the jail's netns (SBX_NETSUP_UNIX_OWNED) */
-	unsigned netsup_flags;      /* SBX_NETSUP_* the supervisor needs for this jail */
-	bool  pidns;                /* killing pid ends the whole tree */
-	void *priv;                 /* backend state, freed by cleanup */
+	pid_t pid; /* the jail's init process */
+	int pidfd; /* pidfd of pid */
+	int status_fd; /* init writes the payload's wait status here */
+	int err_fd; /* setup or exec failures, EOF on exec */
+	int life_fd; /* held open by sbxrun; init sees EOF if it dies */
+	int notify_fd; /* the seccomp listener for the network calls, or -1 */
+	int diag_fd; /* sock_diag inside the jail's netns (SBX_NETSUP_UNIX_OWNED) */
+	unsigned netsup_flags; /* SBX_NETSUP_* the supervisor needs for this jail */
+	bool pidns; /* killing pid ends the whole tree */
+	void *priv; /* backend state, freed by cleanup */
 	void (*cleanup)(struct sbx_child *c);
 };
 
@@ -76,21 +76,21 @@ struct sbx_child {
 #define SBX_EUNAVAIL ENOSYS
 
 struct sbx_backend {
-	const char          *name;
-	enum sbx_backend_id  id;
+	const char *name;
+	enum sbx_backend_id id;
 	/* The backend has no private /tmp of its own: sbxrun makes an empty
 	 * directory in $TMPDIR for the run (exec.tmpdir, exported as TMPDIR)
 	 * and removes it afterwards. */
-	bool                 needs_tmpdir;
+	bool needs_tmpdir;
 	/* Measures whether the backend can run here; -1 with err when not. */
-	int      (*probe)(struct sbx_caps *caps, struct sbx_err *err);
+	int (*probe)(struct sbx_caps *caps, struct sbx_err *err);
 	/* The rules of p this backend enforces on a machine with caps. */
 	uint32_t (*enforces)(const struct sbx_policy *p, const struct sbx_caps *caps);
 	/* Prints what spawn would build, for --print-backend. */
-	int      (*describe)(const struct sbx_policy *p, const struct sbx_exec *x,
+	int (*describe)(const struct sbx_policy *p, const struct sbx_exec *x,
 	    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err);
 	/* Builds the jail and starts x in it; fills c and the layers in r. */
-	int      (*spawn)(const struct sbx_policy *p, const struct sbx_exec *x,
+	int (*spawn)(const struct sbx_policy *p, const struct sbx_exec *x,
 	    const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
 	    struct sbx_err *err);
 };

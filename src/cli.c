@@ -7,56 +7,56 @@
 #include "cli.h"
 
 static const char usage[] =
-"Usage: sbxrun [OPTION]... [--] [COMMAND [ARG]...]\n"
-"Run a script (read from standard input) or COMMAND in a kernel-enforced jail.\n"
-"\n"
-"Policy:\n"
-"  -p, --profile NAME|FILE      load a profile (repeatable, applied in order)\n"
-"      --backend B              auto, namespaces, landlock, seatbelt, docker, none\n"
-"      --docker-image IMG       image for the docker backend\n"
-"      --fs MODE                strict, allowlist or open\n"
-"  -r, --allow-read PATH        add a readable path (allowlist mode)\n"
-"      --deny-read PATH         add a never-readable path\n"
-"      --protect PATH           keep PATH (relative to the workdir) read-only\n"
-"  -m, --mount SRC:TARGET[:ro|:rw]\n"
-"                               mount SRC at WORKDIR/TARGET (read-only by default)\n"
-"  -w, --workdir DIR            the workdir (default: a fresh temporary directory)\n"
-"      --keep                   keep the temporary workdir\n"
-"      --network on|off         outbound network\n"
-"      --listen P[,P..]         ports a server inside may bind (repeatable)\n"
-"      --connect P[,P..]        remote TCP ports that may be reached (repeatable)\n"
-"      --loopback P[,P..]       host loopback TCP ports given back (repeatable)\n"
-"      --allow-host HOST        host name for the built-in proxy (repeatable)\n"
-"  -e, --env NAME=VALUE         set a variable in the sandbox\n"
-"      --pass-env NAME          copy a variable from the caller, if set\n"
-"  -t, --timeout DUR            kill the whole tree after DUR (exit 124)\n"
-"      --memory SIZE            memory limit\n"
-"      --pids N                 process limit\n"
-"      --cpu DUR                CPU time limit\n"
-"      --file-size SIZE         largest file that may be written\n"
-"      --open-files N           open file descriptor limit\n"
-"      --allow-degraded         run even if some requested rule is not enforceable\n"
-"\n"
-"Running:\n"
-"      --interp PROG            store the script as a file and run PROG FILE\n"
-"      --script-name NAME       name of that file (default main.py, main.js, main.sh)\n"
-"      --trace FILE             write a JSON Lines trace of the run\n"
-"      --diag DEST              diagnostics line to stderr, fd:N, PATH or none\n"
-"\n"
-"Inspection:\n"
-"      --print-policy           print the merged policy as a profile and exit\n"
-"      --print-backend          print what the backend would build and exit\n"
-"      --probe                  print this machine's isolation capabilities and exit\n"
-"      --selftest               try known escapes against this machine's jail\n"
-"  -v, --verbose                say what is being built\n"
-"  -q, --quiet                  print no messages of sbxrun's own (the diagnostics\n"
-"                               line still goes to --diag)\n"
-"  -h, --help                   print this help and exit\n"
-"  -V, --version                print the version and exit\n"
-"\n"
-"Durations take ms, s, m or h; sizes K, M, G or T. Exit status: the child's, 128+N\n"
-"when killed by signal N, 124 on timeout, 125 when sbxrun failed before running\n"
-"anything, 126/127 when COMMAND cannot be run. See sbxrun(1), sbxrun.profile(5).\n";
+    "Usage: sbxrun [OPTION]... [--] [COMMAND [ARG]...]\n"
+    "Run a script (read from standard input) or COMMAND in a kernel-enforced jail.\n"
+    "\n"
+    "Policy:\n"
+    "  -p, --profile NAME|FILE      load a profile (repeatable, applied in order)\n"
+    "      --backend B              auto, namespaces, landlock, seatbelt, docker, none\n"
+    "      --docker-image IMG       image for the docker backend\n"
+    "      --fs MODE                strict, allowlist or open\n"
+    "  -r, --allow-read PATH        add a readable path (allowlist mode)\n"
+    "      --deny-read PATH         add a never-readable path\n"
+    "      --protect PATH           keep PATH (relative to the workdir) read-only\n"
+    "  -m, --mount SRC:TARGET[:ro|:rw]\n"
+    "                               mount SRC at WORKDIR/TARGET (read-only by default)\n"
+    "  -w, --workdir DIR            the workdir (default: a fresh temporary directory)\n"
+    "      --keep                   keep the temporary workdir\n"
+    "      --network on|off         outbound network\n"
+    "      --listen P[,P..]         ports a server inside may bind (repeatable)\n"
+    "      --connect P[,P..]        remote TCP ports that may be reached (repeatable)\n"
+    "      --loopback P[,P..]       host loopback TCP ports given back (repeatable)\n"
+    "      --allow-host HOST        host name for the built-in proxy (repeatable)\n"
+    "  -e, --env NAME=VALUE         set a variable in the sandbox\n"
+    "      --pass-env NAME          copy a variable from the caller, if set\n"
+    "  -t, --timeout DUR            kill the whole tree after DUR (exit 124)\n"
+    "      --memory SIZE            memory limit\n"
+    "      --pids N                 process limit\n"
+    "      --cpu DUR                CPU time limit\n"
+    "      --file-size SIZE         largest file that may be written\n"
+    "      --open-files N           open file descriptor limit\n"
+    "      --allow-degraded         run even if some requested rule is not enforceable\n"
+    "\n"
+    "Running:\n"
+    "      --interp PROG            store the script as a file and run PROG FILE\n"
+    "      --script-name NAME       name of that file (default main.py, main.js, main.sh)\n"
+    "      --trace FILE             write a JSON Lines trace of the run\n"
+    "      --diag DEST              diagnostics line to stderr, fd:N, PATH or none\n"
+    "\n"
+    "Inspection:\n"
+    "      --print-policy           print the merged policy as a profile and exit\n"
+    "      --print-backend          print what the backend would build and exit\n"
+    "      --probe                  print this machine's isolation capabilities and exit\n"
+    "      --selftest               try known escapes against this machine's jail\n"
+    "  -v, --verbose                say what is being built\n"
+    "  -q, --quiet                  print no messages of sbxrun's own (the diagnostics\n"
+    "                               line still goes to --diag)\n"
+    "  -h, --help                   print this help and exit\n"
+    "  -V, --version                print the version and exit\n"
+    "\n"
+    "Durations take ms, s, m or h; sizes K, M, G or T. Exit status: the child's, 128+N\n"
+    "when killed by signal N, 124 on timeout, 125 when sbxrun failed before running\n"
+    "anything, 126/127 when COMMAND cannot be run. See sbxrun(1), sbxrun.profile(5).\n";
 
 const char *
 sbx_cli_usage(void)
@@ -135,11 +135,11 @@ static const struct option long_options[] = {
 
 /* Flags that stand for one profile key each. */
 static const struct {
-	int         opt;
+	int opt;
 	const char *flag;
 	const char *section;
 	const char *key;
-	const char *fixed;     /* value for flags without an argument */
+	const char *fixed; /* value for flags without an argument */
 } key_flags[] = {
 	{ OPT_BACKEND, "--backend", "sandbox", "backend", NULL },
 	{ OPT_DOCKER_IMAGE, "--docker-image", "sandbox", "docker_image", NULL },
@@ -166,11 +166,11 @@ static const struct {
 };
 
 static void
-add_setting(struct sbx_cli *cli, const char *flag, const char *section, const char *key,
-    const char *value)
+add_setting(
+    struct sbx_cli *cli, const char *flag, const char *section, const char *key, const char *value)
 {
-	cli->settings = sbx_xreallocarray(cli->settings, cli->nsettings + 1,
-	    sizeof(*cli->settings));
+	cli->settings =
+	    sbx_xreallocarray(cli->settings, cli->nsettings + 1, sizeof(*cli->settings));
 	cli->settings[cli->nsettings++] = (struct sbx_setting){
 		.flag = flag,
 		.section = sbx_xstrdup(section),
@@ -216,7 +216,8 @@ add_env_flag(struct sbx_cli *cli, const char *arg, struct sbx_err *err)
 	name = sbx_xstrndup(arg, (size_t)(eq - arg));
 	if (strcmp(name, "pass") == 0)
 		return sbx_err_set(err, EINVAL,
-		    "--env: 'pass' is reserved in profiles; use --pass-env NAME to copy a variable");
+		    "--env: 'pass' is reserved in profiles; use --pass-env NAME to copy a "
+		    "variable");
 	add_setting(cli, "--env", "env", name, eq + 1);
 	return 0;
 }
@@ -253,7 +254,8 @@ check_script_name(const char *name, struct sbx_err *err)
 {
 	if (*name == '\0' || strchr(name, '/') != NULL || strcmp(name, ".") == 0 ||
 	    strcmp(name, "..") == 0)
-		return sbx_err_set(err, EINVAL, "--script-name: '%s' must be a plain file name", name);
+		return sbx_err_set(
+		    err, EINVAL, "--script-name: '%s' must be a plain file name", name);
 	return 0;
 }
 
@@ -265,7 +267,7 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 	memset(cli, 0, sizeof(*cli));
 	cli->diag.kind = SBX_DIAG_STDERR;
 	opterr = 0;
-	optind = 0;   /* glibc: 0 also resets getopt's internal state */
+	optind = 0; /* glibc: 0 also resets getopt's internal state */
 	/* "+": stop at the first non-option, so COMMAND keeps its own flags. */
 	while ((c = getopt_long(argc, argv, "+:p:r:m:w:e:t:vqhV", long_options, NULL)) != -1) {
 		bool done = false;
@@ -280,9 +282,7 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 		if (done)
 			continue;
 		switch (c) {
-		case 'p':
-			sbx_strv_push(&cli->profiles, optarg);
-			break;
+		case 'p': sbx_strv_push(&cli->profiles, optarg); break;
 		case 'm':
 			if (add_mount_flag(cli, optarg, err) < 0)
 				return -1;
@@ -307,33 +307,17 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 			if (sbx_diag_dest_parse(optarg, &cli->diag, err) < 0)
 				return -1;
 			break;
-		case OPT_PRINT_POLICY:
-			cli->print_policy = true;
-			break;
-		case OPT_PRINT_BACKEND:
-			cli->print_backend = true;
-			break;
-		case OPT_PROBE:
-			cli->probe = true;
-			break;
-		case OPT_SELFTEST:
-			cli->selftest = true;
-			break;
-		case 'v':
-			cli->verbose++;
-			break;
-		case 'q':
-			cli->quiet = true;
-			break;
-		case 'h':
-			cli->help = true;
-			break;
-		case 'V':
-			cli->version = true;
-			break;
+		case OPT_PRINT_POLICY: cli->print_policy = true; break;
+		case OPT_PRINT_BACKEND: cli->print_backend = true; break;
+		case OPT_PROBE: cli->probe = true; break;
+		case OPT_SELFTEST: cli->selftest = true; break;
+		case 'v': cli->verbose++; break;
+		case 'q': cli->quiet = true; break;
+		case 'h': cli->help = true; break;
+		case 'V': cli->version = true; break;
 		case ':':
-			return sbx_err_set(err, EINVAL, "option '%s' needs an argument",
-			    argv[optind - 1]);
+			return sbx_err_set(
+			    err, EINVAL, "option '%s' needs an argument", argv[optind - 1]);
 		default:
 			if (optopt >= 32 && optopt < 127)
 				return sbx_err_set(err, EINVAL, "unknown option '-%c'", optopt);
@@ -346,7 +330,8 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 		return sbx_err_set(err, EINVAL, "--script-name needs --interp");
 	if (cli->interp && cli->command)
 		return sbx_err_set(err, EINVAL,
-		    "--interp runs the script from standard input; it cannot be used with a COMMAND");
+		    "--interp runs the script from standard input; it cannot be used with a "
+		    "COMMAND");
 	return 0;
 }
 

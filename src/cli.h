@@ -18,34 +18,34 @@ enum sbx_diag_kind {
 
 struct sbx_diag_dest {
 	enum sbx_diag_kind kind;
-	int                fd;
-	char              *path;
+	int fd;
+	char *path;
 };
 
 /* One flag that stands for a profile key, kept in command-line order. */
 struct sbx_setting {
-	const char *flag;      /* "--listen", for messages */
-	char       *section;
-	char       *key;
-	char       *value;
+	const char *flag; /* "--listen", for messages */
+	char *section;
+	char *key;
+	char *value;
 };
 
 struct sbx_cli {
-	struct sbx_strv       profiles;
-	struct sbx_setting   *settings;
-	size_t                nsettings;
-	char                **command;      /* points into argv; NULL: script on stdin */
-	char                 *interp;
-	char                 *script_name;
-	struct sbx_diag_dest  diag;
-	bool                  print_policy;
-	bool                  print_backend;
-	bool                  probe;
-	bool                  selftest;
-	bool                  help;
-	bool                  version;
-	int                   verbose;
-	bool                  quiet;
+	struct sbx_strv profiles;
+	struct sbx_setting *settings;
+	size_t nsettings;
+	char **command; /* points into argv; NULL: script on stdin */
+	char *interp;
+	char *script_name;
+	struct sbx_diag_dest diag;
+	bool print_policy;
+	bool print_backend;
+	bool probe;
+	bool selftest;
+	bool help;
+	bool version;
+	int verbose;
+	bool quiet;
 };
 
 /* Parses argv. Fills err naming the flag on a bad option. On failure the

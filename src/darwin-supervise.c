@@ -266,8 +266,8 @@ exec_search(char *const argv[], char *const envp[])
 		path = "/usr/bin:/bin";
 	for (dir = path;; dir++) {
 		size_t len = strcspn(dir, ":");
-		int n = snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, dir,
-		    len ? "/" : "./", name);
+		int n =
+		    snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, dir, len ? "/" : "./", name);
 
 		if (n > 0 && (size_t)n < sizeof(buf)) {
 			execve(buf, argv, envp);
@@ -568,8 +568,10 @@ kill_tree(const struct sbx_child *c, int sig)
 static void
 add_usage(struct sbx_report *r, const struct rusage *ru)
 {
-	r->cpu_user_ms += (uint64_t)ru->ru_utime.tv_sec * 1000 + (uint64_t)ru->ru_utime.tv_usec / 1000;
-	r->cpu_sys_ms += (uint64_t)ru->ru_stime.tv_sec * 1000 + (uint64_t)ru->ru_stime.tv_usec / 1000;
+	r->cpu_user_ms +=
+	    (uint64_t)ru->ru_utime.tv_sec * 1000 + (uint64_t)ru->ru_utime.tv_usec / 1000;
+	r->cpu_sys_ms +=
+	    (uint64_t)ru->ru_stime.tv_sec * 1000 + (uint64_t)ru->ru_stime.tv_usec / 1000;
 	/* macOS counts ru_maxrss in bytes, not kilobytes. */
 	if ((uint64_t)ru->ru_maxrss / 1024 > r->max_rss_kb)
 		r->max_rss_kb = (uint64_t)ru->ru_maxrss / 1024;
@@ -647,8 +649,8 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 				kill_tree(c, SIGKILL);
 				continue;
 			}
-			sbx_strv_push_take(&r->warnings, sbx_xasprintf(
-			    "stopped by %s", sbx_signal_name(sig)));
+			sbx_strv_push_take(
+			    &r->warnings, sbx_xasprintf("stopped by %s", sbx_signal_name(sig)));
 			/* Init passes it on to the whole group. */
 			kill(c->pid, SIGTERM);
 			grace = sbx_now_ms() + SBX_GRACE_MS;

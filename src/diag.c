@@ -153,8 +153,10 @@ json_limits(struct sbx_json *j, const struct sbx_report *r, const struct sbx_pol
 		sbx_json_key(j, unit[i]);
 		sbx_json_uint(j, p->limits[i].value);
 		sbx_json_key(j, "by");
-		sbx_json_str(j, r->enforced & SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i))
-		    ? r->limits[i].by : NULL);
+		sbx_json_str(j,
+		    r->enforced & SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i))
+			? r->limits[i].by
+			: NULL);
 		sbx_json_obj_end(j);
 	}
 	sbx_json_obj_end(j);
@@ -165,12 +167,24 @@ json_layers(struct sbx_json *j, const struct sbx_layers *l)
 {
 	static const struct {
 		const char *name;
-		size_t      off;
+		size_t off;
 	} flags[] = {
 #define F(x) { #x, offsetof(struct sbx_layers, x) }
-		F(userns), F(mountns), F(pidns), F(netns), F(ipcns), F(utsns), F(cgroupns),
-		F(seccomp), F(seccomp_notify), F(no_new_privs), F(caps_dropped),
-		F(new_session), F(subreaper), F(cgroup), F(seatbelt),
+		F(userns),
+		F(mountns),
+		F(pidns),
+		F(netns),
+		F(ipcns),
+		F(utsns),
+		F(cgroupns),
+		F(seccomp),
+		F(seccomp_notify),
+		F(no_new_privs),
+		F(caps_dropped),
+		F(new_session),
+		F(subreaper),
+		F(cgroup),
+		F(seatbelt),
 #undef F
 	};
 

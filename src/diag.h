@@ -10,16 +10,16 @@
 
 /* The rules a policy can ask for; each backend says which it enforces. */
 enum sbx_rule {
-	SBX_RULE_FS,           /* read mode and write confinement */
-	SBX_RULE_DENY,         /* the secret list and [deny] */
-	SBX_RULE_PROTECT,      /* .git/hooks, .git/config, [protect] read-only */
-	SBX_RULE_MOUNTS,       /* [mounts] placed inside the workdir */
-	SBX_RULE_NETWORK,      /* off: nothing; on: no local addresses */
+	SBX_RULE_FS, /* read mode and write confinement */
+	SBX_RULE_DENY, /* the secret list and [deny] */
+	SBX_RULE_PROTECT, /* .git/hooks, .git/config, [protect] read-only */
+	SBX_RULE_MOUNTS, /* [mounts] placed inside the workdir */
+	SBX_RULE_NETWORK, /* off: nothing; on: no local addresses */
 	SBX_RULE_LISTEN,
 	SBX_RULE_CONNECT,
 	SBX_RULE_LOOPBACK,
 	SBX_RULE_PROXY,
-	SBX_RULE_PROCESSES,    /* new session; host processes unsignalable */
+	SBX_RULE_PROCESSES, /* new session; host processes unsignalable */
 	SBX_RULE_TIMEOUT,
 	SBX_RULE_MEMORY,
 	SBX_RULE_PIDS,
@@ -46,7 +46,7 @@ struct sbx_limit_report {
 
 struct sbx_layers {
 	bool userns, mountns, pidns, netns, ipcns, utsns, cgroupns;
-	int  landlock_abi;
+	int landlock_abi;
 	bool seccomp;
 	bool seccomp_notify;
 	bool no_new_privs;
@@ -58,25 +58,25 @@ struct sbx_layers {
 };
 
 struct sbx_report {
-	const char             *backend;       /* static string */
-	uint32_t                requested;     /* rule bits */
-	uint32_t                enforced;      /* rule bits */
-	struct sbx_layers       layers;
+	const char *backend; /* static string */
+	uint32_t requested; /* rule bits */
+	uint32_t enforced; /* rule bits */
+	struct sbx_layers layers;
 	struct sbx_limit_report limits[SBX_LIMIT__COUNT];
-	struct sbx_strv         warnings;
-	char                   *workdir;
-	char                   *error;
-	int                     status;
-	bool                    exited;        /* exit_code is valid */
-	int                     exit_code;
-	int                     signal;        /* 0: none */
-	bool                    timed_out;
-	bool                    oom_killed;
-	uint64_t                wall_ms, cpu_user_ms, cpu_sys_ms, max_rss_kb;
-	char                   *trace_path;
-	uint64_t                trace_events;
-	int                     proxy_port;    /* 0: no proxy */
-	uint64_t                denials;
+	struct sbx_strv warnings;
+	char *workdir;
+	char *error;
+	int status;
+	bool exited; /* exit_code is valid */
+	int exit_code;
+	int signal; /* 0: none */
+	bool timed_out;
+	bool oom_killed;
+	uint64_t wall_ms, cpu_user_ms, cpu_sys_ms, max_rss_kb;
+	char *trace_path;
+	uint64_t trace_events;
+	int proxy_port; /* 0: no proxy */
+	uint64_t denials;
 };
 
 void sbx_report_init(struct sbx_report *r);

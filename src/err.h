@@ -9,8 +9,8 @@
 #define SBX_ERR_MSG 512
 
 struct sbx_err {
-	int  errnum;              /* errno at the failure, or 0 */
-	char msg[SBX_ERR_MSG];    /* one line, no trailing newline */
+	int errnum; /* errno at the failure, or 0 */
+	char msg[SBX_ERR_MSG]; /* one line, no trailing newline */
 };
 
 /* Fills err with a formatted message and errnum; returns -1 so callers
@@ -19,11 +19,9 @@ int sbx_err_set(struct sbx_err *err, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Same as sbx_err_set, appending ": strerror(errno)" for the current errno. */
-int sbx_err_sys(struct sbx_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int sbx_err_sys(struct sbx_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Prefixes the message already in err with a formatted context string. */
-int sbx_err_wrap(struct sbx_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int sbx_err_wrap(struct sbx_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

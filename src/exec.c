@@ -13,8 +13,8 @@ sbx_exec_script_name(const char *interp)
 
 	if (sbx_str_has_prefix(base, "python") || sbx_str_has_prefix(base, "pypy"))
 		return sbx_xstrdup("main.py");
-	if (strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0 ||
-	    strcmp(base, "deno") == 0 || strcmp(base, "bun") == 0)
+	if (strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0 || strcmp(base, "deno") == 0 ||
+	    strcmp(base, "bun") == 0)
 		return sbx_xstrdup("main.js");
 	if (strcmp(base, "sh") == 0 || strcmp(base, "bash") == 0 || strcmp(base, "dash") == 0 ||
 	    strcmp(base, "zsh") == 0 || strcmp(base, "ksh") == 0 || strcmp(base, "mksh") == 0)
@@ -53,8 +53,8 @@ env_set(struct sbx_strv *env, const char *name, const char *value)
 int
 sbx_exec_build(struct sbx_exec *x, const struct sbx_policy *p, const char *workdir,
     const char *tmpdir, char *const *command, const char *interp, const char *script_path,
-    const struct sbx_caller *caller, char *const *caller_env,
-    const struct sbx_strv *extra_env, struct sbx_err *err)
+    const struct sbx_caller *caller, char *const *caller_env, const struct sbx_strv *extra_env,
+    struct sbx_err *err)
 {
 	struct sbx_strv env = { 0 }, argv = { 0 };
 	const char *lang = sbx_env_get(caller_env, "LANG");

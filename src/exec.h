@@ -11,10 +11,10 @@
 #include "policy.h"
 
 struct sbx_caller {
-	uid_t  uid;
-	gid_t  gid;
-	char  *user;
-	char  *home;
+	uid_t uid;
+	gid_t gid;
+	char *user;
+	char *home;
 };
 
 #define SBX_SANDBOX_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
@@ -28,8 +28,8 @@ char *sbx_exec_script_name(const char *interp);
  * a backend or the proxy must set. */
 int sbx_exec_build(struct sbx_exec *x, const struct sbx_policy *p, const char *workdir,
     const char *tmpdir, char *const *command, const char *interp, const char *script_path,
-    const struct sbx_caller *caller, char *const *caller_env,
-    const struct sbx_strv *extra_env, struct sbx_err *err);
+    const struct sbx_caller *caller, char *const *caller_env, const struct sbx_strv *extra_env,
+    struct sbx_err *err);
 
 void sbx_exec_free(struct sbx_exec *x);
 

@@ -203,13 +203,13 @@ v4_is_local(const uint8_t b[4])
 {
 	uint32_t a = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 
-	if (b[0] == 0 || b[0] == 127)           /* this network, loopback */
+	if (b[0] == 0 || b[0] == 127) /* this network, loopback */
 		return true;
-	if (b[0] == 169 && b[1] == 254)         /* link-local, metadata */
+	if (b[0] == 169 && b[1] == 254) /* link-local, metadata */
 		return true;
-	if (b[0] >= 224)                        /* multicast, reserved, broadcast */
+	if (b[0] >= 224) /* multicast, reserved, broadcast */
 		return true;
-	if (a == 0x646464c8)                    /* 100.100.100.200 */
+	if (a == 0x646464c8) /* 100.100.100.200 */
 		return true;
 	return false;
 }
@@ -227,22 +227,37 @@ static bool
 v6_is_local(const uint8_t b[16])
 {
 	static const uint8_t aws_metadata[16] = {
-		0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54,
+		0xfd,
+		0x00,
+		0x0e,
+		0xc2,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0x02,
+		0x54,
 	};
 
-	if (all_zero(b, 12))                                    /* ::/96 */
+	if (all_zero(b, 12)) /* ::/96 */
 		return true;
-	if (all_zero(b, 10) && b[10] == 0xff && b[11] == 0xff)  /* ::ffff:a.b.c.d */
+	if (all_zero(b, 10) && b[10] == 0xff && b[11] == 0xff) /* ::ffff:a.b.c.d */
 		return v4_is_local(b + 12);
 	if (all_zero(b, 8) && b[8] == 0xff && b[9] == 0xff && b[10] == 0 && b[11] == 0)
-		return v4_is_local(b + 12);                     /* ::ffff:0:a.b.c.d */
+		return v4_is_local(b + 12); /* ::ffff:0:a.b.c.d */
 	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && all_zero(b + 4, 8))
-		return v4_is_local(b + 12);                     /* 64:ff9b::/96 */
-	if (b[0] == 0x20 && b[1] == 0x02)                       /* 6to4 */
+		return v4_is_local(b + 12); /* 64:ff9b::/96 */
+	if (b[0] == 0x20 && b[1] == 0x02) /* 6to4 */
 		return v4_is_local(b + 2);
-	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)              /* fe80::/10 */
+	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) /* fe80::/10 */
 		return true;
-	if (b[0] == 0xff)                                       /* multicast */
+	if (b[0] == 0xff) /* multicast */
 		return true;
 	return memcmp(b, aws_metadata, 16) == 0;
 }
@@ -311,7 +326,8 @@ sbx_addrlist_add(struct sbx_addrlist *l, const struct sockaddr *sa, socklen_t le
 		return;
 	l->v = sbx_xreallocarray(l->v, l->n + 1, sizeof(*l->v));
 	memset(&l->v[l->n], 0, sizeof(l->v[l->n]));
-	memcpy(&l->v[l->n], sa, (size_t)len < sizeof(l->v[l->n]) ? (size_t)len : sizeof(l->v[l->n]));
+	memcpy(
+	    &l->v[l->n], sa, (size_t)len < sizeof(l->v[l->n]) ? (size_t)len : sizeof(l->v[l->n]));
 	l->n++;
 }
 
@@ -324,8 +340,7 @@ sbx_addrlist_free(struct sbx_addrlist *l)
 }
 
 bool
-sbx_addr_equal(const struct sockaddr *a, socklen_t alen, const struct sockaddr *b,
-    socklen_t blen)
+sbx_addr_equal(const struct sockaddr *a, socklen_t alen, const struct sockaddr *b, socklen_t blen)
 {
 	uint8_t x[16], y[16];
 	size_t nx = addr_bytes(a, alen, x, true);

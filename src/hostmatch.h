@@ -80,7 +80,7 @@ bool sbx_addr_is_local(const struct sockaddr *sa, socklen_t len);
 /* A list of addresses, e.g. the machine's own interface addresses. */
 struct sbx_addrlist {
 	struct sockaddr_storage *v;
-	size_t                   n;
+	size_t n;
 };
 
 /* Adds a copy of sa (AF_INET or AF_INET6; others are ignored). */
@@ -89,8 +89,8 @@ void sbx_addrlist_free(struct sbx_addrlist *l);
 
 /* Whether a and b name the same IP address, ports and IPv6 scope ignored;
  * an IPv4-mapped IPv6 address equals its IPv4 address. */
-bool sbx_addr_equal(const struct sockaddr *a, socklen_t alen, const struct sockaddr *b,
-    socklen_t blen);
+bool sbx_addr_equal(
+    const struct sockaddr *a, socklen_t alen, const struct sockaddr *b, socklen_t blen);
 
 /* Whether sa is one of the addresses in l (per sbx_addr_equal()). */
 bool sbx_addr_in_list(const struct sockaddr *sa, socklen_t len, const struct sbx_addrlist *l);

@@ -50,11 +50,26 @@ sbx_json_escape(struct sbx_buf *b, const char *str, size_t n)
 		size_t len;
 
 		switch (c) {
-		case '"':  sbx_buf_puts(b, "\\\""); i++; continue;
-		case '\\': sbx_buf_puts(b, "\\\\"); i++; continue;
-		case '\n': sbx_buf_puts(b, "\\n"); i++; continue;
-		case '\r': sbx_buf_puts(b, "\\r"); i++; continue;
-		case '\t': sbx_buf_puts(b, "\\t"); i++; continue;
+		case '"':
+			sbx_buf_puts(b, "\\\"");
+			i++;
+			continue;
+		case '\\':
+			sbx_buf_puts(b, "\\\\");
+			i++;
+			continue;
+		case '\n':
+			sbx_buf_puts(b, "\\n");
+			i++;
+			continue;
+		case '\r':
+			sbx_buf_puts(b, "\\r");
+			i++;
+			continue;
+		case '\t':
+			sbx_buf_puts(b, "\\t");
+			i++;
+			continue;
 		default: break;
 		}
 		if (c < 0x20 || c == 0x7f) {

@@ -12,9 +12,9 @@
 
 struct sbx_json {
 	struct sbx_buf buf;
-	int            depth;
-	bool           need_comma[SBX_JSON_MAX_DEPTH];
-	bool           after_key;
+	int depth;
+	bool need_comma[SBX_JSON_MAX_DEPTH];
+	bool after_key;
 };
 
 void sbx_json_obj_begin(struct sbx_json *j);
@@ -22,7 +22,7 @@ void sbx_json_obj_end(struct sbx_json *j);
 void sbx_json_arr_begin(struct sbx_json *j);
 void sbx_json_arr_end(struct sbx_json *j);
 void sbx_json_key(struct sbx_json *j, const char *key);
-void sbx_json_str(struct sbx_json *j, const char *s);       /* NULL writes null */
+void sbx_json_str(struct sbx_json *j, const char *s); /* NULL writes null */
 void sbx_json_strn(struct sbx_json *j, const char *s, size_t n);
 void sbx_json_int(struct sbx_json *j, int64_t v);
 void sbx_json_uint(struct sbx_json *j, uint64_t v);

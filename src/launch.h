@@ -12,16 +12,16 @@
 #include "err.h"
 
 enum sbx_child_fail_kind {
-	SBX_FAIL_SETUP = 1,     /* the jail could not be built: status 125 */
-	SBX_FAIL_EXEC,          /* the command could not be run: 126 or 127 */
-	SBX_MSG_READY,          /* init is set up; fd is for sbxrun to take */
+	SBX_FAIL_SETUP = 1, /* the jail could not be built: status 125 */
+	SBX_FAIL_EXEC, /* the command could not be run: 126 or 127 */
+	SBX_MSG_READY, /* init is set up; fd is for sbxrun to take */
 };
 
 struct sbx_child_msg {
-	int  kind;
-	int  errnum;
-	int  fd;                /* "ready": a descriptor for the parent to take */
-	int  fd2;               /* and a second one, or -1 */
+	int kind;
+	int errnum;
+	int fd; /* "ready": a descriptor for the parent to take */
+	int fd2; /* and a second one, or -1 */
 	char msg[SBX_ERR_MSG];
 };
 
@@ -29,26 +29,26 @@ struct sbx_child_msg {
  * capabilities); returns -1 with err on failure. It runs with the error
  * pipe on fd 3 and every other descriptor above 2 closed. */
 struct sbx_payload_hooks {
-	int  (*setup)(void *ctx, struct sbx_err *err);
+	int (*setup)(void *ctx, struct sbx_err *err);
 	/* Run by init before it forks the payload (so the payload inherits
 	 * what it sets up); may return a descriptor in *fd for sbxrun to take
 	 * with pidfd_getfd() (the network listener). Launchers that use it
 	 * wait for init's "ready" before returning. */
-	int  (*init_setup)(void *ctx, int *fd, struct sbx_err *err);
+	int (*init_setup)(void *ctx, int *fd, struct sbx_err *err);
 	/* Run by init (not the payload) once the tree is gone, when sbxrun
 	 * died first and so cannot undo what the backend changed on the
 	 * host; may be NULL. */
 	void (*orphaned)(void *ctx);
-	void  *ctx;
+	void *ctx;
 };
 
 struct sbx_init_args {
-	const struct sbx_exec          *exec;
+	const struct sbx_exec *exec;
 	const struct sbx_payload_hooks *hooks;
-	int                             err_fd;     /* close-on-exec, to the parent */
-	int                             status_fd;  /* the payload's wait status goes here */
-	int                             life_fd;    /* EOF when the parent is gone */
-	bool                            pid1;       /* init of its own pid namespace */
+	int err_fd; /* close-on-exec, to the parent */
+	int status_fd; /* the payload's wait status goes here */
+	int life_fd; /* EOF when the parent is gone */
+	bool pid1; /* init of its own pid namespace */
 };
 
 /* Reports a failure to the parent through fd and exits the child. */

@@ -36,15 +36,16 @@ sbx_caps_drop_all(struct sbx_err *err)
 	struct __user_cap_data_struct data[2] = { { 0 } };
 	int last = last_cap();
 	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-	    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-	    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+	    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+	    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 
 	/* With CAP_SETPCAP still held: lock root out of capabilities. */
 	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0 && errno != EPERM)
 		return sbx_err_sys(err, "cannot lock the securebits");
 	for (int cap = 0; cap <= last; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
-			return sbx_err_sys(err, "cannot drop capability %d from the bounding set", cap);
+			return sbx_err_sys(
+			    err, "cannot drop capability %d from the bounding set", cap);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return sbx_err_sys(err, "cannot clear the ambient capabilities");
 	if (syscall(SYS_capset, &hdr, data) < 0)

@@ -12,28 +12,50 @@
  * host's, here. A key or an id is all it takes to reach another
  * process's segment, semaphore or queue of the same uid. */
 static const char *const ipc_calls[] = {
-	"shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget",
-	"msgsnd", "msgrcv", "msgctl", "ipc", "mq_open", "mq_unlink", "mq_timedsend",
-	"mq_timedreceive", "mq_notify", "mq_getsetattr",
+	"shmget",
+	"shmat",
+	"shmctl",
+	"semget",
+	"semop",
+	"semtimedop",
+	"semctl",
+	"msgget",
+	"msgsnd",
+	"msgrcv",
+	"msgctl",
+	"ipc",
+	"mq_open",
+	"mq_unlink",
+	"mq_timedsend",
+	"mq_timedreceive",
+	"mq_notify",
+	"mq_getsetattr",
 };
 
 /* The calls that set a file's mode, and the argument that holds it. */
 static const struct {
 	const char *name;
-	unsigned    arg;
+	unsigned arg;
 } mode_calls[] = {
-	{ "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 }, { "fchmodat2", 2 },
-	{ "open", 2 }, { "openat", 3 }, { "creat", 1 }, { "mknod", 1 }, { "mknodat", 2 },
+	{ "chmod", 1 },
+	{ "fchmod", 1 },
+	{ "fchmodat", 2 },
+	{ "fchmodat2", 2 },
+	{ "open", 2 },
+	{ "openat", 3 },
+	{ "creat", 1 },
+	{ "mknod", 1 },
+	{ "mknodat", 2 },
 };
 
 static int
-add(scmp_filter_ctx ctx, int errnum, const char *name, unsigned n,
-    const struct scmp_arg_cmp *args, struct sbx_err *err)
+add(scmp_filter_ctx ctx, int errnum, const char *name, unsigned n, const struct scmp_arg_cmp *args,
+    struct sbx_err *err)
 {
 	int nr = seccomp_syscall_resolve_name(name), r;
 
 	if (nr == __NR_SCMP_ERROR)
-		return 0;   /* not on this architecture, or newer than libseccomp */
+		return 0; /* not on this architecture, or newer than libseccomp */
 	r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(errnum), nr, n, args);
 	if (r < 0)
 		return sbx_err_set(err, -r, "seccomp: cannot add a rule for %s", name);
@@ -71,7 +93,9 @@ build(scmp_filter_ctx ctx, unsigned what, struct sbx_err *err)
 		for (size_t i = 0; i < SBX_ARRAY_LEN(mode_calls); i++) {
 			for (size_t k = 0; k < SBX_ARRAY_LEN(bits); k++) {
 				arg = (struct scmp_arg_cmp){ .arg = mode_calls[i].arg,
-					.op = SCMP_CMP_MASKED_EQ, .datum_a = bits[k], .datum_b = bits[k] };
+					.op = SCMP_CMP_MASKED_EQ,
+					.datum_a = bits[k],
+					.datum_b = bits[k] };
 				if (add(ctx, EPERM, mode_calls[i].name, 1, &arg, err) < 0)
 					return -1;
 			}
@@ -105,7 +129,8 @@ sbx_hostfilter_load(unsigned what, struct sbx_err *err)
 	} else {
 		r = seccomp_load(ctx);
 		if (r < 0)
-			sbx_err_set(err, -r, "seccomp: cannot load the host filter: %s", strerror(-r));
+			sbx_err_set(
+			    err, -r, "seccomp: cannot load the host filter: %s", strerror(-r));
 	}
 	seccomp_release(ctx);
 	return r < 0 ? -1 : 0;
@@ -116,13 +141,16 @@ sbx_hostfilter_describe(unsigned what, struct sbx_buf *out)
 {
 	if (what & SBX_HOSTF_NOSOCKET) {
 		sbx_buf_puts(out, "seccomp    socket(any family) -> EPERM  # network fully off\n");
-		sbx_buf_puts(out, "seccomp    socketpair(SOCK_DGRAM) -> EPERM  # sendto() names any socket\n");
+		sbx_buf_puts(out,
+		    "seccomp    socketpair(SOCK_DGRAM) -> EPERM  # sendto() names any socket\n");
 	}
 	if (what & SBX_HOSTF_NOIPC)
-		sbx_buf_puts(out, "seccomp    System V IPC (shm*, sem*, msg*), mq_* -> EPERM  "
+		sbx_buf_puts(out,
+		    "seccomp    System V IPC (shm*, sem*, msg*), mq_* -> EPERM  "
 		    "# the host's IPC namespace\n");
 	if (what & SBX_HOSTF_NOSETID) {
-		sbx_buf_puts(out, "seccomp    chmod/fchmod/fchmodat/fchmodat2, open/openat/creat, "
+		sbx_buf_puts(out,
+		    "seccomp    chmod/fchmod/fchmodat/fchmodat2, open/openat/creat, "
 		    "mknod/mknodat with S_ISUID or S_ISGID -> EPERM\n");
 		sbx_buf_puts(out, "seccomp    openat2 -> ENOSYS  # its mode cannot be inspected\n");
 	}

@@ -13,10 +13,10 @@
 #define SBX_HOSTF_NOSOCKET 0x1u
 /* No System V IPC and no POSIX message queues: without an IPC namespace
  * they are the host's objects. */
-#define SBX_HOSTF_NOIPC    0x2u
+#define SBX_HOSTF_NOIPC 0x2u
 /* No set-user-ID or set-group-ID bit on any file the sandbox creates or
  * changes: such a file, left on the host, runs as its owner for anyone. */
-#define SBX_HOSTF_NOSETID  0x4u
+#define SBX_HOSTF_NOSETID 0x4u
 
 /* Loads the filter for the rules in what into the calling thread; needs
  * no_new_privs. */

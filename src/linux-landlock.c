@@ -55,7 +55,7 @@ struct sbx_ruleset_attr {
 
 struct sbx_path_beneath_attr {
 	uint64_t allowed_access;
-	int32_t  parent_fd;
+	int32_t parent_fd;
 } __attribute__((packed));
 
 struct sbx_net_port_attr {
@@ -63,8 +63,10 @@ struct sbx_net_port_attr {
 	uint64_t port;
 };
 
-#define FS_FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-	LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define FS_FILE_RIGHTS \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+	    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+	    LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 int
 sbx_landlock_abi(void)
@@ -120,7 +122,7 @@ add_path_rule(int ruleset, const struct sbx_ll_rule *rule, int abi, struct sbx_e
 
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-			return 0;   /* nothing there to grant */
+			return 0; /* nothing there to grant */
 		return sbx_err_sys(err, "landlock: %s", rule->path);
 	}
 	attr.parent_fd = fd;
@@ -129,7 +131,8 @@ add_path_rule(int ruleset, const struct sbx_ll_rule *rule, int abi, struct sbx_e
 	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
 		attr.allowed_access &= FS_FILE_RIGHTS;
 	if (attr.allowed_access != 0 &&
-	    syscall(__NR_landlock_add_rule, ruleset, SBX_LANDLOCK_RULE_PATH_BENEATH, &attr, 0) < 0) {
+	    syscall(__NR_landlock_add_rule, ruleset, SBX_LANDLOCK_RULE_PATH_BENEATH, &attr, 0) <
+		0) {
 		sbx_err_sys(err, "landlock: rule for %s", rule->path);
 		close(fd);
 		return -1;
@@ -144,7 +147,8 @@ add_port_rules(int ruleset, const struct sbx_ports *ports, uint64_t access, stru
 	for (size_t i = 0; ports && i < ports->n; i++) {
 		struct sbx_net_port_attr attr = { .allowed_access = access, .port = ports->v[i] };
 
-		if (syscall(__NR_landlock_add_rule, ruleset, SBX_LANDLOCK_RULE_NET_PORT, &attr, 0) < 0)
+		if (syscall(__NR_landlock_add_rule, ruleset, SBX_LANDLOCK_RULE_NET_PORT, &attr, 0) <
+		    0)
 			return sbx_err_sys(err, "landlock: rule for port %u", ports->v[i]);
 	}
 	return 0;
@@ -178,7 +182,8 @@ restrict_self(const struct sbx_plan *plan, int abi, const struct sbx_landlock_ne
 	if (attr.handled_access_net) {
 		if (add_port_rules(ruleset, net->bind, LANDLOCK_ACCESS_NET_BIND_TCP, err) < 0 ||
 		    (!net->connect_any &&
-		    add_port_rules(ruleset, net->connect, LANDLOCK_ACCESS_NET_CONNECT_TCP, err) < 0))
+			add_port_rules(
+			    ruleset, net->connect, LANDLOCK_ACCESS_NET_CONNECT_TCP, err) < 0))
 			goto out;
 	}
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0) {

@@ -17,14 +17,14 @@ int sbx_landlock_abi(void);
 /* TCP port rules (ABI 4): when enabled, bind and connect are refused
  * except to the listed ports. */
 struct sbx_landlock_net {
-	bool                    enabled;
-	bool                    connect_any;   /* only bind is restricted */
+	bool enabled;
+	bool connect_any; /* only bind is restricted */
 	const struct sbx_ports *bind;
 	const struct sbx_ports *connect;
 };
 
-#define SBX_LANDLOCK_SCOPE_ABSTRACT 0x1u   /* ABI 6: abstract unix sockets */
-#define SBX_LANDLOCK_SCOPE_SIGNAL   0x2u   /* ABI 6: signals */
+#define SBX_LANDLOCK_SCOPE_ABSTRACT 0x1u /* ABI 6: abstract unix sockets */
+#define SBX_LANDLOCK_SCOPE_SIGNAL 0x2u /* ABI 6: signals */
 
 /* Restricts the calling thread (and its future children) to the plan's
  * rules, the TCP port rules and the scopes, as far as abi allows. A rule

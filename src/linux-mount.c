@@ -16,9 +16,9 @@
 /* Where the new root is assembled and where the old one stays reachable
  * meanwhile; both live in a private tmpfs mounted over /tmp of our own
  * mount namespace (the host's /tmp is untouched). */
-#define BASE     "/tmp"
-#define NEWROOT  "/newroot"
-#define OLDROOT  "/oldroot"
+#define BASE "/tmp"
+#define NEWROOT "/newroot"
+#define OLDROOT "/oldroot"
 
 static enum sbx_file_kind
 host_kind(void *ctx, const char *path, char **target)
@@ -93,8 +93,7 @@ sbx_host_facts_init(struct sbx_fsfacts *facts, const struct sbx_host_ids *ids)
 }
 
 void
-sbx_host_ids_for(struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_gid,
-    uid_t root_mapped)
+sbx_host_ids_for(struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_gid, uid_t root_mapped)
 {
 	memset(ids, 0, sizeof(*ids));
 	if (caller_uid == 0) {
@@ -165,7 +164,8 @@ make_target_nofollow(const char *path, bool is_file, struct sbx_err *err)
 			return sbx_err_sys(err, "cannot create the mount target %s", path);
 		fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
-			return sbx_err_sys(err, "mount target %s: a component is not a directory", path);
+			return sbx_err_sys(
+			    err, "mount target %s: a component is not a directory", path);
 		close(dir);
 		dir = fd;
 		name = next;
@@ -253,7 +253,8 @@ do_op(const struct sbx_op *op, const int *tree_fds, struct sbx_err *err)
 			return -1;
 		opts = sbx_xasprintf("mode=%04o", op->mode);
 		if (mount("tmpfs", dst, "tmpfs",
-		    MS_NOSUID | MS_NODEV | (op->flags & SBX_OPF_NOEXEC ? MS_NOEXEC : 0), opts) < 0)
+			MS_NOSUID | MS_NODEV | (op->flags & SBX_OPF_NOEXEC ? MS_NOEXEC : 0),
+			opts) < 0)
 			return sbx_err_sys(err, "cannot mount a tmpfs at %s", op->dst);
 		return 0;
 	case SBX_OP_SYMLINK:
@@ -274,7 +275,7 @@ do_op(const struct sbx_op *op, const int *tree_fds, struct sbx_err *err)
 		if (ensure_target(dst, false, err) < 0)
 			return -1;
 		if (mount("devpts", dst, "devpts", MS_NOSUID | MS_NOEXEC,
-		    "newinstance,ptmxmode=0666,mode=620") < 0)
+			"newinstance,ptmxmode=0666,mode=620") < 0)
 			return sbx_err_sys(err, "cannot mount devpts");
 		return 0;
 	case SBX_OP_HIDE:
@@ -292,13 +293,13 @@ do_op(const struct sbx_op *op, const int *tree_fds, struct sbx_err *err)
 			if (mount(src, dst, NULL, MS_BIND, NULL) < 0)
 				return sbx_err_sys(err, "cannot hide %s", op->dst);
 		} else if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		    "mode=0000,size=4k") < 0) {
+			       "mode=0000,size=4k") < 0) {
 			return sbx_err_sys(err, "cannot hide %s", op->dst);
 		}
-		return set_attr(dst, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-		    MOUNT_ATTR_NOEXEC, false, err);
-	case SBX_OP_REMOUNT_RO:
-		return set_attr(dst, MOUNT_ATTR_RDONLY, false, err);
+		return set_attr(dst,
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+		    false, err);
+	case SBX_OP_REMOUNT_RO: return set_attr(dst, MOUNT_ATTR_RDONLY, false, err);
 	}
 	return sbx_err_set(err, EINVAL, "unknown mount operation");
 }
@@ -359,7 +360,8 @@ sbx_mount_clone_tree(const struct sbx_tree *t, int userns_fd, struct sbx_err *er
 	}
 	if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0) {
 		if (t->idmap)
-			sbx_err_sys(err, "cannot give %s to the sandbox's uid (idmapped mount)", t->src);
+			sbx_err_sys(
+			    err, "cannot give %s to the sandbox's uid (idmapped mount)", t->src);
 		else
 			sbx_err_sys(err, "cannot set the mount flags of %s", t->src);
 		close(fd);

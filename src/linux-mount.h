@@ -11,10 +11,10 @@
 /* The ids the sandbox will hold, for judging what file permissions alone
  * keep from it. */
 struct sbx_host_ids {
-	uid_t  uid;
-	gid_t  gid;
-	gid_t  groups[64];
-	int    ngroups;
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[64];
+	int ngroups;
 };
 
 /* Facts read from this machine's filesystem (lstat, readlink, readdir);
@@ -23,15 +23,14 @@ void sbx_host_facts_init(struct sbx_fsfacts *facts, const struct sbx_host_ids *i
 
 /* The ids of a sandbox run for the caller: the caller's own, or for root
  * the unprivileged mapped id with no groups. */
-void sbx_host_ids_for(struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_gid,
-    uid_t root_mapped);
+void sbx_host_ids_for(
+    struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_gid, uid_t root_mapped);
 
 /* In a child that has its own user and mount namespaces: builds the new
  * root from plan->ops, pivots into it and detaches the old root. errnum
  * ENOSYS: the namespace allows no mount at all.
  * tree_fds[i] is the detached tree the parent made for plan->trees[i]. */
-int sbx_mount_build_root(const struct sbx_plan *plan, const int *tree_fds,
-    struct sbx_err *err);
+int sbx_mount_build_root(const struct sbx_plan *plan, const int *tree_fds, struct sbx_err *err);
 
 /* In the parent (root in the initial user namespace): a detached copy of
  * the tree t, read-only if asked, and for an idmapped tree with ownership

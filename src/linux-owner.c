@@ -64,7 +64,7 @@ lendable(int fd, const struct stat *st)
 	if (S_ISREG(st->st_mode))
 		return st->st_nlink == 1 && !(st->st_mode & (S_ISUID | S_ISGID)) &&
 		    !has_file_caps(fd);
-	return false;   /* devices, fifos and sockets are left alone */
+	return false; /* devices, fifos and sockets are left alone */
 }
 
 static bool
@@ -156,8 +156,8 @@ visit_lend(struct sbx_lease *l, int fd, const struct stat *st, struct sbx_err *e
 		return 0;
 	/* The group stays: the sandbox writes as the owner. */
 	if (fchownat(fd, "", l->to, (gid_t)-1, AT_EMPTY_PATH) < 0)
-		return sbx_err_sys(err, "cannot lend an entry of %s to uid %u", l->root,
-		    (unsigned)l->to);
+		return sbx_err_sys(
+		    err, "cannot lend an entry of %s to uid %u", l->root, (unsigned)l->to);
 	push(&l->lent, &l->nlent, st);
 	return 0;
 }
@@ -189,8 +189,8 @@ visit_return(struct sbx_lease *l, int fd, const struct stat *st, struct sbx_err 
 }
 
 int
-sbx_owner_lend(struct sbx_lease *l, const char *root, uid_t owner, gid_t owner_gid,
-    uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err)
+sbx_owner_lend(struct sbx_lease *l, const char *root, uid_t owner, gid_t owner_gid, uid_t to,
+    gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err)
 {
 	struct stat st;
 
@@ -222,7 +222,7 @@ sbx_owner_return(struct sbx_lease *l)
 	struct sbx_err err = { 0 };
 
 	if (l->root != NULL)
-		walk_root(l, visit_return, &err);   /* best effort: every entry it can */
+		walk_root(l, visit_return, &err); /* best effort: every entry it can */
 	free(l->root);
 	free(l->lent);
 	free(l->native);
@@ -286,11 +286,14 @@ sbx_owner_check_reach(const char *path, uid_t uid, gid_t gid, struct sbx_err *er
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || n <= 0)
-		return sbx_err_set(err, EPERM, "cannot take uid %u to check %s", (unsigned)uid, path);
+		return sbx_err_set(
+		    err, EPERM, "cannot take uid %u to check %s", (unsigned)uid, path);
 	bad[n] = '\0';
 	if (strcmp(bad, path) == 0)
-		return sbx_err_set(err, EACCES, "uid %u cannot read, write and enter %s",
-		    (unsigned)uid, path);
-	return sbx_err_set(err, EACCES, "uid %u cannot reach %s: %s is not searchable by it "
-	    "(chmod o+x would let it through)", (unsigned)uid, path, bad);
+		return sbx_err_set(
+		    err, EACCES, "uid %u cannot read, write and enter %s", (unsigned)uid, path);
+	return sbx_err_set(err, EACCES,
+	    "uid %u cannot reach %s: %s is not searchable by it "
+	    "(chmod o+x would let it through)",
+	    (unsigned)uid, path, bad);
 }

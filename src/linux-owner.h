@@ -18,15 +18,15 @@ struct sbx_lease_entry {
 
 /* What a lend changed, so that sbx_owner_return() can undo exactly it. */
 struct sbx_lease {
-	char                   *root;
-	dev_t                   dev;
-	uid_t                   owner, to;
-	gid_t                   owner_gid, to_gid;
-	struct sbx_strv         skip;       /* absolute paths left alone, with all below */
-	struct sbx_lease_entry *lent;       /* entries given from owner to to */
-	size_t                  nlent;
-	struct sbx_lease_entry *native;     /* entries that were to's already */
-	size_t                  nnative;
+	char *root;
+	dev_t dev;
+	uid_t owner, to;
+	gid_t owner_gid, to_gid;
+	struct sbx_strv skip; /* absolute paths left alone, with all below */
+	struct sbx_lease_entry *lent; /* entries given from owner to to */
+	size_t nlent;
+	struct sbx_lease_entry *native; /* entries that were to's already */
+	size_t nnative;
 };
 
 /* Gives each entry of the tree at root owned by owner to uid to (the
@@ -35,8 +35,8 @@ struct sbx_lease {
  * regular files with more than one link (the other link may lie
  * outside), set-id files and files with capabilities. On failure the
  * tree is handed back and -1 returned. */
-int sbx_owner_lend(struct sbx_lease *l, const char *root, uid_t owner, gid_t owner_gid,
-    uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
+int sbx_owner_lend(struct sbx_lease *l, const char *root, uid_t owner, gid_t owner_gid, uid_t to,
+    gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
 
 /* After the run, when nothing of the sandbox runs any more: every entry
  * of the tree owned by to goes back to owner: lent ones with their own

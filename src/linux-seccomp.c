@@ -29,7 +29,7 @@
  * widen the kernel's attack surface or to leave the jail. */
 static const struct {
 	const char *name;
-	int         errnum;
+	int errnum;
 	const char *why;
 } denied[] = {
 	{ "io_uring_setup", EPERM, "io_uring bypasses seccomp and socket rules" },
@@ -79,8 +79,14 @@ static const struct {
 };
 
 static const unsigned long clone_ns_flags[] = {
-	CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWUTS, CLONE_NEWIPC,
-	CLONE_NEWCGROUP, CLONE_NEWTIME,
+	CLONE_NEWUSER,
+	CLONE_NEWNS,
+	CLONE_NEWPID,
+	CLONE_NEWNET,
+	CLONE_NEWUTS,
+	CLONE_NEWIPC,
+	CLONE_NEWCGROUP,
+	CLONE_NEWTIME,
 };
 
 /* personality(2) flags that weaken the process: no ASLR, executable data,
@@ -88,9 +94,12 @@ static const unsigned long clone_ns_flags[] = {
  * per argument and rule, so each flag is its own rule; the query value
  * 0xffffffff carries them all and is refused too. */
 static const unsigned long personality_flags[] = {
-	0x0040000 /* ADDR_NO_RANDOMIZE */, 0x0400000 /* READ_IMPLIES_EXEC */,
-	0x0100000 /* MMAP_PAGE_ZERO */, 0x0200000 /* ADDR_COMPAT_LAYOUT */,
-	0x0800000 /* ADDR_LIMIT_32BIT */, 0x8000000 /* ADDR_LIMIT_3GB */,
+	0x0040000 /* ADDR_NO_RANDOMIZE */,
+	0x0400000 /* READ_IMPLIES_EXEC */,
+	0x0100000 /* MMAP_PAGE_ZERO */,
+	0x0200000 /* ADDR_COMPAT_LAYOUT */,
+	0x0800000 /* ADDR_LIMIT_32BIT */,
+	0x8000000 /* ADDR_LIMIT_3GB */,
 };
 
 static int
@@ -112,8 +121,7 @@ static int
 socket_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 {
 	static const int inet[] = { AF_INET, AF_INET6 };
-	static const int bad_types[] = { SOCK_RAW, SOCK_SEQPACKET, 6 /* SOCK_DCCP */,
-		SOCK_PACKET };
+	static const int bad_types[] = { SOCK_RAW, SOCK_SEQPACKET, 6 /* SOCK_DCCP */, SOCK_PACKET };
 	static const int bad_protos[] = { IPPROTO_MPTCP, IPPROTO_SCTP, 33 /* DCCP */ };
 	struct scmp_arg_cmp args[2];
 
@@ -146,7 +154,10 @@ static int
 notify_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 {
 	static const int calls[] = {
-		SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(sendmsg),
+		SCMP_SYS(connect),
+		SCMP_SYS(bind),
+		SCMP_SYS(listen),
+		SCMP_SYS(sendmsg),
 		SCMP_SYS(sendmmsg),
 	};
 	struct scmp_arg_cmp arg = SCMP_A4(SCMP_CMP_NE, 0);
@@ -173,7 +184,7 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 	for (size_t i = 0; i < SBX_ARRAY_LEN(denied); i++) {
 		nr = seccomp_syscall_resolve_name(denied[i].name);
 		if (nr == __NR_SCMP_ERROR)
-			continue;   /* not on this architecture */
+			continue; /* not on this architecture */
 		if (rule(ctx, denied[i].errnum, nr, 0, NULL, err) < 0)
 			return -1;
 	}
@@ -281,15 +292,18 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 	sbx_buf_puts(out, "# seccomp filter (default: allow; foreign architectures: kill)\n");
 	for (size_t i = 0; i < SBX_ARRAY_LEN(denied); i++)
 		sbx_buf_printf(out, "seccomp    %-18s -> %s%s%s\n", denied[i].name,
-		    denied[i].errnum == ENOSYS ? "ENOSYS" : "EPERM",
-		    denied[i].why ? "  # " : "", denied[i].why ? denied[i].why : "");
+		    denied[i].errnum == ENOSYS ? "ENOSYS" : "EPERM", denied[i].why ? "  # " : "",
+		    denied[i].why ? denied[i].why : "");
 	sbx_buf_puts(out, "seccomp    clone with CLONE_NEW* -> EPERM\n");
 	sbx_buf_puts(out, "seccomp    ioctl TIOCSTI, TIOCLINUX (low 32 bits) -> EPERM\n");
 	sbx_buf_puts(out, "seccomp    socket outside unix, inet, inet6 -> EAFNOSUPPORT\n");
-	sbx_buf_puts(out, "seccomp    socket MPTCP, SCTP, DCCP, raw, seqpacket, packet (inet) -> EPERM\n");
+	sbx_buf_puts(
+	    out, "seccomp    socket MPTCP, SCTP, DCCP, raw, seqpacket, packet (inet) -> EPERM\n");
 	if (flags & SBX_SECCOMP_NET_NOTIFY)
-		sbx_buf_puts(out, "seccomp    connect, bind, listen, sendmsg, sendmmsg, sendto with an "
+		sbx_buf_puts(out,
+		    "seccomp    connect, bind, listen, sendmsg, sendmmsg, sendto with an "
 		    "address -> the network supervisor\n");
-	sbx_buf_puts(out, "seccomp    personality with ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, "
+	sbx_buf_puts(out,
+	    "seccomp    personality with ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, "
 	    "MMAP_PAGE_ZERO or a legacy layout -> EPERM\n");
 }

@@ -30,25 +30,24 @@
 extern char **environ;
 
 struct run {
-	struct sbx_cli      cli;
-	struct sbx_policy   policy;
-	bool                have_policy;
-	struct sbx_report   report;
-	struct sbx_fsview   fs;
-	struct sbx_caps     caps;
-	struct sbx_caller   caller;
-	struct sbx_strv     homes;
-	struct sbx_exec     exec;
-	struct sbx_network  net;
-	char               *temp_workdir;
-	char               *private_tmp;    /* the TMPDIR of a needs_tmpdir backend */
-	char               *script_path;
-	char               *script_dir;     /* .sbxrun, when sbxrun made it */
-	int                 sfd;
+	struct sbx_cli cli;
+	struct sbx_policy policy;
+	bool have_policy;
+	struct sbx_report report;
+	struct sbx_fsview fs;
+	struct sbx_caps caps;
+	struct sbx_caller caller;
+	struct sbx_strv homes;
+	struct sbx_exec exec;
+	struct sbx_network net;
+	char *temp_workdir;
+	char *private_tmp; /* the TMPDIR of a needs_tmpdir backend */
+	char *script_path;
+	char *script_dir; /* .sbxrun, when sbxrun made it */
+	int sfd;
 };
 
-static void
-say(const struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void
 say(const struct run *run, const char *fmt, ...)
@@ -68,22 +67,19 @@ static void
 emit_diag(const struct run *run)
 {
 	const struct sbx_diag_dest *d = &run->cli.diag;
-	_cleanup_free_ char *line = sbx_diag_render(&run->report,
-	    run->have_policy ? &run->policy : NULL);
+	_cleanup_free_ char *line =
+	    sbx_diag_render(&run->report, run->have_policy ? &run->policy : NULL);
 	_cleanup_free_ char *nl = sbx_xasprintf("%s\n", line);
 	size_t len = strlen(nl);
 	int fd = -1;
 
 	switch (d->kind) {
-	case SBX_DIAG_NONE:
-		return;
+	case SBX_DIAG_NONE: return;
 	case SBX_DIAG_STDERR:
 		fflush(stderr);
 		fd = STDERR_FILENO;
 		break;
-	case SBX_DIAG_FD:
-		fd = d->fd;
-		break;
+	case SBX_DIAG_FD: fd = d->fd; break;
 	case SBX_DIAG_PATH:
 		fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0) {
@@ -120,14 +116,16 @@ caller_init(struct run *run)
 	run->caller.uid = getuid();
 	run->caps.caller_uid = run->caller.uid;
 	run->caller.gid = getgid();
-	run->caller.user = sbx_xstrdup(pw ? pw->pw_name : (getenv("USER") ? getenv("USER") : "nobody"));
+	run->caller.user =
+	    sbx_xstrdup(pw ? pw->pw_name : (getenv("USER") ? getenv("USER") : "nobody"));
 	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
 		sbx_strv_push(&run->homes, pw->pw_dir);
 	if (env_home && env_home[0] == '/' && !sbx_strv_contains(&run->homes, env_home))
 		sbx_strv_push(&run->homes, env_home);
 	/* "~" in profiles and flags means what it means in the caller's shell. */
 	run->caller.home = sbx_xstrdup(env_home && env_home[0] == '/' ? env_home
-	    : run->homes.n ? run->homes.v[0] : "/");
+		: run->homes.n                                        ? run->homes.v[0]
+								      : "/");
 }
 
 static int
@@ -214,7 +212,7 @@ store_script(struct run *run, struct sbx_err *err)
 {
 	_cleanup_free_ char *dir = sbx_path_join(run->fs.workdir, ".sbxrun");
 	_cleanup_free_ char *name = run->cli.script_name ? sbx_xstrdup(run->cli.script_name)
-	    : sbx_exec_script_name(run->cli.interp);
+							 : sbx_exec_script_name(run->cli.interp);
 	struct stat st;
 
 	if (mkdir(dir, 0700) == 0) {
@@ -311,7 +309,7 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 			return NULL;
 	}
 	if (after == NULL)
-		err->msg[0] = '\0';   /* else: keep why "after" failed */
+		err->msg[0] = '\0'; /* else: keep why "after" failed */
 	for (size_t i = 0; i < n; i++) {
 		const struct sbx_backend *b = sbx_backend_get(order[i]);
 		struct sbx_err perr = { 0 };
@@ -345,8 +343,9 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 				sbx_buf_free(&names);
 				return b;
 			}
-			add_reason(err, "backend %s cannot enforce: %s (--allow-degraded runs anyway)",
-			    b->name, names.data);
+			add_reason(err,
+			    "backend %s cannot enforce: %s (--allow-degraded runs anyway)", b->name,
+			    names.data);
 			sbx_buf_free(&names);
 		}
 		if (p->backend != SBX_BACKEND_AUTO)
@@ -357,8 +356,10 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 	    (after == NULL || after->id != SBX_BACKEND_NONE)) {
 		const struct sbx_backend *none = sbx_backend_get(SBX_BACKEND_NONE);
 
-		sbx_strv_push_take(&r->warnings, sbx_xasprintf(
-		    "no isolating backend is usable here (%s); running without a jail", err->msg));
+		sbx_strv_push_take(&r->warnings,
+		    sbx_xasprintf(
+			"no isolating backend is usable here (%s); running without a jail",
+			err->msg));
 		r->backend = none->name;
 		r->requested = requested;
 		r->enforced = none->enforces(p, &run->caps) & requested;
@@ -382,7 +383,7 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	sbx_exec_free(&run->exec);
 	memset(&run->exec, 0, sizeof(run->exec));
 	if (sbx_exec_build(&run->exec, &run->policy, run->fs.workdir, tmpdir, run->cli.command,
-	    run->cli.interp, run->script_path, &run->caller, environ, &run->net.env, err) < 0)
+		run->cli.interp, run->script_path, &run->caller, environ, &run->net.env, err) < 0)
 		return -1;
 	run->exec.fs = &run->fs;
 	run->exec.net = run->net.supervised ? &run->net.rules : NULL;
@@ -392,11 +393,11 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 }
 
 struct spawn_job {
-	struct run                *run;
-	const struct sbx_backend  *b;
-	struct sbx_child          *child;
-	struct sbx_err            *err;
-	int                        rc;
+	struct run *run;
+	const struct sbx_backend *b;
+	struct sbx_child *child;
+	struct sbx_err *err;
+	int rc;
 };
 
 /* Spawns the jail and, for a supervised network, starts the supervisor,
@@ -421,9 +422,10 @@ spawn_job(void *arg)
 	dfd = j->child->diag_fd;
 	j->child->diag_fd = -1;
 	/* A backend that enforces no network rule (none) hands nothing over. */
-	if (nfd < 0 && !(run->report.enforced & (SBX_RULE_BIT(SBX_RULE_LISTEN) |
-	    SBX_RULE_BIT(SBX_RULE_CONNECT) | SBX_RULE_BIT(SBX_RULE_LOOPBACK) |
-	    SBX_RULE_BIT(SBX_RULE_PROXY)))) {
+	if (nfd < 0 &&
+	    !(run->report.enforced &
+		(SBX_RULE_BIT(SBX_RULE_LISTEN) | SBX_RULE_BIT(SBX_RULE_CONNECT) |
+		    SBX_RULE_BIT(SBX_RULE_LOOPBACK) | SBX_RULE_BIT(SBX_RULE_PROXY)))) {
 		if (dfd >= 0)
 			close(dfd);
 		j->rc = 0;
@@ -477,7 +479,11 @@ run_main(struct run *run, int argc, char **argv)
 	struct sbx_report *r = &run->report;
 	const struct sbx_backend *b;
 	struct sbx_child child = {
-		.pidfd = -1, .status_fd = -1, .err_fd = -1, .life_fd = -1, .notify_fd = -1,
+		.pidfd = -1,
+		.status_fd = -1,
+		.err_fd = -1,
+		.life_fd = -1,
+		.notify_fd = -1,
 		.diag_fd = -1,
 	};
 	struct sbx_err err = { 0 };
@@ -506,7 +512,9 @@ run_main(struct run *run, int argc, char **argv)
 
 		fputs(ini, stdout);
 		if (strstr(ini, SBX_INI_UNWRITABLE) != NULL)
-			say(run, "warning: some values cannot be written in a profile and were left out");
+			say(run,
+			    "warning: some values cannot be written in a profile and were left "
+			    "out");
 		return -1;
 	}
 	if (run->cli.probe) {
@@ -536,7 +544,8 @@ run_main(struct run *run, int argc, char **argv)
 	if (run->cli.print_backend) {
 		struct sbx_buf out = { 0 };
 
-		if (build_exec(run, b, &err) < 0 || b->describe(p, &run->exec, &run->caps, &out, &err) < 0) {
+		if (build_exec(run, b, &err) < 0 ||
+		    b->describe(p, &run->exec, &run->caps, &out, &err) < 0) {
 			sbx_buf_free(&out);
 			return fail(run, &err);
 		}

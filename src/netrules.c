@@ -54,19 +54,20 @@ sbx_netrules_add_resolvers(struct sbx_netrules *r, const char *text)
 			memcpy(buf, line, n);
 			buf[n] = '\0';
 			if (sscanf(buf, " nameserver %63s", addr) == 1) {
-				struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(53) };
+				struct sockaddr_in in = { .sin_family = AF_INET,
+					.sin_port = htons(53) };
 				struct sockaddr_in6 in6 = { .sin6_family = AF_INET6,
 					.sin6_port = htons(53) };
 				char *pct = strchr(addr, '%');
 
 				if (pct)
-					*pct = '\0';   /* fe80::1%eth0: the scope is not ours */
+					*pct = '\0'; /* fe80::1%eth0: the scope is not ours */
 				if (inet_pton(AF_INET, addr, &in.sin_addr) == 1)
-					sbx_addrlist_add(&r->resolvers, (struct sockaddr *)&in,
-					    sizeof(in));
+					sbx_addrlist_add(
+					    &r->resolvers, (struct sockaddr *)&in, sizeof(in));
 				else if (inet_pton(AF_INET6, addr, &in6.sin6_addr) == 1)
-					sbx_addrlist_add(&r->resolvers, (struct sockaddr *)&in6,
-					    sizeof(in6));
+					sbx_addrlist_add(
+					    &r->resolvers, (struct sockaddr *)&in6, sizeof(in6));
 			}
 		}
 		line = end ? end + 1 : NULL;
@@ -155,7 +156,7 @@ decide_out(const struct sbx_netrules *r, const struct sbx_netreq *q)
 	if (q->local) {
 		if (stream && sbx_addr_is_loopback(q->addr, q->addrlen) &&
 		    (sbx_ports_contains(&r->loopback, port) ||
-		    (r->proxy_port != 0 && port == r->proxy_port)))
+			(r->proxy_port != 0 && port == r->proxy_port)))
 			return allow();
 		return refuse(EACCES, "local address");
 	}
@@ -163,8 +164,8 @@ decide_out(const struct sbx_netrules *r, const struct sbx_netreq *q)
 		return allow();
 	if (stream && sbx_ports_contains(&r->connect, port))
 		return allow();
-	return refuse(EACCES, stream ? "remote port not in the connect list"
-				      : "datagrams need the network on");
+	return refuse(EACCES,
+	    stream ? "remote port not in the connect list" : "datagrams need the network on");
 }
 
 struct sbx_netverdict

@@ -15,13 +15,13 @@
 #include "policy.h"
 
 struct sbx_netrules {
-	bool                network;     /* outbound to every non-local address */
-	struct sbx_ports    listen;      /* ports a server inside may bind */
-	struct sbx_ports    connect;     /* remote TCP ports */
-	struct sbx_ports    loopback;    /* host loopback TCP ports given back */
-	uint16_t            proxy_port;  /* the built-in proxy, 0: none */
-	bool                outbound;    /* network on, or a connect list */
-	struct sbx_addrlist resolvers;   /* /etc/resolv.conf, used only when outbound */
+	bool network; /* outbound to every non-local address */
+	struct sbx_ports listen; /* ports a server inside may bind */
+	struct sbx_ports connect; /* remote TCP ports */
+	struct sbx_ports loopback; /* host loopback TCP ports given back */
+	uint16_t proxy_port; /* the built-in proxy, 0: none */
+	bool outbound; /* network on, or a connect list */
+	struct sbx_addrlist resolvers; /* /etc/resolv.conf, used only when outbound */
 };
 
 /* Builds the rules of p; proxy_port is 0 without a proxy. The caller frees
@@ -33,26 +33,26 @@ void sbx_netrules_free(struct sbx_netrules *r);
 void sbx_netrules_add_resolvers(struct sbx_netrules *r, const char *resolv_conf);
 
 enum sbx_netop {
-	SBX_NETOP_CONNECT,   /* connect(2), or a send that connects (TCP Fast Open) */
-	SBX_NETOP_SEND,      /* a datagram sent to an address */
+	SBX_NETOP_CONNECT, /* connect(2), or a send that connects (TCP Fast Open) */
+	SBX_NETOP_SEND, /* a datagram sent to an address */
 	SBX_NETOP_BIND,
 	SBX_NETOP_LISTEN,
 };
 
 struct sbx_netreq {
-	enum sbx_netop         op;
-	int                    domain;     /* the socket's own, never the address's */
-	int                    type;       /* SOCK_STREAM, SOCK_DGRAM, ... */
-	const struct sockaddr *addr;       /* connect, send, bind */
-	socklen_t              addrlen;
-	bool                   local;      /* addr is this machine (sbx_addr_refused) */
-	uint16_t               bound_port; /* listen: the socket's port, 0 if unbound */
+	enum sbx_netop op;
+	int domain; /* the socket's own, never the address's */
+	int type; /* SOCK_STREAM, SOCK_DGRAM, ... */
+	const struct sockaddr *addr; /* connect, send, bind */
+	socklen_t addrlen;
+	bool local; /* addr is this machine (sbx_addr_refused) */
+	uint16_t bound_port; /* listen: the socket's port, 0 if unbound */
 };
 
 struct sbx_netverdict {
-	bool        allow;
-	int         errnum;     /* when refused: the error the sandbox sees */
-	const char *reason;     /* static text for the trace */
+	bool allow;
+	int errnum; /* when refused: the error the sandbox sees */
+	const char *reason; /* static text for the trace */
 };
 
 /* Decides req under r. */

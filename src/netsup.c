@@ -30,7 +30,7 @@
 #include "util.h"
 
 #ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL   /* Linux 6.9 */
+#define PIDFD_THREAD O_EXCL /* Linux 6.9 */
 #endif
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
@@ -40,49 +40,49 @@
 #endif
 
 /* Bounds on what is copied out of the sandbox for one call. */
-#define MAX_PAYLOAD  (16u << 20)
-#define MAX_IOV      1024
-#define MAX_CONTROL  65536
-#define MAX_MMSG     1024
+#define MAX_PAYLOAD (16u << 20)
+#define MAX_IOV 1024
+#define MAX_CONTROL 65536
+#define MAX_MMSG 1024
 
 struct sbx_netsup {
 	const struct sbx_netrules *rules;
-	unsigned                   flags;
-	int                        fd;
-	int                        diag;        /* sock_diag in the jail's netns, or -1 */
-	pthread_mutex_t            diag_lock;
-	int                        wake[2];
-	pthread_t                  thread;
-	bool                       started;
-	sbx_net_log_fn             log;
-	void                      *ctx;
-	pthread_mutex_t            lock;
-	pthread_cond_t             idle;
-	int                        workers;
-	int                       *active;     /* sockets workers are using */
-	size_t                     nactive;
-	atomic_bool                stopping;
-	atomic_uint_fast64_t       denials;
+	unsigned flags;
+	int fd;
+	int diag; /* sock_diag in the jail's netns, or -1 */
+	pthread_mutex_t diag_lock;
+	int wake[2];
+	pthread_t thread;
+	bool started;
+	sbx_net_log_fn log;
+	void *ctx;
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	int workers;
+	int *active; /* sockets workers are using */
+	size_t nactive;
+	atomic_bool stopping;
+	atomic_uint_fast64_t denials;
 };
 
 /* One call the sandbox made, with everything copied out of it. */
 struct call {
-	struct sbx_netsup      *ns;
-	uint64_t                id;
-	int                     pid;
-	const char             *opname;
-	int                     nr;
-	int                     sock;           /* our copy of the caller's socket */
-	int                     type;
+	struct sbx_netsup *ns;
+	uint64_t id;
+	int pid;
+	const char *opname;
+	int nr;
+	int sock; /* our copy of the caller's socket */
+	int type;
 	struct sockaddr_storage addr;
-	socklen_t               addrlen;        /* 0: no address */
-	int                     target;         /* unix: O_PATH fd of the socket file, or -1 */
-	uint64_t                arg;            /* backlog, flags */
-	char                   *data;           /* sendto payload */
-	size_t                  len;
-	struct msghdr           msg;            /* sendmsg, our copy */
-	struct mmsghdr         *mmsg;           /* sendmmsg, our copies */
-	unsigned                vlen;
+	socklen_t addrlen; /* 0: no address */
+	int target; /* unix: O_PATH fd of the socket file, or -1 */
+	uint64_t arg; /* backlog, flags */
+	char *data; /* sendto payload */
+	size_t len;
+	struct msghdr msg; /* sendmsg, our copy */
+	struct mmsghdr *mmsg; /* sendmmsg, our copies */
+	unsigned vlen;
 };
 
 static void
@@ -167,8 +167,8 @@ emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reas
 	if (ns->log == NULL)
 		return;
 	if (c->addrlen > 0) {
-		ev.addr = sbx_addr_format((const struct sockaddr *)&c->addr, c->addrlen, text,
-		    sizeof(text));
+		ev.addr = sbx_addr_format(
+		    (const struct sockaddr *)&c->addr, c->addrlen, text, sizeof(text));
 		ev.port = sbx_sockaddr_port((const struct sockaddr *)&c->addr, c->addrlen);
 	}
 	pthread_mutex_lock(&ns->lock);
@@ -257,7 +257,7 @@ is_local(const struct sockaddr *sa, socklen_t len)
 		return true;
 	s = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
-		return true;   /* cannot tell: refuse */
+		return true; /* cannot tell: refuse */
 	r = bind(s, (struct sockaddr *)&copy, len);
 	close(s);
 	return r == 0 || errno == EADDRINUSE || errno == EACCES;
@@ -288,12 +288,15 @@ perform(struct call *c)
 		r = listen(c->sock, (int)c->arg);
 	else if (c->nr == SCMP_SYS(sendto))
 		return (n = sendto(c->sock, c->data, c->len, (int)c->arg | MSG_NOSIGNAL, sa,
-		    c->addrlen)) < 0 ? -errno : n;
+			    c->addrlen)) < 0
+		    ? -errno
+		    : n;
 	else if (c->nr == SCMP_SYS(sendmsg))
 		return (n = sendmsg(c->sock, &c->msg, (int)c->arg | MSG_NOSIGNAL)) < 0 ? -errno : n;
 	else if (c->nr == SCMP_SYS(sendmmsg))
 		return (r = sendmmsg(c->sock, c->mmsg, c->vlen, (int)c->arg | MSG_NOSIGNAL)) < 0
-		    ? -errno : r;
+		    ? -errno
+		    : r;
 	return r < 0 ? -errno : r;
 }
 
@@ -373,12 +376,12 @@ copy_msghdr(int pid, uint64_t at, struct msghdr *out)
 		return -1;
 	if (m.msg_name && m.msg_namelen &&
 	    peek_alloc(pid, (uintptr_t)m.msg_name, m.msg_namelen, sizeof(struct sockaddr_storage),
-	    &out->msg_name) < 0)
+		&out->msg_name) < 0)
 		return -1;
 	out->msg_namelen = out->msg_name ? m.msg_namelen : 0;
 	if (m.msg_control && m.msg_controllen &&
 	    peek_alloc(pid, (uintptr_t)m.msg_control, m.msg_controllen, MAX_CONTROL,
-	    &out->msg_control) < 0)
+		&out->msg_control) < 0)
 		return -1;
 	out->msg_controllen = out->msg_control ? m.msg_controllen : 0;
 	if (m.msg_iovlen > 0) {
@@ -460,7 +463,7 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 		c->vlen = vlen;
 		for (unsigned i = 0; i < vlen; i++)
 			if (copy_msghdr((int)req->pid, a[1] + i * sizeof(struct mmsghdr),
-			    &c->mmsg[i].msg_hdr) < 0)
+				&c->mmsg[i].msg_hdr) < 0)
 				return -EFAULT;
 		c->arg = a[3];
 		return domain;
@@ -532,13 +535,15 @@ static bool
 bound_inside(struct sbx_netsup *ns, dev_t dev, ino_t ino)
 {
 	struct {
-		struct nlmsghdr       nlh;
-		struct unix_diag_req  req;
+		struct nlmsghdr nlh;
+		struct unix_diag_req req;
 	} q = {
-		.nlh = { .nlmsg_len = sizeof(q), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.req = { .sdiag_family = AF_UNIX, .udiag_states = ~0u,
-			.udiag_show = UDIAG_SHOW_VFS },
+		.nlh = { .nlmsg_len = sizeof(q),
+		    .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.req = { .sdiag_family = AF_UNIX,
+		    .udiag_states = ~0u,
+		    .udiag_show = UDIAG_SHOW_VFS },
 	};
 	/* The kernel's dev_t: major << 20 | minor. */
 	uint32_t kdev = (major(dev) << 20) | minor(dev);
@@ -594,7 +599,7 @@ decide_unix(struct sbx_netsup *ns, struct call *c)
 		return (struct sbx_netverdict){ false, EINVAL, "bad unix address" };
 	plen = c->addrlen - offsetof(struct sockaddr_un, sun_path);
 	if (un->sun_path[0] == '\0')
-		return (struct sbx_netverdict){ .allow = true };   /* abstract: the jail's own */
+		return (struct sbx_netverdict){ .allow = true }; /* abstract: the jail's own */
 	memcpy(path, un->sun_path, plen);
 	path[plen] = '\0';
 	c->target = open_in_caller(c->pid, path);
@@ -657,7 +662,8 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		 * sandbox's own sockets (Landlock judges where). */
 		if (c->nr == SCMP_SYS(bind) || c->nr == SCMP_SYS(listen) ||
 		    ((c->nr == SCMP_SYS(sendmsg) || c->nr == SCMP_SYS(sendmmsg) ||
-		    c->nr == SCMP_SYS(sendto)) && c->type == SOCK_STREAM)) {
+			 c->nr == SCMP_SYS(sendto)) &&
+			c->type == SOCK_STREAM)) {
 			respond(ns, c->id, 0, 0, true);
 			call_free(c);
 			return;
@@ -668,7 +674,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			goto refused;
 		}
 		if (c->addrlen == 0) {
-			v.allow = true;   /* a connected datagram socket: connect() judged */
+			v.allow = true; /* a connected datagram socket: connect() judged */
 		} else {
 			v = decide_unix(ns, c);
 			if (c->nr == SCMP_SYS(sendmsg) && v.allow) {
@@ -714,21 +720,27 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		}
 	} else if (c->nr == SCMP_SYS(connect)) {
 		v = decide_send(ns, c, domain, &c->addr, c->addrlen, true);
-		if (c->addrlen >= sizeof(sa_family_t) && ((struct sockaddr *)&c->addr)->sa_family ==
-		    AF_UNSPEC && c->type == SOCK_DGRAM)
-			v.allow = true;   /* dissolving a UDP association */
+		if (c->addrlen >= sizeof(sa_family_t) &&
+		    ((struct sockaddr *)&c->addr)->sa_family == AF_UNSPEC && c->type == SOCK_DGRAM)
+			v.allow = true; /* dissolving a UDP association */
 	} else if (c->nr == SCMP_SYS(bind)) {
 		struct sbx_netreq q = {
-			.op = SBX_NETOP_BIND, .domain = domain, .type = c->type,
-			.addr = (struct sockaddr *)&c->addr, .addrlen = c->addrlen,
+			.op = SBX_NETOP_BIND,
+			.domain = domain,
+			.type = c->type,
+			.addr = (struct sockaddr *)&c->addr,
+			.addrlen = c->addrlen,
 		};
 
 		v = sbx_net_decide(ns->rules, &q);
 	} else if (c->nr == SCMP_SYS(listen)) {
 		struct sbx_netreq q = {
-			.op = SBX_NETOP_LISTEN, .domain = domain, .type = c->type,
-			.bound_port = c->addrlen ? sbx_sockaddr_port((struct sockaddr *)&c->addr,
-			    c->addrlen) : 0,
+			.op = SBX_NETOP_LISTEN,
+			.domain = domain,
+			.type = c->type,
+			.bound_port = c->addrlen
+			    ? sbx_sockaddr_port((struct sockaddr *)&c->addr, c->addrlen)
+			    : 0,
 		};
 
 		v = sbx_net_decide(ns->rules, &q);
@@ -737,7 +749,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		goto refused;
 	may_block = !nonblocking(c->sock) &&
 	    (c->nr == SCMP_SYS(connect) || c->nr == SCMP_SYS(sendto) ||
-	    c->nr == SCMP_SYS(sendmsg) || c->nr == SCMP_SYS(sendmmsg));
+		c->nr == SCMP_SYS(sendmsg) || c->nr == SCMP_SYS(sendmmsg));
 	dispatch(ns, c, may_block);
 	return;
 refused:
@@ -770,7 +782,7 @@ dispatcher(void *arg)
 			break;
 		memset(req, 0, sizeof(*req));
 		if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
-			continue;   /* ENOENT: the caller went away */
+			continue; /* ENOENT: the caller went away */
 		handle(ns, req);
 	}
 	seccomp_notify_free(req, resp);
@@ -778,8 +790,8 @@ dispatcher(void *arg)
 }
 
 int
-sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log,
-    void *ctx, struct sbx_err *err)
+sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log, void *ctx,
+    struct sbx_err *err)
 {
 	sigset_t all, old;
 	uint64_t flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;

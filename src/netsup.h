@@ -30,19 +30,20 @@ struct sbx_netsup;
 
 /* One decision, for the trace. Pointers are valid during the call only. */
 struct sbx_net_event {
-	const char *op;         /* "connect", "bind", "listen", "send" */
-	bool        allowed;
-	const char *reason;     /* when refused */
-	const char *addr;       /* text form, or NULL */
-	uint16_t    port;
-	int         pid;        /* the caller, in sbxrun's pid namespace */
-	int         result;     /* the call's result when performed (0 or -errno) */
+	const char *op; /* "connect", "bind", "listen", "send" */
+	bool allowed;
+	const char *reason; /* when refused */
+	const char *addr; /* text form, or NULL */
+	uint16_t port;
+	int pid; /* the caller, in sbxrun's pid namespace */
+	int result; /* the call's result when performed (0 or -errno) */
 };
 
 typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
 
-#define SBX_NETSUP_UNIX_CONTINUE 0x1u   /* unix sockets: the kernel judges (private fs view) */
-#define SBX_NETSUP_UNIX_OWNED    0x2u   /* unix sockets: only those made inside the jail's
+#define SBX_NETSUP_UNIX_CONTINUE 0x1u /* unix sockets: the kernel judges (private fs view) */
+#define SBX_NETSUP_UNIX_OWNED \
+	0x2u /* unix sockets: only those made inside the jail's
                                            own network namespace (see sbx_netsup_start) */
 
 /* Makes a supervisor for rules (copied by reference: they must outlive it). */

@@ -37,8 +37,8 @@ read_resolvers(struct sbx_netrules *r)
 }
 
 int
-sbx_network_prepare(struct sbx_network *n, const struct sbx_policy *p, int landlock_abi,
-    struct sbx_err *err)
+sbx_network_prepare(
+    struct sbx_network *n, const struct sbx_policy *p, int landlock_abi, struct sbx_err *err)
 {
 	uint16_t proxy_port = 0;
 
@@ -49,15 +49,19 @@ sbx_network_prepare(struct sbx_network *n, const struct sbx_policy *p, int landl
 	n->supervised = true;
 	if (p->proxy_allow.n > 0) {
 		static const char *const vars[] = {
-			"HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy", "ALL_PROXY",
+			"HTTPS_PROXY",
+			"HTTP_PROXY",
+			"https_proxy",
+			"http_proxy",
+			"ALL_PROXY",
 		};
 
 		if (sbx_proxy_open(&n->proxy, &p->proxy_allow, err) < 0)
 			return -1;
 		proxy_port = (uint16_t)sbx_proxy_port(n->proxy);
 		for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
-			sbx_strv_push_take(&n->env,
-			    sbx_xasprintf("%s=http://127.0.0.1:%u", vars[i], proxy_port));
+			sbx_strv_push_take(
+			    &n->env, sbx_xasprintf("%s=http://127.0.0.1:%u", vars[i], proxy_port));
 	}
 	sbx_netrules_init(&n->rules, p, proxy_port);
 	if (n->rules.outbound)
@@ -86,14 +90,15 @@ sbx_network_enter(struct sbx_network *n, struct sbx_err *err)
 }
 
 int
-sbx_network_supervise(struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags,
-    struct sbx_err *err)
+sbx_network_supervise(
+    struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags, struct sbx_err *err)
 {
 	if (notify_fd < 0) {
 		if (diag_fd >= 0)
 			close(diag_fd);
 		if (n->supervised)
-			return sbx_err_set(err, EINVAL, "the jail did not hand over its network calls");
+			return sbx_err_set(
+			    err, EINVAL, "the jail did not hand over its network calls");
 		return 0;
 	}
 	n->sup = sbx_netsup_new(&n->rules, flags);

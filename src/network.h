@@ -35,27 +35,27 @@ struct sbx_proxy;
 struct sbx_netsup;
 
 struct sbx_network {
-	bool                supervised;  /* the jail traps its network calls */
+	bool supervised; /* the jail traps its network calls */
 	struct sbx_netrules rules;
-	struct sbx_proxy   *proxy;
-	struct sbx_netsup  *sup;
-	struct sbx_strv     env;         /* NAME=VALUE for the sandbox (proxy variables) */
-	int                 landlock_abi;
+	struct sbx_proxy *proxy;
+	struct sbx_netsup *sup;
+	struct sbx_strv env; /* NAME=VALUE for the sandbox (proxy variables) */
+	int landlock_abi;
 };
 
 /* Whether p asks for no network at all: no outbound, no ports, no proxy. */
 bool sbx_policy_net_off(const struct sbx_policy *p);
 
-int sbx_network_prepare(struct sbx_network *n, const struct sbx_policy *p, int landlock_abi,
-    struct sbx_err *err);
+int sbx_network_prepare(
+    struct sbx_network *n, const struct sbx_policy *p, int landlock_abi, struct sbx_err *err);
 
 int sbx_network_enter(struct sbx_network *n, struct sbx_err *err);
 
 /* flags: SBX_NETSUP_* for the supervisor. Takes notify_fd and diag_fd
  * (-1 when none). A jail whose network is fully off may still hand over
  * a listener, to have its unix socket connects judged. */
-int sbx_network_supervise(struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags,
-    struct sbx_err *err);
+int sbx_network_supervise(
+    struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags, struct sbx_err *err);
 
 int sbx_network_proxy(struct sbx_network *n, struct sbx_err *err);
 

@@ -7,22 +7,22 @@
 
 /* A host tree made visible in the jail: src on the host, dst inside. */
 struct view {
-	const char        *src;
-	const char        *dst;
+	const char *src;
+	const char *dst;
 	enum sbx_file_kind kind;
-	unsigned           access;
+	unsigned access;
 };
 
 struct builder {
-	const struct sbx_policy    *p;
-	const struct sbx_fsview    *fs;
-	const struct sbx_fsfacts   *facts;
+	const struct sbx_policy *p;
+	const struct sbx_fsview *fs;
+	const struct sbx_fsfacts *facts;
 	const struct sbx_plan_opts *opts;
-	struct sbx_plan            *plan;
-	struct view                *views;
-	size_t                      nviews;
-	struct sbx_strv             owned;   /* strings the views point to */
-	struct sbx_strv             ro;      /* Landlock-only: protected paths */
+	struct sbx_plan *plan;
+	struct view *views;
+	size_t nviews;
+	struct sbx_strv owned; /* strings the views point to */
+	struct sbx_strv ro; /* Landlock-only: protected paths */
 };
 
 static const char *
@@ -33,8 +33,8 @@ own(struct builder *b, char *s)
 }
 
 static struct sbx_op *
-add_op(struct sbx_plan *plan, enum sbx_op_kind kind, const char *src, const char *dst,
-    unsigned flags)
+add_op(
+    struct sbx_plan *plan, enum sbx_op_kind kind, const char *src, const char *dst, unsigned flags)
 {
 	struct sbx_op *op;
 
@@ -86,13 +86,15 @@ add_rule(struct sbx_plan *plan, const char *path, unsigned access, bool is_dir)
 	}
 	plan->rules = sbx_xreallocarray(plan->rules, plan->nrules + 1, sizeof(*plan->rules));
 	plan->rules[plan->nrules++] = (struct sbx_ll_rule){
-		.path = sbx_xstrdup(path), .access = access, .is_dir = is_dir,
+		.path = sbx_xstrdup(path),
+		.access = access,
+		.is_dir = is_dir,
 	};
 }
 
 static void
-add_view(struct builder *b, const char *src, const char *dst, enum sbx_file_kind kind,
-    unsigned access)
+add_view(
+    struct builder *b, const char *src, const char *dst, enum sbx_file_kind kind, unsigned access)
 {
 	b->views = sbx_xreallocarray(b->views, b->nviews + 1, sizeof(*b->views));
 	b->views[b->nviews++] = (struct view){ src, dst, kind, access };
@@ -123,8 +125,8 @@ expose_ro(struct builder *b, const char *path)
 	case SBX_KIND_DIR:
 	case SBX_KIND_FILE:
 		if (b->opts->mounts)
-			bind_host(b, path, path, SBX_OPF_RO | (k == SBX_KIND_FILE ? SBX_OPF_FILE : 0),
-			    false);
+			bind_host(b, path, path,
+			    SBX_OPF_RO | (k == SBX_KIND_FILE ? SBX_OPF_FILE : 0), false);
 		add_view(b, path, path, k, k == SBX_KIND_DIR ? SBX_LL_RO : SBX_LL_READ);
 		break;
 	}
@@ -169,7 +171,7 @@ build_readonly_view(struct builder *b, struct sbx_err *err)
 	if (b->p->fs == SBX_FS_ALLOWLIST) {
 		for (size_t i = 0; i < fs->read.n; i++) {
 			if (sbx_path_is_under(fs->read.v[i], fs->workdir))
-				continue;   /* already readable, and must stay writable */
+				continue; /* already readable, and must stay writable */
 			expose_ro(b, fs->read.v[i]);
 		}
 	}
@@ -181,8 +183,10 @@ build_system_mounts(struct builder *b)
 {
 	static const char *const devs[] = { "null", "zero", "full", "random", "urandom", "tty" };
 	static const char *const links[][2] = {
-		{ "pts/ptmx", "/dev/ptmx" }, { "/proc/self/fd", "/dev/fd" },
-		{ "/proc/self/fd/0", "/dev/stdin" }, { "/proc/self/fd/1", "/dev/stdout" },
+		{ "pts/ptmx", "/dev/ptmx" },
+		{ "/proc/self/fd", "/dev/fd" },
+		{ "/proc/self/fd/0", "/dev/stdin" },
+		{ "/proc/self/fd/1", "/dev/stdout" },
 		{ "/proc/self/fd/2", "/dev/stderr" },
 	};
 	struct sbx_plan *plan = b->plan;
@@ -240,12 +244,12 @@ build_workdir(struct builder *b)
 		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, m->source, NULL);
 		unsigned file = k == SBX_KIND_FILE ? SBX_OPF_FILE : 0;
 
-		if (b->opts->mounts &&
-		    b->facts->kind(b->facts->ctx, dst, NULL) == SBX_KIND_NONE)
+		if (b->opts->mounts && b->facts->kind(b->facts->ctx, dst, NULL) == SBX_KIND_NONE)
 			sbx_strv_push(&b->plan->created, dst);
 		if (b->opts->mounts)
 			bind_host(b, m->source, dst,
-			    SBX_OPF_MKTARGET | file | (m->rw ? 0 : SBX_OPF_RO), m->rw && b->opts->idmap_rw);
+			    SBX_OPF_MKTARGET | file | (m->rw ? 0 : SBX_OPF_RO),
+			    m->rw && b->opts->idmap_rw);
 		/* Without mounts nothing is remapped: the rules go on the
 		 * source itself, wherever the backend makes it appear. */
 		if (!b->opts->mounts)
@@ -372,8 +376,10 @@ build_protects(struct builder *b)
 	 * could create next to them. git inside can read, not commit. */
 	if (b->opts->mounts && gk == SBX_KIND_DIR) {
 		add_op(b->plan, SBX_OP_BIND, git, git, SBX_OPF_SELF | SBX_OPF_RO);
-		note(b->plan, sbx_xstrdup(".git is read-only inside (hooks, config, commondir and "
-		    "the rest): git in the sandbox can read the repository, not change it"));
+		note(b->plan,
+		    sbx_xstrdup(
+			".git is read-only inside (hooks, config, commondir and "
+			"the rest): git in the sandbox can read the repository, not change it"));
 	}
 	sbx_protect_list(b->p, &list);
 	for (size_t i = 0; i < list.n; i++) {
@@ -383,7 +389,7 @@ build_protects(struct builder *b)
 		bool in_git = sbx_str_has_prefix(rel, ".git/");
 
 		if (in_git && b->opts->mounts && gk == SBX_KIND_DIR)
-			continue;   /* covered by the read-only .git */
+			continue; /* covered by the read-only .git */
 
 		if (in_git && gk == SBX_KIND_FILE) {
 			/* A worktree's .git file points elsewhere: keep the file. */
@@ -396,8 +402,11 @@ build_protects(struct builder *b)
 		if (in_git && gk != SBX_KIND_DIR)
 			continue;
 		if (k == SBX_KIND_SYMLINK) {
-			note(b->plan, sbx_xasprintf("protected path %s is a symlink; it cannot be "
-			    "changed to point elsewhere only if its directory is kept", rel));
+			note(b->plan,
+			    sbx_xasprintf(
+				"protected path %s is a symlink; it cannot be "
+				"changed to point elsewhere only if its directory is kept",
+				rel));
 			if (b->opts->mounts)
 				pin_ancestors(b, rel);
 			protect_ll(b, path);
@@ -446,7 +455,7 @@ rules_for(struct builder *b, const char *src, const char *dst, enum sbx_file_kin
 
 	for (size_t i = 0; i < hidden->n; i++) {
 		if (sbx_path_is_under(src, hidden->v[i]))
-			goto out;   /* src itself is hidden */
+			goto out; /* src itself is hidden */
 		/* Walking around a path that file permissions already keep
 		 * from the sandbox (/etc/shadow) would cost a rule per
 		 * neighbour and add nothing. */
@@ -517,10 +526,10 @@ ll_rules_for(struct builder *b, const char *path, enum sbx_file_kind kind, unsig
 
 	for (size_t i = 0; i < hidden->n; i++)
 		if (sbx_path_is_under(path, hidden->v[i]))
-			goto out;   /* path itself is hidden */
+			goto out; /* path itself is hidden */
 	for (size_t i = 0; i < ro->n; i++)
 		if (sbx_path_is_under(path, ro->v[i]))
-			access &= ~SBX_LL_WRITE;   /* protected, and all below it */
+			access &= ~SBX_LL_WRITE; /* protected, and all below it */
 	for (size_t i = 0; is_dir && i < hidden->n; i++)
 		if (strcmp(hidden->v[i], path) != 0 && sbx_path_is_under(hidden->v[i], path) &&
 		    ll_walk_hidden(b, hidden->v[i], access))
@@ -537,11 +546,14 @@ ll_rules_for(struct builder *b, const char *path, enum sbx_file_kind kind, unsig
 	if ((access & SBX_LL_WRITE) && !sbx_strv_contains(&b->plan->frozen, path))
 		sbx_strv_push(&b->plan->frozen, path);
 	if (in_h.n > 0)
-		note(b->plan, sbx_xasprintf("%s cannot be listed: a hidden path lies below it", path));
+		note(b->plan,
+		    sbx_xasprintf("%s cannot be listed: a hidden path lies below it", path));
 	if (depth > 32 || b->facts->list(b->facts->ctx, path, &names) < 0) {
 		/* Fail closed: nothing below gets more than keep. */
-		note(b->plan, sbx_xasprintf("cannot walk %s: it keeps only the rights that "
-		    "do not reach the paths below it", path));
+		note(b->plan,
+		    sbx_xasprintf("cannot walk %s: it keeps only the rights that "
+				  "do not reach the paths below it",
+			path));
 		goto out;
 	}
 	for (size_t i = 0; i < names.n; i++) {
@@ -592,8 +604,8 @@ sort_ops(struct sbx_plan *plan)
 
 int
 sbx_plan_build(const struct sbx_policy *p, const struct sbx_fsview *fs,
-    const struct sbx_fsfacts *facts, const struct sbx_plan_opts *opts,
-    struct sbx_plan *plan, struct sbx_err *err)
+    const struct sbx_fsfacts *facts, const struct sbx_plan_opts *opts, struct sbx_plan *plan,
+    struct sbx_err *err)
 {
 	struct builder b = { .p = p, .fs = fs, .facts = facts, .opts = opts, .plan = plan };
 	int r = -1;
@@ -659,9 +671,14 @@ void
 sbx_plan_describe(const struct sbx_plan *plan, struct sbx_buf *out)
 {
 	static const char *const names[] = {
-		[SBX_OP_BIND] = "bind", [SBX_OP_ATTACH] = "attach",
-		[SBX_OP_TMPFS] = "tmpfs", [SBX_OP_SYMLINK] = "symlink", [SBX_OP_MKDIR] = "mkdir",
-		[SBX_OP_PROC] = "proc", [SBX_OP_DEVPTS] = "devpts", [SBX_OP_HIDE] = "hide",
+		[SBX_OP_BIND] = "bind",
+		[SBX_OP_ATTACH] = "attach",
+		[SBX_OP_TMPFS] = "tmpfs",
+		[SBX_OP_SYMLINK] = "symlink",
+		[SBX_OP_MKDIR] = "mkdir",
+		[SBX_OP_PROC] = "proc",
+		[SBX_OP_DEVPTS] = "devpts",
+		[SBX_OP_HIDE] = "hide",
 		[SBX_OP_REMOUNT_RO] = "remount-ro",
 	};
 	char buf[8];

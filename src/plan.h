@@ -15,9 +15,9 @@
 #include "util.h"
 
 enum sbx_file_kind {
-	SBX_KIND_NONE,       /* does not exist (or cannot be seen) */
+	SBX_KIND_NONE, /* does not exist (or cannot be seen) */
 	SBX_KIND_DIR,
-	SBX_KIND_FILE,       /* anything that is not a dir or a symlink */
+	SBX_KIND_FILE, /* anything that is not a dir or a symlink */
 	SBX_KIND_SYMLINK,
 };
 
@@ -35,84 +35,84 @@ struct sbx_fsfacts {
 };
 
 enum sbx_op_kind {
-	SBX_OP_BIND,         /* src (host) at dst */
-	SBX_OP_ATTACH,       /* the copy of src made by the parent (trees[tree]) at dst */
-	SBX_OP_TMPFS,        /* an empty tmpfs at dst (mode) */
-	SBX_OP_SYMLINK,      /* dst is a symlink with content src */
-	SBX_OP_MKDIR,        /* an empty directory at dst in the new root */
-	SBX_OP_PROC,         /* a fresh procfs for the jail's pid namespace */
-	SBX_OP_DEVPTS,       /* a private devpts instance */
-	SBX_OP_HIDE,         /* cover dst with an empty, unreadable dir or file */
-	SBX_OP_REMOUNT_RO,   /* make the mount at dst read-only */
+	SBX_OP_BIND, /* src (host) at dst */
+	SBX_OP_ATTACH, /* the copy of src made by the parent (trees[tree]) at dst */
+	SBX_OP_TMPFS, /* an empty tmpfs at dst (mode) */
+	SBX_OP_SYMLINK, /* dst is a symlink with content src */
+	SBX_OP_MKDIR, /* an empty directory at dst in the new root */
+	SBX_OP_PROC, /* a fresh procfs for the jail's pid namespace */
+	SBX_OP_DEVPTS, /* a private devpts instance */
+	SBX_OP_HIDE, /* cover dst with an empty, unreadable dir or file */
+	SBX_OP_REMOUNT_RO, /* make the mount at dst read-only */
 };
 
-#define SBX_OPF_RO        0x01u   /* read-only, recursively */
-#define SBX_OPF_FILE      0x02u   /* dst is a file, not a directory */
-#define SBX_OPF_MKTARGET  0x04u   /* create a missing dst inside the workdir */
-#define SBX_OPF_NOEXEC    0x08u
-#define SBX_OPF_SELF      0x10u   /* a bind of a path onto itself (pin/protect) */
+#define SBX_OPF_RO 0x01u /* read-only, recursively */
+#define SBX_OPF_FILE 0x02u /* dst is a file, not a directory */
+#define SBX_OPF_MKTARGET 0x04u /* create a missing dst inside the workdir */
+#define SBX_OPF_NOEXEC 0x08u
+#define SBX_OPF_SELF 0x10u /* a bind of a path onto itself (pin/protect) */
 
 struct sbx_op {
 	enum sbx_op_kind kind;
-	char            *src;
-	char            *dst;
-	unsigned         flags;
-	unsigned         mode;     /* TMPFS and HIDE */
-	int              tree;     /* ATTACH: index in plan->trees */
+	char *src;
+	char *dst;
+	unsigned flags;
+	unsigned mode; /* TMPFS and HIDE */
+	int tree; /* ATTACH: index in plan->trees */
 };
 
 /* A host tree the parent clones (open_tree) for the child to attach: the
  * way a root caller's jail reaches host paths, because the child runs as
  * an unprivileged uid from its first step. */
 struct sbx_tree {
-	char    *src;
-	unsigned flags;            /* SBX_OPF_RO, SBX_OPF_FILE */
-	bool     idmap;            /* seen through the jail's id mapping */
-	bool     dev;              /* a device node: keep it usable */
+	char *src;
+	unsigned flags; /* SBX_OPF_RO, SBX_OPF_FILE */
+	bool idmap; /* seen through the jail's id mapping */
+	bool dev; /* a device node: keep it usable */
 };
 
 /* Landlock access classes; linux-landlock.c turns them into ABI bits. */
-#define SBX_LL_LIST   0x01u   /* list directories */
-#define SBX_LL_READ   0x02u   /* read files */
-#define SBX_LL_EXEC   0x04u
-#define SBX_LL_WRITE  0x08u   /* create, write, remove, rename, truncate */
-#define SBX_LL_DEV    0x10u   /* ioctl on devices */
-#define SBX_LL_RO     (SBX_LL_LIST | SBX_LL_READ | SBX_LL_EXEC)
-#define SBX_LL_RW     (SBX_LL_RO | SBX_LL_WRITE)
+#define SBX_LL_LIST 0x01u /* list directories */
+#define SBX_LL_READ 0x02u /* read files */
+#define SBX_LL_EXEC 0x04u
+#define SBX_LL_WRITE 0x08u /* create, write, remove, rename, truncate */
+#define SBX_LL_DEV 0x10u /* ioctl on devices */
+#define SBX_LL_RO (SBX_LL_LIST | SBX_LL_READ | SBX_LL_EXEC)
+#define SBX_LL_RW (SBX_LL_RO | SBX_LL_WRITE)
 
 struct sbx_ll_rule {
-	char     *path;
-	unsigned  access;
-	bool      is_dir;
+	char *path;
+	unsigned access;
+	bool is_dir;
 };
 
 struct sbx_plan {
-	struct sbx_op      *ops;
-	size_t              nops;
+	struct sbx_op *ops;
+	size_t nops;
 	struct sbx_ll_rule *rules;
-	size_t              nrules;
-	struct sbx_tree    *trees;      /* trees the parent must make */
-	size_t              ntrees;
-	struct sbx_strv     notes;      /* what was left out, for --print-backend */
-	struct sbx_strv     created;    /* mount targets made in the workdir, to
+	size_t nrules;
+	struct sbx_tree *trees; /* trees the parent must make */
+	size_t ntrees;
+	struct sbx_strv notes; /* what was left out, for --print-backend */
+	struct sbx_strv created; /* mount targets made in the workdir, to
 	                                   remove after the run if still empty */
-	struct sbx_strv     frozen;     /* Landlock-only plans: directories that
+	struct sbx_strv frozen; /* Landlock-only plans: directories that
 	                                   take no new entry, removal or rename,
 	                                   because they lead to a hidden or a
 	                                   protected path */
 };
 
 struct sbx_plan_opts {
-	bool parent_trees;   /* host binds are cloned by the parent (root caller) */
-	bool idmap_rw;       /* rw trees go through idmapped mounts (root caller) */
-	bool mounts;         /* build the mount list (namespaces backend) */
-	const char *tmpdir;  /* the private /tmp seen by Landlock-only jails, or NULL */
+	bool parent_trees; /* host binds are cloned by the parent (root caller) */
+	bool idmap_rw; /* rw trees go through idmapped mounts (root caller) */
+	bool mounts; /* build the mount list (namespaces backend) */
+	const char *tmpdir; /* the private /tmp seen by Landlock-only jails, or NULL */
 };
 
 /* Builds the plan for p. fs holds the canonical paths (resolve.h). */
 int sbx_plan_build(const struct sbx_policy *p, const struct sbx_fsview *fs,
-    const struct sbx_fsfacts *facts, const struct sbx_plan_opts *opts,
-    struct sbx_plan *plan, struct sbx_err *err);
+    const struct sbx_fsfacts *facts, const struct sbx_plan_opts *opts, struct sbx_plan *plan,
+    struct sbx_err *err);
 
 void sbx_plan_free(struct sbx_plan *plan);
 

@@ -136,9 +136,13 @@ sbx_parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err)
 {
 	static const struct {
 		const char *suffix;
-		uint64_t    ms;
+		uint64_t ms;
 	} units[] = {
-		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+		{ "", 1000 },
+		{ "ms", 1 },
+		{ "s", 1000 },
+		{ "m", 60000 },
+		{ "h", 3600000 },
 	};
 	const char *rest;
 	uint64_t n;
@@ -147,7 +151,8 @@ sbx_parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err)
 		return sbx_err_set(err, EINVAL, "empty duration");
 	rest = parse_digits(s, &n);
 	if (rest == NULL)
-		return sbx_err_set(err, EINVAL, "bad duration '%s' (want a number with ms, s, m or h)", s);
+		return sbx_err_set(
+		    err, EINVAL, "bad duration '%s' (want a number with ms, s, m or h)", s);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(units); i++) {
 		if (strcmp(rest, units[i].suffix) != 0)
 			continue;
@@ -165,13 +170,22 @@ sbx_parse_size(const char *s, uint64_t *out, struct sbx_err *err)
 {
 	static const struct {
 		const char *suffix;
-		unsigned    shift;
+		unsigned shift;
 	} units[] = {
-		{ "", 0 }, { "b", 0 },
-		{ "k", 10 }, { "kb", 10 }, { "kib", 10 },
-		{ "m", 20 }, { "mb", 20 }, { "mib", 20 },
-		{ "g", 30 }, { "gb", 30 }, { "gib", 30 },
-		{ "t", 40 }, { "tb", 40 }, { "tib", 40 },
+		{ "", 0 },
+		{ "b", 0 },
+		{ "k", 10 },
+		{ "kb", 10 },
+		{ "kib", 10 },
+		{ "m", 20 },
+		{ "mb", 20 },
+		{ "mib", 20 },
+		{ "g", 30 },
+		{ "gb", 30 },
+		{ "gib", 30 },
+		{ "t", 40 },
+		{ "tb", 40 },
+		{ "tib", 40 },
 	};
 	char unit[8];
 	const char *rest;
@@ -183,7 +197,8 @@ sbx_parse_size(const char *s, uint64_t *out, struct sbx_err *err)
 	rest = parse_digits(s, &n);
 	len = rest ? strlen(rest) : 0;
 	if (rest == NULL || len >= sizeof(unit))
-		return sbx_err_set(err, EINVAL, "bad size '%s' (want a number with K, M, G or T)", s);
+		return sbx_err_set(
+		    err, EINVAL, "bad size '%s' (want a number with K, M, G or T)", s);
 	for (size_t i = 0; i <= len; i++)
 		unit[i] = (char)tolower((unsigned char)rest[i]);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(units); i++) {
@@ -209,7 +224,8 @@ sbx_parse_count(const char *s, uint64_t max, uint64_t *out, struct sbx_err *err)
 	if (rest == NULL || *rest != '\0')
 		return sbx_err_set(err, EINVAL, "bad number '%s'", s);
 	if (n > max)
-		return sbx_err_set(err, ERANGE, "number %s is out of range (at most %" PRIu64 ")", s, max);
+		return sbx_err_set(
+		    err, ERANGE, "number %s is out of range (at most %" PRIu64 ")", s, max);
 	*out = n;
 	return 0;
 }
@@ -316,8 +332,8 @@ sbx_parse_host_pattern(const char *s, char **out, struct sbx_err *err)
 	if (sbx_str_has_prefix(h, "*."))
 		label = h + 2;
 	else if (strchr(h, '*') != NULL)
-		return sbx_err_set(err, EINVAL,
-		    "bad host pattern '%s' (want a name or *.suffix)", s);
+		return sbx_err_set(
+		    err, EINVAL, "bad host pattern '%s' (want a name or *.suffix)", s);
 	if (*label == '\0' || *label == '.')
 		return sbx_err_set(err, EINVAL, "bad host name '%s'", s);
 	for (const char *c = label; *c; c++) {
@@ -367,7 +383,8 @@ sbx_check_relative_path(const char *what, const char *path, struct sbx_err *err)
 	if (*path == '\0')
 		return sbx_err_set(err, EINVAL, "%s is empty", what);
 	if (*path == '/')
-		return sbx_err_set(err, EINVAL, "%s '%s' must be relative to the workdir", what, path);
+		return sbx_err_set(
+		    err, EINVAL, "%s '%s' must be relative to the workdir", what, path);
 	while (*c) {
 		size_t n = strcspn(c, "/");
 
@@ -405,7 +422,8 @@ sbx_expand_home(const char *path, const char *home, char **out, struct sbx_err *
 		return 0;
 	}
 	if (path[1] != '\0' && path[1] != '/')
-		return sbx_err_set(err, EINVAL, "'%s': only ~ and ~/ are expanded, not ~user", path);
+		return sbx_err_set(
+		    err, EINVAL, "'%s': only ~ and ~/ are expanded, not ~user", path);
 	*out = sbx_xasprintf("%s%s", home, path + 1);
 	return 0;
 }
@@ -421,15 +439,15 @@ sbx_policy_find_mount(const struct sbx_policy *p, const char *target)
 
 /* Setters: one per key, table-driven below. */
 
-typedef int (*setter_fn)(struct sbx_policy *, const char *key, const char *value,
-    struct sbx_err *);
+typedef int (*setter_fn)(struct sbx_policy *, const char *key, const char *value, struct sbx_err *);
 
 static int
 set_backend(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
 {
 	if (sbx_backend_parse(value, &p->backend) < 0)
 		return sbx_err_set(err, EINVAL,
-		    "unknown backend '%s' (want auto, namespaces, landlock, seatbelt, docker or none)",
+		    "unknown backend '%s' (want auto, namespaces, landlock, seatbelt, docker or "
+		    "none)",
 		    value);
 	return 0;
 }
@@ -445,8 +463,8 @@ set_fs(struct sbx_policy *p, const char *key, const char *value, struct sbx_err 
 	}
 	/* The one forgiving key, by design: never widen, fall back to strict. */
 	p->fs = SBX_FS_STRICT;
-	sbx_strv_push_take(&p->warnings,
-	    sbx_xasprintf("unknown fs value '%s' replaced by strict", value));
+	sbx_strv_push_take(
+	    &p->warnings, sbx_xasprintf("unknown fs value '%s' replaced by strict", value));
 	return 0;
 }
 
@@ -512,18 +530,11 @@ set_limit(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 			id = (enum sbx_limit_id)i;
 	switch (id) {
 	case SBX_LIMIT_MEMORY:
-	case SBX_LIMIT_FILE_SIZE:
-		r = sbx_parse_size(value, &v, err);
-		break;
-	case SBX_LIMIT_CPU:
-		r = sbx_parse_duration_ms(value, &v, err);
-		break;
+	case SBX_LIMIT_FILE_SIZE: r = sbx_parse_size(value, &v, err); break;
+	case SBX_LIMIT_CPU: r = sbx_parse_duration_ms(value, &v, err); break;
 	case SBX_LIMIT_PIDS:
-	case SBX_LIMIT_OPEN_FILES:
-		r = sbx_parse_count(value, 1U << 30, &v, err);
-		break;
-	default:
-		return sbx_err_set(err, EINVAL, "unknown limit '%s'", key);
+	case SBX_LIMIT_OPEN_FILES: r = sbx_parse_count(value, 1U << 30, &v, err); break;
+	default: return sbx_err_set(err, EINVAL, "unknown limit '%s'", key);
 	}
 	if (r < 0)
 		return -1;
@@ -609,7 +620,9 @@ add_mount(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 	}
 	p->mounts = sbx_xreallocarray(p->mounts, p->nmounts + 1, sizeof(*p->mounts));
 	p->mounts[p->nmounts++] = (struct sbx_mount){
-		.target = sbx_xstrdup(key), .source = source, .rw = rw,
+		.target = sbx_xstrdup(key),
+		.source = source,
+		.rw = rw,
 	};
 	return 0;
 }
@@ -618,7 +631,8 @@ static int
 add_ports(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
 {
 	struct sbx_ports *list = strcmp(key, "listen") == 0 ? &p->listen
-	    : strcmp(key, "connect") == 0 ? &p->connect : &p->loopback;
+	    : strcmp(key, "connect") == 0                   ? &p->connect
+							    : &p->loopback;
 
 	return sbx_parse_port_list(value, list, err);
 }
@@ -653,7 +667,8 @@ add_env(struct sbx_policy *p, const char *key, const char *value, struct sbx_err
 {
 	if (strcmp(key, "pass") == 0) {
 		if (!env_name_ok(value))
-			return sbx_err_set(err, EINVAL, "bad environment variable name '%s'", value);
+			return sbx_err_set(
+			    err, EINVAL, "bad environment variable name '%s'", value);
 		if (!sbx_strv_contains(&p->env_pass, value))
 			sbx_strv_push(&p->env_pass, value);
 		return 0;
@@ -669,17 +684,18 @@ add_env(struct sbx_policy *p, const char *key, const char *value, struct sbx_err
 	}
 	p->env = sbx_xreallocarray(p->env, p->nenv + 1, sizeof(*p->env));
 	p->env[p->nenv++] = (struct sbx_envvar){
-		.name = sbx_xstrdup(key), .value = sbx_xstrdup(value),
+		.name = sbx_xstrdup(key),
+		.value = sbx_xstrdup(value),
 	};
 	return 0;
 }
 
 struct key_def {
 	const char *section;
-	const char *key;        /* NULL: any key (mount targets, env names) */
-	bool        list;
-	bool        empty_ok;
-	setter_fn   set;
+	const char *key; /* NULL: any key (mount targets, env names) */
+	bool list;
+	bool empty_ok;
+	setter_fn set;
 };
 
 static const struct key_def keys[] = {
@@ -742,8 +758,8 @@ sbx_policy_key_kind(const char *section, const char *key, bool *is_list)
 }
 
 int
-sbx_policy_set(struct sbx_policy *p, const char *section, const char *key,
-    const char *value, struct sbx_err *err)
+sbx_policy_set(struct sbx_policy *p, const char *section, const char *key, const char *value,
+    struct sbx_err *err)
 {
 	const struct key_def *k;
 
@@ -762,8 +778,8 @@ sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err)
 {
 	/* A read path under strict would be parsed and then ignored. */
 	if (p->read.n > 0 && p->fs == SBX_FS_STRICT)
-		return sbx_err_set(err, EINVAL,
-		    "read paths (%s) need fs = allowlist; fs is strict", p->read.v[0]);
+		return sbx_err_set(
+		    err, EINVAL, "read paths (%s) need fs = allowlist; fs is strict", p->read.v[0]);
 	for (size_t i = 0; i < p->loopback.n; i++)
 		if (sbx_ports_contains(&p->listen, p->loopback.v[i]))
 			return sbx_err_set(err, EINVAL,
@@ -846,15 +862,9 @@ sbx_policy_to_ini(const struct sbx_policy *p)
 			continue;
 		switch ((enum sbx_limit_id)i) {
 		case SBX_LIMIT_MEMORY:
-		case SBX_LIMIT_FILE_SIZE:
-			v = sbx_format_size(p->limits[i].value);
-			break;
-		case SBX_LIMIT_CPU:
-			v = sbx_format_duration(p->limits[i].value);
-			break;
-		default:
-			v = sbx_xasprintf("%" PRIu64, p->limits[i].value);
-			break;
+		case SBX_LIMIT_FILE_SIZE: v = sbx_format_size(p->limits[i].value); break;
+		case SBX_LIMIT_CPU: v = sbx_format_duration(p->limits[i].value); break;
+		default: v = sbx_xasprintf("%" PRIu64, p->limits[i].value); break;
 		}
 		sbx_buf_printf(&b, "%s = %s\n", limit_names[i], v);
 	}
@@ -868,8 +878,8 @@ sbx_policy_to_ini(const struct sbx_policy *p)
 	if (p->nmounts > 0) {
 		sbx_buf_puts(&b, "\n[mounts]\n");
 		for (size_t i = 0; i < p->nmounts; i++) {
-			_cleanup_free_ char *v = sbx_xasprintf("%s:%s",
-			    p->mounts[i].source, p->mounts[i].rw ? "rw" : "ro");
+			_cleanup_free_ char *v = sbx_xasprintf(
+			    "%s:%s", p->mounts[i].source, p->mounts[i].rw ? "rw" : "ro");
 
 			ini_kv(&b, p->mounts[i].target, v);
 		}

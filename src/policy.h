@@ -26,29 +26,29 @@ enum sbx_fs_mode {
 };
 
 enum sbx_limit_id {
-	SBX_LIMIT_MEMORY,       /* bytes */
-	SBX_LIMIT_PIDS,         /* processes */
-	SBX_LIMIT_CPU,          /* milliseconds of CPU time */
-	SBX_LIMIT_FILE_SIZE,    /* bytes */
-	SBX_LIMIT_OPEN_FILES,   /* descriptors */
+	SBX_LIMIT_MEMORY, /* bytes */
+	SBX_LIMIT_PIDS, /* processes */
+	SBX_LIMIT_CPU, /* milliseconds of CPU time */
+	SBX_LIMIT_FILE_SIZE, /* bytes */
+	SBX_LIMIT_OPEN_FILES, /* descriptors */
 	SBX_LIMIT__COUNT,
 };
 
 struct sbx_limit {
-	bool     set;
+	bool set;
 	uint64_t value;
 };
 
 /* A sorted list of distinct TCP ports. */
 struct sbx_ports {
 	uint16_t *v;
-	size_t    n;
+	size_t n;
 };
 
 struct sbx_mount {
-	char *target;   /* relative to the workdir, no "..", no leading "/" */
-	char *source;   /* as written (after "~" expansion); canonical after resolve */
-	bool  rw;
+	char *target; /* relative to the workdir, no "..", no leading "/" */
+	char *source; /* as written (after "~" expansion); canonical after resolve */
+	bool rw;
 };
 
 struct sbx_envvar {
@@ -61,28 +61,28 @@ struct sbx_policy {
 	char *home;
 
 	enum sbx_backend_id backend;
-	enum sbx_fs_mode    fs;
-	bool                network;
-	char               *workdir;         /* NULL: a fresh private temp dir */
-	bool                keep;
-	bool                allow_degraded;
-	uint64_t            timeout_ms;      /* 0: none */
-	struct sbx_limit    limits[SBX_LIMIT__COUNT];
-	char               *trace;
-	char               *docker_image;
+	enum sbx_fs_mode fs;
+	bool network;
+	char *workdir; /* NULL: a fresh private temp dir */
+	bool keep;
+	bool allow_degraded;
+	uint64_t timeout_ms; /* 0: none */
+	struct sbx_limit limits[SBX_LIMIT__COUNT];
+	char *trace;
+	char *docker_image;
 
-	struct sbx_strv     read;            /* [read] path */
-	struct sbx_strv     deny;            /* [deny] path */
-	struct sbx_strv     protect;         /* [protect] path, relative to workdir */
-	struct sbx_mount   *mounts;
-	size_t              nmounts;
-	struct sbx_ports    listen, connect, loopback;
-	struct sbx_strv     proxy_allow;     /* host names: exact or "*.suffix" */
-	struct sbx_envvar  *env;             /* [env] NAME = VALUE, in order */
-	size_t              nenv;
-	struct sbx_strv     env_pass;        /* [env] pass = NAME */
+	struct sbx_strv read; /* [read] path */
+	struct sbx_strv deny; /* [deny] path */
+	struct sbx_strv protect; /* [protect] path, relative to workdir */
+	struct sbx_mount *mounts;
+	size_t nmounts;
+	struct sbx_ports listen, connect, loopback;
+	struct sbx_strv proxy_allow; /* host names: exact or "*.suffix" */
+	struct sbx_envvar *env; /* [env] NAME = VALUE, in order */
+	size_t nenv;
+	struct sbx_strv env_pass; /* [env] pass = NAME */
 
-	struct sbx_strv     warnings;
+	struct sbx_strv warnings;
 };
 
 /* The name a profile or flag uses for each enum value, and back. */
@@ -103,8 +103,8 @@ int sbx_policy_key_kind(const char *section, const char *key, bool *is_list);
 
 /* Applies one "key = value" of section to p: scalars replace, lists
  * extend. On a bad value fills err (without file or line) and returns -1. */
-int sbx_policy_set(struct sbx_policy *p, const char *section, const char *key,
-    const char *value, struct sbx_err *err);
+int sbx_policy_set(struct sbx_policy *p, const char *section, const char *key, const char *value,
+    struct sbx_err *err);
 
 /* Checks the consistency of the merged policy (no filesystem access). */
 int sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err);

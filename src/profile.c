@@ -11,14 +11,14 @@
 
 struct profile_ctx {
 	struct sbx_policy *policy;
-	const char        *name;
-	FILE              *file;      /* file input, or */
-	const char        *text;      /* string input, advanced line by line */
-	int                line;      /* the line just handed to inih */
-	bool               failed;
-	struct sbx_err    *err;
-	struct sbx_strv    seen;      /* "section.key" of scalars already set */
-	char               section[64];
+	const char *name;
+	FILE *file; /* file input, or */
+	const char *text; /* string input, advanced line by line */
+	int line; /* the line just handed to inih */
+	bool failed;
+	struct sbx_err *err;
+	struct sbx_strv seen; /* "section.key" of scalars already set */
+	char section[64];
 };
 
 static int ctx_fail(struct profile_ctx *ctx, const char *fmt, ...)
@@ -140,7 +140,7 @@ reader(char *buf, int size, void *stream)
 	}
 	s = line;
 	if (ctx->line == 1 && sbx_str_has_prefix(s, "\xef\xbb\xbf"))
-		s += 3;   /* a UTF-8 byte order mark */
+		s += 3; /* a UTF-8 byte order mark */
 	if (isspace((unsigned char)*s)) {
 		while (isspace((unsigned char)*s))
 			s++;
@@ -171,10 +171,10 @@ reader(char *buf, int size, void *stream)
 		}
 		strlcpy(ctx->section, sec, sizeof(ctx->section));
 		*end = '\0';
-		s[1 + strlen(sec)] = ']';   /* inih gets just "[name]" */
+		s[1 + strlen(sec)] = ']'; /* inih gets just "[name]" */
 		s[2 + strlen(sec)] = '\0';
 	} else if (*s == ';' || *s == '#') {
-		*s = '\0';   /* comments stay here, whatever their length */
+		*s = '\0'; /* comments stay here, whatever their length */
 	} else if (*s != '\0') {
 		if (strpbrk(s, "=:") == NULL) {
 			ctx_fail(ctx, "syntax error (want 'key = value' or '[section]')");
@@ -183,7 +183,7 @@ reader(char *buf, int size, void *stream)
 		if (strlen(s) + 2 > (size_t)size) {
 			if (!long_line(ctx, s))
 				return NULL;
-			s += strlen(s);   /* inih gets an empty line in its place */
+			s += strlen(s); /* inih gets an empty line in its place */
 		}
 	}
 	len = strlen(s);
@@ -237,11 +237,14 @@ parse(struct profile_ctx *ctx)
 }
 
 int
-sbx_profile_load_string(struct sbx_policy *p, const char *name, const char *text,
-    struct sbx_err *err)
+sbx_profile_load_string(
+    struct sbx_policy *p, const char *name, const char *text, struct sbx_err *err)
 {
 	struct profile_ctx ctx = {
-		.policy = p, .name = name, .text = text, .err = err,
+		.policy = p,
+		.name = name,
+		.text = text,
+		.err = err,
 	};
 
 	return parse(&ctx);
@@ -270,8 +273,7 @@ sbx_profile_arg_is_file(const char *arg)
 }
 
 int
-sbx_profile_find(const char *name, const char *const *dirs, char **path,
-    struct sbx_err *err)
+sbx_profile_find(const char *name, const char *const *dirs, char **path, struct sbx_err *err)
 {
 	for (const char *c = name; *c; c++)
 		if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '_' || *c == '.'))

@@ -47,81 +47,81 @@
 
 #include "proxy.h"
 
-#define SBX_PROXY_HDR_MAX            (16 * 1024)
-#define SBX_PROXY_HDR_TIMEOUT_MS     10000
+#define SBX_PROXY_HDR_MAX (16 * 1024)
+#define SBX_PROXY_HDR_TIMEOUT_MS 10000
 #define SBX_PROXY_CONNECT_TIMEOUT_MS 10000
-#define SBX_PROXY_SEND_TIMEOUT_MS    10000
-#define SBX_PROXY_LINGER_MS          500
-#define SBX_PROXY_STOP_WAIT_MS       2000
-#define SBX_PROXY_MAX_CONNS          256
-#define SBX_PROXY_BUF_MIN            (64 * 1024)
-#define SBX_PROXY_BUF_MAX            (1024 * 1024)
-#define SBX_PROXY_STACK_SIZE         (512 * 1024)
+#define SBX_PROXY_SEND_TIMEOUT_MS 10000
+#define SBX_PROXY_LINGER_MS 500
+#define SBX_PROXY_STOP_WAIT_MS 2000
+#define SBX_PROXY_MAX_CONNS 256
+#define SBX_PROXY_BUF_MIN (64 * 1024)
+#define SBX_PROXY_BUF_MAX (1024 * 1024)
+#define SBX_PROXY_STACK_SIZE (512 * 1024)
 
 struct sbx_proxy {
 	/* Set by open and start, then only read. */
-	int              lfd;
-	int              port;
-	int              wake[2];   /* written once by stop, never drained */
-	struct sbx_strv  allow;
+	int lfd;
+	int port;
+	int wake[2]; /* written once by stop, never drained */
+	struct sbx_strv allow;
 	sbx_proxy_log_fn log;
-	void            *log_ctx;
-	pthread_t        acceptor;
-	bool             started;
+	void *log_ctx;
+	pthread_t acceptor;
+	bool started;
 
-	pthread_mutex_t  mu;        /* guards everything below */
-	pthread_cond_t   idle;      /* signalled when a connection ends */
-	bool             stopping;
-	bool             stopped;
-	struct conn     *conns;     /* live connections */
-	size_t           nconns;
-	uint64_t         next_id;
-	unsigned         refs;      /* the owner, plus one per live connection */
+	pthread_mutex_t mu; /* guards everything below */
+	pthread_cond_t idle; /* signalled when a connection ends */
+	bool stopping;
+	bool stopped;
+	struct conn *conns; /* live connections */
+	size_t nconns;
+	uint64_t next_id;
+	unsigned refs; /* the owner, plus one per live connection */
 
-	pthread_mutex_t  logmu;     /* serializes callbacks */
-	bool             log_closed;
+	pthread_mutex_t logmu; /* serializes callbacks */
+	bool log_closed;
 
-	uint64_t         denials;   /* atomic */
+	uint64_t denials; /* atomic */
 };
 
 struct conn {
 	struct sbx_proxy *p;
-	struct conn      *prev, *next;
-	uint64_t          id;
-	int               cfd;      /* the client; closed under p->mu */
-	char              hdr[SBX_PROXY_HDR_MAX + 1];
-	size_t            hlen;
+	struct conn *prev, *next;
+	uint64_t id;
+	int cfd; /* the client; closed under p->mu */
+	char hdr[SBX_PROXY_HDR_MAX + 1];
+	size_t hlen;
 };
 
 /* A parsed request. */
 struct request {
-	char        method[32];
-	bool        connect;
-	char        host[SBX_HOST_MAX];
-	uint16_t    port;
-	int         minor;          /* HTTP/1.minor */
-	const char *path;           /* origin-form target (plain requests) */
-	size_t      pathlen;
-	const char *fields;         /* header lines after the request line */
-	size_t      fieldslen;
-	size_t      end;            /* length of the whole header block */
+	char method[32];
+	bool connect;
+	char host[SBX_HOST_MAX];
+	uint16_t port;
+	int minor; /* HTTP/1.minor */
+	const char *path; /* origin-form target (plain requests) */
+	size_t pathlen;
+	const char *fields; /* header lines after the request line */
+	size_t fieldslen;
+	size_t end; /* length of the whole header block */
 };
 
 /* One direction of a relay: src -> buf -> dst, with a stage in front for
  * bytes the proxy wrote itself. */
 struct dir {
-	int            src, dst;
-	char          *buf;         /* allocated on first use */
-	size_t         cap;         /* its size, doubled after each full read */
-	size_t         off, len;    /* buf[off..len) is still to be written */
-	bool           full;        /* the last read filled buf */
-	bool           eof;         /* src has no more to give */
-	bool           shut;        /* dst's write side is shut down */
-	bool           hdr;         /* rewriting a response header first */
-	struct sbx_buf hbuf;        /* response header read so far */
-	struct sbx_buf out;         /* bytes to write to dst before anything else */
-	size_t         outoff;
-	uint64_t       bytes;
+	int src, dst;
+	char *buf; /* allocated on first use */
+	size_t cap; /* its size, doubled after each full read */
+	size_t off, len; /* buf[off..len) is still to be written */
+	bool full; /* the last read filled buf */
+	bool eof; /* src has no more to give */
+	bool shut; /* dst's write side is shut down */
+	bool hdr; /* rewriting a response header first */
+	struct sbx_buf hbuf; /* response header read so far */
+	struct sbx_buf out; /* bytes to write to dst before anything else */
+	size_t outoff;
+	uint64_t bytes;
 };
 
 static uint64_t
@@ -225,7 +225,7 @@ status_text(int status)
 	case 431: return "Request Header Fields Too Large";
 	case 502: return "Bad Gateway";
 	case 503: return "Service Unavailable";
-	default:  return "Error";
+	default: return "Error";
 	}
 }
 
@@ -549,7 +549,8 @@ rewrite_response(struct dir *d)
 	eol = memchr(h, '\n', end);
 	if (end >= 12 && memcmp(h, "HTTP/1.", 7) == 0 && h[8] == ' ') {
 		for (int i = 9; i < 12; i++)
-			code = h[i] >= '0' && h[i] <= '9' && code >= 0 ? code * 10 + (h[i] - '0') : -1;
+			code =
+			    h[i] >= '0' && h[i] <= '9' && code >= 0 ? code * 10 + (h[i] - '0') : -1;
 	}
 	if (code >= 100 && code < 200 && code != 101) {
 		sbx_buf_add(&d->out, h, end);
@@ -655,7 +656,8 @@ pump(struct dir *d, bool *moved)
 			}
 		}
 		if (d->off < d->len) {
-			n = send(d->dst, d->buf + d->off, d->len - d->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+			n = send(
+			    d->dst, d->buf + d->off, d->len - d->off, MSG_NOSIGNAL | MSG_DONTWAIT);
 			if (n > 0) {
 				d->off += (size_t)n;
 				d->bytes += (uint64_t)n;
@@ -849,7 +851,8 @@ serve(struct conn *c)
 		return;
 	if (end < 0) {
 		refuse(c, &ev, (int)-end,
-		    end == -408 ? "request header not complete in time" : "request header too large");
+		    end == -408 ? "request header not complete in time"
+				: "request header too large");
 		return;
 	}
 	if ((reason = parse_request(c->hdr, (size_t)end, &r)) != NULL) {
@@ -956,8 +959,8 @@ serve(struct conn *c)
 
 		ev.status = 200;
 		emit(p, &ev);
-		if (send_all(p, c->cfd, ok, sizeof(ok) - 1,
-		    now_ms() + SBX_PROXY_SEND_TIMEOUT_MS) < 0)
+		if (send_all(p, c->cfd, ok, sizeof(ok) - 1, now_ms() + SBX_PROXY_SEND_TIMEOUT_MS) <
+		    0)
 			goto closed;
 	} else {
 		ev.status = 0;

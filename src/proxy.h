@@ -37,25 +37,25 @@
 struct sbx_proxy;
 
 enum sbx_proxy_event_kind {
-	SBX_PROXY_DECISION,     /* once per request: allowed or refused */
-	SBX_PROXY_CLOSED,       /* once per allowed request, when it ends */
+	SBX_PROXY_DECISION, /* once per request: allowed or refused */
+	SBX_PROXY_CLOSED, /* once per allowed request, when it ends */
 };
 
 /* One decision or the end of an allowed connection. Every pointer is
  * valid only during the callback. */
 struct sbx_proxy_event {
 	enum sbx_proxy_event_kind kind;
-	uint64_t    id;         /* connection number, from 1; pairs DECISION and CLOSED */
-	bool        allowed;
-	int         status;     /* HTTP status the proxy answered (200 for a tunnel,
+	uint64_t id; /* connection number, from 1; pairs DECISION and CLOSED */
+	bool allowed;
+	int status; /* HTTP status the proxy answered (200 for a tunnel,
 	                         * 0 when a plain request was forwarded) */
-	const char *reason;     /* why refused ("host not allowed", ...); NULL when allowed */
-	const char *method;     /* "CONNECT", "GET", ...; NULL if unparsable */
-	const char *host;       /* normalized host; NULL if unparsable */
-	uint16_t    port;       /* 0 if unparsable */
-	const char *addr;       /* address connected to, or the refused one; NULL if none */
-	uint64_t    bytes_up;   /* CLOSED: bytes from the client to the server */
-	uint64_t    bytes_down; /* CLOSED: bytes from the server to the client */
+	const char *reason; /* why refused ("host not allowed", ...); NULL when allowed */
+	const char *method; /* "CONNECT", "GET", ...; NULL if unparsable */
+	const char *host; /* normalized host; NULL if unparsable */
+	uint16_t port; /* 0 if unparsable */
+	const char *addr; /* address connected to, or the refused one; NULL if none */
+	uint64_t bytes_up; /* CLOSED: bytes from the client to the server */
+	uint64_t bytes_down; /* CLOSED: bytes from the server to the client */
 };
 
 /* Called from the proxy's threads, one call at a time (the proxy

@@ -34,9 +34,8 @@ namespaces_describe(const struct sbx_policy *p, const struct sbx_exec *x,
 }
 
 static int
-namespaces_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
-    const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
-    struct sbx_err *err)
+namespaces_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+    struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
 	return refuse("namespaces", err);
 }
@@ -48,16 +47,15 @@ landlock_probe(struct sbx_caps *caps, struct sbx_err *err)
 }
 
 static int
-landlock_describe(const struct sbx_policy *p, const struct sbx_exec *x,
-    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+landlock_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+    struct sbx_buf *out, struct sbx_err *err)
 {
 	return refuse("landlock", err);
 }
 
 static int
-landlock_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
-    const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
-    struct sbx_err *err)
+landlock_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
+    struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
 	return refuse("landlock", err);
 }

@@ -23,7 +23,8 @@ const enum sbx_backend_id *
 sbx_backend_auto_order(size_t *n)
 {
 	static const enum sbx_backend_id order[] = {
-		SBX_BACKEND_NAMESPACES, SBX_BACKEND_LANDLOCK,
+		SBX_BACKEND_NAMESPACES,
+		SBX_BACKEND_LANDLOCK,
 	};
 
 	*n = SBX_ARRAY_LEN(order);

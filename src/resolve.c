@@ -9,42 +9,112 @@
 #include "resolve.h"
 
 const char *const sbx_system_roots[] = {
-	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
-	"/nix/store", "/gnu/store", NULL,
+	"/usr",
+	"/bin",
+	"/sbin",
+	"/lib",
+	"/lib32",
+	"/lib64",
+	"/libx32",
+	"/etc",
+	"/opt",
+	"/nix/store",
+	"/gnu/store",
+	NULL,
 };
 
 static const char *const home_secrets[] = {
-	".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker", ".netrc",
-	".git-credentials", ".npmrc", ".pypirc", ".config/gh", ".azure", ".password-store",
+	".ssh",
+	".aws",
+	".gnupg",
+	".config/gcloud",
+	".kube",
+	".docker",
+	".netrc",
+	".git-credentials",
+	".npmrc",
+	".pypirc",
+	".config/gh",
+	".azure",
+	".password-store",
 	"Library/Keychains",
 };
 
 static const char *const system_secrets[] = {
-	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers*",
-	"/etc/ssh/ssh_host_*_key", "/etc/master.passwd",
+	"/etc/shadow",
+	"/etc/shadow-",
+	"/etc/gshadow",
+	"/etc/gshadow-",
+	"/etc/sudoers*",
+	"/etc/ssh/ssh_host_*_key",
+	"/etc/master.passwd",
 };
 
 /* Never a workdir, nor anything inside them: writing there changes how the
  * machine itself behaves (cron, init, libraries). */
 static const char *const workdir_forbidden_trees[] = {
-	"/proc", "/sys", "/dev", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32",
-	"/lib64", "/libx32", "/boot", "/var/lib", "/var/spool", "/var/log", "/var/cache",
-	"/var/mail", "/var/backups", "/nix", "/gnu", NULL,
+	"/proc",
+	"/sys",
+	"/dev",
+	"/etc",
+	"/usr",
+	"/bin",
+	"/sbin",
+	"/lib",
+	"/lib32",
+	"/lib64",
+	"/libx32",
+	"/boot",
+	"/var/lib",
+	"/var/spool",
+	"/var/log",
+	"/var/cache",
+	"/var/mail",
+	"/var/backups",
+	"/nix",
+	"/gnu",
+	NULL,
 };
 
 /* Never a workdir themselves (shared by everybody or a root of the system). */
 static const char *const workdir_forbidden_exact[] = {
-	"/", "/var", "/tmp", "/var/tmp", "/opt", "/run", "/srv", "/home", "/mnt", "/media",
+	"/",
+	"/var",
+	"/tmp",
+	"/var/tmp",
+	"/opt",
+	"/run",
+	"/srv",
+	"/home",
+	"/mnt",
+	"/media",
 	NULL,
 };
 
 static const char *const mount_forbidden_exact[] = {
-	"/", "/etc", "/usr", "/var", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-	"/boot", "/proc", "/sys", "/dev", "/run", NULL,
+	"/",
+	"/etc",
+	"/usr",
+	"/var",
+	"/bin",
+	"/sbin",
+	"/lib",
+	"/lib32",
+	"/lib64",
+	"/libx32",
+	"/boot",
+	"/proc",
+	"/sys",
+	"/dev",
+	"/run",
+	NULL,
 };
 
 static const char *const mount_forbidden_trees[] = {
-	"/proc", "/sys", "/dev", NULL,
+	"/proc",
+	"/sys",
+	"/dev",
+	NULL,
 };
 
 void
@@ -103,8 +173,8 @@ sbx_workdir_forbidden(const char *path, const struct sbx_strv *hidden)
 }
 
 const char *
-sbx_mount_source_forbidden(const char *path, const struct sbx_strv *homes,
-    const struct sbx_strv *hidden)
+sbx_mount_source_forbidden(
+    const char *path, const struct sbx_strv *homes, const struct sbx_strv *hidden)
 {
 	if (in_list_exact(path, mount_forbidden_exact))
 		return "it is a system root";
@@ -182,8 +252,8 @@ build_hidden(const struct sbx_policy *p, const struct sbx_strv *homes, struct sb
 /* The mount target must not pass through a symlink: every existing
  * component below the workdir is checked with lstat. */
 static int
-check_target(const char *workdir, const struct sbx_mount *m, const char *source,
-    struct sbx_err *err)
+check_target(
+    const char *workdir, const struct sbx_mount *m, const char *source, struct sbx_err *err)
 {
 	_cleanup_free_ char *path = sbx_path_join(workdir, m->target);
 	size_t base = strlen(workdir);
@@ -191,10 +261,12 @@ check_target(const char *workdir, const struct sbx_mount *m, const char *source,
 	bool exists = true;
 
 	if (strcmp(m->target, ".") == 0 || m->target[strspn(m->target, "./")] == '\0')
-		return sbx_err_set(err, EINVAL, "mount target '%s' is the workdir itself", m->target);
+		return sbx_err_set(
+		    err, EINVAL, "mount target '%s' is the workdir itself", m->target);
 	if (sbx_str_has_prefix(m->target, ".sbxrun") &&
 	    (m->target[7] == '\0' || m->target[7] == '/'))
-		return sbx_err_set(err, EINVAL, "mount target '%s' is sbxrun's own state", m->target);
+		return sbx_err_set(
+		    err, EINVAL, "mount target '%s' is sbxrun's own state", m->target);
 	for (char *c = path + base + 1; exists; c++) {
 		char saved = *c;
 
@@ -239,7 +311,8 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 		if (canonical("workdir", p->workdir, &v->workdir, err) < 0)
 			return -1;
 		if (stat(v->workdir, &st) < 0 || !S_ISDIR(st.st_mode))
-			return sbx_err_set(err, ENOTDIR, "workdir '%s' is not a directory", p->workdir);
+			return sbx_err_set(
+			    err, ENOTDIR, "workdir '%s' is not a directory", p->workdir);
 	} else {
 		if (temp_workdir == NULL)
 			return sbx_err_set(err, EINVAL, "no workdir");
@@ -255,8 +328,8 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 		char *r = realpath(p->read.v[i], NULL);
 
 		if (r == NULL) {
-			sbx_strv_push_take(&p->warnings, sbx_xasprintf(
-			    "read path '%s' does not exist; skipped", p->read.v[i]));
+			sbx_strv_push_take(&p->warnings,
+			    sbx_xasprintf("read path '%s' does not exist; skipped", p->read.v[i]));
 			continue;
 		}
 		if (!sbx_strv_contains(&v->read, r))
@@ -277,12 +350,14 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 		if (why == NULL && sbx_path_is_under(src, state))
 			why = "it is sbxrun's own state (.sbxrun in the workdir)";
 		if (why)
-			return sbx_err_set(err, EPERM, "mount source '%s' refused: %s", m->source, why);
+			return sbx_err_set(
+			    err, EPERM, "mount source '%s' refused: %s", m->source, why);
 		if (stat(src, &st) < 0)
 			return sbx_err_sys(err, "mount source '%s'", m->source);
 		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 			return sbx_err_set(err, EPERM,
-			    "mount source '%s' refused: only directories and regular files can be mounted",
+			    "mount source '%s' refused: only directories and regular files can be "
+			    "mounted",
 			    m->source);
 		if (check_target(v->workdir, m, src, err) < 0)
 			return -1;

@@ -13,13 +13,13 @@
 
 /* The facts about the filesystem a backend needs, all canonical. */
 struct sbx_fsview {
-	char           *workdir;        /* absolute, canonical */
-	bool            workdir_temp;   /* a fresh temp dir that sbxrun removes */
-	struct sbx_strv homes;          /* the caller's home directories */
-	struct sbx_strv hidden;         /* never readable: secrets + [deny], each
+	char *workdir; /* absolute, canonical */
+	bool workdir_temp; /* a fresh temp dir that sbxrun removes */
+	struct sbx_strv homes; /* the caller's home directories */
+	struct sbx_strv hidden; /* never readable: secrets + [deny], each
 	                                   as written and, when it exists, resolved */
-	struct sbx_strv roots;          /* the system roots present here */
-	struct sbx_strv read;           /* allowlist paths that exist, canonical */
+	struct sbx_strv roots; /* the system roots present here */
+	struct sbx_strv read; /* allowlist paths that exist, canonical */
 };
 
 /* The caller's secret paths under home, and the system-wide ones (before
@@ -34,8 +34,8 @@ extern const char *const sbx_system_roots[];
 const char *sbx_workdir_forbidden(const char *path, const struct sbx_strv *hidden);
 
 /* Why a canonical path may not be a mount source, or NULL when it may. */
-const char *sbx_mount_source_forbidden(const char *path, const struct sbx_strv *homes,
-    const struct sbx_strv *hidden);
+const char *sbx_mount_source_forbidden(
+    const char *path, const struct sbx_strv *homes, const struct sbx_strv *hidden);
 
 /* Resolves p against the filesystem into v, rewriting mount sources as
  * canonical paths. workdir_temp is the path of an already made temp dir

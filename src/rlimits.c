@@ -7,8 +7,8 @@
 
 static const struct {
 	enum sbx_limit_id id;
-	int               resource;
-	const char       *name;
+	int resource;
+	const char *name;
 } map[] = {
 	/* Address space, not resident memory: the only memory rlimit that
 	 * the kernel enforces on every allocation. */
@@ -42,7 +42,7 @@ sbx_limits_plan(const struct sbx_policy *p, struct sbx_exec *x, struct sbx_repor
 			continue;
 		v = l->value;
 		if (map[i].id == SBX_LIMIT_CPU)
-			v = (v + 999) / 1000;   /* RLIMIT_CPU counts whole seconds */
+			v = (v + 999) / 1000; /* RLIMIT_CPU counts whole seconds */
 		x->rlimits[x->nrlimits++] = (struct sbx_rlimit){ map[i].resource, v };
 		r->limits[map[i].id].by = "rlimit";
 	}

@@ -34,7 +34,14 @@
  * /Users, /Volumes, /private/tmp or /private/var as a whole. A missing root
  * costs nothing, so the list does not depend on the machine. */
 const char *const sbx_seatbelt_roots[] = {
-	"/usr", "/bin", "/sbin", "/System", "/Library", "/Applications", "/opt", "/nix/store",
+	"/usr",
+	"/bin",
+	"/sbin",
+	"/System",
+	"/Library",
+	"/Applications",
+	"/opt",
+	"/nix/store",
 	"/private/etc",
 	/* /etc/localtime and /usr/share/zoneinfo point here. */
 	"/private/var/db/timezone",
@@ -47,7 +54,10 @@ const char *const sbx_seatbelt_roots[] = {
  * and "/var" are the symlinks themselves (readlink, ls -l /), written as
  * they are: sbx_seatbelt_canon() would turn them into their targets. */
 static const char *const read_literals[] = {
-	"/", "/etc", "/tmp", "/var",
+	"/",
+	"/etc",
+	"/tmp",
+	"/var",
 	/* xcrun (behind /usr/bin/python3, git, clang) reads the selected
 	 * developer directory here. */
 	"/private/var/db/xcode_select_link",
@@ -59,8 +69,8 @@ static const char *const read_literals[] = {
 
 struct device {
 	const char *path;
-	bool        tree;       /* subpath, else literal */
-	bool        write;
+	bool tree; /* subpath, else literal */
+	bool write;
 };
 
 /* Devices. Not all of /dev: the raw disks would be readable and writable
@@ -111,7 +121,8 @@ sbx_seatbelt_quote(struct sbx_buf *out, const char *s, struct sbx_err *err)
 		if (*c < 0x20 || *c == 0x7f)
 			return sbx_err_set(err, EINVAL,
 			    "'%s' cannot be written in a Seatbelt profile: it holds the control "
-			    "character 0x%02x", printable(s, shown, sizeof(shown)), *c);
+			    "character 0x%02x",
+			    printable(s, shown, sizeof(shown)), *c);
 	sbx_buf_putc(out, '"');
 	for (const char *c = s; *c; c++) {
 		if (*c == '"' || *c == '\\')
@@ -266,7 +277,8 @@ section_writes(const struct sbx_policy *p, const struct sbx_fsview *fs, struct s
 			goto fail;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(devices); i++)
 		if (devices[i].write &&
-		    add_exact(&f, devices[i].tree ? "subpath" : "literal", devices[i].path, err) < 0)
+		    add_exact(&f, devices[i].tree ? "subpath" : "literal", devices[i].path, err) <
+			0)
 			goto fail;
 	emit(out, "allow file-write*", &f);
 	sbx_buf_puts(out,
@@ -286,7 +298,8 @@ section_reads(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sb
 	struct sbx_strv f = { 0 };
 
 	if (p->fs == SBX_FS_OPEN) {
-		sbx_buf_puts(out, "\n;; Reads (open): the whole disk, but for the hidden paths below.\n");
+		sbx_buf_puts(
+		    out, "\n;; Reads (open): the whole disk, but for the hidden paths below.\n");
 		return 0;
 	}
 	if (p->fs == SBX_FS_ALLOWLIST)
@@ -307,7 +320,8 @@ section_reads(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sb
 		if (add_exact(&f, "subpath", sbx_seatbelt_roots[i], err) < 0)
 			goto fail;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(devices); i++)
-		if (add_exact(&f, devices[i].tree ? "subpath" : "literal", devices[i].path, err) < 0)
+		if (add_exact(&f, devices[i].tree ? "subpath" : "literal", devices[i].path, err) <
+		    0)
 			goto fail;
 	emit(out, "allow file-read* process-exec", &f);
 
@@ -459,7 +473,8 @@ section_network(const struct sbx_policy *p, const struct sbx_fsview *fs,
 		    "(deny network-inbound (local tcp \"*:*\"))\n"
 		    "(deny network-outbound (remote unix-socket (path-regex #\"^/\")))\n");
 	} else {
-		sbx_buf_puts(out, "\n;; Network off: nothing but what is given back below.\n"
+		sbx_buf_puts(out,
+		    "\n;; Network off: nothing but what is given back below.\n"
 		    "(deny network*)\n");
 		if (p->connect.n > 0) {
 			sbx_buf_puts(out, ";; Outbound TCP to the connect ports.\n");
@@ -475,7 +490,8 @@ section_network(const struct sbx_policy *p, const struct sbx_fsview *fs,
 		emit(out, "allow network-inbound", &f);
 	}
 	if (outbound)
-		sbx_buf_puts(out, ";; DNS through mDNSResponder, with outbound access only.\n"
+		sbx_buf_puts(out,
+		    ";; DNS through mDNSResponder, with outbound access only.\n"
 		    "(allow network-outbound (literal \"/private/var/run/mDNSResponder\"))\n");
 
 	/* The sandbox's own Unix sockets, in the trees it may write. */
@@ -483,7 +499,8 @@ section_network(const struct sbx_policy *p, const struct sbx_fsview *fs,
 		sbx_buf_free(&tree);
 		return -1;
 	}
-	sbx_buf_puts(out, ";; Unix sockets made by the sandbox itself, in the workdir and temp dir.\n");
+	sbx_buf_puts(
+	    out, ";; Unix sockets made by the sandbox itself, in the workdir and temp dir.\n");
 	add_filter(&f, sbx_xasprintf("(local unix-socket (subpath %s))", tree.data));
 	add_filter(&f, sbx_xstrdup("(local unix-socket " TMPDIR_FILTER ")"));
 	emit(out, "allow network-bind", &f);
@@ -499,7 +516,8 @@ section_network(const struct sbx_policy *p, const struct sbx_fsview *fs,
 	add_ports(&f, "remote", "localhost", &p->loopback);
 	emit(out, "allow network-outbound", &f);
 	if (opts && opts->proxy_port) {
-		sbx_buf_puts(out, ";; The built-in proxy (--allow-host): Seatbelt matches no host names.\n");
+		sbx_buf_puts(
+		    out, ";; The built-in proxy (--allow-host): Seatbelt matches no host names.\n");
 		sbx_buf_printf(out, "(allow network-outbound (remote tcp \"localhost:%u\"))\n",
 		    opts->proxy_port);
 	}
@@ -514,7 +532,8 @@ sbx_seatbelt_profile(const struct sbx_policy *p, const struct sbx_fsview *fs,
 		return sbx_err_set(err, EINVAL, "no workdir to write a Seatbelt profile for");
 	sbx_buf_printf(out,
 	    ";; sbxrun: the Seatbelt profile of one run (fs %s, network %s).\n"
-	    ";; Run as: " SBX_SEATBELT_EXEC " -D " SBX_SEATBELT_TMPDIR_PARAM "=DIR -p PROFILE COMMAND...\n"
+	    ";; Run as: " SBX_SEATBELT_EXEC " -D " SBX_SEATBELT_TMPDIR_PARAM
+	    "=DIR -p PROFILE COMMAND...\n"
 	    ";; where DIR is the run's private temp dir. The last matching rule wins.\n"
 	    "(version 1)\n"
 	    "\n"

@@ -21,7 +21,7 @@
 #define SBX_SEATBELT_EXEC "/usr/bin/sandbox-exec"
 
 struct sbx_seatbelt_opts {
-	uint16_t proxy_port;    /* the built-in proxy's host loopback port; 0: none */
+	uint16_t proxy_port; /* the built-in proxy's host loopback port; 0: none */
 };
 
 /* What strict mode makes readable on macOS, fixed so that the profile does

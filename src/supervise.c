@@ -61,8 +61,10 @@ kill_tree(struct sbx_child *c, int sig)
 static void
 add_usage(struct sbx_report *r, const struct rusage *ru)
 {
-	r->cpu_user_ms += (uint64_t)ru->ru_utime.tv_sec * 1000 + (uint64_t)ru->ru_utime.tv_usec / 1000;
-	r->cpu_sys_ms += (uint64_t)ru->ru_stime.tv_sec * 1000 + (uint64_t)ru->ru_stime.tv_usec / 1000;
+	r->cpu_user_ms +=
+	    (uint64_t)ru->ru_utime.tv_sec * 1000 + (uint64_t)ru->ru_utime.tv_usec / 1000;
+	r->cpu_sys_ms +=
+	    (uint64_t)ru->ru_stime.tv_sec * 1000 + (uint64_t)ru->ru_stime.tv_usec / 1000;
 	if ((uint64_t)ru->ru_maxrss > r->max_rss_kb)
 		r->max_rss_kb = (uint64_t)ru->ru_maxrss;
 }
@@ -149,8 +151,9 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 					kill_tree(c, SIGKILL);
 					continue;
 				}
-				sbx_strv_push_take(&r->warnings, sbx_xasprintf(
-				    "stopped by %s", sbx_signal_name((int)si.ssi_signo)));
+				sbx_strv_push_take(&r->warnings,
+				    sbx_xasprintf(
+					"stopped by %s", sbx_signal_name((int)si.ssi_signo)));
 				kill_tree(c, SIGTERM);
 				grace = sbx_now_ms() + SBX_GRACE_MS;
 			}

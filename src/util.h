@@ -33,17 +33,27 @@ sbx_closep(int *fd)
 		close(*fd);
 }
 
-#define _cleanup_free_  __attribute__((cleanup(sbx_freep)))
+#define _cleanup_free_ __attribute__((cleanup(sbx_freep)))
 #define _cleanup_close_ __attribute__((cleanup(sbx_closep)))
 
 /* Hands ownership of a cleanup-managed pointer or fd to the caller. */
-#define steal_ptr(pp) ({ __typeof__(*(pp)) _p = *(pp); *(pp) = NULL; _p; })
-#define steal_fd(fdp) ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
+#define steal_ptr(pp) \
+	({ \
+		__typeof__(*(pp)) _p = *(pp); \
+		*(pp) = NULL; \
+		_p; \
+	})
+#define steal_fd(fdp) \
+	({ \
+		int _fd = *(fdp); \
+		*(fdp) = -1; \
+		_fd; \
+	})
 
 /* A growable, owned vector of strings; v is NULL-terminated when n > 0. */
 struct sbx_strv {
-	char  **v;
-	size_t  n;
+	char **v;
+	size_t n;
 };
 
 void sbx_strv_push(struct sbx_strv *sv, const char *s);
@@ -54,21 +64,20 @@ void sbx_strv_free(struct sbx_strv *sv);
 
 /* A growable byte buffer, always NUL-terminated. */
 struct sbx_buf {
-	char   *data;
-	size_t  len;
-	size_t  cap;
+	char *data;
+	size_t len;
+	size_t cap;
 };
 
 void sbx_buf_add(struct sbx_buf *b, const void *p, size_t n);
 void sbx_buf_puts(struct sbx_buf *b, const char *s);
 void sbx_buf_putc(struct sbx_buf *b, char c);
-void sbx_buf_printf(struct sbx_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void sbx_buf_printf(struct sbx_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *sbx_buf_steal(struct sbx_buf *b);
 void sbx_buf_free(struct sbx_buf *b);
 
 /* Path helpers (pure string operations, no filesystem access). */
-bool sbx_path_is_under(const char *path, const char *dir);   /* path == dir or below it */
+bool sbx_path_is_under(const char *path, const char *dir); /* path == dir or below it */
 char *sbx_path_join(const char *a, const char *b);
 bool sbx_str_has_prefix(const char *s, const char *prefix);
 bool sbx_str_has_suffix(const char *s, const char *suffix);

@@ -36,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tap_run_;        /* checks so far */
-static int tap_failed_;     /* of which failed */
+static int tap_run_; /* checks so far */
+static int tap_failed_; /* of which failed */
 static int tap_planned_ = -1;
 
 __attribute__((unused, format(printf, 1, 2))) static void

@@ -51,7 +51,9 @@ check_normalize(void)
 	normalizes("user@example.org", NULL);
 	normalizes("example.org:80", NULL);
 	normalizes("*.example.org", NULL);
-	normalizes("b\xc3\xbc" "cher.example", NULL);
+	normalizes("b\xc3\xbc"
+		   "cher.example",
+	    NULL);
 	normalizes("tab\t.org", NULL);
 	normalizes("cr\r.org", NULL);
 
@@ -71,7 +73,7 @@ check_normalize(void)
 		memset(big + i * 64, 'b', 63);
 		big[i * 64 + 63] = '.';
 	}
-	big[253] = '\0';        /* 4 labels: 63+1+63+1+63+1+61 = 253 */
+	big[253] = '\0'; /* 4 labels: 63+1+63+1+63+1+61 = 253 */
 	ok(sbx_host_normalize(big, 253, out, sizeof(out)), "a 253-byte name is a host");
 	big[253] = '.';
 	big[254] = '\0';
@@ -134,8 +136,15 @@ static void
 check_allowed(void)
 {
 	static const char *const list[] = {
-		"example.org", "*.example.com", "192.0.2.1", "[2001:db8::1]", "2001:db8::2",
-		"Mixed.Case.NET.", "*.0.2.1", "localhost", NULL,
+		"example.org",
+		"*.example.com",
+		"192.0.2.1",
+		"[2001:db8::1]",
+		"2001:db8::2",
+		"Mixed.Case.NET.",
+		"*.0.2.1",
+		"localhost",
+		NULL,
 	};
 	struct sbx_strv pats = strv(list);
 	struct sbx_strv none = { 0 };
@@ -203,7 +212,7 @@ check_allowed(void)
 
 struct addr {
 	struct sockaddr_storage ss;
-	socklen_t               len;
+	socklen_t len;
 };
 
 static struct addr
@@ -244,24 +253,75 @@ static void
 check_local(void)
 {
 	static const char *const yes[] = {
-		"127.0.0.1", "127.0.0.53", "127.255.255.254", "0.0.0.0", "0.1.2.3",
-		"169.254.169.254", "169.254.0.1", "169.254.255.255", "224.0.0.1",
-		"239.255.255.250", "240.0.0.1", "255.255.255.255", "100.100.100.200",
-		"::", "::1", "::ffff:127.0.0.1", "::ffff:127.1.2.3", "::ffff:0.0.0.0",
-		"::ffff:169.254.169.254", "::ffff:224.0.0.1", "::127.0.0.1", "::8.8.8.8",
-		"::0.0.0.1", "::ffff:0:127.0.0.1", "::ffff:0:0.0.0.0", "64:ff9b::127.0.0.1",
-		"64:ff9b::a9fe:a9fe", "2002:7f00:1::1", "2002:a9fe:a9fe::", "2002::1",
-		"fe80::1", "fe80::1:2:3:4", "febf:ffff::1", "ff02::1", "ff05::2",
-		"fd00:ec2::254", NULL,
+		"127.0.0.1",
+		"127.0.0.53",
+		"127.255.255.254",
+		"0.0.0.0",
+		"0.1.2.3",
+		"169.254.169.254",
+		"169.254.0.1",
+		"169.254.255.255",
+		"224.0.0.1",
+		"239.255.255.250",
+		"240.0.0.1",
+		"255.255.255.255",
+		"100.100.100.200",
+		"::",
+		"::1",
+		"::ffff:127.0.0.1",
+		"::ffff:127.1.2.3",
+		"::ffff:0.0.0.0",
+		"::ffff:169.254.169.254",
+		"::ffff:224.0.0.1",
+		"::127.0.0.1",
+		"::8.8.8.8",
+		"::0.0.0.1",
+		"::ffff:0:127.0.0.1",
+		"::ffff:0:0.0.0.0",
+		"64:ff9b::127.0.0.1",
+		"64:ff9b::a9fe:a9fe",
+		"2002:7f00:1::1",
+		"2002:a9fe:a9fe::",
+		"2002::1",
+		"fe80::1",
+		"fe80::1:2:3:4",
+		"febf:ffff::1",
+		"ff02::1",
+		"ff05::2",
+		"fd00:ec2::254",
+		NULL,
 	};
 	static const char *const no[] = {
-		"8.8.8.8", "1.1.1.1", "10.0.0.1", "172.16.0.1", "192.168.1.1", "100.64.0.1",
-		"126.255.255.255", "128.0.0.1", "1.0.0.0", "169.253.255.255", "169.255.0.1",
-		"223.255.255.255", "100.100.100.201", "192.0.2.1",
-		"2001:db8::1", "2606:4700::1111", "::1:0:0:1", "::ffff:8.8.8.8",
-		"::ffff:0:8.8.8.8", "64:ff9b::808:808", "64:ff9b:1::7f00:1", "2002:808:808::1",
-		"fec0::1", "fc00::1", "fd00:ec2::253", "fd00:ec2::254:1", "2001::1",
-		"fe7f:ffff::1", "::fffe:127.0.0.1", NULL,
+		"8.8.8.8",
+		"1.1.1.1",
+		"10.0.0.1",
+		"172.16.0.1",
+		"192.168.1.1",
+		"100.64.0.1",
+		"126.255.255.255",
+		"128.0.0.1",
+		"1.0.0.0",
+		"169.253.255.255",
+		"169.255.0.1",
+		"223.255.255.255",
+		"100.100.100.201",
+		"192.0.2.1",
+		"2001:db8::1",
+		"2606:4700::1111",
+		"::1:0:0:1",
+		"::ffff:8.8.8.8",
+		"::ffff:0:8.8.8.8",
+		"64:ff9b::808:808",
+		"64:ff9b:1::7f00:1",
+		"2002:808:808::1",
+		"fec0::1",
+		"fc00::1",
+		"fd00:ec2::253",
+		"fd00:ec2::254:1",
+		"2001::1",
+		"fe7f:ffff::1",
+		"::fffe:127.0.0.1",
+		NULL,
 	};
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
 	struct sockaddr_storage st = { .ss_family = AF_UNSPEC };
@@ -338,23 +398,29 @@ check_own(void)
 	{
 		static const struct {
 			const char *addr;
-			bool        refused;
+			bool refused;
 		} cases[] = {
-			{ "10.0.0.5", true },      { "::ffff:10.0.0.5", true },
-			{ "10.0.0.6", false },     { "2001:db8::5", true },
-			{ "2001:db8::6", false },  { "127.0.0.1", true },
-			{ "169.254.169.254", true }, { "8.8.8.8", false },
+			{ "10.0.0.5", true },
+			{ "::ffff:10.0.0.5", true },
+			{ "10.0.0.6", false },
+			{ "2001:db8::5", true },
+			{ "2001:db8::6", false },
+			{ "127.0.0.1", true },
+			{ "169.254.169.254", true },
+			{ "8.8.8.8", false },
 		};
 
 		for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++) {
 			a = ip(cases[i].addr, 443);
-			ok(sbx_addr_refused((struct sockaddr *)&a.ss, a.len, &own) == cases[i].refused,
+			ok(sbx_addr_refused((struct sockaddr *)&a.ss, a.len, &own) ==
+				cases[i].refused,
 			    "%s is %s with the own list", cases[i].addr,
 			    cases[i].refused ? "refused" : "allowed");
 		}
 	}
 	a = ip("10.0.0.5", 443);
-	ok(!sbx_addr_refused((struct sockaddr *)&a.ss, a.len, NULL), "no own list: 10.0.0.5 passes");
+	ok(!sbx_addr_refused((struct sockaddr *)&a.ss, a.len, NULL),
+	    "no own list: 10.0.0.5 passes");
 	ok(sbx_addr_in_list((struct sockaddr *)&a.ss, a.len, &own), "10.0.0.5 is in the list");
 	ok(!sbx_addr_in_list((struct sockaddr *)&a.ss, a.len, NULL), "nothing is in no list");
 	sbx_addrlist_free(&own);

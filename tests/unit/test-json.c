@@ -19,19 +19,19 @@
 enum jtype { J_NULL, J_BOOL, J_INT, J_NUM, J_STR, J_ARR, J_OBJ };
 
 struct jv {
-	enum jtype  t;
-	bool        b;
-	long long   i;
-	char       *s;          /* J_STR: decoded UTF-8 (may hold NUL: see n) */
-	size_t      n;          /* J_STR: byte length; J_ARR/J_OBJ: members */
-	struct jv  *items;
-	char      **keys;       /* J_OBJ */
+	enum jtype t;
+	bool b;
+	long long i;
+	char *s; /* J_STR: decoded UTF-8 (may hold NUL: see n) */
+	size_t n; /* J_STR: byte length; J_ARR/J_OBJ: members */
+	struct jv *items;
+	char **keys; /* J_OBJ */
 };
 
 struct jp {
 	const unsigned char *p, *end;
-	const char          *why;
-	int                  depth;
+	const char *why;
+	int depth;
 };
 
 static void
@@ -151,7 +151,7 @@ jp_string(struct jp *j, char **out, size_t *outn)
 {
 	struct sbx_buf b = { 0 };
 
-	j->p++;     /* the opening quote */
+	j->p++; /* the opening quote */
 	for (;;) {
 		size_t l;
 
@@ -194,7 +194,8 @@ jp_string(struct jp *j, char **out, size_t *outn)
 					return jp_fail(j, "lone low surrogate escape");
 				}
 				if (cp >= 0xd800 && cp <= 0xdbff) {
-					if (j->end - j->p < 6 || j->p[0] != '\\' || j->p[1] != 'u') {
+					if (j->end - j->p < 6 || j->p[0] != '\\' ||
+					    j->p[1] != 'u') {
 						sbx_buf_free(&b);
 						return jp_fail(j, "lone high surrogate escape");
 					}
@@ -207,9 +208,7 @@ jp_string(struct jp *j, char **out, size_t *outn)
 				}
 				put_cp(&b, cp);
 				break;
-			default:
-				sbx_buf_free(&b);
-				return jp_fail(j, "bad escape");
+			default: sbx_buf_free(&b); return jp_fail(j, "bad escape");
 			}
 			continue;
 		}
@@ -355,24 +354,13 @@ jp_value(struct jp *j, struct jv *v)
 	if (j->p >= j->end)
 		return jp_fail(j, "missing value");
 	switch (*j->p) {
-	case '{':
-		return jp_container(j, v, true);
-	case '[':
-		return jp_container(j, v, false);
-	case '"':
-		v->t = J_STR;
-		return jp_string(j, &v->s, &v->n);
-	case 't':
-		v->t = J_BOOL, v->b = true;
-		return jp_word(j, "true");
-	case 'f':
-		v->t = J_BOOL, v->b = false;
-		return jp_word(j, "false");
-	case 'n':
-		v->t = J_NULL;
-		return jp_word(j, "null");
-	default:
-		return jp_number(j, v);
+	case '{': return jp_container(j, v, true);
+	case '[': return jp_container(j, v, false);
+	case '"': v->t = J_STR; return jp_string(j, &v->s, &v->n);
+	case 't': v->t = J_BOOL, v->b = true; return jp_word(j, "true");
+	case 'f': v->t = J_BOOL, v->b = false; return jp_word(j, "false");
+	case 'n': v->t = J_NULL; return jp_word(j, "null");
+	default: return jp_number(j, v);
 	}
 }
 
@@ -380,7 +368,8 @@ jp_value(struct jp *j, struct jv *v)
 static bool
 json_parse(const char *text, struct jv *v)
 {
-	struct jp j = { (const unsigned char *)text, (const unsigned char *)text + strlen(text), NULL, 0 };
+	struct jp j = { (const unsigned char *)text, (const unsigned char *)text + strlen(text),
+		NULL, 0 };
 
 	memset(v, 0, sizeof(*v));
 	if (jp_value(&j, v)) {
@@ -411,13 +400,39 @@ static void
 test_checker(void)
 {
 	static const char *const good[] = {
-		"{}", "[]", "0", "-1", "1.5e3", "\"\"", "\"\\u00e9\\ud83d\\ude00\"", "null",
-		" { \"a\" : [ 1 , true , false , null , \"x\" ] } ", "\"\xc3\xa9\"",
+		"{}",
+		"[]",
+		"0",
+		"-1",
+		"1.5e3",
+		"\"\"",
+		"\"\\u00e9\\ud83d\\ude00\"",
+		"null",
+		" { \"a\" : [ 1 , true , false , null , \"x\" ] } ",
+		"\"\xc3\xa9\"",
 	};
 	static const char *const bad[] = {
-		"", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "\"\x01\"", "\"\\x\"", "01",
-		"[1 2]", "\"\xc3\"", "\"\xc0\x80\"", "\"\xed\xa0\x80\"", "\"\\ud800\"", "\"\\udc00x\"",
-		"{\"a\":1,\"a\":2}", "tru", "1 2", "\"abc", "\"\xf4\x90\x80\x80\"", "[\"\t\"]",
+		"",
+		"{",
+		"[1,]",
+		"{\"a\":1,}",
+		"{\"a\" 1}",
+		"{a:1}",
+		"\"\x01\"",
+		"\"\\x\"",
+		"01",
+		"[1 2]",
+		"\"\xc3\"",
+		"\"\xc0\x80\"",
+		"\"\xed\xa0\x80\"",
+		"\"\\ud800\"",
+		"\"\\udc00x\"",
+		"{\"a\":1,\"a\":2}",
+		"tru",
+		"1 2",
+		"\"abc",
+		"\"\xf4\x90\x80\x80\"",
+		"[\"\t\"]",
 	};
 	struct jv v;
 
@@ -448,7 +463,8 @@ esc_is(const char *s, size_t n, const char *want, const char *what)
 	is_str(b.data, want, "escape %s", what);
 	if (ok(json_parse(b.data, &v) && v.t == J_STR, "escape %s: a valid JSON string", what) &&
 	    utf8_valid(s, n))
-		ok(v.n == n && memcmp(v.s, s, n) == 0, "escape %s: decodes to the same bytes", what);
+		ok(v.n == n && memcmp(v.s, s, n) == 0, "escape %s: decodes to the same bytes",
+		    what);
 	jv_free(&v);
 	sbx_buf_free(&b);
 }
@@ -479,46 +495,47 @@ test_escape(void)
 	ESC("line1\nline2\r\n", "\"line1\\nline2\\r\\n\"");
 
 	/* Valid multibyte UTF-8 is kept as it is. */
-	ESC("\xc2\x80", "\"\xc2\x80\"");                      /* U+0080 */
-	ESC("\xc3\xa9t\xc3\xa9", "\"\xc3\xa9t\xc3\xa9\"");    /* été */
-	ESC("\xdf\xbf", "\"\xdf\xbf\"");                      /* U+07FF */
-	ESC("\xe0\xa0\x80", "\"\xe0\xa0\x80\"");              /* U+0800 */
-	ESC("\xe2\x82\xac", "\"\xe2\x82\xac\"");              /* € */
-	ESC("\xed\x9f\xbf", "\"\xed\x9f\xbf\"");              /* U+D7FF */
-	ESC("\xee\x80\x80", "\"\xee\x80\x80\"");              /* U+E000 */
-	ESC("\xef\xbf\xbf", "\"\xef\xbf\xbf\"");              /* U+FFFF */
-	ESC("\xef\xbb\xbf", "\"\xef\xbb\xbf\"");              /* BOM, U+FEFF */
-	ESC("\xe2\x80\xa8", "\"\xe2\x80\xa8\"");              /* U+2028 */
-	ESC("\xf0\x90\x80\x80", "\"\xf0\x90\x80\x80\"");      /* U+10000 */
-	ESC("\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"");      /* 😀 */
-	ESC("\xf4\x8f\xbf\xbf", "\"\xf4\x8f\xbf\xbf\"");      /* U+10FFFF */
+	ESC("\xc2\x80", "\"\xc2\x80\""); /* U+0080 */
+	ESC("\xc3\xa9t\xc3\xa9", "\"\xc3\xa9t\xc3\xa9\""); /* été */
+	ESC("\xdf\xbf", "\"\xdf\xbf\""); /* U+07FF */
+	ESC("\xe0\xa0\x80", "\"\xe0\xa0\x80\""); /* U+0800 */
+	ESC("\xe2\x82\xac", "\"\xe2\x82\xac\""); /* € */
+	ESC("\xed\x9f\xbf", "\"\xed\x9f\xbf\""); /* U+D7FF */
+	ESC("\xee\x80\x80", "\"\xee\x80\x80\""); /* U+E000 */
+	ESC("\xef\xbf\xbf", "\"\xef\xbf\xbf\""); /* U+FFFF */
+	ESC("\xef\xbb\xbf", "\"\xef\xbb\xbf\""); /* BOM, U+FEFF */
+	ESC("\xe2\x80\xa8", "\"\xe2\x80\xa8\""); /* U+2028 */
+	ESC("\xf0\x90\x80\x80", "\"\xf0\x90\x80\x80\""); /* U+10000 */
+	ESC("\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""); /* 😀 */
+	ESC("\xf4\x8f\xbf\xbf", "\"\xf4\x8f\xbf\xbf\""); /* U+10FFFF */
 
 	/* Invalid UTF-8: each bad byte becomes U+FFFD, the rest is kept. */
 	ESC("\x80", "\"\\ufffd\"");
 	ESC("\xbf", "\"\\ufffd\"");
 	ESC("a\x80z", "\"a\\ufffdz\"");
-	ESC("\xc0\x80", "\"\\ufffd\\ufffd\"");                /* overlong NUL */
-	ESC("\xc1\xbf", "\"\\ufffd\\ufffd\"");                /* overlong 2-byte */
-	ESC("\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"");     /* overlong '/' */
-	ESC("\xe0\x9f\xbf", "\"\\ufffd\\ufffd\\ufffd\"");     /* overlong U+07FF */
-	ESC("\xf0\x80\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");   /* overlong 4-byte */
-	ESC("\xf0\x8f\xbf\xbf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");   /* overlong U+FFFF */
-	ESC("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");     /* surrogate U+D800 */
-	ESC("\xed\xbf\xbf", "\"\\ufffd\\ufffd\\ufffd\"");     /* surrogate U+DFFF */
-	ESC("\xed\xa0\xbd\xed\xb8\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\""); /* CESU-8 */
-	ESC("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");   /* U+110000 */
+	ESC("\xc0\x80", "\"\\ufffd\\ufffd\""); /* overlong NUL */
+	ESC("\xc1\xbf", "\"\\ufffd\\ufffd\""); /* overlong 2-byte */
+	ESC("\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\""); /* overlong '/' */
+	ESC("\xe0\x9f\xbf", "\"\\ufffd\\ufffd\\ufffd\""); /* overlong U+07FF */
+	ESC("\xf0\x80\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* overlong 4-byte */
+	ESC("\xf0\x8f\xbf\xbf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* overlong U+FFFF */
+	ESC("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""); /* surrogate U+D800 */
+	ESC("\xed\xbf\xbf", "\"\\ufffd\\ufffd\\ufffd\""); /* surrogate U+DFFF */
+	ESC("\xed\xa0\xbd\xed\xb8\x80",
+	    "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\""); /* CESU-8 */
+	ESC("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* U+110000 */
 	ESC("\xf5\x80\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
 	ESC("\xf7\xbf\xbf\xbf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
 	ESC("\xf8\x88\x80\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
 	ESC("\xfe", "\"\\ufffd\"");
 	ESC("\xff", "\"\\ufffd\"");
-	ESC("\xc3", "\"\\ufffd\"");                           /* truncated at the end */
+	ESC("\xc3", "\"\\ufffd\""); /* truncated at the end */
 	ESC("\xe2\x82", "\"\\ufffd\\ufffd\"");
 	ESC("\xf0\x9f\x98", "\"\\ufffd\\ufffd\\ufffd\"");
-	ESC("\xe2\x82x", "\"\\ufffd\\ufffdx\"");              /* truncated before ASCII */
-	ESC("\xc3\"", "\"\\ufffd\\\"\"");                     /* truncated before a quote */
-	ESC("\xe2\x82\n", "\"\\ufffd\\ufffd\\n\"");           /* ... before a control char */
-	ESC("\xc3\xc3\xa9", "\"\\ufffd\xc3\xa9\"");           /* a lead byte then a valid one */
+	ESC("\xe2\x82x", "\"\\ufffd\\ufffdx\""); /* truncated before ASCII */
+	ESC("\xc3\"", "\"\\ufffd\\\"\""); /* truncated before a quote */
+	ESC("\xe2\x82\n", "\"\\ufffd\\ufffd\\n\""); /* ... before a control char */
+	ESC("\xc3\xc3\xa9", "\"\\ufffd\xc3\xa9\""); /* a lead byte then a valid one */
 
 	/* n bytes, not up to a NUL; a NULL string is null. */
 	{
@@ -543,10 +560,33 @@ static void
 test_escape_random(void)
 {
 	static const unsigned char pieces[][4] = {
-		{ 'a' }, { '"' }, { '\\' }, { '\n' }, { 0x01 }, { 0x1f }, { 0x7f }, { 0x80 },
-		{ 0xbf }, { 0xc0 }, { 0xc2 }, { 0xdf }, { 0xe0 }, { 0xed }, { 0xef }, { 0xf0 },
-		{ 0xf4 }, { 0xf5 }, { 0xff }, { 0xa0 }, { 0x9f }, { 0x8f }, { 0x90 }, { 0 },
-		{ 0xc3, 0xa9 }, { 0xe2, 0x82, 0xac }, { 0xf0, 0x9f, 0x98, 0x80 },
+		{ 'a' },
+		{ '"' },
+		{ '\\' },
+		{ '\n' },
+		{ 0x01 },
+		{ 0x1f },
+		{ 0x7f },
+		{ 0x80 },
+		{ 0xbf },
+		{ 0xc0 },
+		{ 0xc2 },
+		{ 0xdf },
+		{ 0xe0 },
+		{ 0xed },
+		{ 0xef },
+		{ 0xf0 },
+		{ 0xf4 },
+		{ 0xf5 },
+		{ 0xff },
+		{ 0xa0 },
+		{ 0x9f },
+		{ 0x8f },
+		{ 0x90 },
+		{ 0 },
+		{ 0xc3, 0xa9 },
+		{ 0xe2, 0x82, 0xac },
+		{ 0xf0, 0x9f, 0x98, 0x80 },
 	};
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 	int invalid = 0, changed = 0, valid_inputs = 0;
@@ -558,10 +598,13 @@ test_escape_random(void)
 		struct jv v;
 
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-		for (uint64_t k = seed % 12, r = seed >> 8; k > 0; k--, r = r * 6364136223846793005ULL + 1) {
+		for (uint64_t k = seed % 12, r = seed >> 8; k > 0;
+		     k--, r = r * 6364136223846793005ULL + 1) {
 			const unsigned char *pc = pieces[(r >> 33) % SBX_ARRAY_LEN(pieces)];
-			size_t len = pc[0] >= 0xf0 && pc[1] ? 4 : pc[0] >= 0xe0 && pc[1] ? 3 :
-			    pc[0] >= 0xc0 && pc[1] ? 2 : 1;
+			size_t len = pc[0] >= 0xf0 && pc[1] ? 4
+			    : pc[0] >= 0xe0 && pc[1]        ? 3
+			    : pc[0] >= 0xc0 && pc[1]        ? 2
+							    : 1;
 
 			memcpy(in + n, pc, len);
 			n += len;
@@ -569,7 +612,8 @@ test_escape_random(void)
 		sbx_json_escape(&b, (const char *)in, n);
 		if (!json_parse(b.data, &v)) {
 			if (invalid++ < 3)
-				diag("escaped output of %zu random bytes is invalid: %s", n, b.data);
+				diag(
+				    "escaped output of %zu random bytes is invalid: %s", n, b.data);
 		} else if (utf8_valid((const char *)in, n)) {
 			valid_inputs++;
 			if ((v.n != n || memcmp(v.s, in, n) != 0) && changed++ < 3)
@@ -580,7 +624,8 @@ test_escape_random(void)
 	}
 	is_int(invalid, 0, "20000 random byte strings: every output is a valid JSON string");
 	is_int(changed, 0, "... and the %d valid UTF-8 ones decode to themselves", valid_inputs);
-	ok(valid_inputs > 1000 && valid_inputs < 19000, "(the random inputs mix valid and invalid)");
+	ok(valid_inputs > 1000 && valid_inputs < 19000,
+	    "(the random inputs mix valid and invalid)");
 }
 
 static void
@@ -625,7 +670,8 @@ test_writer(void)
 	sbx_json_obj_end(&j);
 	sbx_json_obj_end(&j);
 	out = sbx_json_steal(&j);
-	is_str(out, "{\"a\":1,\"b\":[\"x\",\"y\",{},[],[-5]],\"c\":null,\"d\\\"\\n\":true,\"e\":false,"
+	is_str(out,
+	    "{\"a\":1,\"b\":[\"x\",\"y\",{},[],[-5]],\"c\":null,\"d\\\"\\n\":true,\"e\":false,"
 	    "\"f\":18446744073709551615,\"g\":-9223372036854775808,\"h\":{\"i\":{},\"j\":\"\"}}",
 	    "nesting, commas, every value kind, an escaped key");
 	ok(json_parse(out, &v), "... valid JSON");
@@ -704,19 +750,33 @@ diag_valid(const char *line, struct jv *v, const char *what)
 {
 	static const struct {
 		const char *name;
-		unsigned    types;      /* bit per enum jtype */
+		unsigned types; /* bit per enum jtype */
 	} members[] = {
 #define T(x) (1u << (x))
-		{ "version", T(J_STR) }, { "backend", T(J_STR) }, { "isolation", T(J_STR) },
-		{ "unenforced", T(J_ARR) }, { "fs", T(J_STR) | T(J_NULL) },
-		{ "network", T(J_STR) | T(J_NULL) }, { "ports", T(J_OBJ) },
-		{ "proxy", T(J_OBJ) | T(J_NULL) }, { "workdir", T(J_STR) | T(J_NULL) },
-		{ "status", T(J_INT) }, { "exit_code", T(J_INT) | T(J_NULL) },
-		{ "signal", T(J_STR) | T(J_NULL) }, { "timed_out", T(J_BOOL) },
-		{ "oom_killed", T(J_BOOL) }, { "wall_ms", T(J_INT) }, { "cpu_user_ms", T(J_INT) },
-		{ "cpu_sys_ms", T(J_INT) }, { "max_rss_kb", T(J_INT) }, { "limits", T(J_OBJ) },
-		{ "warnings", T(J_ARR) }, { "error", T(J_STR) | T(J_NULL) },
-		{ "trace", T(J_OBJ) | T(J_NULL) }, { "layers", T(J_OBJ) }, { "denials", T(J_INT) },
+		{ "version", T(J_STR) },
+		{ "backend", T(J_STR) },
+		{ "isolation", T(J_STR) },
+		{ "unenforced", T(J_ARR) },
+		{ "fs", T(J_STR) | T(J_NULL) },
+		{ "network", T(J_STR) | T(J_NULL) },
+		{ "ports", T(J_OBJ) },
+		{ "proxy", T(J_OBJ) | T(J_NULL) },
+		{ "workdir", T(J_STR) | T(J_NULL) },
+		{ "status", T(J_INT) },
+		{ "exit_code", T(J_INT) | T(J_NULL) },
+		{ "signal", T(J_STR) | T(J_NULL) },
+		{ "timed_out", T(J_BOOL) },
+		{ "oom_killed", T(J_BOOL) },
+		{ "wall_ms", T(J_INT) },
+		{ "cpu_user_ms", T(J_INT) },
+		{ "cpu_sys_ms", T(J_INT) },
+		{ "max_rss_kb", T(J_INT) },
+		{ "limits", T(J_OBJ) },
+		{ "warnings", T(J_ARR) },
+		{ "error", T(J_STR) | T(J_NULL) },
+		{ "trace", T(J_OBJ) | T(J_NULL) },
+		{ "layers", T(J_OBJ) },
+		{ "denials", T(J_INT) },
 	};
 	static const char *const layer_bools[] = { "userns", "netns", "seccomp", "cgroup" };
 	int bad = 0;
@@ -731,21 +791,25 @@ diag_valid(const char *line, struct jv *v, const char *what)
 		m = jv_get(v, members[i].name);
 		if (m == NULL || !(members[i].types & T(m->t))) {
 			if (bad++ < 5)
-				diag("member %s: %s", members[i].name, m ? "wrong type" : "missing");
+				diag(
+				    "member %s: %s", members[i].name, m ? "wrong type" : "missing");
 		}
 	}
 	is_int(bad, 0, "%s: every SPEC section 4 member, with its type", what);
 	m = jv_get(v, "isolation");
-	ok(m && m->t == J_STR && (!strcmp(m->s, "full") || !strcmp(m->s, "partial") ||
-	    !strcmp(m->s, "none")), "%s: isolation is full, partial or none", what);
+	ok(m && m->t == J_STR &&
+		(!strcmp(m->s, "full") || !strcmp(m->s, "partial") || !strcmp(m->s, "none")),
+	    "%s: isolation is full, partial or none", what);
 	m = jv_get(v, "backend");
-	ok(m && m->t == J_STR && (!strcmp(m->s, "namespaces") || !strcmp(m->s, "landlock") ||
-	    !strcmp(m->s, "seatbelt") || !strcmp(m->s, "docker") || !strcmp(m->s, "none")),
+	ok(m && m->t == J_STR &&
+		(!strcmp(m->s, "namespaces") || !strcmp(m->s, "landlock") ||
+		    !strcmp(m->s, "seatbelt") || !strcmp(m->s, "docker") || !strcmp(m->s, "none")),
 	    "%s: backend is one of SPEC's", what);
 	m = jv_get(v, "ports");
 	ok(m && jv_get(m, "listen") && jv_get(m, "listen")->t == J_ARR && jv_get(m, "connect") &&
-	    jv_get(m, "connect")->t == J_ARR && jv_get(m, "loopback") &&
-	    jv_get(m, "loopback")->t == J_ARR, "%s: ports has listen, connect, loopback arrays", what);
+		jv_get(m, "connect")->t == J_ARR && jv_get(m, "loopback") &&
+		jv_get(m, "loopback")->t == J_ARR,
+	    "%s: ports has listen, connect, loopback arrays", what);
 	m = jv_get(v, "layers");
 	bad = 0;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(layer_bools); i++)
@@ -796,7 +860,8 @@ test_diag_error(void)
 	r.error = sbx_xstrdup("/tmp/a\"b\\c\nd\x01\x7f\xff\xc3\xa9.ini:3: bad");
 	line = sbx_diag_render(&r, NULL);
 	if (diag_valid(line, &v, "a 125 with control bytes and bad UTF-8 in the message"))
-		is_str(jv_get(&v, "error")->s, "/tmp/a\"b\\c\nd\x01\x7f\xef\xbf\xbd\xc3\xa9.ini:3: bad",
+		is_str(jv_get(&v, "error")->s,
+		    "/tmp/a\"b\\c\nd\x01\x7f\xef\xbf\xbd\xc3\xa9.ini:3: bad",
 		    "the message decodes back (the bad byte as U+FFFD)");
 	jv_free(&v);
 	free(line);
@@ -855,25 +920,30 @@ test_diag_run(void)
 		is_str(jv_get(&v, "signal")->s, "SIGKILL", "signal name");
 		ok(jv_get(&v, "exit_code")->t == J_NULL, "killed: exit_code null");
 		ok(jv_get(&v, "status")->i == 137 && jv_get(&v, "wall_ms")->i == 1234 &&
-		    jv_get(&v, "max_rss_kb")->i == 51200 && jv_get(&v, "denials")->i == 3,
+			jv_get(&v, "max_rss_kb")->i == 51200 && jv_get(&v, "denials")->i == 3,
 		    "status, wall_ms, max_rss_kb, denials");
 		m = jv_get(&v, "ports");
 		ok(jv_get(m, "connect")->n == 2 && jv_get(m, "connect")->items[0].i == 80 &&
-		    jv_get(m, "listen")->items[0].i == 8080 && jv_get(m, "loopback")->items[0].i == 8899,
+			jv_get(m, "listen")->items[0].i == 8080 &&
+			jv_get(m, "loopback")->items[0].i == 8899,
 		    "ports");
 		m = jv_get(&v, "proxy");
 		ok(m->t == J_OBJ && jv_get(m, "port")->i == 40123 && jv_get(m, "allow")->n == 2 &&
-		    !strcmp(jv_get(m, "allow")->items[1].s, "*.example.org"), "proxy port and allow");
+			!strcmp(jv_get(m, "allow")->items[1].s, "*.example.org"),
+		    "proxy port and allow");
 		m = jv_get(&v, "trace");
 		ok(m->t == J_OBJ && !strcmp(jv_get(m, "path")->s, "/tmp/t.jsonl") &&
-		    jv_get(m, "events")->i == 42, "trace path and events");
+			jv_get(m, "events")->i == 42,
+		    "trace path and events");
 		m = jv_get(&v, "warnings");
-		ok(m->n == 2 && !strcmp(m->items[0].s, "unknown fs value 'x\ty' replaced by strict") &&
-		    !strcmp(m->items[1].s, "stopped by SIGTERM"),
+		ok(m->n == 2 &&
+			!strcmp(m->items[0].s, "unknown fs value 'x\ty' replaced by strict") &&
+			!strcmp(m->items[1].s, "stopped by SIGTERM"),
 		    "warnings: the policy's, then the run's");
 		m = jv_get(&v, "layers");
 		ok(jv_get(m, "userns")->b && jv_get(m, "netns")->b && !jv_get(m, "cgroup")->b &&
-		    jv_get(m, "landlock_abi")->i == 6, "layers as set");
+			jv_get(m, "landlock_abi")->i == 6,
+		    "layers as set");
 		like(line, "\"memory\":{\"bytes\":536870912,\"by\":\"cgroup\"}",
 		    "limits.memory as in SPEC: {\"bytes\":N,\"by\":\"cgroup\"}");
 		like(line, "\"pids\":{\"count\":256,\"by\":\"rlimit\"}", "limits.pids");
@@ -893,11 +963,13 @@ test_diag_run(void)
 	if (diag_valid(line, &v, "a partial run")) {
 		is_str(jv_get(&v, "isolation")->s, "partial", "isolation partial");
 		m = jv_get(&v, "unenforced");
-		ok(m->n == 2 && !strcmp(m->items[0].s, "loopback") && !strcmp(m->items[1].s, "memory"),
+		ok(m->n == 2 && !strcmp(m->items[0].s, "loopback") &&
+			!strcmp(m->items[1].s, "memory"),
 		    "unenforced: [\"loopback\",\"memory\"]");
 		ok(jv_get(&v, "exit_code")->i == 3 && jv_get(&v, "signal")->t == J_NULL,
 		    "exit_code 3, signal null");
-		like(line, "\"memory\":{\"bytes\":536870912,\"by\":null}", "an unenforced limit: by null");
+		like(line, "\"memory\":{\"bytes\":536870912,\"by\":null}",
+		    "an unenforced limit: by null");
 	}
 	jv_free(&v);
 	free(line);

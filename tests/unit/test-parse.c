@@ -41,7 +41,7 @@ test_durations(void)
 	duration_ok("30s", 30000);
 	duration_ok("0", 0);
 	duration_ok("0s", 0);
-	duration_ok("5", 5000);      /* a bare number is seconds */
+	duration_ok("5", 5000); /* a bare number is seconds */
 	duration_ok("100ms", 100);
 	duration_ok("1ms", 1);
 	duration_ok("2m", 120000);
@@ -76,7 +76,8 @@ test_durations(void)
 	duration_bad("1sec", "bad duration");
 	duration_bad("0x10", "bad duration");
 
-	is_int(sbx_parse_duration_ms(NULL, &(uint64_t){ 0 }, &err), -1, "a NULL duration is refused");
+	is_int(
+	    sbx_parse_duration_ms(NULL, &(uint64_t){ 0 }, &err), -1, "a NULL duration is refused");
 	is_int(err.errnum, EINVAL, "errnum is EINVAL");
 	is_int(sbx_parse_duration_ms("9000h", &(uint64_t){ 0 }, &err), -1, "9000h is refused");
 	is_int(err.errnum, ERANGE, "too long: errnum is ERANGE");
@@ -171,8 +172,8 @@ test_counts(void)
 	is_int(sbx_parse_count("+1", 100, &v, &err), -1, "count with a sign");
 	is_int(sbx_parse_count(" 1", 100, &v, &err), -1, "count with a leading space");
 	is_int(sbx_parse_count("1 ", 100, &v, &err), -1, "count with a trailing space");
-	is_int(sbx_parse_count("18446744073709551616", UINT64_MAX, &v, &err), -1,
-	    "count past 2^64");
+	is_int(
+	    sbx_parse_count("18446744073709551616", UINT64_MAX, &v, &err), -1, "count past 2^64");
 	is_int(sbx_parse_count("18446744073709551615", UINT64_MAX, &v, &err), 0, "count 2^64-1");
 	is_u64(v, UINT64_MAX, "count 2^64-1 value");
 }
@@ -210,17 +211,25 @@ test_ports(void)
 {
 	static const struct {
 		const char *s;
-		int         want;      /* -1: refused */
+		int want; /* -1: refused */
 		const char *msg;
 	} cases[] = {
-		{ "1", 1, NULL }, { "80", 80, NULL }, { "8080", 8080, NULL },
-		{ "65535", 65535, NULL }, { "00443", 443, NULL },
-		{ "0", -1, "out of range (1-65535)" }, { "65536", -1, "out of range" },
+		{ "1", 1, NULL },
+		{ "80", 80, NULL },
+		{ "8080", 8080, NULL },
+		{ "65535", 65535, NULL },
+		{ "00443", 443, NULL },
+		{ "0", -1, "out of range (1-65535)" },
+		{ "65536", -1, "out of range" },
 		{ "70000", -1, "port 70000 is out of range" },
 		{ "99999999999999999999999", -1, "bad port" },
-		{ "-1", -1, "bad port '-1'" }, { "abc", -1, "bad port 'abc'" },
-		{ "", -1, "bad port" }, { "80a", -1, "bad port" }, { "8 0", -1, "bad port" },
-		{ "0x50", -1, "bad port" }, { "http", -1, "bad port" },
+		{ "-1", -1, "bad port '-1'" },
+		{ "abc", -1, "bad port 'abc'" },
+		{ "", -1, "bad port" },
+		{ "80a", -1, "bad port" },
+		{ "8 0", -1, "bad port" },
+		{ "0x50", -1, "bad port" },
+		{ "http", -1, "bad port" },
 	};
 	struct sbx_err err = { 0 };
 
@@ -256,8 +265,8 @@ show_ports(const struct sbx_ports *p)
 	char buf[256] = "";
 
 	for (size_t i = 0; i < p->n && strlen(buf) < 200; i++)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%u", i ? "," : "",
-		    p->v[i]);
+		snprintf(
+		    buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%u", i ? "," : "", p->v[i]);
 	diag("ports: [%s]", buf);
 }
 
@@ -301,7 +310,7 @@ test_port_lists(void)
 	is_int(sbx_parse_port_list("80, 70000", &p, &err), -1, "a bad port refuses the list");
 	like(err.msg, "port 70000 is out of range", "message names the bad port");
 	if (!ok(ports_are(&p, (const uint16_t[]){ 22, 443, 9000 }, 3),
-	    "a refused list adds nothing (not even its good ports)"))
+		"a refused list adds nothing (not even its good ports)"))
 		show_ports(&p);
 	is_int(sbx_parse_port_list("80,x", &p, &err), -1, "a non-number refuses the list");
 	like(err.msg, "bad port 'x'", "message names the bad entry");
@@ -391,8 +400,20 @@ static void
 test_relative_paths(void)
 {
 	static const char *const good[] = {
-		"a", "a/b", "data", "./a", "a/./b", "..a", "a..", "a/...", "a/..b/c", "a//b", "a/",
-		".envrc", ".git/hooks", "my data",
+		"a",
+		"a/b",
+		"data",
+		"./a",
+		"a/./b",
+		"..a",
+		"a..",
+		"a/...",
+		"a/..b/c",
+		"a//b",
+		"a/",
+		".envrc",
+		".git/hooks",
+		"my data",
 	};
 	static const struct {
 		const char *path, *msg;
@@ -429,7 +450,7 @@ mount_ok(const char *value, const char *source, bool rw)
 	bool m = !rw;
 
 	if (is_int(sbx_parse_mount_value(value, &src, &m, &err), 0, "mount value '%s' parses",
-	    value)) {
+		value)) {
 		is_str(src, source, "mount value '%s': source", value);
 		ok(m == rw, "mount value '%s': %s", value, rw ? "read-write" : "read-only");
 	} else {
@@ -496,21 +517,37 @@ static void
 test_formats(void)
 {
 	static const struct {
-		uint64_t    ms;
+		uint64_t ms;
 		const char *text;
 	} durations[] = {
-		{ 0, "0" }, { 1, "1ms" }, { 999, "999ms" }, { 1000, "1s" }, { 1500, "1500ms" },
-		{ 30000, "30s" }, { 60000, "1m" }, { 90000, "90s" }, { 120000, "2m" },
-		{ 3600000, "1h" }, { 5400000, "90m" }, { 86400000, "24h" },
+		{ 0, "0" },
+		{ 1, "1ms" },
+		{ 999, "999ms" },
+		{ 1000, "1s" },
+		{ 1500, "1500ms" },
+		{ 30000, "30s" },
+		{ 60000, "1m" },
+		{ 90000, "90s" },
+		{ 120000, "2m" },
+		{ 3600000, "1h" },
+		{ 5400000, "90m" },
+		{ 86400000, "24h" },
 		{ 3600001, "3600001ms" },
 	};
 	static const struct {
-		uint64_t    bytes;
+		uint64_t bytes;
 		const char *text;
 	} sizes[] = {
-		{ 0, "0" }, { 1, "1" }, { 1023, "1023" }, { 1024, "1K" }, { 1536, "1536" },
-		{ 1 << 20, "1M" }, { 536870912, "512M" }, { UINT64_C(1) << 30, "1G" },
-		{ UINT64_C(3) << 29, "1536M" }, { UINT64_C(1) << 40, "1T" },
+		{ 0, "0" },
+		{ 1, "1" },
+		{ 1023, "1023" },
+		{ 1024, "1K" },
+		{ 1536, "1536" },
+		{ 1 << 20, "1M" },
+		{ 536870912, "512M" },
+		{ UINT64_C(1) << 30, "1G" },
+		{ UINT64_C(3) << 29, "1536M" },
+		{ UINT64_C(1) << 40, "1T" },
 		{ UINT64_C(8388607) << 40, "8388607T" },
 	};
 	uint64_t seed = 88172645463325252ULL;
@@ -575,13 +612,18 @@ static void
 test_names(void)
 {
 	static const char *const backends[] = {
-		"auto", "namespaces", "landlock", "seatbelt", "docker", "none",
+		"auto",
+		"namespaces",
+		"landlock",
+		"seatbelt",
+		"docker",
+		"none",
 	};
 	enum sbx_backend_id id;
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(backends); i++) {
 		ok(sbx_backend_parse(backends[i], &id) == 0 &&
-		    strcmp(sbx_backend_name(id), backends[i]) == 0,
+			strcmp(sbx_backend_name(id), backends[i]) == 0,
 		    "backend '%s' round-trips", backends[i]);
 	}
 	is_int(sbx_backend_parse("bwrap", &id), -1, "unknown backend refused");

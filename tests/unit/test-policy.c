@@ -25,7 +25,7 @@
  * sbx_cli_parse(): getopt keeps a pointer into the last word it read. */
 struct args {
 	char *v[64];
-	int   n;
+	int n;
 };
 
 /* Resets getopt's own state so that each test starts clean, whatever the
@@ -152,7 +152,8 @@ policy_diff(const struct sbx_policy *a, const struct sbx_policy *b)
 	if (a->timeout_ms != b->timeout_ms)
 		return "timeout";
 	for (size_t i = 0; i < SBX_LIMIT__COUNT; i++)
-		if (a->limits[i].set != b->limits[i].set || a->limits[i].value != b->limits[i].value)
+		if (a->limits[i].set != b->limits[i].set ||
+		    a->limits[i].value != b->limits[i].value)
 			return sbx_limit_name((enum sbx_limit_id)i);
 	if (!str_eq(a->trace, b->trace))
 		return "trace";
@@ -201,7 +202,7 @@ round_trip(const struct sbx_policy *p, const char *what)
 
 	sbx_policy_init(&q, HOME);
 	if (!is_int(sbx_profile_load_string(&q, "printed.ini", ini, &err), 0,
-	    "%s: the printed policy loads", what)) {
+		"%s: the printed policy loads", what)) {
 		diag("error: %s", err.msg);
 		diag("printed:\n%s", ini);
 		goto out;
@@ -229,10 +230,12 @@ test_scalars_override(void)
 	    "open_files = 1024\ntrace = a.jsonl\ndocker_image = debian\n";
 	struct sbx_policy p;
 
-	if (merge_ok(&p, profile, ARGS("--backend", "none", "--fs", "open", "--network", "on",
-	    "-w", "/srv/b", "-t", "5s", "--memory", "1G", "--pids", "10", "--cpu", "2m",
-	    "--file-size", "1M", "--open-files", "64", "--trace", "b.jsonl", "--docker-image",
-	    "alpine", "--keep", "--allow-degraded"), "every scalar flag over a profile")) {
+	if (merge_ok(&p, profile,
+		ARGS("--backend", "none", "--fs", "open", "--network", "on", "-w", "/srv/b", "-t",
+		    "5s", "--memory", "1G", "--pids", "10", "--cpu", "2m", "--file-size", "1M",
+		    "--open-files", "64", "--trace", "b.jsonl", "--docker-image", "alpine",
+		    "--keep", "--allow-degraded"),
+		"every scalar flag over a profile")) {
 		is_int(p.backend, SBX_BACKEND_NONE, "--backend none overrides backend = auto");
 		is_int(p.fs, SBX_FS_OPEN, "--fs open overrides fs = strict");
 		ok(p.network, "--network on overrides network = off");
@@ -241,7 +244,8 @@ test_scalars_override(void)
 		is_u64(p.limits[SBX_LIMIT_MEMORY].value, UINT64_C(1) << 30, "--memory overrides");
 		is_u64(p.limits[SBX_LIMIT_PIDS].value, 10, "--pids overrides");
 		is_u64(p.limits[SBX_LIMIT_CPU].value, 120000, "--cpu overrides");
-		is_u64(p.limits[SBX_LIMIT_FILE_SIZE].value, UINT64_C(1) << 20, "--file-size overrides");
+		is_u64(p.limits[SBX_LIMIT_FILE_SIZE].value, UINT64_C(1) << 20,
+		    "--file-size overrides");
 		is_u64(p.limits[SBX_LIMIT_OPEN_FILES].value, 64, "--open-files overrides");
 		is_str(p.trace, "b.jsonl", "--trace overrides");
 		is_str(p.docker_image, "alpine", "--docker-image overrides");
@@ -249,8 +253,9 @@ test_scalars_override(void)
 		ok(p.allow_degraded, "--allow-degraded sets allow_degraded");
 	}
 	sbx_policy_free(&p);
-	if (merge_ok(&p, NULL, ARGS("--fs", "open", "--fs", "allowlist", "-t", "1s", "--timeout=2m"),
-	    "a flag given twice"))
+	if (merge_ok(&p, NULL,
+		ARGS("--fs", "open", "--fs", "allowlist", "-t", "1s", "--timeout=2m"),
+		"a flag given twice"))
 		ok(p.fs == SBX_FS_ALLOWLIST && p.timeout_ms == 120000, "the last one wins");
 	sbx_policy_free(&p);
 	if (merge_ok(&p, "[sandbox]\nkeep = yes\n", ARGS("--fs", "open"), "a profile alone"))
@@ -261,7 +266,8 @@ test_scalars_override(void)
 		    "-w ~/proj and --trace ~/t.jsonl expand ~");
 	sbx_policy_free(&p);
 	if (merge_ok(&p, "[sandbox]\nfs = open\n", ARGS("--fs", "bogus"), "--fs bogus"))
-		ok(p.fs == SBX_FS_STRICT && p.warnings.n == 1, "--fs bogus: strict with a warning, "
+		ok(p.fs == SBX_FS_STRICT && p.warnings.n == 1,
+		    "--fs bogus: strict with a warning, "
 		    "even over fs = open");
 	sbx_policy_free(&p);
 }
@@ -276,19 +282,24 @@ test_lists_extend(void)
 	    "[mounts]\ndata = /srv/data\n";
 	struct sbx_policy p;
 
-	if (!merge_ok(&p, profile, ARGS("-r", "/a", "--allow-read", "/b", "-r", "/c", "--deny-read",
-	    "~/x", "--protect", "Makefile", "--listen", "9091,9090", "--listen", "8080",
-	    "--connect", "80", "--loopback", "6379", "--allow-host", "B.example.com",
-	    "--pass-env", "LC_ALL", "-e", "LANG=en_US.UTF-8", "--env", "NEW=x", "-m", "/srv/out:out:rw"),
-	    "every list flag over a profile")) {
+	if (!merge_ok(&p, profile,
+		ARGS("-r", "/a", "--allow-read", "/b", "-r", "/c", "--deny-read", "~/x",
+		    "--protect", "Makefile", "--listen", "9091,9090", "--listen", "8080",
+		    "--connect", "80", "--loopback", "6379", "--allow-host", "B.example.com",
+		    "--pass-env", "LC_ALL", "-e", "LANG=en_US.UTF-8", "--env", "NEW=x", "-m",
+		    "/srv/out:out:rw"),
+		"every list flag over a profile")) {
 		sbx_policy_free(&p);
 		return;
 	}
 	ok(p.read.n == 3 && strcmp(p.read.v[0], "/c") == 0 && strcmp(p.read.v[1], "/a") == 0 &&
-	    strcmp(p.read.v[2], "/b") == 0, "-r extends [read] (profile first, no duplicate)");
+		strcmp(p.read.v[2], "/b") == 0,
+	    "-r extends [read] (profile first, no duplicate)");
 	ok(p.deny.n == 2 && strcmp(p.deny.v[1], HOME "/x") == 0, "--deny-read extends [deny]");
-	ok(p.protect.n == 2 && strcmp(p.protect.v[1], "Makefile") == 0, "--protect extends [protect]");
-	ok(p.listen.n == 3 && p.listen.v[0] == 8080 && p.listen.v[1] == 9090 && p.listen.v[2] == 9091,
+	ok(p.protect.n == 2 && strcmp(p.protect.v[1], "Makefile") == 0,
+	    "--protect extends [protect]");
+	ok(p.listen.n == 3 && p.listen.v[0] == 8080 && p.listen.v[1] == 9090 &&
+		p.listen.v[2] == 9091,
 	    "--listen extends listen, sorted, distinct");
 	ok(p.connect.n == 2 && p.connect.v[0] == 80 && p.connect.v[1] == 443, "--connect extends");
 	ok(p.loopback.n == 2 && p.loopback.v[1] == 6379, "--loopback extends");
@@ -300,11 +311,13 @@ test_lists_extend(void)
 		    "-e LANG=... overrides the profile's LANG");
 		ok(strcmp(p.env[1].name, "KEEP") == 0 && strcmp(p.env[1].value, "1") == 0,
 		    "the profile's other variables stay");
-		ok(strcmp(p.env[2].name, "NEW") == 0 && strcmp(p.env[2].value, "x") == 0, "--env NEW=x");
+		ok(strcmp(p.env[2].name, "NEW") == 0 && strcmp(p.env[2].value, "x") == 0,
+		    "--env NEW=x");
 	}
 	if (is_int(p.nmounts, 2, "-m adds a mount to the profile's")) {
-		ok(strcmp(p.mounts[1].target, "out") == 0 && strcmp(p.mounts[1].source, "/srv/out") == 0 &&
-		    p.mounts[1].rw, "-m /srv/out:out:rw");
+		ok(strcmp(p.mounts[1].target, "out") == 0 &&
+			strcmp(p.mounts[1].source, "/srv/out") == 0 && p.mounts[1].rw,
+		    "-m /srv/out:out:rw");
 	}
 	sbx_policy_free(&p);
 }
@@ -314,7 +327,7 @@ test_mount_flag(void)
 {
 	static const struct {
 		const char *arg, *source, *target;
-		bool        rw;
+		bool rw;
 	} cases[] = {
 		{ "/srv/data:data", "/srv/data", "data", false },
 		{ "/srv/data:data:ro", "/srv/data", "data", false },
@@ -348,12 +361,15 @@ test_mount_override(void)
 
 	if (merge_ok(&p, NULL, ARGS("-m", "/a:x", "-m", "/b:x:rw"), "-m twice to one target") &&
 	    is_int(p.nmounts, 1, "-m twice to one target: one mount"))
-		ok(!strcmp(p.mounts[0].source, "/b") && p.mounts[0].rw, "the later -m wins, mode too");
+		ok(!strcmp(p.mounts[0].source, "/b") && p.mounts[0].rw,
+		    "the later -m wins, mode too");
 	sbx_policy_free(&p);
 	if (merge_ok(&p, "[mounts]\ndata = /a:rw\nother = /c\n", ARGS("-m", "/b:data"),
-	    "-m to a target the profile mounts") && is_int(p.nmounts, 2, "... still two mounts")) {
+		"-m to a target the profile mounts") &&
+	    is_int(p.nmounts, 2, "... still two mounts")) {
 		ok(!strcmp(p.mounts[0].target, "data") && !strcmp(p.mounts[0].source, "/b") &&
-		    !p.mounts[0].rw, "the flag overrides the profile's source and mode");
+			!p.mounts[0].rw,
+		    "the flag overrides the profile's source and mode");
 		ok(!strcmp(p.mounts[1].source, "/c"), "the profile's other mount stays");
 	}
 	sbx_policy_free(&p);
@@ -364,13 +380,17 @@ test_env_flag(void)
 {
 	struct sbx_policy p;
 
-	if (merge_ok(&p, NULL, ARGS("-e", "A=B", "-e", "EMPTY=", "-e", "EQ=x=y", "-e", "SP=a b ; c",
-	    "--env", "_u=1"), "-e forms") && is_int(p.nenv, 5, "five variables")) {
+	if (merge_ok(&p, NULL,
+		ARGS("-e", "A=B", "-e", "EMPTY=", "-e", "EQ=x=y", "-e", "SP=a b ; c", "--env",
+		    "_u=1"),
+		"-e forms") &&
+	    is_int(p.nenv, 5, "five variables")) {
 		ok(!strcmp(p.env[0].name, "A") && !strcmp(p.env[0].value, "B"), "-e A=B");
 		ok(!strcmp(p.env[1].name, "EMPTY") && !strcmp(p.env[1].value, ""), "-e EMPTY=");
 		ok(!strcmp(p.env[2].name, "EQ") && !strcmp(p.env[2].value, "x=y"),
 		    "-e EQ=x=y splits at the first '='");
-		ok(!strcmp(p.env[3].value, "a b ; c"), "-e keeps spaces and ';' (no comment on the CLI)");
+		ok(!strcmp(p.env[3].value, "a b ; c"),
+		    "-e keeps spaces and ';' (no comment on the CLI)");
 		ok(!strcmp(p.env[4].name, "_u"), "--env _u=1");
 	}
 	sbx_policy_free(&p);
@@ -394,7 +414,8 @@ test_bad_flags(void)
 	    "-m with an empty target");
 	flag_fails(ARGS("-m", "/srv/x:rw"), "--mount: want SRC:TARGET[:ro|:rw], not '/srv/x:rw'",
 	    "-m with a mode but no target");
-	flag_fails(ARGS("-e", "NOVALUE"), "--env: want NAME=VALUE, not 'NOVALUE'", "-e without '='");
+	flag_fails(
+	    ARGS("-e", "NOVALUE"), "--env: want NAME=VALUE, not 'NOVALUE'", "-e without '='");
 	flag_fails(ARGS("--env", "=v"), "--env: want NAME=VALUE, not '=v'", "-e without a name");
 	flag_fails(ARGS("-e", "pass=TERM"),
 	    "--env: 'pass' is reserved in profiles; use --pass-env NAME to copy a variable",
@@ -423,23 +444,24 @@ test_bad_flags(void)
 	    "--connect 80,x");
 	flag_fails(ARGS("--loopback", "0"), "--loopback: port 0 is out of range (1-65535)",
 	    "--loopback 0");
-	flag_fails(ARGS("--memory", "lots"), "--memory: bad size 'lots' (want a number with K, M, G or T)",
-	    "--memory lots");
-	flag_fails(ARGS("--file-size", "1P"), "--file-size: bad size '1P' (want a number with K, M, G or T)",
-	    "--file-size 1P");
+	flag_fails(ARGS("--memory", "lots"),
+	    "--memory: bad size 'lots' (want a number with K, M, G or T)", "--memory lots");
+	flag_fails(ARGS("--file-size", "1P"),
+	    "--file-size: bad size '1P' (want a number with K, M, G or T)", "--file-size 1P");
 	flag_fails(ARGS("-t", "forever"),
 	    "--timeout: bad duration 'forever' (want a number with ms, s, m or h)", "-t forever");
-	flag_fails(ARGS("--cpu", "1d"), "--cpu: bad duration '1d' (want a number with ms, s, m or h)",
-	    "--cpu 1d");
+	flag_fails(ARGS("--cpu", "1d"),
+	    "--cpu: bad duration '1d' (want a number with ms, s, m or h)", "--cpu 1d");
 	flag_fails(ARGS("--pids", "0"), "--pids: pids must be greater than 0", "--pids 0");
 	flag_fails(ARGS("--open-files", "x"), "--open-files: bad number 'x'", "--open-files x");
-	flag_fails(ARGS("--network", "maybe"), "--network: bad network value 'maybe' (want on or off)",
-	    "--network maybe");
+	flag_fails(ARGS("--network", "maybe"),
+	    "--network: bad network value 'maybe' (want on or off)", "--network maybe");
 	flag_fails(ARGS("--backend", "bwrap"),
-	    "--backend: unknown backend 'bwrap' (want auto, namespaces, landlock, seatbelt, docker or none)",
+	    "--backend: unknown backend 'bwrap' (want auto, namespaces, landlock, seatbelt, docker "
+	    "or none)",
 	    "--backend bwrap");
-	flag_fails(ARGS("--protect", "/etc"), "--protect: protected path '/etc' must be relative to the workdir",
-	    "--protect /etc");
+	flag_fails(ARGS("--protect", "/etc"),
+	    "--protect: protected path '/etc' must be relative to the workdir", "--protect /etc");
 	flag_fails(ARGS("--allow-host", "bad host"), "--allow-host: bad host name 'bad host'",
 	    "--allow-host 'bad host'");
 	flag_fails(ARGS("-e", "1A=x"), "--env: bad environment variable name '1A'", "-e 1A=x");
@@ -447,17 +469,16 @@ test_bad_flags(void)
 	    "--pass-env A-B");
 	flag_fails(ARGS("-m", "/srv:../x"), "--mount: mount target '../x' may not contain '..'",
 	    "-m /srv:../x");
-	flag_fails(ARGS("-m", "/srv:/abs"), "--mount: mount target '/abs' must be relative to the workdir",
-	    "-m /srv:/abs");
-	flag_fails(ARGS("-w", "~bob/w"), "--workdir: '~bob/w': only ~ and ~/ are expanded, not ~user",
-	    "-w ~bob/w");
+	flag_fails(ARGS("-m", "/srv:/abs"),
+	    "--mount: mount target '/abs' must be relative to the workdir", "-m /srv:/abs");
+	flag_fails(ARGS("-w", "~bob/w"),
+	    "--workdir: '~bob/w': only ~ and ~/ are expanded, not ~user", "-w ~bob/w");
 	flag_fails(ARGS("--docker-image", "-x"), "--docker-image: bad docker image name '-x'",
 	    "--docker-image -x");
 	flag_fails(ARGS("--fs", ""), "--fs: empty value for 'fs' in [sandbox]", "--fs ''");
-	flag_fails(ARGS("--deny-read", "~x"), "--deny-read: '~x': only ~ and ~/ are expanded, not ~user",
-	    "--deny-read ~x");
+	flag_fails(ARGS("--deny-read", "~x"),
+	    "--deny-read: '~x': only ~ and ~/ are expanded, not ~user", "--deny-read ~x");
 	flag_fails(ARGS("-r", ""), "--allow-read: empty value for 'path' in [read]", "-r ''");
-
 }
 
 static void
@@ -467,18 +488,21 @@ test_parse_misc(void)
 	struct sbx_err err = { 0 };
 	struct args a;
 
-	args_set(&a, ARGS("-p", "ci", "--profile", "./x.ini", "-v", "-v", "-q", "--print-policy",
-	    "--print-backend", "--probe", "--selftest", "-h", "-V", "--diag", "fd:7", "--", "ls",
-	    "-l", "--fs"));
+	args_set(&a,
+	    ARGS("-p", "ci", "--profile", "./x.ini", "-v", "-v", "-q", "--print-policy",
+		"--print-backend", "--probe", "--selftest", "-h", "-V", "--diag", "fd:7", "--",
+		"ls", "-l", "--fs"));
 	if (is_int(sbx_cli_parse(&cli, a.n, a.v, &err), 0, "every non-policy flag parses")) {
 		ok(cli.profiles.n == 2 && !strcmp(cli.profiles.v[0], "ci") &&
-		    !strcmp(cli.profiles.v[1], "./x.ini"), "-p twice: profiles in order");
+			!strcmp(cli.profiles.v[1], "./x.ini"),
+		    "-p twice: profiles in order");
 		is_int(cli.verbose, 2, "-v -v");
-		ok(cli.quiet && cli.print_policy && cli.print_backend && cli.probe && cli.selftest &&
-		    cli.help && cli.version, "-q --print-policy --print-backend --probe --selftest -h -V");
+		ok(cli.quiet && cli.print_policy && cli.print_backend && cli.probe &&
+			cli.selftest && cli.help && cli.version,
+		    "-q --print-policy --print-backend --probe --selftest -h -V");
 		ok(cli.diag.kind == SBX_DIAG_FD && cli.diag.fd == 7, "--diag fd:7");
 		ok(cli.command && !strcmp(cli.command[0], "ls") && !strcmp(cli.command[1], "-l") &&
-		    !strcmp(cli.command[2], "--fs") && cli.command[3] == NULL,
+			!strcmp(cli.command[2], "--fs") && cli.command[3] == NULL,
 		    "after --, COMMAND keeps its own flags");
 		is_int(cli.nsettings, 0, "no policy settings");
 	}
@@ -487,7 +511,8 @@ test_parse_misc(void)
 
 	args_set(&a, ARGS("--fs", "open", "python3", "-c", "x", "--network", "on"));
 	if (is_int(sbx_cli_parse(&cli, a.n, a.v, &err), 0, "a COMMAND without --")) {
-		ok(cli.command && !strcmp(cli.command[0], "python3") && !strcmp(cli.command[3], "--network"),
+		ok(cli.command && !strcmp(cli.command[0], "python3") &&
+			!strcmp(cli.command[3], "--network"),
 		    "parsing stops at the first non-option");
 		is_int(cli.nsettings, 1, "only the flags before COMMAND are sbxrun's");
 	}
@@ -508,17 +533,21 @@ test_parse_misc(void)
 	{
 		struct sbx_diag_dest d = { 0 };
 
-		ok(sbx_diag_dest_parse("stderr", &d, &err) == 0 && d.kind == SBX_DIAG_STDERR, "--diag stderr");
-		ok(sbx_diag_dest_parse("none", &d, &err) == 0 && d.kind == SBX_DIAG_NONE, "--diag none");
+		ok(sbx_diag_dest_parse("stderr", &d, &err) == 0 && d.kind == SBX_DIAG_STDERR,
+		    "--diag stderr");
+		ok(sbx_diag_dest_parse("none", &d, &err) == 0 && d.kind == SBX_DIAG_NONE,
+		    "--diag none");
 		ok(sbx_diag_dest_parse("fd:0", &d, &err) == 0 && d.kind == SBX_DIAG_FD && d.fd == 0,
 		    "--diag fd:0");
 		ok(sbx_diag_dest_parse("fd:1048576", &d, &err) == 0 && d.fd == 1048576,
 		    "--diag fd:1048576");
 		ok(sbx_diag_dest_parse("fd:1048577", &d, &err) == -1, "--diag fd:1048577 refused");
 		ok(sbx_diag_dest_parse("/tmp/d.json", &d, &err) == 0 && d.kind == SBX_DIAG_PATH &&
-		    !strcmp(d.path, "/tmp/d.json"), "--diag PATH");
+			!strcmp(d.path, "/tmp/d.json"),
+		    "--diag PATH");
 		ok(sbx_diag_dest_parse("rel.json", &d, &err) == 0 && d.kind == SBX_DIAG_PATH &&
-		    !strcmp(d.path, "rel.json"), "--diag relative PATH");
+			!strcmp(d.path, "rel.json"),
+		    "--diag relative PATH");
 		ok(sbx_diag_dest_parse("stderr", &d, &err) == 0 && d.path == NULL,
 		    "a later --diag replaces a PATH");
 		free(d.path);
@@ -527,12 +556,42 @@ test_parse_misc(void)
 	ok(strstr(sbx_cli_usage(), "Usage: sbxrun") != NULL, "usage text");
 	{
 		static const char *const flags[] = {
-			"--profile", "--backend", "--docker-image", "--fs", "--allow-read", "--deny-read",
-			"--protect", "--mount", "--workdir", "--keep", "--network", "--listen", "--connect",
-			"--loopback", "--allow-host", "--env", "--pass-env", "--timeout", "--memory",
-			"--pids", "--cpu", "--file-size", "--open-files", "--interp", "--script-name",
-			"--trace", "--diag", "--allow-degraded", "--print-policy", "--print-backend",
-			"--probe", "--selftest", "--verbose", "--quiet", "--help", "--version",
+			"--profile",
+			"--backend",
+			"--docker-image",
+			"--fs",
+			"--allow-read",
+			"--deny-read",
+			"--protect",
+			"--mount",
+			"--workdir",
+			"--keep",
+			"--network",
+			"--listen",
+			"--connect",
+			"--loopback",
+			"--allow-host",
+			"--env",
+			"--pass-env",
+			"--timeout",
+			"--memory",
+			"--pids",
+			"--cpu",
+			"--file-size",
+			"--open-files",
+			"--interp",
+			"--script-name",
+			"--trace",
+			"--diag",
+			"--allow-degraded",
+			"--print-policy",
+			"--print-backend",
+			"--probe",
+			"--selftest",
+			"--verbose",
+			"--quiet",
+			"--help",
+			"--version",
 		};
 		int missing = 0;
 
@@ -570,24 +629,27 @@ test_round_trips(void)
 
 	sbx_policy_init(&p, HOME);
 	if (is_int(sbx_profile_load_string(&p, "every.ini", every_key, &err), 0,
-	    "a profile setting every key loads"))
+		"a profile setting every key loads"))
 		round_trip(&p, "a policy setting every key");
 	else
 		diag("error: %s", err.msg);
 	sbx_policy_free(&p);
 
-	if (merge_ok(&p, NULL, ARGS("--backend", "docker", "--fs", "open", "--network", "off",
-	    "-w", "/srv/work dir", "--keep", "--allow-degraded", "-t", "2h", "--memory", "3G",
-	    "--pids", "7", "--cpu", "1500ms", "--file-size", "5K", "--open-files", "9", "--trace",
-	    "/tmp/t.jsonl", "--docker-image", "alpine:3", "-r", "/a", "--deny-read", "/b",
-	    "--protect", "p", "-m", "/s:t:rw", "--listen", "1,2", "--connect", "3", "--loopback", "4",
-	    "--allow-host", "*.x.org", "-e", "K=v", "--pass-env", "P"), "every flag"))
+	if (merge_ok(&p, NULL,
+		ARGS("--backend", "docker", "--fs", "open", "--network", "off", "-w",
+		    "/srv/work dir", "--keep", "--allow-degraded", "-t", "2h", "--memory", "3G",
+		    "--pids", "7", "--cpu", "1500ms", "--file-size", "5K", "--open-files", "9",
+		    "--trace", "/tmp/t.jsonl", "--docker-image", "alpine:3", "-r", "/a",
+		    "--deny-read", "/b", "--protect", "p", "-m", "/s:t:rw", "--listen", "1,2",
+		    "--connect", "3", "--loopback", "4", "--allow-host", "*.x.org", "-e", "K=v",
+		    "--pass-env", "P"),
+		"every flag"))
 		round_trip(&p, "a policy made of every flag");
 	sbx_policy_free(&p);
 
 	for (int i = 0; i < 6; i++) {
-		static const char *const backends[] = { "auto", "namespaces", "landlock", "seatbelt",
-			"docker", "none" };
+		static const char *const backends[] = { "auto", "namespaces", "landlock",
+			"seatbelt", "docker", "none" };
 
 		if (merge_ok(&p, NULL, ARGS("--backend", backends[i]), backends[i]))
 			round_trip(&p, backends[i]);
@@ -603,8 +665,10 @@ test_round_trips(void)
 	sbx_policy_free(&p);
 
 	/* Values that need care in an INI file. */
-	if (merge_ok(&p, NULL, ARGS("-e", "SEMI=a;b", "-e", "SP=a b", "-e", "Q='\"x\"'", "-e",
-	    "D=$(whoami)", "-e", "U=\xc3\xa9t\xc3\xa9"), "values with ; spaces quotes $() UTF-8"))
+	if (merge_ok(&p, NULL,
+		ARGS("-e", "SEMI=a;b", "-e", "SP=a b", "-e", "Q='\"x\"'", "-e", "D=$(whoami)", "-e",
+		    "U=\xc3\xa9t\xc3\xa9"),
+		"values with ; spaces quotes $() UTF-8"))
 		round_trip(&p, "values with ; spaces quotes $() UTF-8");
 	sbx_policy_free(&p);
 	if (merge_ok(&p, NULL, ARGS("-e", "S=;x"), "-e S=;x"))
@@ -619,17 +683,21 @@ test_round_trips(void)
 		free(wd);
 	}
 	/* Values a profile line cannot hold are not printed as something else. */
-	if (merge_ok(&p, NULL, ARGS("-e", "LEAD= x", "-e", "TRAIL=x ", "-e", "CMT=a ;b", "-e", "OK=1"),
-	    "values a profile cannot hold")) {
+	if (merge_ok(&p, NULL,
+		ARGS("-e", "LEAD= x", "-e", "TRAIL=x ", "-e", "CMT=a ;b", "-e", "OK=1"),
+		"values a profile cannot hold")) {
 		char *ini = sbx_policy_to_ini(&p);
 		struct sbx_policy q;
 
-		like(ini, "; LEAD: value cannot be written in a profile\n", "leading space: a comment");
-		like(ini, "; TRAIL: value cannot be written in a profile\n", "trailing space: a comment");
+		like(ini, "; LEAD: value cannot be written in a profile\n",
+		    "leading space: a comment");
+		like(ini, "; TRAIL: value cannot be written in a profile\n",
+		    "trailing space: a comment");
 		like(ini, "; CMT: value cannot be written in a profile\n", "' ;': a comment");
 		like(ini, "OK = 1\n", "the other variables are printed");
 		sbx_policy_init(&q, HOME);
-		is_int(sbx_profile_load_string(&q, "printed.ini", ini, &err), 0, "... and it loads");
+		is_int(
+		    sbx_profile_load_string(&q, "printed.ini", ini, &err), 0, "... and it loads");
 		sbx_policy_free(&q);
 		free(ini);
 	}
@@ -637,11 +705,11 @@ test_round_trips(void)
 
 	pattern = sbx_xasprintf("%s/profiles/*.ini", srcdir ? srcdir : ".");
 	if (ok(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0, "shipped profiles found in %s",
-	    pattern)) {
+		pattern)) {
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			sbx_policy_init(&p, HOME);
 			if (is_int(sbx_profile_load_file(&p, g.gl_pathv[i], &err), 0, "%s loads",
-			    g.gl_pathv[i]))
+				g.gl_pathv[i]))
 				round_trip(&p, g.gl_pathv[i]);
 			else
 				diag("error: %s", err.msg);
@@ -658,13 +726,15 @@ test_check(void)
 	struct sbx_policy p;
 	struct sbx_err err = { 0 };
 
-	if (merge_ok(&p, NULL, ARGS("--listen", "8080", "--loopback", "8080"), "listen = loopback")) {
-		is_int(sbx_policy_check(&p, &err), -1, "a port both listen and loopback is refused");
+	if (merge_ok(
+		&p, NULL, ARGS("--listen", "8080", "--loopback", "8080"), "listen = loopback")) {
+		is_int(
+		    sbx_policy_check(&p, &err), -1, "a port both listen and loopback is refused");
 		is_str(err.msg, "port 8080 is both a listen and a loopback port", "... message");
 	}
 	sbx_policy_free(&p);
 	if (merge_ok(&p, NULL, ARGS("--listen", "8080", "--connect", "8080", "--loopback", "8081"),
-	    "listen = connect"))
+		"listen = connect"))
 		is_int(sbx_policy_check(&p, &err), 0, "a port both listen and connect is fine");
 	sbx_policy_free(&p);
 	if (merge_ok(&p, NULL, ARGS("-r", "/data"), "-r under fs strict")) {
@@ -687,37 +757,59 @@ test_rules(void)
 	    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_NETWORK) |
 	    SBX_RULE_BIT(SBX_RULE_PROCESSES);
 	static const struct {
-		const char   *flag, *value;
+		const char *flag, *value;
 		enum sbx_rule rule;
 	} cases[] = {
-		{ "-m", "/s:t", SBX_RULE_MOUNTS }, { "--listen", "80", SBX_RULE_LISTEN },
-		{ "--connect", "443", SBX_RULE_CONNECT }, { "--loopback", "5432", SBX_RULE_LOOPBACK },
-		{ "--allow-host", "a.com", SBX_RULE_PROXY }, { "-t", "5s", SBX_RULE_TIMEOUT },
-		{ "--memory", "1G", SBX_RULE_MEMORY }, { "--pids", "5", SBX_RULE_PIDS },
-		{ "--cpu", "5s", SBX_RULE_CPU }, { "--file-size", "1M", SBX_RULE_FILE_SIZE },
+		{ "-m", "/s:t", SBX_RULE_MOUNTS },
+		{ "--listen", "80", SBX_RULE_LISTEN },
+		{ "--connect", "443", SBX_RULE_CONNECT },
+		{ "--loopback", "5432", SBX_RULE_LOOPBACK },
+		{ "--allow-host", "a.com", SBX_RULE_PROXY },
+		{ "-t", "5s", SBX_RULE_TIMEOUT },
+		{ "--memory", "1G", SBX_RULE_MEMORY },
+		{ "--pids", "5", SBX_RULE_PIDS },
+		{ "--cpu", "5s", SBX_RULE_CPU },
+		{ "--file-size", "1M", SBX_RULE_FILE_SIZE },
 		{ "--open-files", "64", SBX_RULE_OPEN_FILES },
 	};
 	static const char *const names[SBX_RULE__COUNT] = {
-		"fs", "deny", "protect", "mounts", "network", "listen", "connect", "loopback", "proxy",
-		"processes", "timeout", "memory", "pids", "cpu", "file_size", "open_files",
+		"fs",
+		"deny",
+		"protect",
+		"mounts",
+		"network",
+		"listen",
+		"connect",
+		"loopback",
+		"proxy",
+		"processes",
+		"timeout",
+		"memory",
+		"pids",
+		"cpu",
+		"file_size",
+		"open_files",
 	};
 	struct sbx_policy p;
 	uint32_t all = base;
 
 	for (int r = 0; r < SBX_RULE__COUNT; r++)
-		is_str(sbx_rule_name((enum sbx_rule)r), names[r], "rule %d is named %s", r, names[r]);
+		is_str(
+		    sbx_rule_name((enum sbx_rule)r), names[r], "rule %d is named %s", r, names[r]);
 	is_int(sbx_limit_rule(SBX_LIMIT_MEMORY), SBX_RULE_MEMORY, "limit memory -> rule memory");
 	is_int(sbx_limit_rule(SBX_LIMIT_PIDS), SBX_RULE_PIDS, "limit pids -> rule pids");
 	is_int(sbx_limit_rule(SBX_LIMIT_CPU), SBX_RULE_CPU, "limit cpu -> rule cpu");
 	is_int(sbx_limit_rule(SBX_LIMIT_FILE_SIZE), SBX_RULE_FILE_SIZE, "limit file_size -> rule");
-	is_int(sbx_limit_rule(SBX_LIMIT_OPEN_FILES), SBX_RULE_OPEN_FILES, "limit open_files -> rule");
+	is_int(
+	    sbx_limit_rule(SBX_LIMIT_OPEN_FILES), SBX_RULE_OPEN_FILES, "limit open_files -> rule");
 
 	sbx_policy_init(&p, HOME);
 	is_int(sbx_rules_requested(&p), base,
 	    "the default policy requests fs, deny, protect, network and processes");
 	sbx_policy_free(&p);
 	if (merge_ok(&p, NULL, ARGS("--network", "on", "--fs", "open"), "network on, fs open"))
-		is_int(sbx_rules_requested(&p), base, "network on and fs open request the same rules");
+		is_int(
+		    sbx_rules_requested(&p), base, "network on and fs open request the same rules");
 	sbx_policy_free(&p);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++) {
 		if (merge_ok(&p, NULL, ARGS(cases[i].flag, cases[i].value), cases[i].flag))
@@ -729,7 +821,8 @@ test_rules(void)
 	}
 	sbx_policy_init(&p, HOME);
 	if (is_int(sbx_profile_load_string(&p, "every.ini", every_key, NULL), 0, "every key"))
-		is_int(sbx_rules_requested(&p), all, "a policy setting every key requests every rule");
+		is_int(
+		    sbx_rules_requested(&p), all, "a policy setting every key requests every rule");
 	is_int(all, (1 << SBX_RULE__COUNT) - 1, "(every rule is reachable)");
 	sbx_policy_free(&p);
 }
@@ -738,8 +831,14 @@ static void
 test_exec(void)
 {
 	static char *const caller_env[] = {
-		"PATH=/caller/bin", "HOME=/home/u", "FAKE_API_KEY=sk-secret", "TERM=xterm",
-		"LANG=de_DE.UTF-8", "LD_PRELOAD=/evil.so", "SSH_AUTH_SOCK=/tmp/agent", NULL,
+		"PATH=/caller/bin",
+		"HOME=/home/u",
+		"FAKE_API_KEY=sk-secret",
+		"TERM=xterm",
+		"LANG=de_DE.UTF-8",
+		"LD_PRELOAD=/evil.so",
+		"SSH_AUTH_SOCK=/tmp/agent",
+		NULL,
 	};
 	struct sbx_caller caller = { .uid = 1000, .gid = 1000, .user = "alice", .home = "/home/u" };
 	struct sbx_exec x = { 0 };
@@ -748,15 +847,19 @@ test_exec(void)
 	char *cmd[] = { "ls", "-l", NULL };
 	struct sbx_strv extra = { 0 };
 
-	if (merge_ok(&p, NULL, ARGS("--pass-env", "TERM", "--pass-env", "UNSET_VAR", "-e", "A=1",
-	    "-e", "HOME=/override"), "exec policy") &&
-	    is_int(sbx_exec_build(&x, &p, "/w", "/tmp", NULL, NULL, NULL, &caller, caller_env, NULL,
-	    &err), 0, "exec: a script from stdin")) {
+	if (merge_ok(&p, NULL,
+		ARGS("--pass-env", "TERM", "--pass-env", "UNSET_VAR", "-e", "A=1", "-e",
+		    "HOME=/override"),
+		"exec policy") &&
+	    is_int(sbx_exec_build(
+		       &x, &p, "/w", "/tmp", NULL, NULL, NULL, &caller, caller_env, NULL, &err),
+		0, "exec: a script from stdin")) {
 		size_t n = 0;
 
 		ok(!strcmp(x.argv[0], "/bin/sh") && !strcmp(x.argv[1], "-s") && x.argv[2] == NULL,
 		    "a script runs as /bin/sh -s");
-		is_str(sbx_env_get(x.envp, "PATH"), SBX_SANDBOX_PATH, "PATH is sbxrun's, not the caller's");
+		is_str(sbx_env_get(x.envp, "PATH"), SBX_SANDBOX_PATH,
+		    "PATH is sbxrun's, not the caller's");
 		is_str(sbx_env_get(x.envp, "TMPDIR"), "/tmp", "TMPDIR");
 		is_str(sbx_env_get(x.envp, "LANG"), "de_DE.UTF-8", "LANG from the caller");
 		is_str(sbx_env_get(x.envp, "USER"), "alice", "USER");
@@ -764,12 +867,15 @@ test_exec(void)
 		is_str(sbx_env_get(x.envp, "PWD"), "/w", "PWD is the workdir");
 		is_str(sbx_env_get(x.envp, "SHELL"), "/bin/sh", "SHELL");
 		is_str(sbx_env_get(x.envp, "TERM"), "xterm", "--pass-env TERM copies it");
-		is_str(sbx_env_get(x.envp, "UNSET_VAR"), NULL, "--pass-env of an unset variable: absent");
+		is_str(sbx_env_get(x.envp, "UNSET_VAR"), NULL,
+		    "--pass-env of an unset variable: absent");
 		is_str(sbx_env_get(x.envp, "A"), "1", "-e A=1");
-		is_str(sbx_env_get(x.envp, "HOME"), "/override", "-e HOME=... is the user's choice");
+		is_str(
+		    sbx_env_get(x.envp, "HOME"), "/override", "-e HOME=... is the user's choice");
 		is_str(sbx_env_get(x.envp, "FAKE_API_KEY"), NULL, "FAKE_API_KEY is not inherited");
 		is_str(sbx_env_get(x.envp, "LD_PRELOAD"), NULL, "LD_PRELOAD is not inherited");
-		is_str(sbx_env_get(x.envp, "SSH_AUTH_SOCK"), NULL, "SSH_AUTH_SOCK is not inherited");
+		is_str(
+		    sbx_env_get(x.envp, "SSH_AUTH_SOCK"), NULL, "SSH_AUTH_SOCK is not inherited");
 		for (; x.envp[n]; n++)
 			;
 		is_int(n, 10, "exactly the 8 built variables plus TERM and A");
@@ -782,25 +888,30 @@ test_exec(void)
 	sbx_policy_init(&p, HOME);
 	sbx_strv_push(&extra, "HTTPS_PROXY=http://127.0.0.1:1");
 	sbx_strv_push(&extra, "BROKEN");
-	if (is_int(sbx_exec_build(&x, &p, "/w", "/tmp", cmd, NULL, NULL, &caller, NULL, &extra, &err),
-	    0, "exec: a COMMAND, no caller environment")) {
+	if (is_int(
+		sbx_exec_build(&x, &p, "/w", "/tmp", cmd, NULL, NULL, &caller, NULL, &extra, &err),
+		0, "exec: a COMMAND, no caller environment")) {
 		ok(!strcmp(x.argv[0], "ls") && !strcmp(x.argv[1], "-l") && x.argv[2] == NULL,
 		    "COMMAND argv as given");
 		is_str(sbx_env_get(x.envp, "HOME"), "/w", "HOME is the workdir");
 		is_str(sbx_env_get(x.envp, "LANG"), "C.UTF-8", "LANG defaults to C.UTF-8");
 		is_str(sbx_env_get(x.envp, "HTTPS_PROXY"), "http://127.0.0.1:1", "extra variables");
-		is_str(sbx_env_get(x.envp, "BROKEN"), NULL, "an extra entry without '=' is dropped");
+		is_str(
+		    sbx_env_get(x.envp, "BROKEN"), NULL, "an extra entry without '=' is dropped");
 	}
 	sbx_exec_free(&x);
-	if (is_int(sbx_exec_build(&x, &p, "/w", "/tmp", NULL, "python3", "/w/.sbxrun/main.py", &caller,
-	    NULL, NULL, &err), 0, "exec: --interp"))
+	if (is_int(sbx_exec_build(&x, &p, "/w", "/tmp", NULL, "python3", "/w/.sbxrun/main.py",
+		       &caller, NULL, NULL, &err),
+		0, "exec: --interp"))
 		ok(!strcmp(x.argv[0], "python3") && !strcmp(x.argv[1], "/w/.sbxrun/main.py") &&
-		    x.argv[2] == NULL, "--interp runs PROG FILE");
+			x.argv[2] == NULL,
+		    "--interp runs PROG FILE");
 	sbx_exec_free(&x);
 	{
 		char *empty[] = { "", NULL };
 
-		is_int(sbx_exec_build(&x, &p, "/w", "/tmp", empty, NULL, NULL, &caller, NULL, NULL, &err),
+		is_int(sbx_exec_build(
+			   &x, &p, "/w", "/tmp", empty, NULL, NULL, &caller, NULL, NULL, &err),
 		    -1, "an empty COMMAND is refused");
 		is_str(err.msg, "empty command", "... message");
 	}
@@ -811,17 +922,24 @@ test_exec(void)
 		static const struct {
 			const char *interp, *name;
 		} names[] = {
-			{ "python3", "main.py" }, { "/usr/bin/python3.11", "main.py" }, { "pypy3", "main.py" },
-			{ "node", "main.js" }, { "nodejs", "main.js" }, { "deno", "main.js" },
-			{ "sh", "main.sh" }, { "/bin/bash", "main.sh" }, { "dash", "main.sh" },
-			{ "ruby", "main" }, { "perl", "main" },
+			{ "python3", "main.py" },
+			{ "/usr/bin/python3.11", "main.py" },
+			{ "pypy3", "main.py" },
+			{ "node", "main.js" },
+			{ "nodejs", "main.js" },
+			{ "deno", "main.js" },
+			{ "sh", "main.sh" },
+			{ "/bin/bash", "main.sh" },
+			{ "dash", "main.sh" },
+			{ "ruby", "main" },
+			{ "perl", "main" },
 		};
 
 		for (size_t i = 0; i < SBX_ARRAY_LEN(names); i++) {
 			char *n = sbx_exec_script_name(names[i].interp);
 
-			is_str(n, names[i].name, "--interp %s: default script name %s", names[i].interp,
-			    names[i].name);
+			is_str(n, names[i].name, "--interp %s: default script name %s",
+			    names[i].interp, names[i].name);
 			free(n);
 		}
 	}

@@ -132,7 +132,7 @@ test_spec_example(void)
 	is_u64(p.limits[SBX_LIMIT_FILE_SIZE].value, UINT64_C(1) << 30, "file_size = 1G");
 	is_u64(p.limits[SBX_LIMIT_OPEN_FILES].value, 1024, "open_files = 1024");
 	ok(p.limits[SBX_LIMIT_PIDS].set && p.limits[SBX_LIMIT_CPU].set &&
-	    p.limits[SBX_LIMIT_FILE_SIZE].set && p.limits[SBX_LIMIT_OPEN_FILES].set,
+		p.limits[SBX_LIMIT_FILE_SIZE].set && p.limits[SBX_LIMIT_OPEN_FILES].set,
 	    "every limit is marked set");
 	is_str(p.trace, "run.trace.jsonl", "trace");
 	is_str(p.docker_image, "debian:stable-slim", "docker_image");
@@ -144,11 +144,13 @@ test_spec_example(void)
 		is_str(p.mounts[0].source, "/srv/data", "mount source without the mode");
 		ok(!p.mounts[0].rw, "mount :ro is read-only");
 	}
-	ok(p.listen.n == 2 && p.listen.v[0] == 8080 && p.listen.v[1] == 8081, "listen = 8080, 8081");
+	ok(p.listen.n == 2 && p.listen.v[0] == 8080 && p.listen.v[1] == 8081,
+	    "listen = 8080, 8081");
 	ok(p.connect.n == 1 && p.connect.v[0] == 443, "connect = 443");
 	ok(p.loopback.n == 1 && p.loopback.v[0] == 8899, "loopback = 8899");
 	ok(p.proxy_allow.n == 2 && strcmp(p.proxy_allow.v[0], "api.example.com") == 0 &&
-	    strcmp(p.proxy_allow.v[1], "*.example.org") == 0, "[proxy] allow, twice");
+		strcmp(p.proxy_allow.v[1], "*.example.org") == 0,
+	    "[proxy] allow, twice");
 	ok(p.protect.n == 1 && strcmp(p.protect.v[0], ".envrc") == 0, "[protect] path");
 	if (is_int(p.nenv, 1, "[env] one variable set")) {
 		is_str(p.env[0].name, "LANG", "env name");
@@ -163,18 +165,23 @@ static void
 test_sandbox_values(void)
 {
 	static const struct {
-		const char         *value;
+		const char *value;
 		enum sbx_backend_id id;
 	} backends[] = {
-		{ "auto", SBX_BACKEND_AUTO }, { "namespaces", SBX_BACKEND_NAMESPACES },
-		{ "landlock", SBX_BACKEND_LANDLOCK }, { "seatbelt", SBX_BACKEND_SEATBELT },
-		{ "docker", SBX_BACKEND_DOCKER }, { "none", SBX_BACKEND_NONE },
+		{ "auto", SBX_BACKEND_AUTO },
+		{ "namespaces", SBX_BACKEND_NAMESPACES },
+		{ "landlock", SBX_BACKEND_LANDLOCK },
+		{ "seatbelt", SBX_BACKEND_SEATBELT },
+		{ "docker", SBX_BACKEND_DOCKER },
+		{ "none", SBX_BACKEND_NONE },
 	};
 	static const struct {
-		const char      *value;
+		const char *value;
 		enum sbx_fs_mode m;
 	} fss[] = {
-		{ "strict", SBX_FS_STRICT }, { "allowlist", SBX_FS_ALLOWLIST }, { "open", SBX_FS_OPEN },
+		{ "strict", SBX_FS_STRICT },
+		{ "allowlist", SBX_FS_ALLOWLIST },
+		{ "open", SBX_FS_OPEN },
 	};
 	struct sbx_policy p;
 	char *text;
@@ -194,11 +201,15 @@ test_sandbox_values(void)
 		sbx_policy_free(&p);
 		free(text);
 	}
-	if (load_ok(&p, "[sandbox]\nnetwork = on\nkeep = yes\nallow_degraded = true\n", "booleans on"))
-		ok(p.network && p.keep && p.allow_degraded, "network = on, keep = yes, allow_degraded = true");
+	if (load_ok(
+		&p, "[sandbox]\nnetwork = on\nkeep = yes\nallow_degraded = true\n", "booleans on"))
+		ok(p.network && p.keep && p.allow_degraded,
+		    "network = on, keep = yes, allow_degraded = true");
 	sbx_policy_free(&p);
-	if (load_ok(&p, "[sandbox]\nnetwork = off\nkeep = no\nallow_degraded = false\n", "booleans off"))
-		ok(!p.network && !p.keep && !p.allow_degraded, "network = off, keep = no, allow_degraded = false");
+	if (load_ok(&p, "[sandbox]\nnetwork = off\nkeep = no\nallow_degraded = false\n",
+		"booleans off"))
+		ok(!p.network && !p.keep && !p.allow_degraded,
+		    "network = off, keep = no, allow_degraded = false");
 	sbx_policy_free(&p);
 	if (load_ok(&p, "[sandbox]\ntimeout = 0\n", "timeout = 0"))
 		is_u64(p.timeout_ms, 0, "timeout = 0 means none");
@@ -211,18 +222,18 @@ test_sandbox_values(void)
 		is_str(p.workdir, HOME, "workdir = ~ is the home");
 	sbx_policy_free(&p);
 	if (load_ok(&p, "[sandbox]\nmemory = 1g\nfile_size = 10K\ncpu = 2m\npids = 1073741824\n",
-	    "limit units"))
+		"limit units"))
 		ok(p.limits[SBX_LIMIT_MEMORY].value == UINT64_C(1) << 30 &&
-		    p.limits[SBX_LIMIT_FILE_SIZE].value == 10240 &&
-		    p.limits[SBX_LIMIT_CPU].value == 120000 &&
-		    p.limits[SBX_LIMIT_PIDS].value == UINT64_C(1) << 30,
+			p.limits[SBX_LIMIT_FILE_SIZE].value == 10240 &&
+			p.limits[SBX_LIMIT_CPU].value == 120000 &&
+			p.limits[SBX_LIMIT_PIDS].value == UINT64_C(1) << 30,
 		    "memory 1g, file_size 10K, cpu 2m, pids 2^30");
 	sbx_policy_free(&p);
 	if (load_ok(&p, "[sandbox]\nfs = open\n", "no limits"))
 		ok(!p.limits[SBX_LIMIT_MEMORY].set && !p.limits[SBX_LIMIT_PIDS].set &&
-		    !p.limits[SBX_LIMIT_CPU].set && !p.limits[SBX_LIMIT_FILE_SIZE].set &&
-		    !p.limits[SBX_LIMIT_OPEN_FILES].set && p.timeout_ms == 0 && p.workdir == NULL &&
-		    p.trace == NULL && p.docker_image == NULL,
+			!p.limits[SBX_LIMIT_CPU].set && !p.limits[SBX_LIMIT_FILE_SIZE].set &&
+			!p.limits[SBX_LIMIT_OPEN_FILES].set && p.timeout_ms == 0 &&
+			p.workdir == NULL && p.trace == NULL && p.docker_image == NULL,
 		    "defaults: no limit, no timeout, no workdir, no trace, no image");
 	sbx_policy_free(&p);
 	if (load_ok(&p, "[sandbox]\ndocker_image = ghcr.io/o/img@sha256:abc\n", "docker image"))
@@ -236,37 +247,45 @@ test_sections(void)
 	struct sbx_policy p;
 
 	if (load_ok(&p, "[read]\npath = /a\npath = /b\npath = /a\npath = ~/c\n", "[read] list")) {
-		ok(p.read.n == 3 && strcmp(p.read.v[0], "/a") == 0 && strcmp(p.read.v[1], "/b") == 0 &&
-		    strcmp(p.read.v[2], HOME "/c") == 0, "[read] path repeats, in order, without duplicates");
+		ok(p.read.n == 3 && strcmp(p.read.v[0], "/a") == 0 &&
+			strcmp(p.read.v[1], "/b") == 0 && strcmp(p.read.v[2], HOME "/c") == 0,
+		    "[read] path repeats, in order, without duplicates");
 	}
 	sbx_policy_free(&p);
 	if (load_ok(&p, "[deny]\npath = ~/.config/x\npath = /srv/secret\n", "[deny] list"))
 		ok(p.deny.n == 2 && strcmp(p.deny.v[0], HOME "/.config/x") == 0 &&
-		    strcmp(p.deny.v[1], "/srv/secret") == 0, "[deny] path repeats");
+			strcmp(p.deny.v[1], "/srv/secret") == 0,
+		    "[deny] path repeats");
 	sbx_policy_free(&p);
-	if (load_ok(&p, "[protect]\npath = .envrc\npath = Makefile\npath = .envrc\n", "[protect] list"))
+	if (load_ok(
+		&p, "[protect]\npath = .envrc\npath = Makefile\npath = .envrc\n", "[protect] list"))
 		ok(p.protect.n == 2 && strcmp(p.protect.v[1], "Makefile") == 0,
 		    "[protect] path repeats without duplicates");
 	sbx_policy_free(&p);
-	if (load_ok(&p, "[mounts]\ndata = /srv/data\nout = ~/out:rw\nsub/dir = /srv/x:ro\n"
-	    "my data = /srv/y\n", "[mounts]")) {
+	if (load_ok(&p,
+		"[mounts]\ndata = /srv/data\nout = ~/out:rw\nsub/dir = /srv/x:ro\n"
+		"my data = /srv/y\n",
+		"[mounts]")) {
 		if (is_int(p.nmounts, 4, "four mounts")) {
 			ok(strcmp(p.mounts[0].target, "data") == 0 &&
-			    strcmp(p.mounts[0].source, "/srv/data") == 0 && !p.mounts[0].rw,
+				strcmp(p.mounts[0].source, "/srv/data") == 0 && !p.mounts[0].rw,
 			    "mount without a mode is read-only");
 			ok(strcmp(p.mounts[1].target, "out") == 0 &&
-			    strcmp(p.mounts[1].source, HOME "/out") == 0 && p.mounts[1].rw,
+				strcmp(p.mounts[1].source, HOME "/out") == 0 && p.mounts[1].rw,
 			    "mount :rw, source ~ expanded");
 			ok(strcmp(p.mounts[2].target, "sub/dir") == 0 && !p.mounts[2].rw,
 			    "mount target with a slash");
 			ok(strcmp(p.mounts[3].target, "my data") == 0, "mount target with a space");
 			ok(sbx_policy_find_mount(&p, "out") == &p.mounts[1] &&
-			    sbx_policy_find_mount(&p, "nope") == NULL, "sbx_policy_find_mount");
+				sbx_policy_find_mount(&p, "nope") == NULL,
+			    "sbx_policy_find_mount");
 		}
 	}
 	sbx_policy_free(&p);
-	if (load_ok(&p, "[ports]\nlisten = 8080\nlisten = 8081, 8080\nconnect = 443\nconnect = 80\n"
-	    "loopback = 5432\nloopback = 6379\n", "[ports] lists")) {
+	if (load_ok(&p,
+		"[ports]\nlisten = 8080\nlisten = 8081, 8080\nconnect = 443\nconnect = 80\n"
+		"loopback = 5432\nloopback = 6379\n",
+		"[ports] lists")) {
 		ok(p.listen.n == 2 && p.listen.v[0] == 8080 && p.listen.v[1] == 8081,
 		    "listen repeats and merges");
 		ok(p.connect.n == 2 && p.connect.v[0] == 80 && p.connect.v[1] == 443,
@@ -276,25 +295,29 @@ test_sections(void)
 	}
 	sbx_policy_free(&p);
 	if (load_ok(&p, "[proxy]\nallow = A.example.com\nallow = a.example.com\nallow = *.b.org\n",
-	    "[proxy] list"))
+		"[proxy] list"))
 		ok(p.proxy_allow.n == 2 && strcmp(p.proxy_allow.v[0], "a.example.com") == 0 &&
-		    strcmp(p.proxy_allow.v[1], "*.b.org") == 0,
+			strcmp(p.proxy_allow.v[1], "*.b.org") == 0,
 		    "allow repeats, lower-cased, without duplicates");
 	sbx_policy_free(&p);
-	if (load_ok(&p, "[env]\nLANG = C.UTF-8\nEMPTY =\n_X1 = a = b ; c\npass = TERM\npass = HOME\n"
-	    "pass = TERM\n", "[env]")) {
+	if (load_ok(&p,
+		"[env]\nLANG = C.UTF-8\nEMPTY =\n_X1 = a = b ; c\npass = TERM\npass = HOME\n"
+		"pass = TERM\n",
+		"[env]")) {
 		if (is_int(p.nenv, 3, "three variables set")) {
 			ok(strcmp(p.env[1].name, "EMPTY") == 0 && strcmp(p.env[1].value, "") == 0,
 			    "a variable may be set to the empty string");
-			is_str(p.env[2].value, "a = b", "a value may hold '='; the inline comment goes");
+			is_str(p.env[2].value, "a = b",
+			    "a value may hold '='; the inline comment goes");
 		}
 		ok(p.env_pass.n == 2 && strcmp(p.env_pass.v[0], "TERM") == 0 &&
-		    strcmp(p.env_pass.v[1], "HOME") == 0, "pass repeats, without duplicates");
+			strcmp(p.env_pass.v[1], "HOME") == 0,
+		    "pass repeats, without duplicates");
 	}
 	sbx_policy_free(&p);
 	/* A section may be opened again; lists keep growing. */
 	if (load_ok(&p, "[read]\npath = /a\n[sandbox]\nfs = allowlist\n[read]\npath = /b\n",
-	    "a section opened twice"))
+		"a section opened twice"))
 		ok(p.read.n == 2 && p.fs == SBX_FS_ALLOWLIST, "both [read] parts apply");
 	sbx_policy_free(&p);
 	if (load_ok(&p, "", "an empty profile"))
@@ -302,7 +325,7 @@ test_sections(void)
 		    "an empty profile keeps the defaults (auto, strict, network off)");
 	sbx_policy_free(&p);
 	if (load_ok(&p, "[sandbox]\n[read]\n[deny]\n[mounts]\n[ports]\n[proxy]\n[protect]\n[env]\n",
-	    "every section, empty"))
+		"every section, empty"))
 		ok(p.read.n == 0 && p.nmounts == 0 && p.nenv == 0, "empty sections change nothing");
 	sbx_policy_free(&p);
 }
@@ -312,9 +335,12 @@ test_syntax(void)
 {
 	struct sbx_policy p;
 
-	if (load_ok(&p, "; comment\n# comment\n\n   \n\t\n[sandbox]\n  ; indented comment\n"
-	    "\t# indented comment\nfs = open ; inline comment\nnetwork=on\n", "comments and blanks"))
-		ok(p.fs == SBX_FS_OPEN && p.network, "comments ignored, inline '; ...' stripped, "
+	if (load_ok(&p,
+		"; comment\n# comment\n\n   \n\t\n[sandbox]\n  ; indented comment\n"
+		"\t# indented comment\nfs = open ; inline comment\nnetwork=on\n",
+		"comments and blanks"))
+		ok(p.fs == SBX_FS_OPEN && p.network,
+		    "comments ignored, inline '; ...' stripped, "
 		    "spaces around '=' optional");
 	sbx_policy_free(&p);
 	if (load_ok(&p, "\xef\xbb\xbf[sandbox]\nfs = open\n", "a UTF-8 BOM"))
@@ -331,7 +357,8 @@ test_syntax(void)
 	sbx_policy_free(&p);
 	/* inih: ';' after whitespace starts a comment, even right after '='. */
 	if (load_ok(&p, "[env]\nX = ;a comment\nY = a;b\n", "';' in values"))
-		ok(p.nenv == 2 && strcmp(p.env[0].value, "") == 0 && strcmp(p.env[1].value, "a;b") == 0,
+		ok(p.nenv == 2 && strcmp(p.env[0].value, "") == 0 &&
+			strcmp(p.env[1].value, "a;b") == 0,
 		    "'X = ;c' sets X to the empty string; 'Y = a;b' keeps the ';'");
 	sbx_policy_free(&p);
 	/* The longest line inih's buffer takes. */
@@ -358,7 +385,8 @@ test_fs_fallback(void)
 		char *want = sbx_xasprintf("unknown fs value '%s' replaced by strict", values[i]);
 
 		if (load_ok(&p, text, "fs = <unknown>")) {
-			is_int(p.fs, SBX_FS_STRICT, "fs = %s falls back to strict, never open", values[i]);
+			is_int(p.fs, SBX_FS_STRICT, "fs = %s falls back to strict, never open",
+			    values[i]);
 			ok(p.network, "fs = %s: the rest of the profile still applies", values[i]);
 			if (is_int(p.warnings.n, 1, "fs = %s: one warning", values[i]))
 				is_str(p.warnings.v[0], want, "fs = %s: the warning", values[i]);
@@ -368,8 +396,8 @@ test_fs_fallback(void)
 		free(want);
 	}
 	/* An unknown value still counts as the one value of the key. */
-	load_fails("[sandbox]\nfs = bogus\nfs = open\n", "t.ini:3: duplicated key 'fs' in [sandbox]",
-	    "fs given twice, first one unknown");
+	load_fails("[sandbox]\nfs = bogus\nfs = open\n",
+	    "t.ini:3: duplicated key 'fs' in [sandbox]", "fs given twice, first one unknown");
 }
 
 static void
@@ -386,8 +414,8 @@ test_errors(void)
 	load_fails("[]\n", "t.ini:1: unknown section []", "empty section name");
 	load_fails("  [sandbox]\nfs = open\n[ports ]\n", "t.ini:3: unknown section [ports ]",
 	    "section name with a space");
-	load_fails("[sandbox]\n\nfss = open\n", "t.ini:3: unknown key 'fss' in [sandbox]",
-	    "unknown key");
+	load_fails(
+	    "[sandbox]\n\nfss = open\n", "t.ini:3: unknown key 'fss' in [sandbox]", "unknown key");
 	load_fails("[sandbox]\nFS = open\n", "t.ini:2: unknown key 'FS' in [sandbox]",
 	    "keys are case-sensitive");
 	load_fails("[read]\npaths = /x\n", "t.ini:2: unknown key 'paths' in [read]",
@@ -401,9 +429,11 @@ test_errors(void)
 	load_fails("[proxy]\nhost = a.com\n", "t.ini:2: unknown key 'host' in [proxy]",
 	    "unknown key in [proxy]");
 	load_fails("[sandbox]\n= open\n", "t.ini:2: unknown key '' in [sandbox]", "empty key");
-	load_fails("fs = open\n", "t.ini:1: key 'fs' outside of any section", "key before any section");
+	load_fails(
+	    "fs = open\n", "t.ini:1: key 'fs' outside of any section", "key before any section");
 	load_fails("; comment\n\nnetwork = on\n[sandbox]\n",
-	    "t.ini:3: key 'network' outside of any section", "key after comments, before any section");
+	    "t.ini:3: key 'network' outside of any section",
+	    "key after comments, before any section");
 	load_fails("[sandbox\nfs = open\n", "t.ini:1: unterminated section header",
 	    "unterminated section header");
 	load_fails("[sandbox]\nfs open\n",
@@ -412,7 +442,8 @@ test_errors(void)
 	    "t.ini:3: indented line 'network = on' (continuation lines are not allowed)",
 	    "indented line (continuation)");
 	load_fails("[read]\npath = /a\n\t/b\n",
-	    "t.ini:3: indented line '/b' (continuation lines are not allowed)", "tab-indented line");
+	    "t.ini:3: indented line '/b' (continuation lines are not allowed)",
+	    "tab-indented line");
 	load_fails("  fs = open\n",
 	    "t.ini:1: indented line 'fs = open' (continuation lines are not allowed)",
 	    "indented first line");
@@ -420,24 +451,36 @@ test_errors(void)
 	/* Duplicated scalars, each key of [sandbox]. */
 	{
 		static const char *const kv[] = {
-			"backend = none", "fs = open", "network = on", "workdir = /srv/w", "keep = yes",
-			"allow_degraded = yes", "timeout = 1s", "memory = 1M", "pids = 5", "cpu = 1s",
-			"file_size = 1M", "open_files = 64", "trace = t.jsonl", "docker_image = alpine",
+			"backend = none",
+			"fs = open",
+			"network = on",
+			"workdir = /srv/w",
+			"keep = yes",
+			"allow_degraded = yes",
+			"timeout = 1s",
+			"memory = 1M",
+			"pids = 5",
+			"cpu = 1s",
+			"file_size = 1M",
+			"open_files = 64",
+			"trace = t.jsonl",
+			"docker_image = alpine",
 		};
 
 		for (size_t i = 0; i < SBX_ARRAY_LEN(kv); i++) {
 			size_t klen = strcspn(kv[i], " ");
 
 			text = sbx_xasprintf("[sandbox]\n%s\n; same again\n%s\n", kv[i], kv[i]);
-			want = sbx_xasprintf("t.ini:4: duplicated key '%.*s' in [sandbox]", (int)klen,
-			    kv[i]);
+			want = sbx_xasprintf(
+			    "t.ini:4: duplicated key '%.*s' in [sandbox]", (int)klen, kv[i]);
 			load_fails(text, want, "duplicated scalar");
 			free(text);
 			free(want);
 		}
 	}
 	load_fails("[sandbox]\nfs = open\n[read]\npath = /x\n[sandbox]\nfs = strict\n",
-	    "t.ini:6: duplicated key 'fs' in [sandbox]", "duplicated scalar across a reopened section");
+	    "t.ini:6: duplicated key 'fs' in [sandbox]",
+	    "duplicated scalar across a reopened section");
 	load_fails("[env]\nA = 1\nA = 2\n", "t.ini:3: duplicated key 'A' in [env]",
 	    "duplicated [env] variable");
 	load_fails("[mounts]\nx = /a\nx = /b\n", "t.ini:3: duplicated key 'x' in [mounts]",
@@ -453,36 +496,44 @@ test_errors(void)
 	load_fails("[ports]\nloopback = 0\n", "t.ini:2: loopback: port 0 is out of range (1-65535)",
 	    "loopback = 0");
 	load_fails("[sandbox]\nbackend = bwrap\n",
-	    "t.ini:2: backend: unknown backend 'bwrap' (want auto, namespaces, landlock, seatbelt, docker or none)",
+	    "t.ini:2: backend: unknown backend 'bwrap' (want auto, namespaces, landlock, seatbelt, "
+	    "docker or none)",
 	    "backend = bwrap");
 	load_fails("[sandbox]\nnetwork = maybe\n",
 	    "t.ini:2: network: bad network value 'maybe' (want on or off)", "network = maybe");
-	load_fails("[sandbox]\nkeep = perhaps\n", "t.ini:2: keep: bad boolean 'perhaps' (want yes or no)",
-	    "keep = perhaps");
+	load_fails("[sandbox]\nkeep = perhaps\n",
+	    "t.ini:2: keep: bad boolean 'perhaps' (want yes or no)", "keep = perhaps");
 	load_fails("[sandbox]\nallow_degraded = 2\n",
 	    "t.ini:2: allow_degraded: bad boolean '2' (want yes or no)", "allow_degraded = 2");
 	load_fails("[sandbox]\ntimeout = 1d\n",
-	    "t.ini:2: timeout: bad duration '1d' (want a number with ms, s, m or h)", "timeout = 1d");
+	    "t.ini:2: timeout: bad duration '1d' (want a number with ms, s, m or h)",
+	    "timeout = 1d");
 	load_fails("[sandbox]\ncpu = forever\n",
-	    "t.ini:2: cpu: bad duration 'forever' (want a number with ms, s, m or h)", "cpu = forever");
-	load_fails("[sandbox]\npids = 0\n", "t.ini:2: pids: pids must be greater than 0", "pids = 0");
+	    "t.ini:2: cpu: bad duration 'forever' (want a number with ms, s, m or h)",
+	    "cpu = forever");
+	load_fails(
+	    "[sandbox]\npids = 0\n", "t.ini:2: pids: pids must be greater than 0", "pids = 0");
 	load_fails("[sandbox]\nmemory = 0\n", "t.ini:2: memory: memory must be greater than 0",
 	    "memory = 0");
 	load_fails("[sandbox]\ncpu = 0\n", "t.ini:2: cpu: cpu must be greater than 0", "cpu = 0");
-	load_fails("[sandbox]\nfile_size = 0K\n", "t.ini:2: file_size: file_size must be greater than 0",
-	    "file_size = 0K");
+	load_fails("[sandbox]\nfile_size = 0K\n",
+	    "t.ini:2: file_size: file_size must be greater than 0", "file_size = 0K");
 	load_fails("[sandbox]\nopen_files = 0\n",
 	    "t.ini:2: open_files: open_files must be greater than 0", "open_files = 0");
 	load_fails("[sandbox]\npids = 1073741825\n",
-	    "t.ini:2: pids: number 1073741825 is out of range (at most 1073741824)", "pids = 2^30+1");
+	    "t.ini:2: pids: number 1073741825 is out of range (at most 1073741824)",
+	    "pids = 2^30+1");
 	load_fails("[sandbox]\nopen_files = many\n", "t.ini:2: open_files: bad number 'many'",
 	    "open_files = many");
 	load_fails("[sandbox]\ndocker_image = debian stable\n",
-	    "t.ini:2: docker_image: bad docker image name 'debian stable'", "docker image with a space");
+	    "t.ini:2: docker_image: bad docker image name 'debian stable'",
+	    "docker image with a space");
 	load_fails("[sandbox]\ndocker_image = --privileged\n",
-	    "t.ini:2: docker_image: bad docker image name '--privileged'", "docker image like a flag");
+	    "t.ini:2: docker_image: bad docker image name '--privileged'",
+	    "docker image like a flag");
 	load_fails("[sandbox]\nworkdir = ~bob/w\n",
-	    "t.ini:2: workdir: '~bob/w': only ~ and ~/ are expanded, not ~user", "workdir = ~bob/w");
+	    "t.ini:2: workdir: '~bob/w': only ~ and ~/ are expanded, not ~user",
+	    "workdir = ~bob/w");
 	load_fails("[sandbox]\nfs =\n", "t.ini:2: fs: empty value for 'fs' in [sandbox]", "fs =");
 	load_fails("[sandbox]\nworkdir =   \n",
 	    "t.ini:2: workdir: empty value for 'workdir' in [sandbox]", "workdir = (blank)");
@@ -494,11 +545,13 @@ test_errors(void)
 	    "t.ini:2: path: protected path '/etc/passwd' must be relative to the workdir",
 	    "absolute [protect] path");
 	load_fails("[protect]\npath = a/../../b\n",
-	    "t.ini:2: path: protected path 'a/../../b' may not contain '..'", "[protect] path with ..");
+	    "t.ini:2: path: protected path 'a/../../b' may not contain '..'",
+	    "[protect] path with ..");
 	load_fails("[mounts]\n../up = /srv\n",
 	    "t.ini:2: ../up: mount target '../up' may not contain '..'", "mount target with ..");
 	load_fails("[mounts]\n/abs = /srv\n",
-	    "t.ini:2: /abs: mount target '/abs' must be relative to the workdir", "absolute mount target");
+	    "t.ini:2: /abs: mount target '/abs' must be relative to the workdir",
+	    "absolute mount target");
 	load_fails("[mounts]\ndata =\n", "t.ini:2: data: empty value for 'data' in [mounts]",
 	    "empty mount source");
 	load_fails("[mounts]\ndata = ~u/x:rw\n",
@@ -514,8 +567,8 @@ test_errors(void)
 	    "env name with '-'");
 	load_fails("[env]\npass = A-B\n", "t.ini:2: pass: bad environment variable name 'A-B'",
 	    "env pass with a bad name");
-	load_fails("[env]\npass =\n", "t.ini:2: pass: empty value for 'pass' in [env]",
-	    "empty env pass");
+	load_fails(
+	    "[env]\npass =\n", "t.ini:2: pass: empty value for 'pass' in [env]", "empty env pass");
 
 	/* The first error stops the parse: nothing after it applies. */
 	{
@@ -524,7 +577,8 @@ test_errors(void)
 
 		is_int(load(&p, "[sandbox]\nfss = 1\nfs = open\nnetwork = on\n", &err), -1,
 		    "error then more keys: refused");
-		ok(p.fs == SBX_FS_STRICT && !p.network, "keys after the first error are not applied");
+		ok(p.fs == SBX_FS_STRICT && !p.network,
+		    "keys after the first error are not applied");
 		sbx_policy_free(&p);
 	}
 	/* Each of these errors sits before a second one: the message must
@@ -545,9 +599,12 @@ test_errors(void)
 		struct sbx_policy p;
 		struct sbx_err err;
 
-		ok(load(&p, "[sandbox]\nfs = allowlist\n[read]\npath = /opt/data\n  [deny]\n"
-		    "path = /home/u/secret\n", &err) == 0 && p.read.n == 1 && p.deny.n == 1 &&
-		    strcmp(p.deny.v[0], "/home/u/secret") == 0,
+		ok(load(&p,
+		       "[sandbox]\nfs = allowlist\n[read]\npath = /opt/data\n  [deny]\n"
+		       "path = /home/u/secret\n",
+		       &err) == 0 &&
+			p.read.n == 1 && p.deny.n == 1 &&
+			strcmp(p.deny.v[0], "/home/u/secret") == 0,
 		    "an indented section header is a header, never a continuation");
 		diag("message: '%s'; [read] has %zu paths", err.msg, p.read.n);
 		sbx_policy_free(&p);
@@ -558,13 +615,13 @@ test_errors(void)
 		struct sbx_err err;
 
 		ok(load(&p, "\xef\xbb\xbf[bogus]\n", &err) == -1 &&
-		    strcmp(err.msg, "t.ini:1: unknown section [bogus]") == 0,
+			strcmp(err.msg, "t.ini:1: unknown section [bogus]") == 0,
 		    "BOM then an unknown section without keys: refused at line 1");
 		if (err.msg[0])
 			diag("message: %s", err.msg);
 		sbx_policy_free(&p);
 		ok(load(&p, "\xef\xbb\xbf[bogus]\nx = 1\n", &err) == -1 &&
-		    strcmp(err.msg, "t.ini:1: unknown section [bogus]") == 0,
+			strcmp(err.msg, "t.ini:1: unknown section [bogus]") == 0,
 		    "BOM then an unknown section with keys: refused at line 1");
 		if (err.msg[0])
 			diag("message: %s", err.msg);
@@ -576,7 +633,8 @@ static void
 test_long_lines(void)
 {
 	char *value = sbx_xasprintf("/%01000d", 0);
-	char *text = sbx_xasprintf("[read]\npath = /short\n; next line is long\npath = %s\n", value);
+	char *text =
+	    sbx_xasprintf("[read]\npath = /short\n; next line is long\npath = %s\n", value);
 
 	/* Longer than inih's 200-byte line buffer: split by the reader. */
 	{
@@ -598,7 +656,7 @@ test_long_lines(void)
 }
 
 #define GOOD "[sandbox]\nfs = open\n[ports]\nlisten = 80\n"
-#define BAD  "[sandbox]\n\n; c\nmemory = lots\n"
+#define BAD "[sandbox]\n\n; c\nmemory = lots\n"
 
 static void
 test_files(void)
@@ -626,7 +684,8 @@ test_files(void)
 	free(path);
 
 	path = write_file("bad.ini", BAD, strlen(BAD));
-	want = sbx_xasprintf("%s:4: memory: bad size 'lots' (want a number with K, M, G or T)", path);
+	want =
+	    sbx_xasprintf("%s:4: memory: bad size 'lots' (want a number with K, M, G or T)", path);
 	sbx_policy_init(&p, HOME);
 	is_int(sbx_profile_load_file(&p, path, &err), -1, "a bad file is refused");
 	is_str(err.msg, want, "the message names the file path and the line");
@@ -691,13 +750,14 @@ test_lookup(void)
 	like(err.msg, "not found", "no directories message");
 
 	{
-		static const char *const bad[] = { "../ci", "a/b", ".hidden", "", "a b", "ci;rm", "~ci" };
+		static const char *const bad[] = { "../ci", "a/b", ".hidden", "", "a b", "ci;rm",
+			"~ci" };
 
 		for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
 			char *m = sbx_xasprintf("bad profile name '%s'", bad[i]);
 
-			is_int(sbx_profile_find(bad[i], dirs, &path, &err), -1, "name '%s' is refused",
-			    bad[i]);
+			is_int(sbx_profile_find(bad[i], dirs, &path, &err), -1,
+			    "name '%s' is refused", bad[i]);
 			is_str(err.msg, m, "name '%s': message", bad[i]);
 			free(m);
 		}
@@ -723,12 +783,13 @@ test_shipped(void)
 
 			sbx_policy_init(&p, HOME);
 			if (!is_int(sbx_profile_load_file(&p, g.gl_pathv[i], &err), 0,
-			    "shipped profile %s parses", g.gl_pathv[i]))
+				"shipped profile %s parses", g.gl_pathv[i]))
 				diag("error: %s", err.msg);
-			else if (!is_int(sbx_policy_check(&p, &err), 0, "shipped profile %s is consistent",
-			    g.gl_pathv[i]))
+			else if (!is_int(sbx_policy_check(&p, &err), 0,
+				     "shipped profile %s is consistent", g.gl_pathv[i]))
 				diag("error: %s", err.msg);
-			is_int(p.warnings.n, 0, "shipped profile %s gives no warning", g.gl_pathv[i]);
+			is_int(
+			    p.warnings.n, 0, "shipped profile %s gives no warning", g.gl_pathv[i]);
 			sbx_policy_free(&p);
 		}
 		globfree(&g);

@@ -18,8 +18,8 @@
 #include "tap.h"
 
 static char base_tmpl[] = "/tmp/sbx-test-resolve.XXXXXX";
-static char *base;          /* canonical */
-static char *home;          /* base/home: the fake caller's home */
+static char *base; /* canonical */
+static char *home; /* base/home: the fake caller's home */
 
 static char *
 at(const char *rel)
@@ -73,12 +73,28 @@ static void
 test_secret_list(void)
 {
 	static const char *const want[] = {
-		".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker", ".netrc",
-		".git-credentials", ".npmrc", ".pypirc", ".config/gh", ".azure", ".password-store",
+		".ssh",
+		".aws",
+		".gnupg",
+		".config/gcloud",
+		".kube",
+		".docker",
+		".netrc",
+		".git-credentials",
+		".npmrc",
+		".pypirc",
+		".config/gh",
+		".azure",
+		".password-store",
 	};
 	static const char *const want_system[] = {
-		"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/sudoers.dpkg-old",
-		"/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_rsa_key",
+		"/etc/shadow",
+		"/etc/gshadow",
+		"/etc/sudoers",
+		"/etc/sudoers.d",
+		"/etc/sudoers.dpkg-old",
+		"/etc/ssh/ssh_host_ed25519_key",
+		"/etc/ssh/ssh_host_rsa_key",
 	};
 	struct sbx_strv sv = { 0 };
 
@@ -95,11 +111,13 @@ test_secret_list(void)
 		for (size_t i = 0; i < sv.n; i++)
 			outside += !sbx_str_has_prefix(sv.v[i], "/home/u/");
 		ok(sv.n >= SBX_ARRAY_LEN(want) && outside == 0,
-		    "the home secret list holds SPEC's entries (and maybe more), all under the home");
+		    "the home secret list holds SPEC's entries (and maybe more), all under the "
+		    "home");
 	}
 	sbx_strv_free(&sv);
 	sbx_secret_list("/home/u/", &sv);
-	ok(sbx_strv_contains(&sv, "/home/u/.ssh"), "a home with a trailing slash gives clean paths");
+	ok(sbx_strv_contains(&sv, "/home/u/.ssh"),
+	    "a home with a trailing slash gives clean paths");
 	sbx_strv_free(&sv);
 
 	/* Entries may be glob patterns (resolve expands them). */
@@ -115,8 +133,10 @@ test_secret_list(void)
 		bool found = false;
 
 		for (size_t k = 0; k < sv.n; k++)
-			found = found || fnmatch(sv.v[k], "/etc/ssh/ssh_host_ed25519_key.pub",
-			    FNM_PATHNAME) == 0 || fnmatch(sv.v[k], "/etc/passwd", FNM_PATHNAME) == 0;
+			found = found ||
+			    fnmatch(sv.v[k], "/etc/ssh/ssh_host_ed25519_key.pub", FNM_PATHNAME) ==
+				0 ||
+			    fnmatch(sv.v[k], "/etc/passwd", FNM_PATHNAME) == 0;
 		ok(!found, "... but not the public host keys nor /etc/passwd");
 	}
 	sbx_strv_free(&sv);
@@ -126,18 +146,66 @@ static void
 test_workdir_forbidden(void)
 {
 	static const char *const refused[] = {
-		"/", "/etc", "/etc/cron.d", "/usr", "/usr/local/src", "/bin", "/sbin", "/lib",
-		"/lib64", "/lib32", "/libx32", "/boot", "/boot/efi", "/proc", "/proc/1", "/proc/self/cwd",
-		"/sys", "/sys/fs/cgroup", "/dev", "/dev/shm", "/var", "/var/lib/dpkg", "/var/log",
-		"/var/spool/cron", "/var/cache", "/var/mail", "/tmp", "/var/tmp", "/opt", "/run",
-		"/srv", "/home", "/mnt", "/media", "/nix/store/x", "/gnu/store",
-		"relative/dir", "", "/home/u/.ssh", "/home/u/.ssh/keys", "/home/u/.config/gh",
+		"/",
+		"/etc",
+		"/etc/cron.d",
+		"/usr",
+		"/usr/local/src",
+		"/bin",
+		"/sbin",
+		"/lib",
+		"/lib64",
+		"/lib32",
+		"/libx32",
+		"/boot",
+		"/boot/efi",
+		"/proc",
+		"/proc/1",
+		"/proc/self/cwd",
+		"/sys",
+		"/sys/fs/cgroup",
+		"/dev",
+		"/dev/shm",
+		"/var",
+		"/var/lib/dpkg",
+		"/var/log",
+		"/var/spool/cron",
+		"/var/cache",
+		"/var/mail",
+		"/tmp",
+		"/var/tmp",
+		"/opt",
+		"/run",
+		"/srv",
+		"/home",
+		"/mnt",
+		"/media",
+		"/nix/store/x",
+		"/gnu/store",
+		"relative/dir",
+		"",
+		"/home/u/.ssh",
+		"/home/u/.ssh/keys",
+		"/home/u/.config/gh",
 		"/srv/secret",
 	};
 	static const char *const allowed[] = {
-		"/tmp/x", "/tmp/sbxrun.abc", "/var/tmp/x", "/home/u", "/home/u/proj", "/home/u/.sshx",
-		"/home/u/.config", "/srv/data", "/opt/app", "/mnt/disk", "/run/user/1000/w",
-		"/root/proj", "/var/www", "/srv/secretary", "/usrx", "/etcetera",
+		"/tmp/x",
+		"/tmp/sbxrun.abc",
+		"/var/tmp/x",
+		"/home/u",
+		"/home/u/proj",
+		"/home/u/.sshx",
+		"/home/u/.config",
+		"/srv/data",
+		"/opt/app",
+		"/mnt/disk",
+		"/run/user/1000/w",
+		"/root/proj",
+		"/var/www",
+		"/srv/secretary",
+		"/usrx",
+		"/etcetera",
 	};
 	struct sbx_strv hidden = { 0 };
 
@@ -151,7 +219,8 @@ test_workdir_forbidden(void)
 	for (size_t i = 0; i < SBX_ARRAY_LEN(allowed); i++) {
 		const char *why = sbx_workdir_forbidden(allowed[i], &hidden);
 
-		ok(why == NULL, "workdir '%s' is allowed%s%s", allowed[i], why ? ": " : "", why ? why : "");
+		ok(why == NULL, "workdir '%s' is allowed%s%s", allowed[i], why ? ": " : "",
+		    why ? why : "");
 	}
 	like(sbx_workdir_forbidden("/home/u/.ssh", &hidden), "secret",
 	    "the reason for a secret path says so");
@@ -164,15 +233,48 @@ static void
 test_mount_source_forbidden(void)
 {
 	static const char *const refused[] = {
-		"/", "/etc", "/usr", "/var", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-		"/boot", "/proc", "/proc/1", "/proc/self/root", "/sys", "/sys/kernel", "/dev",
-		"/dev/sda", "/run", "/home/u", "/home/u/.ssh", "/home/u/.ssh/id_ed25519",
-		"/home/u/.aws/credentials", "/home/u/.netrc", "/etc/shadow", "/etc/sudoers.d/x",
-		"/srv/secret/x", "/root",
+		"/",
+		"/etc",
+		"/usr",
+		"/var",
+		"/bin",
+		"/sbin",
+		"/lib",
+		"/lib32",
+		"/lib64",
+		"/libx32",
+		"/boot",
+		"/proc",
+		"/proc/1",
+		"/proc/self/root",
+		"/sys",
+		"/sys/kernel",
+		"/dev",
+		"/dev/sda",
+		"/run",
+		"/home/u",
+		"/home/u/.ssh",
+		"/home/u/.ssh/id_ed25519",
+		"/home/u/.aws/credentials",
+		"/home/u/.netrc",
+		"/etc/shadow",
+		"/etc/sudoers.d/x",
+		"/srv/secret/x",
+		"/root",
 	};
 	static const char *const allowed[] = {
-		"/srv/data", "/etc/ssl", "/usr/share/dict", "/var/www", "/home/u/proj", "/home/u/.config",
-		"/home/u/.sshx", "/tmp/x", "/opt", "/home", "/mnt/usb", "/srv/secretary",
+		"/srv/data",
+		"/etc/ssl",
+		"/usr/share/dict",
+		"/var/www",
+		"/home/u/proj",
+		"/home/u/.config",
+		"/home/u/.sshx",
+		"/tmp/x",
+		"/opt",
+		"/home",
+		"/mnt/usb",
+		"/srv/secretary",
 	};
 	struct sbx_strv hidden = { 0 }, homes = { 0 };
 
@@ -180,12 +282,13 @@ test_mount_source_forbidden(void)
 	sbx_strv_push(&homes, "/root");
 	sbx_secret_list("/home/u", &hidden);
 	sbx_secret_list_system(&hidden);
-	sbx_strv_push(&hidden, "/etc/sudoers.d");   /* as resolve expands /etc/sudoers* */
+	sbx_strv_push(&hidden, "/etc/sudoers.d"); /* as resolve expands /etc/sudoers* */
 	sbx_strv_push(&hidden, "/srv/secret");
 	for (size_t i = 0; i < SBX_ARRAY_LEN(refused); i++) {
 		const char *why = sbx_mount_source_forbidden(refused[i], &homes, &hidden);
 
-		ok(why != NULL, "mount source '%s' is refused (%s)", refused[i], why ? why : "accepted");
+		ok(why != NULL, "mount source '%s' is refused (%s)", refused[i],
+		    why ? why : "accepted");
 	}
 	for (size_t i = 0; i < SBX_ARRAY_LEN(allowed); i++) {
 		const char *why = sbx_mount_source_forbidden(allowed[i], &homes, &hidden);
@@ -488,7 +591,8 @@ test_resolve_mounts(void)
 	is_int(resolve_mount(s, "s", NULL, &err), -1, "the real dir behind ~/.aws is refused");
 	free(s);
 	s = at("w/.sbxrun/state");
-	is_int(resolve_mount(s, "st", NULL, &err), -1, "a source inside the workdir's .sbxrun is refused");
+	is_int(resolve_mount(s, "st", NULL, &err), -1,
+	    "a source inside the workdir's .sbxrun is refused");
 	like(err.msg, "sbxrun's own state", "... message");
 	free(s);
 	is_int(resolve_mount("/etc", "etc", NULL, &err), -1, "/etc is refused");
@@ -501,7 +605,8 @@ test_resolve_mounts(void)
 	free(s);
 
 	/* Refused targets. */
-	is_int(resolve_mount(data, "lnk/x", NULL, &err), -1, "a target through a symlink is refused");
+	is_int(
+	    resolve_mount(data, "lnk/x", NULL, &err), -1, "a target through a symlink is refused");
 	like(err.msg, "passes through the symlink", "... message");
 	is_int(resolve_mount(data, "lnk", NULL, &err), -1, "a target that is a symlink is refused");
 	is_int(resolve_mount(data, "sub/lnk2/y", NULL, &err), -1,
@@ -514,7 +619,8 @@ test_resolve_mounts(void)
 	is_int(resolve_mount(data, ".sbxrun/x", NULL, &err), -1, "inside .sbxrun is refused");
 	ok(resolve_mount(data, ".sbxrunx", NULL, &err) == 0, ".sbxrunx is fine");
 	s = at("data/f.txt");
-	is_int(resolve_mount(s, "sub", NULL, &err), -1, "a file over an existing directory is refused");
+	is_int(resolve_mount(s, "sub", NULL, &err), -1,
+	    "a file over an existing directory is refused");
 	like(err.msg, "is a directory but the source is not", "... message");
 	free(s);
 	is_int(resolve_mount(data, "file-in-w", NULL, &err), -1,

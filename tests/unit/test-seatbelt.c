@@ -23,7 +23,7 @@
 #include "seatbelt.h"
 #include "tap.h"
 
-#define HOME    "/Users/alice"
+#define HOME "/Users/alice"
 #define WORKDIR HOME "/proj"
 
 static const char *golden_dir;
@@ -36,8 +36,9 @@ static const struct {
 	const char *matches[4];
 } glob_matches[] = {
 	{ "/etc/sudoers*", { "/etc/sudoers", "/etc/sudoers.d", NULL } },
-	{ "/etc/ssh/ssh_host_*_key", { "/etc/ssh/ssh_host_ecdsa_key",
-	    "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_rsa_key", NULL } },
+	{ "/etc/ssh/ssh_host_*_key",
+	    { "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+		"/etc/ssh/ssh_host_rsa_key", NULL } },
 };
 
 /* The view sbx_resolve() would give on a Mac, without touching the disk:
@@ -103,7 +104,8 @@ diag_first_difference(const char *got, const char *want)
 	for (;;) {
 		size_t ng = strcspn(got, "\n"), nw = strcspn(want, "\n");
 
-		if (ng != nw || strncmp(got, want, ng) != 0 || (got[ng] == '\0') != (want[nw] == '\0')) {
+		if (ng != nw || strncmp(got, want, ng) != 0 ||
+		    (got[ng] == '\0') != (want[nw] == '\0')) {
 			diag("first difference at line %zu:", line);
 			diag("   got: %.*s", (int)ng, got);
 			diag("  want: %.*s", (int)nw, want);
@@ -134,7 +136,8 @@ check_golden(const char *name, const char *text)
 	want = read_file(path);
 	if (!ok(want != NULL && strcmp(text, want) == 0, "%s: matches %s", name, path)) {
 		if (want == NULL)
-			diag("cannot read %s: %s (SBX_UPDATE_GOLDEN=1 writes it)", path, strerror(errno));
+			diag("cannot read %s: %s (SBX_UPDATE_GOLDEN=1 writes it)", path,
+			    strerror(errno));
 		else
 			diag_first_difference(text, want);
 	}
@@ -148,24 +151,51 @@ check_golden(const char *name, const char *text)
  * use. Not a full grammar: a known name in a wrong place passes. */
 struct reader {
 	const char *s;
-	int         line;
+	int line;
 	const char *why;
 };
 
 static const char *const known_operations[] = {
-	"default", "file-read*", "file-write*", "file-read-metadata", "file-link",
-	"file-clone", "process-exec", "signal", "job-creation", "lsopen", "appleevent-send",
-	"network*", "network-bind", "network-inbound", "network-outbound",
-	"user-preference-write", "mach-lookup", NULL,
+	"default",
+	"file-read*",
+	"file-write*",
+	"file-read-metadata",
+	"file-link",
+	"file-clone",
+	"process-exec",
+	"signal",
+	"job-creation",
+	"lsopen",
+	"appleevent-send",
+	"network*",
+	"network-bind",
+	"network-inbound",
+	"network-outbound",
+	"user-preference-write",
+	"mach-lookup",
+	NULL,
 };
 
 static const char *const known_heads[] = {
-	"subpath", "literal", "regex", "path-regex", "param", "local", "remote", "target",
-	"global-name", NULL,
+	"subpath",
+	"literal",
+	"regex",
+	"path-regex",
+	"param",
+	"local",
+	"remote",
+	"target",
+	"global-name",
+	NULL,
 };
 
 static const char *const known_atoms[] = {
-	"tcp", "ip", "unix-socket", "self", "same-sandbox", NULL,
+	"tcp",
+	"ip",
+	"unix-socket",
+	"self",
+	"same-sandbox",
+	NULL,
 };
 
 static bool
@@ -195,7 +225,7 @@ skip_blank(struct reader *r)
 static bool
 read_string(struct reader *r)
 {
-	r->s++;     /* the opening quote */
+	r->s++; /* the opening quote */
 	for (; *r->s != '"'; r->s++) {
 		if (*r->s == '\0' || *r->s == '\n') {
 			r->why = "unterminated string";
@@ -222,7 +252,7 @@ read_list(struct reader *r, const char *context)
 	size_t n;
 	bool top = context == NULL;
 
-	r->s++;     /* '(' */
+	r->s++; /* '(' */
 	skip_blank(r);
 	n = atom_len(r->s);
 	if (n == 0 || n >= sizeof(head)) {
@@ -273,7 +303,8 @@ read_list(struct reader *r, const char *context)
 			atom[n] = '\0';
 			r->s += n;
 			if (strcmp(head, "version") == 0 ? strcmp(atom, "1") != 0
-			    : top ? !in_list(atom, known_operations) : !in_list(atom, known_atoms)) {
+				: top                    ? !in_list(atom, known_operations)
+							 : !in_list(atom, known_atoms)) {
 				r->why = "an unknown operation or symbol";
 				return false;
 			}
@@ -342,10 +373,12 @@ check_profile(const char *name, const struct sbx_policy *p, const char *workdir,
 	ok(last_of(out.data, "(allow file-") < last_of(out.data, "(deny file-read* file-write*"),
 	    "%s: the hidden list comes after every file allow", name);
 	ok(last_of(out.data, "(remote ip \"localhost:*\"))") >
-	    last_of(out.data, "(allow network-outbound (literal"),
+		last_of(out.data, "(allow network-outbound (literal"),
 	    "%s: the loopback deny comes after the DNS allow", name);
-	ok(strstr(out.data + last_of(out.data, "(deny network-outbound (remote ip \"localhost:*\"))"),
-	    "*:") == NULL, "%s: nothing but loopback ports after the loopback deny", name);
+	ok(strstr(
+	       out.data + last_of(out.data, "(deny network-outbound (remote ip \"localhost:*\"))"),
+	       "*:") == NULL,
+	    "%s: nothing but loopback ports after the loopback deny", name);
 out:
 	sbx_buf_free(&out);
 	sbx_buf_free(&again);
@@ -456,7 +489,8 @@ test_refused(void)
 
 	load(&p, "");
 	fake_view(&v, &p, HOME "/pro\nj");
-	is_int(sbx_seatbelt_profile(&p, &v, NULL, &out, &err), -1, "a newline in the workdir is refused");
+	is_int(sbx_seatbelt_profile(&p, &v, NULL, &out, &err), -1,
+	    "a newline in the workdir is refused");
 	like(err.msg, "control character 0x0a", "  and the message says which");
 	sbx_fsview_free(&v);
 	sbx_buf_free(&out);
@@ -470,7 +504,8 @@ test_refused(void)
 
 	fake_view(&v, &p, WORKDIR);
 	sbx_strv_push(&v.hidden, "relative/secret");
-	is_int(sbx_seatbelt_profile(&p, &v, NULL, &out, &err), -1, "a relative hidden path is refused");
+	is_int(sbx_seatbelt_profile(&p, &v, NULL, &out, &err), -1,
+	    "a relative hidden path is refused");
 	like(err.msg, "not an absolute path", "  and the message says why");
 	sbx_fsview_free(&v);
 	sbx_buf_free(&out);
@@ -529,7 +564,7 @@ test_shipped(void)
 			name = sbx_xasprintf("profile-%s", base);
 			sbx_policy_init(&p, HOME);
 			if (is_int(sbx_profile_load_file(&p, g.gl_pathv[i], &err), 0, "%s loads",
-			    g.gl_pathv[i]))
+				g.gl_pathv[i]))
 				check_profile(name, &p, NULL, NULL);
 			else
 				diag("error: %s", err.msg);
@@ -548,7 +583,7 @@ test_edges(void)
 {
 	static const struct {
 		const char *name;
-		const char *workdir;     /* NULL: WORKDIR */
+		const char *workdir; /* NULL: WORKDIR */
 		const char *ini;
 	} cases[] = {
 		{ "empty-allowlist", NULL, "[sandbox]\nfs = allowlist\n" },
@@ -644,7 +679,7 @@ test_checker(void)
 {
 	static const struct {
 		const char *text;
-		bool        good;
+		bool good;
 	} cases[] = {
 		{ "(version 1)\n(allow default)\n", true },
 		{ "(deny file-read* (subpath \"/a\\\"b\"))", true },
