@@ -56,6 +56,7 @@
 #include "linux-mount.h"
 #include "linux-owner.h"
 #include "linux-seccomp.h"
+#include "netsup.h"
 #include "network.h"
 #include "plan.h"
 #include "resolve.h"
@@ -73,6 +74,7 @@ struct ll_state {
 	struct sbx_strv links; /* mount symlinks made in the workdir */
 	struct sbx_strv targets; /* what each of them points to */
 	struct sbx_strv made; /* directories made for them, outermost first */
+	struct sbx_strv writable; /* where the supervisor lets metadata change */
 };
 
 /* What init and the payload need after the fork (a copy of the parent's
@@ -83,7 +85,8 @@ struct ll_payload {
 	const char *tmpdir;
 	int abi;
 	bool net_off;
-	bool net_notify; /* init loaded the trapping filter */
+	bool net_notify; /* the listener hook loads the common filter too */
+	bool trap_net; /* ... with the network calls in it */
 	struct sbx_landlock_net net;
 	struct sbx_ports bind, connect;
 	bool seccomp;
@@ -135,7 +138,9 @@ ll_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 
 	if (abi >= 1)
 		r |= SBX_RULE_BIT(SBX_RULE_DENY);
-	if (abi >= 3)
+	/* Metadata changes (chmod, chown, times, xattrs) are the supervisor's:
+	 * without seccomp the caller's own files could change mode. */
+	if (abi >= 3 && caps->seccomp)
 		r |= SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_PROTECT);
 	if (abi >= 6)
 		r |= SBX_RULE_BIT(SBX_RULE_PROCESSES);
@@ -296,14 +301,19 @@ payload_setup(void *ctx, struct sbx_err *err)
 	    SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID | (pl->net_off ? SBX_HOSTF_NOSOCKET : 0), err);
 }
 
-/* Runs in init before it forks the payload: the filter that traps the
- * network calls (with the common one), inherited by the payload. */
+/* Runs in the payload after its setup: the filter that traps the
+ * metadata calls (Landlock does not judge chmod, chown, times, xattrs)
+ * and, under network rules, the network calls to sbxrun's supervisor.
+ * Loaded here, not in init: init must stay free to hand a lent workdir
+ * back if sbxrun dies, and its chown calls would be trapped with nobody
+ * left to answer. */
 static int
-init_net(void *ctx, int *fd, struct sbx_err *err)
+payload_listener(void *ctx, int *fd, struct sbx_err *err)
 {
-	if (sbx_no_new_privs(err) < 0)
-		return -1;
-	return sbx_seccomp_load(SBX_SECCOMP_NET_NOTIFY, fd, err);
+	const struct ll_payload *pl = ctx;
+
+	return sbx_seccomp_load(
+	    SBX_SECCOMP_META_NOTIFY | (pl->trap_net ? SBX_SECCOMP_NET_NOTIFY : 0), fd, err);
 }
 
 static void
@@ -422,6 +432,7 @@ state_free(struct ll_state *st)
 	remove_links(st);
 	if (st->leased)
 		sbx_owner_return(&st->lease);
+	sbx_strv_free(&st->writable);
 	free(st);
 }
 
@@ -481,10 +492,16 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pl.net.bind = &pl.bind;
 	pl.net.connect = &pl.connect;
 	sbx_netrules_landlock_ports(x->net, &pl.bind, &pl.connect, &pl.net.connect_any);
-	if (x->net && caps->seccomp) {
+	if (caps->seccomp) {
 		pl.net_notify = true;
-		hooks.init_setup = init_net;
+		pl.trap_net = x->net != NULL;
+		hooks.listener = payload_listener;
 	}
+	sbx_strv_push(&st->writable, x->fs->workdir);
+	sbx_strv_push(&st->writable, x->tmpdir);
+	for (size_t i = 0; i < p->nmounts; i++)
+		if (p->mounts[i].rw)
+			sbx_strv_push(&st->writable, p->mounts[i].source);
 	if (build_plan(x, p, &plan, err) < 0) {
 		free(pl.bind.v);
 		free(pl.connect.v);
@@ -505,7 +522,10 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	free(pl.bind.v);
 	free(pl.connect.v);
 	if (c->notify_fd >= 0) {
-		c->netsup_flags = 0; /* unix sockets: refused (see the top) */
+		/* Unix sockets: refused (see the top); metadata: judged. */
+		c->netsup_flags = SBX_NETSUP_META;
+		c->meta_writable = &st->writable;
+		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_LL_NOBODY : -1;
 		r->layers.seccomp_notify = true;
 	}
 	c->priv = st;
@@ -520,12 +540,12 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		    sbx_xasprintf("landlock: %s takes no new entry, removal or rename (a "
 				  "protected or hidden path lies below it)",
 			plan.frozen.v[i]));
-	if (x->caller_uid != 0)
+	if (c->notify_fd < 0)
 		warn(r,
 		    sbx_xstrdup(
 			"landlock: mode, group, times and extended attributes of the "
-			"caller's own files outside the workdir stay changeable (Landlock does not "
-			"cover them; their contents stay out of reach)"));
+			"caller's own files outside the workdir stay changeable (no seccomp to "
+			"judge them; their contents stay out of reach)"));
 	sbx_plan_free(&plan);
 	r->layers.landlock_abi = caps->landlock_abi;
 	r->layers.seccomp = caps->seccomp;

@@ -573,6 +573,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		return -1;
 	}
 	sbx_launch_pipes_parent(&lp, c);
+	close(lp.ack[1]);
 	c->pid = pid;
 	c->pidfd = pidfd;
 	c->pidns = true;

@@ -65,6 +65,10 @@ struct sbx_child {
 	int notify_fd; /* the seccomp listener for the network calls, or -1 */
 	int diag_fd; /* sock_diag inside the jail's netns (SBX_NETSUP_UNIX_OWNED) */
 	unsigned netsup_flags; /* SBX_NETSUP_* the supervisor needs for this jail */
+	/* SBX_NETSUP_META: where metadata may change, and as which ids
+	 * (-1: sbxrun's own). */
+	const struct sbx_strv *meta_writable;
+	int meta_uid, meta_gid;
 	bool pidns; /* killing pid ends the whole tree */
 	void *priv; /* backend state, freed by cleanup */
 	void (*cleanup)(struct sbx_child *c);

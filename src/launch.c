@@ -81,6 +81,23 @@ sbx_child_fail(int fd, int kind, const struct sbx_err *err)
 	_exit(kind == SBX_FAIL_EXEC ? (err->errnum == ENOENT ? 127 : 126) : 125);
 }
 
+static void
+write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		c += w;
+		n -= (size_t)w;
+	}
+}
+
 /* Runs in the payload process: the last steps before exec. */
 static noreturn void
 payload_main(const struct sbx_init_args *a)
@@ -105,9 +122,28 @@ payload_main(const struct sbx_init_args *a)
 			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
 		}
 	}
-	closefrom(4);
+	if (a->ack_fd >= 0 && a->ack_fd != 4 && dup3(a->ack_fd, 4, O_CLOEXEC) < 0) {
+		sbx_err_sys(&err, "cannot move the acknowledgement pipe");
+		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+	}
+	closefrom(a->ack_fd >= 0 ? 5 : 4);
 	if (a->hooks && a->hooks->setup && a->hooks->setup(a->hooks->ctx, &err) < 0)
 		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+	if (a->hooks && a->hooks->listener) {
+		struct sbx_child_msg ready = { .kind = SBX_MSG_READY, .fd = -1, .fd2 = -1 };
+		char ack;
+
+		if (a->hooks->listener(a->hooks->ctx, &ready.fd, &err) < 0)
+			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+		ready.pid = getpid();
+		write_all(3, &ready, sizeof(ready));
+		/* Our copy may only go once sbxrun holds its own. */
+		if (read(4, &ack, 1) != 1)
+			_exit(125);
+		close(4);
+		if (ready.fd >= 0)
+			close(ready.fd);
+	}
 	/* Limits last: a low descriptor or memory limit must not break the
 	 * setup above, only the payload. */
 	for (size_t i = 0; i < x->nrlimits; i++) {
@@ -125,23 +161,6 @@ payload_main(const struct sbx_init_args *a)
 	execvpe(x->argv[0], x->argv, x->envp);
 	sbx_err_sys(&err, "%s", x->argv[0]);
 	sbx_child_fail(3, SBX_FAIL_EXEC, &err);
-}
-
-static void
-write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		c += w;
-		n -= (size_t)w;
-	}
 }
 
 /* Signals every process of the tree but init itself. */
@@ -174,20 +193,6 @@ sbx_init_main(const struct sbx_init_args *a)
 		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
 	}
 
-	if (a->hooks && a->hooks->init_setup) {
-		struct sbx_child_msg ready = { .kind = SBX_MSG_READY, .fd = -1 };
-		char ack;
-
-		if (a->hooks->init_setup(a->hooks->ctx, &ready.fd, &err) < 0)
-			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
-		/* sbxrun takes the descriptor, then acknowledges on the life
-		 * pipe (EOF there: it died, and so do we). */
-		write_all(a->err_fd, &ready, sizeof(ready));
-		if (read(a->life_fd, &ack, 1) != 1)
-			_exit(125);
-		if (ready.fd >= 0)
-			close(ready.fd);
-	}
 	payload = fork();
 	if (payload < 0) {
 		sbx_err_sys(&err, "init: cannot fork the payload");
@@ -305,8 +310,9 @@ sbx_launch_pipes_open(struct sbx_launch_pipes *lp, struct sbx_err *err)
 {
 	lp->err[0] = lp->err[1] = lp->status[0] = lp->status[1] = -1;
 	lp->life[0] = lp->life[1] = -1;
+	lp->ack[0] = lp->ack[1] = -1;
 	if (pipe2(lp->err, O_CLOEXEC) < 0 || pipe2(lp->status, O_CLOEXEC) < 0 ||
-	    pipe2(lp->life, O_CLOEXEC) < 0) {
+	    pipe2(lp->life, O_CLOEXEC) < 0 || pipe2(lp->ack, O_CLOEXEC) < 0) {
 		sbx_err_sys(err, "pipe");
 		sbx_launch_pipes_close(lp);
 		return -1;
@@ -320,9 +326,11 @@ sbx_launch_pipes_child(struct sbx_launch_pipes *lp, struct sbx_init_args *a)
 	close(lp->err[0]);
 	close(lp->status[0]);
 	close(lp->life[1]);
+	close(lp->ack[1]);
 	a->err_fd = lp->err[1];
 	a->status_fd = lp->status[1];
 	a->life_fd = lp->life[0];
+	a->ack_fd = lp->ack[0];
 }
 
 void
@@ -331,15 +339,18 @@ sbx_launch_pipes_parent(struct sbx_launch_pipes *lp, struct sbx_child *c)
 	close(lp->err[1]);
 	close(lp->status[1]);
 	close(lp->life[0]);
+	close(lp->ack[0]);
+	lp->ack[0] = -1;
 	c->err_fd = lp->err[0];
 	c->status_fd = lp->status[0];
 	c->life_fd = lp->life[1];
+	/* lp->ack[1] stays for the caller (sbx_launch_plain), which closes it. */
 }
 
 void
 sbx_launch_pipes_close(struct sbx_launch_pipes *lp)
 {
-	int *fds[] = { lp->err, lp->status, lp->life };
+	int *fds[] = { lp->err, lp->status, lp->life, lp->ack };
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
 		for (int k = 0; k < 2; k++) {
@@ -404,8 +415,9 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 		sbx_err_sys(err, "pidfd_open");
 		goto fail;
 	}
-	if (hooks && hooks->init_setup) {
+	if (hooks && hooks->listener) {
 		struct sbx_child_msg m;
+		int holder;
 		ssize_t n;
 
 		do
@@ -421,20 +433,27 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 			goto fail;
 		}
 		if (m.fd >= 0) {
-			c->notify_fd = (int)syscall(SYS_pidfd_getfd, c->pidfd, m.fd, 0);
+			/* The payload waits for our ack, so its pid is its own. */
+			holder = (int)syscall(SYS_pidfd_open, m.pid, 0);
+			c->notify_fd =
+			    holder < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, holder, m.fd, 0);
+			if (holder >= 0)
+				close(holder);
 			if (c->notify_fd < 0) {
-				sbx_err_sys(err, "cannot take the jail's network listener");
+				sbx_err_sys(err, "cannot take the jail's seccomp listener");
 				goto fail;
 			}
 			fcntl(c->notify_fd, F_SETFD, FD_CLOEXEC);
 		}
-		if (write(c->life_fd, "a", 1) != 1) {
-			sbx_err_sys(err, "the jail's init died while starting");
+		if (write(lp.ack[1], "a", 1) != 1) {
+			sbx_err_sys(err, "the jail's payload died while starting");
 			goto fail;
 		}
 	}
+	close(lp.ack[1]);
 	return 0;
 fail:
+	close(lp.ack[1]);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	sbx_child_close(c);

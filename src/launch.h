@@ -22,6 +22,7 @@ struct sbx_child_msg {
 	int errnum;
 	int fd; /* "ready": a descriptor for the parent to take */
 	int fd2; /* and a second one, or -1 */
+	int pid; /* the process that holds them */
 	char msg[SBX_ERR_MSG];
 };
 
@@ -30,11 +31,12 @@ struct sbx_child_msg {
  * pipe on fd 3 and every other descriptor above 2 closed. */
 struct sbx_payload_hooks {
 	int (*setup)(void *ctx, struct sbx_err *err);
-	/* Run by init before it forks the payload (so the payload inherits
-	 * what it sets up); may return a descriptor in *fd for sbxrun to take
-	 * with pidfd_getfd() (the network listener). Launchers that use it
-	 * wait for init's "ready" before returning. */
-	int (*init_setup)(void *ctx, int *fd, struct sbx_err *err);
+	/* Run by the payload after setup: may return a descriptor in *fd
+	 * (a seccomp listener) for sbxrun to take with pidfd_getfd(); the
+	 * payload waits until it has. Launchers using it wait for that
+	 * "ready" before returning. Init stays unfiltered this way, free to
+	 * undo the backend's changes if sbxrun dies. */
+	int (*listener)(void *ctx, int *fd, struct sbx_err *err);
 	/* Run by init (not the payload) once the tree is gone, when sbxrun
 	 * died first and so cannot undo what the backend changed on the
 	 * host; may be NULL. */
@@ -48,6 +50,7 @@ struct sbx_init_args {
 	int err_fd; /* close-on-exec, to the parent */
 	int status_fd; /* the payload's wait status goes here */
 	int life_fd; /* EOF when the parent is gone */
+	int ack_fd; /* the payload waits here after handing over a listener, or -1 */
 	bool pid1; /* init of its own pid namespace */
 };
 
@@ -74,6 +77,7 @@ struct sbx_launch_pipes {
 	int err[2];
 	int status[2];
 	int life[2];
+	int ack[2]; /* sbxrun -> payload: "listener taken" */
 };
 
 int sbx_launch_pipes_open(struct sbx_launch_pipes *lp, struct sbx_err *err);

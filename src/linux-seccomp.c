@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "linux-seccomp.h"
+#include "metasup.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -228,6 +229,15 @@ sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 		r = build(ctx, err) < 0 ? -EINVAL : 0;
 	if (r == 0 && (flags & SBX_SECCOMP_NET_NOTIFY))
 		r = notify_rules(ctx, err) < 0 ? -EINVAL : 0;
+	for (size_t i = 0; r == 0 && (flags & SBX_SECCOMP_META_NOTIFY) && sbx_metasup_calls[i];
+	     i++) {
+		int nr = seccomp_syscall_resolve_name(sbx_metasup_calls[i]);
+
+		if (nr != __NR_SCMP_ERROR && seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0) < 0) {
+			sbx_err_set(err, EINVAL, "seccomp: cannot trap %s", sbx_metasup_calls[i]);
+			r = -EINVAL;
+		}
+	}
 	if (r == 0) {
 		r = seccomp_load(ctx);
 		if (r < 0)
@@ -235,7 +245,7 @@ sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 	} else if (err && err->msg[0] == '\0') {
 		sbx_err_set(err, -r, "seccomp: cannot build the filter");
 	}
-	if (r == 0 && (flags & SBX_SECCOMP_NET_NOTIFY)) {
+	if (r == 0 && (flags & (SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_META_NOTIFY))) {
 		*notify_fd = seccomp_notify_fd(ctx);
 		if (*notify_fd < 0) {
 			sbx_err_set(err, -*notify_fd, "seccomp: no notification listener");

@@ -14,6 +14,9 @@
  * supervisor (netsup.c) answers them. */
 #define SBX_SECCOMP_NET_NOTIFY 0x1u
 
+/* Trap chmod, chown, times and xattr changes (metasup.h). */
+#define SBX_SECCOMP_META_NOTIFY 0x2u
+
 /* Loads the filter into the calling thread; needs no_new_privs. With
  * SBX_SECCOMP_NET_NOTIFY, *notify_fd receives the listener. */
 int sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err);

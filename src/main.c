@@ -431,6 +431,8 @@ spawn_job(void *arg)
 		j->rc = 0;
 		return NULL;
 	}
+	sbx_network_meta(
+	    &run->net, j->child->meta_writable, j->child->meta_uid, j->child->meta_gid);
 	if (sbx_network_supervise(&run->net, nfd, dfd, j->child->netsup_flags, j->err) < 0) {
 		sbx_child_abort(j->child);
 		sbx_child_close(j->child);
@@ -485,6 +487,8 @@ run_main(struct run *run, int argc, char **argv)
 		.life_fd = -1,
 		.notify_fd = -1,
 		.diag_fd = -1,
+		.meta_uid = -1,
+		.meta_gid = -1,
 	};
 	struct sbx_err err = { 0 };
 	uint64_t start;

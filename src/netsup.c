@@ -26,6 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "metasup.h"
 #include "netsup.h"
 #include "util.h"
 
@@ -52,6 +53,7 @@ struct sbx_netsup {
 	int diag; /* sock_diag in the jail's netns, or -1 */
 	pthread_mutex_t diag_lock;
 	int wake[2];
+	struct sbx_meta_ctx meta; /* SBX_NETSUP_META */
 	pthread_t thread;
 	bool started;
 	sbx_net_log_fn log;
@@ -129,6 +131,14 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	return ns;
 }
 
+void
+sbx_netsup_set_meta(struct sbx_netsup *ns, const struct sbx_strv *writable, int as_uid, int as_gid)
+{
+	ns->meta.writable = writable;
+	ns->meta.as_uid = as_uid;
+	ns->meta.as_gid = as_gid;
+}
+
 uint64_t
 sbx_netsup_denials(const struct sbx_netsup *ns)
 {
@@ -177,8 +187,8 @@ emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reas
 }
 
 /* Copies len bytes at addr in the caller's memory. */
-static int
-peek(int pid, uint64_t addr, void *buf, size_t len)
+int
+sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { .iov_base = buf, .iov_len = len };
 	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
@@ -196,7 +206,7 @@ peek_alloc(int pid, uint64_t addr, size_t len, size_t max, void **out)
 	if (len > max)
 		return -1;
 	buf = sbx_xmalloc(len ? len : 1);
-	if (peek(pid, addr, buf, len) < 0) {
+	if (sbx_notify_peek(pid, addr, buf, len) < 0) {
 		free(buf);
 		return -1;
 	}
@@ -207,8 +217,8 @@ peek_alloc(int pid, uint64_t addr, size_t len, size_t max, void **out)
 /* The caller's socket, through a pidfd of the calling thread (a thread
  * with its own fd table needs PIDFD_THREAD, Linux 6.9; before that the
  * thread group leader's table is the one there is). */
-static int
-take_socket(int pid, int fd)
+int
+sbx_notify_take_fd(int pid, int fd)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
 	int sock;
@@ -371,7 +381,7 @@ copy_msghdr(int pid, uint64_t at, struct msghdr *out)
 	struct msghdr m;
 
 	memset(out, 0, sizeof(*out));
-	if (peek(pid, at, &m, sizeof(m)) < 0 || m.msg_iovlen > MAX_IOV ||
+	if (sbx_notify_peek(pid, at, &m, sizeof(m)) < 0 || m.msg_iovlen > MAX_IOV ||
 	    m.msg_namelen > sizeof(struct sockaddr_storage) || m.msg_controllen > MAX_CONTROL)
 		return -1;
 	if (m.msg_name && m.msg_namelen &&
@@ -390,7 +400,8 @@ copy_msghdr(int pid, uint64_t at, struct msghdr *out)
 
 		out->msg_iov = iov;
 		out->msg_iovlen = m.msg_iovlen;
-		if (peek(pid, (uintptr_t)m.msg_iov, iov, m.msg_iovlen * sizeof(*iov)) < 0) {
+		if (sbx_notify_peek(pid, (uintptr_t)m.msg_iov, iov, m.msg_iovlen * sizeof(*iov)) <
+		    0) {
 			memset(iov, 0, m.msg_iovlen * sizeof(*iov));
 			return -1;
 		}
@@ -416,7 +427,7 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 	int domain = 0, fl;
 	socklen_t olen = sizeof(int);
 
-	c->sock = take_socket((int)req->pid, (int)a[0]);
+	c->sock = sbx_notify_take_fd((int)req->pid, (int)a[0]);
 	if (c->sock < 0)
 		return errno == EBADF ? -EBADF : -EPERM;
 	if (getsockopt(c->sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen) < 0)
@@ -425,7 +436,8 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 	if (getsockopt(c->sock, SOL_SOCKET, SO_TYPE, &c->type, &olen) < 0)
 		return -ENOTSOCK;
 	if (c->nr == SCMP_SYS(connect) || c->nr == SCMP_SYS(bind)) {
-		if (a[2] > sizeof(c->addr) || peek((int)req->pid, a[1], &c->addr, a[2]) < 0)
+		if (a[2] > sizeof(c->addr) ||
+		    sbx_notify_peek((int)req->pid, a[1], &c->addr, a[2]) < 0)
 			return -EFAULT;
 		c->addrlen = (socklen_t)a[2];
 	} else if (c->nr == SCMP_SYS(listen)) {
@@ -440,7 +452,8 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 		return domain;
 	} else if (c->nr == SCMP_SYS(sendto)) {
 		fl = (int)a[3];
-		if (a[5] > sizeof(c->addr) || peek((int)req->pid, a[4], &c->addr, a[5]) < 0 ||
+		if (a[5] > sizeof(c->addr) ||
+		    sbx_notify_peek((int)req->pid, a[4], &c->addr, a[5]) < 0 ||
 		    peek_alloc((int)req->pid, a[1], a[2], MAX_PAYLOAD, (void **)&c->data) < 0)
 			return -EFAULT;
 		c->addrlen = (socklen_t)a[5];
@@ -617,13 +630,37 @@ decide_unix(struct sbx_netsup *ns, struct call *c)
 	return (struct sbx_netverdict){ .allow = true };
 }
 
+/* A trapped metadata call (landlock backend): decided and made here. */
+static void
+handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
+{
+	struct call c = {
+		.id = req->id, .pid = (int)req->pid, .opname = "metadata", .sock = -1, .target = -1
+	};
+	const char *reason = NULL;
+	int64_t val = 0;
+	int errnum = 0;
+
+	if (sbx_metasup_run(&ns->meta, ns->fd, req, &val, &errnum, &reason) < 0)
+		return; /* the caller went away */
+	respond(ns, req->id, val, errnum, false);
+	if (reason)
+		emit(ns, &c, false, reason, -errnum);
+}
+
 static void
 handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
-	struct call *c = sbx_xcalloc(1, sizeof(*c));
 	struct sbx_netverdict v = { .allow = false, .errnum = EPERM, .reason = "not understood" };
 	bool stream_fastopen, may_block;
+	struct call *c;
 	int domain;
+
+	if ((ns->flags & SBX_NETSUP_META) && sbx_metasup_handles(req->data.nr)) {
+		handle_meta(ns, req);
+		return;
+	}
+	c = sbx_xcalloc(1, sizeof(*c));
 
 	c->ns = ns;
 	c->id = req->id;

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "metasup.h"
 #include "netrules.h"
 
 struct sbx_netsup;
@@ -41,10 +42,13 @@ struct sbx_net_event {
 
 typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
 
-#define SBX_NETSUP_UNIX_CONTINUE 0x1u /* unix sockets: the kernel judges (private fs view) */
-#define SBX_NETSUP_UNIX_OWNED \
-	0x2u /* unix sockets: only those made inside the jail's
-                                           own network namespace (see sbx_netsup_start) */
+/* Unix sockets: the kernel judges them (a private filesystem view). */
+#define SBX_NETSUP_UNIX_CONTINUE 0x1u
+/* Unix sockets: only those made inside the jail's own network namespace
+ * pass (see sbx_netsup_start). */
+#define SBX_NETSUP_UNIX_OWNED 0x2u
+/* Metadata changes are trapped too (metasup.h). */
+#define SBX_NETSUP_META 0x4u
 
 /* Makes a supervisor for rules (copied by reference: they must outlive it). */
 struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags);
@@ -60,7 +64,19 @@ int sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_
  * joined. Safe on a supervisor never started. */
 void sbx_netsup_stop(struct sbx_netsup *ns);
 
+/* For SBX_NETSUP_META: the directories where metadata may change (kept
+ * by reference), and the ids the changes are made as (-1: sbxrun's own;
+ * a root caller's sandbox runs as another uid). */
+void sbx_netsup_set_meta(
+    struct sbx_netsup *ns, const struct sbx_strv *writable, int as_uid, int as_gid);
+
 uint64_t sbx_netsup_denials(const struct sbx_netsup *ns);
+
+/* Helpers shared by the handlers of trapped calls: a copy of the caller's
+ * descriptor fd (through a pidfd of the calling thread), and a copy of len
+ * bytes of its memory at addr. */
+int sbx_notify_take_fd(int pid, int fd);
+int sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len);
 
 void sbx_netsup_free(struct sbx_netsup *ns);
 

@@ -102,7 +102,17 @@ sbx_network_supervise(
 		return 0;
 	}
 	n->sup = sbx_netsup_new(&n->rules, flags);
+	if (flags & SBX_NETSUP_META)
+		sbx_netsup_set_meta(n->sup, n->meta_writable, n->meta_uid, n->meta_gid);
 	return sbx_netsup_start(n->sup, notify_fd, diag_fd, NULL, NULL, err);
+}
+
+void
+sbx_network_meta(struct sbx_network *n, const struct sbx_strv *writable, int uid, int gid)
+{
+	n->meta_writable = writable;
+	n->meta_uid = uid;
+	n->meta_gid = gid;
 }
 
 int

@@ -40,6 +40,8 @@ struct sbx_network {
 	struct sbx_proxy *proxy;
 	struct sbx_netsup *sup;
 	struct sbx_strv env; /* NAME=VALUE for the sandbox (proxy variables) */
+	const struct sbx_strv *meta_writable;
+	int meta_uid, meta_gid;
 	int landlock_abi;
 };
 
@@ -56,6 +58,9 @@ int sbx_network_enter(struct sbx_network *n, struct sbx_err *err);
  * a listener, to have its unix socket connects judged. */
 int sbx_network_supervise(
     struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags, struct sbx_err *err);
+
+/* For SBX_NETSUP_META, called before sbx_network_supervise(). */
+void sbx_network_meta(struct sbx_network *n, const struct sbx_strv *writable, int uid, int gid);
 
 int sbx_network_proxy(struct sbx_network *n, struct sbx_err *err);
 

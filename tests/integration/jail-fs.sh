@@ -26,6 +26,28 @@ jail_sh 'echo x >f && cat f && pwd -P'
 is_status 0 "the temporary workdir is writable"
 is "$(leftovers)" "" "the temporary workdir is removed after the run"
 
+# --- metadata outside ----------------------------------------------------
+# Mode, times and extended attributes of the caller's own file outside the
+# workdir stay as they are (Landlock does not judge these calls: the
+# landlock backend traps them; the namespaces backend mounts it read-only).
+for mode in strict open; do
+	new_wd
+	victim=$JT/meta-$mode
+	echo key >"$victim"
+	chmod 600 "$victim"
+	touch -d '2020-02-02 02:02:02' "$victim"
+	before=$(stat -c '%a %Y' "$victim")
+	jail_sh "chmod 644 '$victim'; touch '$victim'
+python3 -c \"import os; os.setxattr('$victim', 'user.sbx', b'1')\" 2>/dev/null
+echo done" --fs "$mode" -w "$WD"
+	is "$(stat -c '%a %Y' "$victim")" "$before" "$mode: mode and times of the caller's file outside stay"
+	is "$("$PY" -c 'import os, sys; print(os.listxattr(sys.argv[1]))' "$victim" 2>&1)" "[]" \
+	    "$mode: no extended attribute appears on it"
+	jail_sh "echo x >own; chmod 751 own; touch -d '2001-01-01' own" --fs "$mode" -w "$WD"
+	is "$(stat -c '%a %y' "$WD/own" 2>&1 | cut -c1-14)" "751 2001-01-01" \
+	    "$mode: mode and times inside the workdir still change"
+done
+
 # --- writing outside ----------------------------------------------------
 for mode in strict open; do
 	new_wd

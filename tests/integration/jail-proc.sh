@@ -22,6 +22,14 @@ wait_for "[ -s '$WD/started' ]" 10
 pl=$(payload_of "$SBX_PID")
 ok "the payload is running (pid ${pl:-none})" test -n "$pl"
 for f in CapInh CapPrm CapEff CapBnd CapAmb; do
+	# Emptying the bounding set needs CAP_SETPCAP: an unprivileged caller
+	# without a user namespace cannot, and no_new_privs with nothing
+	# permitted makes it moot. It must at least be no wider than ours.
+	if [ "$f" = CapBnd ] && [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" != 0 ]; then
+		is "$(status_field "$pl" $f)" "$(status_field $$ $f)" \
+		    "host view: the payload's CapBnd is no wider than the caller's (landlock, unprivileged)"
+		continue
+	fi
 	is "$(status_field "$pl" $f)" 0000000000000000 "host view: the payload's $f is empty"
 done
 is "$(status_field "$pl" NoNewPrivs)" 1 "host view: the payload has no_new_privs"

@@ -1,0 +1,366 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "metasup.h"
+#include "netsup.h"
+
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+
+const char *const sbx_metasup_calls[] = {
+	"chmod",
+	"fchmod",
+	"fchmodat",
+	"fchmodat2",
+	"chown",
+	"lchown",
+	"fchown",
+	"fchownat",
+	"utime",
+	"utimes",
+	"futimesat",
+	"utimensat",
+	"setxattr",
+	"lsetxattr",
+	"fsetxattr",
+	"removexattr",
+	"lremovexattr",
+	"fremovexattr",
+	NULL,
+};
+
+bool
+sbx_metasup_handles(int nr)
+{
+	for (size_t i = 0; sbx_metasup_calls[i]; i++)
+		if (seccomp_syscall_resolve_name(sbx_metasup_calls[i]) == nr)
+			return true;
+	return false;
+}
+
+enum meta_kind { META_MODE, META_OWNER, META_TIMES, META_XSET, META_XREMOVE };
+
+/* One call, normalised: where the target is and what is to change. */
+struct meta {
+	enum meta_kind kind;
+	int fd; /* fd-based call: the caller's fd, else -1 */
+	int dirfd; /* path-based: the base (AT_FDCWD or the caller's fd) */
+	uint64_t path; /* path-based: address of the path */
+	bool nofollow;
+	bool empty_ok; /* AT_EMPTY_PATH */
+	uint64_t mode;
+	uint64_t uid, gid;
+	int times_kind; /* 0 timespec[2], 1 timeval[2], 2 utimbuf */
+	uint64_t times; /* address, 0 for "now" */
+	uint64_t name, value, size, flags;
+};
+
+static int
+parse(int nr, const __u64 *a, struct meta *m)
+{
+#define IS(name) (nr == seccomp_syscall_resolve_name(name))
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	m->dirfd = AT_FDCWD;
+	if (IS("chmod") || IS("fchmodat") || IS("fchmodat2") || IS("fchmod")) {
+		m->kind = META_MODE;
+		if (IS("fchmod"))
+			m->fd = (int)a[0], m->mode = a[1];
+		else if (IS("chmod"))
+			m->path = a[0], m->mode = a[1];
+		else
+			m->dirfd = (int)a[0], m->path = a[1], m->mode = a[2],
+			m->flags = IS("fchmodat2") ? a[3] : 0;
+	} else if (IS("chown") || IS("lchown") || IS("fchown") || IS("fchownat")) {
+		m->kind = META_OWNER;
+		if (IS("fchown"))
+			m->fd = (int)a[0], m->uid = a[1], m->gid = a[2];
+		else if (IS("fchownat"))
+			m->dirfd = (int)a[0], m->path = a[1], m->uid = a[2], m->gid = a[3],
+			m->flags = a[4];
+		else
+			m->path = a[0], m->uid = a[1], m->gid = a[2], m->nofollow = IS("lchown");
+	} else if (IS("utime") || IS("utimes") || IS("futimesat") || IS("utimensat")) {
+		m->kind = META_TIMES;
+		if (IS("utime"))
+			m->path = a[0], m->times = a[1], m->times_kind = 2;
+		else if (IS("utimes"))
+			m->path = a[0], m->times = a[1], m->times_kind = 1;
+		else if (IS("futimesat"))
+			m->dirfd = (int)a[0], m->path = a[1], m->times = a[2], m->times_kind = 1;
+		else if (a[1] == 0)
+			m->fd = (int)a[0], m->times = a[2], m->flags = a[3]; /* futimens */
+		else
+			m->dirfd = (int)a[0], m->path = a[1], m->times = a[2], m->flags = a[3];
+	} else if (IS("setxattr") || IS("lsetxattr") || IS("fsetxattr")) {
+		m->kind = META_XSET;
+		if (IS("fsetxattr"))
+			m->fd = (int)a[0];
+		else
+			m->path = a[0], m->nofollow = IS("lsetxattr");
+		m->name = a[1], m->value = a[2], m->size = a[3], m->flags = a[4];
+	} else if (IS("removexattr") || IS("lremovexattr") || IS("fremovexattr")) {
+		m->kind = META_XREMOVE;
+		if (IS("fremovexattr"))
+			m->fd = (int)a[0];
+		else
+			m->path = a[0], m->nofollow = IS("lremovexattr");
+		m->name = a[1];
+	} else {
+		return -1;
+	}
+	if (m->kind != META_XSET && (m->flags & AT_SYMLINK_NOFOLLOW))
+		m->nofollow = true;
+	if (m->kind != META_XSET && (m->flags & AT_EMPTY_PATH))
+		m->empty_ok = true;
+	return 0;
+#undef IS
+}
+
+/* A NUL-terminated string of the caller's, at most max bytes. */
+static int
+peek_string(int pid, uint64_t addr, char *buf, size_t max)
+{
+	for (size_t off = 0; off < max; off += 256) {
+		size_t n = max - off < 256 ? max - off : 256;
+
+		if (sbx_notify_peek(pid, addr + off, buf + off, n) < 0) {
+			/* The last page may end before n bytes: go byte by byte. */
+			for (size_t i = 0; i < n; i++) {
+				if (sbx_notify_peek(pid, addr + off + i, buf + off + i, 1) < 0)
+					return -1;
+				if (buf[off + i] == '\0')
+					return 0;
+			}
+			return -1;
+		}
+		if (memchr(buf + off, '\0', n))
+			return 0;
+	}
+	return -1;
+}
+
+/* The target as an O_PATH (or, for fd-based calls, the caller's own)
+ * descriptor of ours; resolved like the caller would, with its cwd or
+ * directory descriptor as the base. */
+static int
+open_target(int pid, const struct meta *m, bool *real_fd, int *errnum)
+{
+	char path[PATH_MAX], proc[64];
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS };
+	int base, fd;
+
+	*real_fd = false;
+	if (m->fd >= 0) {
+		fd = sbx_notify_take_fd(pid, m->fd);
+		*real_fd = true;
+		if (fd < 0)
+			*errnum = errno == EBADF ? EBADF : EPERM;
+		return fd;
+	}
+	if (m->path == 0 || peek_string(pid, m->path, path, sizeof(path)) < 0) {
+		*errnum = EFAULT;
+		return -1;
+	}
+	if (path[0] == '\0' && !m->empty_ok) {
+		*errnum = ENOENT;
+		return -1;
+	}
+	if (m->dirfd == AT_FDCWD) {
+		snprintf(proc, sizeof(proc), "/proc/%d/cwd", pid);
+		base = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		base = sbx_notify_take_fd(pid, m->dirfd);
+	}
+	if (base < 0) {
+		*errnum = EBADF;
+		return -1;
+	}
+	if (path[0] == '\0') {
+		*real_fd = true; /* AT_EMPTY_PATH: the directory fd itself */
+		return base;
+	}
+	if (m->nofollow)
+		how.flags |= O_NOFOLLOW;
+	fd = (int)syscall(SYS_openat2, base, path, &how, sizeof(how));
+	if (fd < 0)
+		*errnum = errno;
+	close(base);
+	return fd;
+}
+
+/* Whether the open target lies in one of the writable trees. */
+static bool
+in_writable(const struct sbx_meta_ctx *m, int fd)
+{
+	char proc[64], path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, path, sizeof(path) - 1);
+	if (n <= 0 || path[0] != '/')
+		return false;
+	path[n] = '\0';
+	if (sbx_str_has_suffix(path, " (deleted)"))
+		return false;
+	for (size_t i = 0; m->writable && i < m->writable->n; i++)
+		if (sbx_path_is_under(path, m->writable->v[i]))
+			return true;
+	return false;
+}
+
+static int
+read_times(int pid, const struct meta *m, struct timespec ts[2])
+{
+	if (m->times == 0)
+		return 1; /* "now" */
+	if (m->times_kind == 0)
+		return sbx_notify_peek(pid, m->times, ts, 2 * sizeof(*ts));
+	if (m->times_kind == 1) {
+		struct timeval tv[2];
+
+		if (sbx_notify_peek(pid, m->times, tv, sizeof(tv)) < 0)
+			return -1;
+		for (int i = 0; i < 2; i++) {
+			ts[i].tv_sec = tv[i].tv_sec;
+			ts[i].tv_nsec = tv[i].tv_usec * 1000;
+		}
+		return 0;
+	}
+	{
+		struct utimbuf ub;
+
+		if (sbx_notify_peek(pid, m->times, &ub, sizeof(ub)) < 0)
+			return -1;
+		ts[0] = (struct timespec){ .tv_sec = ub.actime };
+		ts[1] = (struct timespec){ .tv_sec = ub.modtime };
+		return 0;
+	}
+}
+
+/* Makes the change on fd (a real descriptor or O_PATH); -errno or >= 0. */
+static int64_t
+apply(const struct meta *m, int fd, bool real_fd, const struct timespec *ts, const char *name,
+    const void *value)
+{
+	char proc[64];
+	int r = -1;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	switch (m->kind) {
+	case META_MODE:
+		r = real_fd ? fchmod(fd, (mode_t)m->mode) : chmod(proc, (mode_t)m->mode);
+		break;
+	case META_OWNER: r = fchownat(fd, "", (uid_t)m->uid, (gid_t)m->gid, AT_EMPTY_PATH); break;
+	case META_TIMES: r = utimensat(AT_FDCWD, proc, ts, 0); break;
+	case META_XSET:
+		r = real_fd ? fsetxattr(fd, name, value, m->size, (int)m->flags)
+			    : setxattr(proc, name, value, m->size, (int)m->flags);
+		break;
+	case META_XREMOVE: r = real_fd ? fremovexattr(fd, name) : removexattr(proc, name); break;
+	}
+	return r < 0 ? -errno : r;
+}
+
+int
+sbx_metasup_run(const struct sbx_meta_ctx *mc, int notify_fd, const struct seccomp_notif *req,
+    int64_t *val, int *errnum, const char **reason)
+{
+	struct meta m;
+	struct timespec ts[2], *tsp = ts;
+	char name[XATTR_NAME_MAX + 1] = "";
+	void *value = NULL;
+	bool real_fd = false;
+	int pid = (int)req->pid, fd = -1, ouid = -1, ogid = -1, r = 0;
+	uint64_t id = req->id;
+	struct stat st;
+	int64_t res;
+
+	*val = 0;
+	*errnum = 0;
+	*reason = NULL;
+	if (parse(req->data.nr, req->data.args, &m) < 0) {
+		*errnum = ENOSYS;
+		return 0;
+	}
+	/* A root caller's sandbox runs as another uid: resolve and change as
+	 * that uid, so file permissions judge as they would for it. */
+	if (mc->as_uid >= 0) {
+		ogid = (int)syscall(SYS_setfsgid, mc->as_gid);
+		ouid = (int)syscall(SYS_setfsuid, mc->as_uid);
+	}
+	fd = open_target(pid, &m, &real_fd, errnum);
+	if (fd < 0)
+		goto done;
+	if (m.kind == META_TIMES) {
+		r = read_times(pid, &m, ts);
+		if (r < 0) {
+			*errnum = EFAULT;
+			goto done;
+		}
+		if (r > 0)
+			tsp = NULL;
+	}
+	if ((m.kind == META_XSET || m.kind == META_XREMOVE) &&
+	    peek_string(pid, m.name, name, sizeof(name)) < 0) {
+		*errnum = ERANGE;
+		goto done;
+	}
+	if (m.kind == META_XSET) {
+		if (m.size > XATTR_SIZE_MAX) {
+			*errnum = E2BIG;
+			goto done;
+		}
+		value = sbx_xmalloc(m.size ? m.size : 1);
+		if (sbx_notify_peek(pid, m.value, value, m.size) < 0) {
+			*errnum = EFAULT;
+			goto done;
+		}
+	}
+	/* Everything is copied: is the caller still the one that trapped? */
+	if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0) {
+		r = -1;
+		goto out;
+	}
+	if (!in_writable(mc, fd)) {
+		*errnum = EPERM;
+		*reason = "metadata change outside the writable trees";
+		goto done;
+	}
+	if (!real_fd && m.nofollow && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+		*errnum = EPERM;
+		*reason = "metadata change of a symlink";
+		goto done;
+	}
+	res = apply(&m, fd, real_fd, tsp, name, value);
+	if (res < 0)
+		*errnum = (int)-res;
+	else
+		*val = res;
+done:
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(value);
+	if (mc->as_uid >= 0) {
+		syscall(SYS_setfsuid, ouid);
+		syscall(SYS_setfsgid, ogid);
+	}
+	return r;
+}
