@@ -534,6 +534,13 @@ run_main(struct run *run, int argc, char **argv)
 	b = choose_backend(run, NULL, &err);
 	if (b == NULL)
 		return fail(run, &err);
+	/* SPEC: a cgroup v2 leaf when one can be made, else rlimits, and the
+	 * diagnostics say so. sbxrun makes no cgroup (none is delegated to it
+	 * on the machines it was built for; the v1 hierarchies are not its). */
+	if (p->limits[SBX_LIMIT_MEMORY].set || p->limits[SBX_LIMIT_PIDS].set)
+		sbx_strv_push(&r->warnings,
+		    "memory and pids are rlimits, not a cgroup: memory is RLIMIT_AS (the "
+		    "address space, so swap cannot add to it), pids is RLIMIT_NPROC");
 	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
 	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)
