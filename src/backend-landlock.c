@@ -23,15 +23,18 @@
  *                       groups; PDEATHSIG; every capability dropped;
  *                       no_new_privs; the Landlock domain (filesystem,
  *                       TCP when the network is fully off, scopes); the
- *                       common seccomp filter, then the host filter.
+ *                       host filter, then (listener hook) the common
+ *                       filter with the metadata calls and, under network
+ *                       rules, the network calls trapped; the listener is
+ *                       handed to sbxrun (pidfd_getfd), which answers them.
  *
- * With a supervised network, sbxrun spawns from a launcher thread already
- * in the network's Landlock domain (main.c, network.h), so init and the
- * payload nest inside it; init loads the seccomp filter that traps the
- * network calls before forking the payload and hands the listener over
- * (sbx_payload_hooks.init_setup). Unix sockets are refused then: with the
- * host's filesystem in view, a connect by path could reach any host
- * daemon, and Landlock does not judge connects.
+ * Init never loads a filter: if sbxrun dies it must hand a lent workdir
+ * back with chown calls that nobody would be left to answer. With network
+ * rules, sbxrun spawns from a launcher thread already in the network's
+ * Landlock domain (main.c, network.h), so init and the payload nest inside
+ * it. Unix socket connects and addressed datagrams are refused then: with
+ * the host's filesystem in view, a path could reach any host daemon, and
+ * Landlock does not judge connects.
  */
 #include "config.h"
 
@@ -243,10 +246,9 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	sbx_buf_puts(out,
 	    "# not covered by Landlock: host processes stay visible in /proc; the "
 	    "metadata (stat, readlink, inotify) of paths outside the rules stays visible\n");
-	if (x->caller_uid != 0)
-		sbx_buf_puts(out,
-		    "# not covered by Landlock: chmod, chgrp, utimes and xattrs of the "
-		    "caller's own files outside the workdir (their contents stay out of reach)\n");
+	sbx_buf_puts(out,
+	    "# judged by sbxrun's supervisor: chmod, chown, times and xattr changes (only in the "
+	    "workdir, the private TMPDIR and rw mount sources)\n");
 	sbx_plan_free(&plan);
 	return 0;
 }
@@ -294,7 +296,7 @@ payload_setup(void *ctx, struct sbx_err *err)
 		return -1;
 	if (!pl->seccomp)
 		return 0;
-	/* With a supervised network, init loaded the common filter already. */
+	/* With a listener, its hook loads the common filter (with the traps). */
 	if (!pl->net_notify && sbx_seccomp_load(0, NULL, err) < 0)
 		return -1;
 	return sbx_hostfilter_load(

@@ -81,17 +81,14 @@ net_fully_off(const struct sbx_policy *p)
 
 /* With the network fully off the jail's own net namespace cuts it off,
  * except from unix sockets its filesystem view shows: the workdir is the
- * host's, and so are mounts, read paths and, under open, the whole disk.
- * Then connects and addressed sends are trapped too, and only sockets made
- * inside the jail's namespace pass (SBX_NETSUP_UNIX_OWNED). A fresh temp
- * workdir under strict shows no socket of the host's: no trap, no cost. */
+ * host's, and so are the system roots, mounts, read paths and, under open,
+ * the whole disk (a daemon may keep its socket anywhere). So connects and
+ * addressed sends are trapped, and only sockets made inside the jail's
+ * namespace pass (SBX_NETSUP_UNIX_OWNED). */
 static bool
 needs_unix_guard(const struct sbx_policy *p, const struct sbx_exec *x)
 {
-	if (x->net != NULL)
-		return false;
-	return p->fs == SBX_FS_OPEN || !x->fs->workdir_temp || p->nmounts > 0 ||
-	    (p->fs == SBX_FS_ALLOWLIST && x->fs->read.n > 0);
+	return x->net == NULL;
 }
 
 /* The TCP port rules of the sandbox's Landlock domain. */
@@ -623,7 +620,10 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		/* With the network on or ports declared there is no net
 		 * namespace to tell the sandbox's sockets from the host's:
 		 * unix sockets are the filesystem view's matter then. */
-		c->netsup_flags = guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_CONTINUE;
+		c->netsup_flags = guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW;
+		/* Unix sockets the supervisor binds for a root caller's sandbox
+		 * are made as its mapped ids. */
+		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : -1;
 		r->layers.seccomp_notify = true;
 	}
 	close(sync[0]);

@@ -371,6 +371,7 @@ seatbelt_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struc
 	c->priv = s;
 	c->cleanup = seatbelt_cleanup;
 	r->layers.new_session = true;
+	r->layers.seatbelt = true;
 	rc = 0;
 out:
 	if (tmpdir != NULL) {

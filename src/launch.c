@@ -186,6 +186,7 @@ sbx_init_main(const struct sbx_init_args *a)
 	if (!a->pid1)
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sbx_signals_supervised(&set);
+	sigaddset(&set, SIGUSR1); /* from sbxrun: kill the whole tree now */
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
@@ -266,7 +267,9 @@ sbx_init_main(const struct sbx_init_args *a)
 			pfd[1].fd = -1;
 		}
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo != SIGCHLD)
+			if (si.ssi_signo == SIGUSR1)
+				signal_tree(a->pid1, SIGKILL);
+			else if (si.ssi_signo != SIGCHLD)
 				signal_tree(a->pid1, (int)si.ssi_signo);
 		}
 	}

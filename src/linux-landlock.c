@@ -206,9 +206,10 @@ sbx_landlock_apply(const struct sbx_plan *plan, int abi, const struct sbx_landlo
 }
 
 int
-sbx_landlock_apply_net(int abi, const struct sbx_landlock_net *net, struct sbx_err *err)
+sbx_landlock_apply_net(
+    int abi, const struct sbx_landlock_net *net, unsigned scopes, struct sbx_err *err)
 {
 	if (abi < 4)
 		return sbx_err_set(err, ENOSYS, "landlock TCP rules need ABI 4 (Linux 6.7)");
-	return restrict_self(NULL, abi, net, 0, err);
+	return restrict_self(NULL, abi, net, scopes, err);
 }

@@ -32,7 +32,8 @@ struct sbx_landlock_net {
 int sbx_landlock_apply(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
     unsigned scopes, struct sbx_err *err);
 
-/* Restricts only the TCP port rules (the network domain, no filesystem). */
-int sbx_landlock_apply_net(int abi, const struct sbx_landlock_net *net, struct sbx_err *err);
+/* Restricts only the TCP port rules and the scopes (no filesystem). */
+int sbx_landlock_apply_net(
+    int abi, const struct sbx_landlock_net *net, unsigned scopes, struct sbx_err *err);
 
 #endif

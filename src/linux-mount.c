@@ -249,8 +249,12 @@ do_op(const struct sbx_op *op, const int *tree_fds, struct sbx_err *err)
 			return sbx_err_sys(err, "cannot attach %s at %s", op->src, op->dst);
 		return 0;
 	case SBX_OP_TMPFS:
-		if (ensure_target(dst, false, err) < 0)
+		if (op->flags & SBX_OPF_MKTARGET) {
+			if (make_target_nofollow(dst, false, err) < 0)
+				return -1;
+		} else if (ensure_target(dst, false, err) < 0) {
 			return -1;
+		}
 		opts = sbx_xasprintf("mode=%04o", op->mode);
 		if (mount("tmpfs", dst, "tmpfs",
 			MS_NOSUID | MS_NODEV | (op->flags & SBX_OPF_NOEXEC ? MS_NOEXEC : 0),

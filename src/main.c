@@ -537,7 +537,7 @@ run_main(struct run *run, int argc, char **argv)
 	/* SPEC: a cgroup v2 leaf when one can be made, else rlimits, and the
 	 * diagnostics say so. sbxrun makes no cgroup (none is delegated to it
 	 * on the machines it was built for; the v1 hierarchies are not its). */
-	if (p->limits[SBX_LIMIT_MEMORY].set || p->limits[SBX_LIMIT_PIDS].set)
+	if (r->enforced & (SBX_RULE_BIT(SBX_RULE_MEMORY) | SBX_RULE_BIT(SBX_RULE_PIDS)))
 		sbx_strv_push(&r->warnings,
 		    "memory and pids are rlimits, not a cgroup: memory is RLIMIT_AS (the "
 		    "address space, so swap cannot add to it), pids is RLIMIT_NPROC");

@@ -204,9 +204,8 @@ open_target(int pid, const struct meta *m, bool *real_fd, int *errnum)
 	return fd;
 }
 
-/* Whether the open target lies in one of the writable trees. */
-static bool
-in_writable(const struct sbx_meta_ctx *m, int fd)
+bool
+sbx_metasup_in_writable(const struct sbx_meta_ctx *m, int fd)
 {
 	char proc[64], path[PATH_MAX];
 	ssize_t n;
@@ -337,7 +336,7 @@ sbx_metasup_run(const struct sbx_meta_ctx *mc, int notify_fd, const struct secco
 		r = -1;
 		goto out;
 	}
-	if (!in_writable(mc, fd)) {
+	if (!sbx_metasup_in_writable(mc, fd)) {
 		*errnum = EPERM;
 		*reason = "metadata change outside the writable trees";
 		goto done;

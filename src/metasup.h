@@ -27,6 +27,9 @@ extern const char *const sbx_metasup_calls[];
 /* Whether nr is one of them. */
 bool sbx_metasup_handles(int nr);
 
+/* Whether the open descriptor fd lies in one of m's writable trees. */
+bool sbx_metasup_in_writable(const struct sbx_meta_ctx *m, int fd);
+
 /* Decides and, when allowed, makes the trapped call req. Fills *val or
  * *errnum for the answer, and *reason (static) when refused by policy.
  * Returns -1 when the notification is no longer valid (nothing to answer). */

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/rtnetlink.h>
@@ -79,6 +80,8 @@ struct call {
 	struct sockaddr_storage addr;
 	socklen_t addrlen; /* 0: no address */
 	int target; /* unix: O_PATH fd of the socket file, or -1 */
+	int *passed; /* our copies of descriptors passed in the message */
+	size_t npassed;
 	uint64_t arg; /* backlog, flags */
 	char *data; /* sendto payload */
 	size_t len;
@@ -94,6 +97,9 @@ call_free(struct call *c)
 		close(c->sock);
 	if (c->target >= 0)
 		close(c->target);
+	for (size_t i = 0; i < c->npassed; i++)
+		close(c->passed[i]);
+	free(c->passed);
 	free(c->data);
 	if (c->msg.msg_iov) {
 		for (size_t i = 0; i < c->msg.msg_iovlen; i++)
@@ -124,6 +130,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->flags = flags;
 	ns->fd = -1;
 	ns->diag = -1;
+	ns->meta.as_uid = ns->meta.as_gid = -1;
 	ns->wake[0] = ns->wake[1] = -1;
 	pthread_mutex_init(&ns->lock, NULL);
 	pthread_mutex_init(&ns->diag_lock, NULL);
@@ -292,7 +299,20 @@ perform(struct call *c)
 
 	if (c->nr == SCMP_SYS(connect))
 		r = connect(c->sock, sa, c->addrlen);
-	else if (c->nr == SCMP_SYS(bind))
+	else if (c->nr == SCMP_SYS(bind) && sa && sa->sa_family == AF_UNIX &&
+	    c->ns->meta.as_uid >= 0) {
+		/* The socket file is made as the sandbox's ids, which own
+		 * what it makes (an idmapped workdir, its own tmpfs). */
+		int ogid = (int)syscall(SYS_setfsgid, c->ns->meta.as_gid);
+		int ouid = (int)syscall(SYS_setfsuid, c->ns->meta.as_uid);
+
+		r = bind(c->sock, sa, c->addrlen);
+		if (r < 0)
+			r = -errno;
+		syscall(SYS_setfsuid, ouid);
+		syscall(SYS_setfsgid, ogid);
+		return r;
+	} else if (c->nr == SCMP_SYS(bind))
 		r = bind(c->sock, sa, c->addrlen);
 	else if (c->nr == SCMP_SYS(listen))
 		r = listen(c->sock, (int)c->arg);
@@ -419,6 +439,41 @@ copy_msghdr(int pid, uint64_t at, struct msghdr *out)
 	return 0;
 }
 
+/* Descriptors passed in a message we send for the caller are numbers in
+ * the caller's table: take each one (pidfd_getfd) and put our copy's
+ * number in our copy of the message, or sbxrun would pass its own.
+ * Credentials cannot be passed on someone's behalf. */
+static int
+translate_rights(struct call *c, struct msghdr *m)
+{
+	struct cmsghdr *cm;
+
+	if (m->msg_control == NULL || m->msg_controllen == 0)
+		return 0;
+	for (cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+		int *fds = (int *)CMSG_DATA(cm);
+		size_t n;
+
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_CREDENTIALS)
+			return -EPERM;
+		if (cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int fd = sbx_notify_take_fd(c->pid, fds[i]);
+
+			if (fd < 0)
+				return -EBADF;
+			c->passed = sbx_xreallocarray(c->passed, c->npassed + 1, sizeof(int));
+			c->passed[c->npassed++] = fd;
+			fds[i] = fd;
+		}
+	}
+	return 0;
+}
+
 /* Reads one notification's call out of the caller; -errno on failure. */
 static int
 gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
@@ -461,8 +516,12 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 		c->arg = (uint64_t)fl;
 		return domain;
 	} else if (c->nr == SCMP_SYS(sendmsg)) {
+		int r;
+
 		if (copy_msghdr((int)req->pid, a[1], &c->msg) < 0)
 			return -EFAULT;
+		if ((r = translate_rights(c, &c->msg)) < 0)
+			return r;
 		if (c->msg.msg_name) {
 			memcpy(&c->addr, c->msg.msg_name, c->msg.msg_namelen);
 			c->addrlen = c->msg.msg_namelen;
@@ -474,10 +533,15 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 
 		c->mmsg = sbx_xcalloc(vlen ? vlen : 1, sizeof(*c->mmsg));
 		c->vlen = vlen;
-		for (unsigned i = 0; i < vlen; i++)
+		for (unsigned i = 0; i < vlen; i++) {
+			int r;
+
 			if (copy_msghdr((int)req->pid, a[1] + i * sizeof(struct mmsghdr),
 				&c->mmsg[i].msg_hdr) < 0)
 				return -EFAULT;
+			if ((r = translate_rights(c, &c->mmsg[i].msg_hdr)) < 0)
+				return r;
+		}
 		c->arg = a[3];
 		return domain;
 	}
@@ -595,42 +659,141 @@ bound_inside(struct sbx_netsup *ns, dev_t dev, ino_t ino)
 	return found;
 }
 
-/* A unix address under SBX_NETSUP_UNIX_OWNED: an abstract name is looked up
- * in the socket's own network namespace, the jail's, so it reaches only
- * the sandbox's sockets; a path must lead to a socket bound inside. The
- * call is then made on behalf with "/proc/self/fd/N" for the file that was
- * checked, so a swapped path cannot change where it goes. */
+/* The path of a unix address in c (NUL-terminated into buf); 0 for an
+ * abstract name, -1 for a malformed address. */
+static int
+unix_path(const struct call *c, char *buf, size_t size)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&c->addr;
+	size_t plen;
+
+	if (c->addrlen <= offsetof(struct sockaddr_un, sun_path) || un->sun_family != AF_UNIX)
+		return -1;
+	plen = c->addrlen - offsetof(struct sockaddr_un, sun_path);
+	if (un->sun_path[0] == '\0')
+		return 0;
+	if (plen >= size)
+		return -1;
+	memcpy(buf, un->sun_path, plen);
+	buf[plen] = '\0';
+	return 1;
+}
+
+/* Points c's address at "fmt" (a /proc/self/fd path of ours). */
+static int
+set_unix_path(struct call *c, const char *path)
+{
+	struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
+
+	if (strlen(path) >= sizeof(un->sun_path))
+		return -1;
+	memset(un->sun_path, 0, sizeof(un->sun_path));
+	memcpy(un->sun_path, path, strlen(path));
+	un->sun_family = AF_UNIX;
+	c->addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1);
+	return 0;
+}
+
+/* A send whose address the kernel would not use: our copy goes without. */
+static void
+drop_address(struct call *c)
+{
+	c->addrlen = 0;
+	free(c->msg.msg_name);
+	c->msg.msg_name = NULL;
+	c->msg.msg_namelen = 0;
+	for (unsigned i = 0; c->mmsg && i < c->vlen; i++) {
+		free(c->mmsg[i].msg_hdr.msg_name);
+		c->mmsg[i].msg_hdr.msg_name = NULL;
+		c->mmsg[i].msg_hdr.msg_namelen = 0;
+	}
+}
+
+/* A unix address to connect or send to. The path is resolved in the
+ * caller's view of the filesystem to the socket file, which must be
+ * there; under SBX_NETSUP_UNIX_OWNED it must also be bound inside the
+ * jail's own network namespace; under SBX_NETSUP_UNIX_VIEW the view is
+ * private and whatever it shows may be used. The call is then made on
+ * behalf with "/proc/self/fd/N" for the file that was checked, so a path
+ * swapped after the check changes nothing. An abstract name is looked up
+ * in the socket's own network namespace: the jail's own one under OWNED;
+ * the host's otherwise, so refused then. */
 static struct sbx_netverdict
 decide_unix(struct sbx_netsup *ns, struct call *c)
 {
-	struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
-	size_t plen;
-	char path[sizeof(un->sun_path) + 1];
+	bool owned = (ns->flags & SBX_NETSUP_UNIX_OWNED) && ns->diag >= 0;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], proc[64];
 	struct stat st;
+	int kind = unix_path(c, path, sizeof(path));
 
-	if (c->addrlen <= offsetof(struct sockaddr_un, sun_path) || un->sun_family != AF_UNIX)
+	if (kind < 0)
 		return (struct sbx_netverdict){ false, EINVAL, "bad unix address" };
-	plen = c->addrlen - offsetof(struct sockaddr_un, sun_path);
-	if (un->sun_path[0] == '\0')
-		return (struct sbx_netverdict){ .allow = true }; /* abstract: the jail's own */
-	memcpy(path, un->sun_path, plen);
-	path[plen] = '\0';
+	if (kind == 0)
+		return owned || (ns->flags & SBX_NETSUP_ABSTRACT_SCOPED)
+		    ? (struct sbx_netverdict){ .allow = true }
+		    : (struct sbx_netverdict){ false, EACCES,
+			      "abstract unix sockets are the host's here" };
+	if (!owned && !(ns->flags & (SBX_NETSUP_UNIX_VIEW | SBX_NETSUP_META)))
+		return (struct sbx_netverdict){ false, EACCES,
+			"unix socket paths are not supervised here" };
 	c->target = open_in_caller(c->pid, path);
 	if (c->target < 0)
 		return (struct sbx_netverdict){ false, errno == ENOENT ? ENOENT : EACCES,
 			"unix socket path not reachable" };
 	if (fstat(c->target, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return (struct sbx_netverdict){ false, ECONNREFUSED, "not a socket" };
-	if (!bound_inside(ns, st.st_dev, st.st_ino))
+	if (owned && !bound_inside(ns, st.st_dev, st.st_ino))
 		return (struct sbx_netverdict){ false, EACCES, "a host unix socket" };
-	un = (struct sockaddr_un *)&c->addr;
-	memset(un->sun_path, 0, sizeof(un->sun_path));
-	snprintf(un->sun_path, sizeof(un->sun_path), "/proc/self/fd/%d", c->target);
-	c->addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(un->sun_path) + 1);
+	/* With the host's filesystem in view (landlock): only sockets in the
+	 * trees the sandbox may write, never a host daemon's. */
+	if (!owned && !(ns->flags & SBX_NETSUP_UNIX_VIEW) &&
+	    !sbx_metasup_in_writable(&ns->meta, c->target))
+		return (struct sbx_netverdict){ false, EACCES, "a host unix socket" };
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", c->target);
+	if (set_unix_path(c, proc) < 0)
+		return (struct sbx_netverdict){ false, ENAMETOOLONG, "unix path too long" };
 	return (struct sbx_netverdict){ .allow = true };
 }
 
-/* A trapped metadata call (landlock backend): decided and made here. */
+/* A unix address to bind: an abstract name is the socket's own namespace;
+ * a path is made in the directory the caller's view gives it, reached by
+ * our descriptor of that directory. Under SBX_NETSUP_META (the landlock
+ * backend, with the host's view) the directory must be a writable tree. */
+static struct sbx_netverdict
+decide_unix_bind(struct sbx_netsup *ns, struct call *c)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], proc[PATH_MAX];
+	const char *name, *dir = ".";
+	char *slash;
+	int kind = unix_path(c, path, sizeof(path));
+
+	if (kind < 0)
+		return (struct sbx_netverdict){ false, EINVAL, "bad unix address" };
+	if (kind == 0)
+		return (struct sbx_netverdict){ .allow = true };
+	slash = strrchr(path, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+		dir = slash == path ? "/" : path;
+		name = slash + 1;
+	} else {
+		name = path;
+	}
+	if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return (struct sbx_netverdict){ false, EINVAL, "bad unix socket name" };
+	c->target = open_in_caller(c->pid, dir);
+	if (c->target < 0)
+		return (struct sbx_netverdict){ false, errno == ENOENT ? ENOENT : EACCES,
+			"unix socket directory not reachable" };
+	if ((ns->flags & SBX_NETSUP_META) && !sbx_metasup_in_writable(&ns->meta, c->target))
+		return (struct sbx_netverdict){ false, EACCES,
+			"a unix socket outside the writable trees" };
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", c->target, name);
+	if (set_unix_path(c, proc) < 0)
+		return (struct sbx_netverdict){ false, ENAMETOOLONG, "unix path too long" };
+	return (struct sbx_netverdict){ .allow = true };
+}
+
 static void
 handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
@@ -682,36 +845,25 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		return;
 	}
 	if (domain == AF_UNIX) {
-		/* The family of a socket never changes: a unix socket cannot
-		 * be made to reach a network address, and under a private
-		 * filesystem view the kernel's own path checks are the rule. */
-		if (ns->flags & SBX_NETSUP_UNIX_CONTINUE) {
-			respond(ns, c->id, 0, 0, true);
-			call_free(c);
-			return;
-		}
-		if (!(ns->flags & SBX_NETSUP_UNIX_OWNED) || ns->diag < 0) {
-			v = (struct sbx_netverdict){ false, EACCES,
-				"unix sockets are not supervised here" };
-			goto refused;
-		}
-		/* Stream sends carry no address; bind and listen make the
-		 * sandbox's own sockets (Landlock judges where). */
-		if (c->nr == SCMP_SYS(bind) || c->nr == SCMP_SYS(listen) ||
-		    ((c->nr == SCMP_SYS(sendmsg) || c->nr == SCMP_SYS(sendmmsg) ||
-			 c->nr == SCMP_SYS(sendto)) &&
-			c->type == SOCK_STREAM)) {
-			respond(ns, c->id, 0, 0, true);
-			call_free(c);
-			return;
-		}
-		if (c->nr == SCMP_SYS(sendmmsg)) {
+		bool is_send = c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg) ||
+		    c->nr == SCMP_SYS(sendmmsg);
+
+		if (c->nr == SCMP_SYS(listen)) {
+			v.allow = true; /* no address: made on our copy */
+		} else if (c->nr == SCMP_SYS(bind)) {
+			v = decide_unix_bind(ns, c);
+		} else if (is_send && c->type != SOCK_DGRAM) {
+			/* A stream or seqpacket send takes no address: sent from
+			 * our copy without one. */
+			drop_address(c);
+			v.allow = true;
+		} else if (c->nr == SCMP_SYS(sendmmsg)) {
 			v = (struct sbx_netverdict){ false, EOPNOTSUPP,
 				"sendmmsg on a unix datagram socket" };
-			goto refused;
-		}
-		if (c->addrlen == 0) {
-			v.allow = true; /* a connected datagram socket: connect() judged */
+		} else if (is_send && c->addrlen == 0) {
+			/* To the connected peer, which connect() judged; sent from
+			 * our copy, so a racing thread cannot add an address. */
+			v.allow = true;
 		} else {
 			v = decide_unix(ns, c);
 			if (c->nr == SCMP_SYS(sendmsg) && v.allow) {
@@ -723,7 +875,8 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		}
 		if (!v.allow)
 			goto refused;
-		dispatch(ns, c, !nonblocking(c->sock));
+		dispatch(ns, c,
+		    !nonblocking(c->sock) && c->nr != SCMP_SYS(bind) && c->nr != SCMP_SYS(listen));
 		return;
 	}
 	if (domain != AF_INET && domain != AF_INET6) {
@@ -734,14 +887,14 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	if (c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg) ||
 	    c->nr == SCMP_SYS(sendmmsg)) {
 		/* TCP ignores a send's address unless it carries MSG_FASTOPEN
-		 * (the flags are a register, not racy memory): let the
-		 * kernel send on the connection connect() already judged. */
+		 * (the flags are a register, not racy memory): sent from our
+		 * copy, without the address, on the connection connect()
+		 * judged. Never CONTINUE: another thread could point the
+		 * descriptor at another socket before the kernel goes on. */
 		if (c->type == SOCK_STREAM && !stream_fastopen) {
-			respond(ns, c->id, 0, 0, true);
-			call_free(c);
-			return;
-		}
-		if (c->nr == SCMP_SYS(sendmmsg)) {
+			drop_address(c);
+			v.allow = true;
+		} else if (c->nr == SCMP_SYS(sendmmsg)) {
 			v.allow = true;
 			for (unsigned i = 0; i < c->vlen && v.allow; i++)
 				if (c->mmsg[i].msg_hdr.msg_name)

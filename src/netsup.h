@@ -42,13 +42,18 @@ struct sbx_net_event {
 
 typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
 
-/* Unix sockets: the kernel judges them (a private filesystem view). */
-#define SBX_NETSUP_UNIX_CONTINUE 0x1u
+/* Unix sockets: any the jail's private filesystem view shows. */
+#define SBX_NETSUP_UNIX_VIEW 0x1u
 /* Unix sockets: only those made inside the jail's own network namespace
  * pass (see sbx_netsup_start). */
 #define SBX_NETSUP_UNIX_OWNED 0x2u
-/* Metadata changes are trapped too (metasup.h). */
+/* Metadata changes are trapped too (metasup.h); unix socket paths are
+ * allowed in its writable trees. */
 #define SBX_NETSUP_META 0x4u
+/* The supervisor's threads hold Landlock's abstract unix socket scope:
+ * an abstract connect made for the sandbox is judged by the kernel
+ * (only sockets of the sandbox's own, nested, domain are reachable). */
+#define SBX_NETSUP_ABSTRACT_SCOPED 0x8u
 
 /* Makes a supervisor for rules (copied by reference: they must outlive it). */
 struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags);

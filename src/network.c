@@ -83,7 +83,13 @@ sbx_network_enter(struct sbx_network *n, struct sbx_err *err)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return sbx_err_sys(err, "cannot set no_new_privs");
 	sbx_netrules_landlock_ports(&n->rules, &bind, &connect, &net.connect_any);
-	r = sbx_landlock_apply_net(n->landlock_abi, &net, err);
+	/* With the abstract socket scope too (ABI 6): an abstract connect the
+	 * supervisor makes for the sandbox then reaches only sockets of the
+	 * sandbox's own domain, nested in this one, never the host's. */
+	r = sbx_landlock_apply_net(
+	    n->landlock_abi, &net, n->landlock_abi >= 6 ? SBX_LANDLOCK_SCOPE_ABSTRACT : 0, err);
+	if (r == 0 && n->landlock_abi >= 6)
+		n->scoped = true;
 	free(bind.v);
 	free(connect.v);
 	return r;
@@ -101,8 +107,8 @@ sbx_network_supervise(
 			    err, EINVAL, "the jail did not hand over its network calls");
 		return 0;
 	}
-	n->sup = sbx_netsup_new(&n->rules, flags);
-	if (flags & SBX_NETSUP_META)
+	n->sup = sbx_netsup_new(&n->rules, flags | (n->scoped ? SBX_NETSUP_ABSTRACT_SCOPED : 0));
+	if ((flags & SBX_NETSUP_META) || n->meta_uid >= 0)
 		sbx_netsup_set_meta(n->sup, n->meta_writable, n->meta_uid, n->meta_gid);
 	return sbx_netsup_start(n->sup, notify_fd, diag_fd, NULL, NULL, err);
 }

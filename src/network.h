@@ -40,6 +40,7 @@ struct sbx_network {
 	struct sbx_proxy *proxy;
 	struct sbx_netsup *sup;
 	struct sbx_strv env; /* NAME=VALUE for the sandbox (proxy variables) */
+	bool scoped; /* the launcher's domain holds the abstract socket scope */
 	const struct sbx_strv *meta_writable;
 	int meta_uid, meta_gid;
 	int landlock_abi;

@@ -228,6 +228,31 @@ build_system_mounts(struct builder *b)
 	add_rule(plan, "/tmp", SBX_LL_RW, true);
 }
 
+/* Records each component of rel (relative to the workdir) that does not
+ * exist yet, outermost first: the run creates them, and removes them
+ * afterwards if still empty. */
+static void
+record_created(struct builder *b, const char *rel)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+
+	for (char *c = copy;; c++) {
+		if (*c == '/' || *c == '\0') {
+			char saved = *c;
+			_cleanup_free_ char *p = NULL;
+
+			*c = '\0';
+			p = sbx_path_join(b->fs->workdir, copy);
+			if (b->facts->kind(b->facts->ctx, p, NULL) == SBX_KIND_NONE &&
+			    !sbx_strv_contains(&b->plan->created, p))
+				sbx_strv_push(&b->plan->created, p);
+			*c = saved;
+			if (saved == '\0')
+				break;
+		}
+	}
+}
+
 static void
 build_workdir(struct builder *b)
 {
@@ -244,8 +269,8 @@ build_workdir(struct builder *b)
 		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, m->source, NULL);
 		unsigned file = k == SBX_KIND_FILE ? SBX_OPF_FILE : 0;
 
-		if (b->opts->mounts && b->facts->kind(b->facts->ctx, dst, NULL) == SBX_KIND_NONE)
-			sbx_strv_push(&b->plan->created, dst);
+		if (b->opts->mounts)
+			record_created(b, m->target);
 		if (b->opts->mounts)
 			bind_host(b, m->source, dst,
 			    SBX_OPF_MKTARGET | file | (m->rw ? 0 : SBX_OPF_RO),
@@ -363,6 +388,19 @@ protect_ll(struct builder *b, const char *path)
 		sbx_strv_push(&b->ro, path);
 }
 
+/* An empty read-only directory mounted where a protected path does not
+ * exist yet, so that the sandbox cannot create one. The directories made
+ * for it are removed after the run (plan->created). */
+static void
+placeholder(struct builder *b, const char *rel)
+{
+	_cleanup_free_ char *path = sbx_path_join(b->fs->workdir, rel);
+
+	record_created(b, rel);
+	add_op(b->plan, SBX_OP_TMPFS, NULL, path, SBX_OPF_MKTARGET | SBX_OPF_NOEXEC)->mode = 0555;
+	add_op(b->plan, SBX_OP_REMOUNT_RO, NULL, path, 0);
+}
+
 static void
 build_protects(struct builder *b)
 {
@@ -380,6 +418,15 @@ build_protects(struct builder *b)
 		    sbx_xstrdup(
 			".git is read-only inside (hooks, config, commondir and "
 			"the rest): git in the sandbox can read the repository, not change it"));
+	}
+	/* No repository at the top of the workdir: the sandbox must not make
+	 * one there either, or the caller's next git command in the workdir
+	 * would run its hooks and config. */
+	if (b->opts->mounts && gk == SBX_KIND_NONE) {
+		placeholder(b, ".git");
+		note(b->plan,
+		    sbx_xstrdup(".git does not exist: an empty read-only directory "
+				"stands in its place during the run, so none can be made"));
 	}
 	sbx_protect_list(b->p, &list);
 	for (size_t i = 0; i < list.n; i++) {
@@ -410,6 +457,11 @@ build_protects(struct builder *b)
 			if (b->opts->mounts)
 				pin_ancestors(b, rel);
 			protect_ll(b, path);
+			continue;
+		}
+		if (k == SBX_KIND_NONE && b->opts->mounts && !in_git) {
+			/* Protected before it exists: nothing can be made there. */
+			placeholder(b, rel);
 			continue;
 		}
 		if (k == SBX_KIND_NONE && strcmp(rel, ".git/hooks") == 0) {

@@ -110,7 +110,7 @@ int sbx_policy_set(struct sbx_policy *p, const char *section, const char *key, c
 int sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err);
 
 /* The comment sbx_policy_to_ini() writes in place of a value that a
- * profile line cannot hold (a newline, a leading ';', blanks at an end). */
+ * profile line cannot hold (a newline, " ;" inside, blanks at an end). */
 #define SBX_INI_UNWRITABLE "value cannot be written in a profile"
 
 /* Writes the policy as a profile that sbx_profile_load_string() reads

@@ -46,6 +46,20 @@ sbx_supervise_setup(struct sbx_err *err)
 	return sfd;
 }
 
+/* How long init gets to kill and reap the tree itself before it is
+ * killed too (its accounting of the tree dies with it). */
+#define SBX_KILL_MS 1000
+
+/* Asks init to kill the whole tree and reap it (SIGUSR1): the tree's CPU
+ * time and memory then reach us in init's own usage. */
+static void
+end_tree(struct sbx_child *c, uint64_t *hard)
+{
+	kill(c->pid, SIGUSR1);
+	if (*hard == 0)
+		*hard = sbx_now_ms() + SBX_KILL_MS;
+}
+
 static void
 kill_tree(struct sbx_child *c, int sig)
 {
@@ -110,7 +124,7 @@ int
 sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_ms,
     struct sbx_report *r, struct sbx_err *err)
 {
-	uint64_t deadline = timeout_ms ? start_ms + timeout_ms : 0, grace = 0;
+	uint64_t deadline = timeout_ms ? start_ms + timeout_ms : 0, grace = 0, hard = 0;
 	struct pollfd pfd[2] = {
 		{ .fd = c->pidfd, .events = POLLIN },
 		{ .fd = sfd, .events = POLLIN },
@@ -125,16 +139,22 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 
 		if (deadline && now >= deadline && !r->timed_out) {
 			r->timed_out = true;
-			kill_tree(c, SIGKILL);
+			end_tree(c, &hard);
 		}
 		if (grace && now >= grace) {
 			grace = 0;
+			end_tree(c, &hard);
+		}
+		if (hard && now >= hard) {
+			hard = 0;
 			kill_tree(c, SIGKILL);
 		}
 		if (deadline && !r->timed_out)
 			next = deadline;
 		if (grace && (next == 0 || grace < next))
 			next = grace;
+		if (hard && (next == 0 || hard < next))
+			next = hard;
 		if (next)
 			wait_ms = (int)(next > now ? next - now : 0);
 		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR)
@@ -148,7 +168,7 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 				if (grace) {
 					/* A second request: no more grace. */
 					grace = 0;
-					kill_tree(c, SIGKILL);
+					end_tree(c, &hard);
 					continue;
 				}
 				sbx_strv_push_take(&r->warnings,

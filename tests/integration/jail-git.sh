@@ -142,4 +142,22 @@ is_status 0 "--protect DIR: the script ran"
 is "$(cat "$WD/ci/pipeline.yml" 2>&1)" "run: make" "--protect DIR: a file in it is unchanged"
 absent "--protect DIR: no new file in it" "$WD/ci/new.yml"
 
+# No repository and no protected file yet: the sandbox must not be able to
+# make them, or the caller's next git command (or direnv) there would run
+# what it planted. Namespaces only: under landlock a new top-level entry
+# cannot be told apart from any other file the script writes.
+new_wd
+if ns_only "a placeholder mount over a path that does not exist needs a mount namespace"; then
+	jail_sh "$SBX_T_PRELUDE
+t init git init -q .
+t plant sh -c 'mkdir -p .git/hooks && echo evil >.git/hooks/pre-commit'
+t envrc sh -c 'echo evil >.envrc'
+t ok sh -c 'echo fine >notes.txt'
+exit 0" --protect .envrc -w "$WD"
+	is_status 0 "no .git yet: the script ran"
+	absent "no .git yet: git init inside leaves no repository on the host" "$WD/.git"
+	absent "a protected path that did not exist: nothing can be made there" "$WD/.envrc"
+	is "$(cat "$WD/notes.txt" 2>&1)" fine "other new files in the workdir still appear (control)"
+fi
+
 done_testing

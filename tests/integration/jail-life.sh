@@ -105,4 +105,12 @@ sbx_bg_wait 5
 sleep 1
 tree_dead "kill -9 of sbxrun" "$m"
 
+# --- usage of a tree killed on its deadline -------------------------------------------------
+# The CPU time of a busy loop killed by --timeout still counts (SPEC: for
+# the whole sandboxed tree), also when it ran in a child of the script.
+jail_sh 'sh -c "while :; do :; done" & wait' -t 1s
+is_status 124 "a busy tree is killed on its deadline"
+ok "its CPU time counts after the kill ($(jget cpu_user_ms) ms user)" \
+    test "$(jget cpu_user_ms)" -ge 500
+
 done_testing

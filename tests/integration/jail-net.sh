@@ -87,4 +87,38 @@ for mode in strict open; do
 	done
 done
 
+# A datagram the supervisor sends for the sandbox carries descriptors: they
+# must be the sandbox's own, never sbxrun's (a listener among them would let
+# the sandbox answer its own trapped calls). The sandbox passes numbers it
+# does not hold; whatever arrives must be a file it made itself.
+cat >"$T/scm.py" <<'PY'
+import array, os, socket
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+own = os.open("own-file", os.O_CREAT | os.O_RDWR)
+for fd in [own] + list(range(3, 64)):
+    try:
+        a.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
+    except OSError:
+        continue
+    msg, anc, flags, addr = b.recvmsg(4, socket.CMSG_SPACE(4))
+    for lvl, typ, data in anc:
+        for got in array.array("i", data):
+            print("R:" + os.readlink("/proc/self/fd/%d" % got))
+print("R:end")
+PY
+# Under landlock with the network off no socket can be made at all; a
+# declared listen port gives it a supervised network with socket pairs.
+net_args=
+[ "$SBX_BACKEND" = landlock ] && net_args="--listen 19999"
+for mode in strict open; do
+	new_wd
+	cp "$T/scm.py" "$WD/scm.py"
+	# shellcheck disable=SC2086
+	jail -w "$WD" --fs "$mode" $net_args -- python3 scm.py
+	like "$(cat "$T/out")" "R:end" "$mode: passing descriptors on a unix datagram socket works"
+	unlike "$(grep '^R:' "$T/out" | grep -v -e "R:end" -e "$WD" -e 'socket:' -e 'pipe:')" "R:" \
+	    "$mode: every descriptor that arrives is the sandbox's own"
+	unlike "$(cat "$T/out")" "seccomp" "$mode: no seccomp listener reaches the sandbox"
+done
+
 done_testing
