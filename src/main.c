@@ -327,7 +327,15 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 		r->requested = requested;
 		r->enforced = b->enforces(p, &run->caps) & requested;
 		missing = requested & ~r->enforced;
-		if (missing == 0 || p->allow_degraded || b->id == SBX_BACKEND_NONE)
+		/* Asking for the none backend gives up the barriers every run
+		 * has (fs, secrets, network off...), not rules the policy asks
+		 * for on top: a port, a mount or a proxy it cannot hold is
+		 * refused like under any backend. */
+		if (b->id == SBX_BACKEND_NONE)
+			missing &= ~(SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_DENY) |
+			    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_NETWORK) |
+			    SBX_RULE_BIT(SBX_RULE_PROCESSES));
+		if (missing == 0 || p->allow_degraded)
 			return b;
 		{
 			struct sbx_buf names = { 0 };

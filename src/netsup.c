@@ -87,6 +87,7 @@ struct call {
 	size_t len;
 	struct msghdr msg; /* sendmsg, our copy */
 	struct mmsghdr *mmsg; /* sendmmsg, our copies */
+	uint64_t mmsg_at; /* ... and where the caller's array is */
 	unsigned vlen;
 };
 
@@ -179,7 +180,11 @@ emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reas
 		.result = result,
 	};
 
-	if (!allowed)
+	/* A denial is a refusal by policy; a path that does not exist or a
+	 * malformed address is an answer the kernel would have given too. */
+	if (!allowed &&
+	    (result == -EACCES || result == -EPERM || result == -EAFNOSUPPORT ||
+		result == -EOPNOTSUPP))
 		atomic_fetch_add(&ns->denials, 1);
 	if (ns->log == NULL)
 		return;
@@ -194,6 +199,15 @@ emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reas
 }
 
 /* Copies len bytes at addr in the caller's memory. */
+int
+sbx_notify_poke(int pid, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = (void *)buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+
+	return process_vm_writev(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
 int
 sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len)
 {
@@ -323,10 +337,20 @@ perform(struct call *c)
 		    : n;
 	else if (c->nr == SCMP_SYS(sendmsg))
 		return (n = sendmsg(c->sock, &c->msg, (int)c->arg | MSG_NOSIGNAL)) < 0 ? -errno : n;
-	else if (c->nr == SCMP_SYS(sendmmsg))
-		return (r = sendmmsg(c->sock, c->mmsg, c->vlen, (int)c->arg | MSG_NOSIGNAL)) < 0
-		    ? -errno
-		    : r;
+	else if (c->nr == SCMP_SYS(sendmmsg)) {
+		r = sendmmsg(c->sock, c->mmsg, c->vlen, (int)c->arg | MSG_NOSIGNAL);
+		if (r < 0)
+			return -errno;
+		/* sendmmsg reports each message's sent length in its msg_len:
+		 * write ours back into the caller's array (glibc's resolver
+		 * reads them). */
+		for (int i = 0; i < r; i++)
+			sbx_notify_poke(c->pid,
+			    c->mmsg_at + (uint64_t)i * sizeof(struct mmsghdr) +
+				offsetof(struct mmsghdr, msg_len),
+			    &c->mmsg[i].msg_len, sizeof(c->mmsg[i].msg_len));
+		return r;
+	}
 	return r < 0 ? -errno : r;
 }
 
@@ -533,6 +557,7 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 
 		c->mmsg = sbx_xcalloc(vlen ? vlen : 1, sizeof(*c->mmsg));
 		c->vlen = vlen;
+		c->mmsg_at = a[1];
 		for (unsigned i = 0; i < vlen; i++) {
 			int r;
 

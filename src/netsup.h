@@ -83,6 +83,10 @@ uint64_t sbx_netsup_denials(const struct sbx_netsup *ns);
 int sbx_notify_take_fd(int pid, int fd);
 int sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len);
 
+/* Writes len bytes into the caller's memory at addr (a result it expects
+ * there, such as sendmmsg's msg_len). */
+int sbx_notify_poke(int pid, uint64_t addr, const void *buf, size_t len);
+
 void sbx_netsup_free(struct sbx_netsup *ns);
 
 #endif

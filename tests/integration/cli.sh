@@ -97,7 +97,8 @@ bad_input "$T/mem.ini:2: memory: bad size 'lots'" -p "$T/mem.ini"
 bad_input "$T/section.ini:1: unknown section [sandbx]" -p "$T/section.ini"
 bad_input "$T/bad.ini:3:" -p "$T/good.ini" -p "$T/bad.ini" --fs open
 bad_input "port 8080 is both a listen and a loopback port" --listen 8080 --loopback 8080
-# Refused workdirs and mounts (--backend none: these are checks of sbxrun's,
+# Refused workdirs and mounts (--backend none: these are checks of sbxrun's;
+# --allow-degraded with mounts, which that backend cannot place,
 # made before any backend runs anything).
 bad_input "$T/nonexistent" --backend none -w "$T/nonexistent"
 bad_input "workdir '/' refused" --backend none -w /
@@ -107,16 +108,16 @@ bad_input "refused" --backend none -w /proc/1
 bad_input "workdir '/usr/share' refused" --backend none -w /usr/share
 bad_input "workdir '$HOME/.ssh' refused" --backend none -w "$HOME/.ssh"
 bad_input "workdir '$HOME/.ssh' refused" --backend none -w "$HOME/./.ssh/"
-bad_input "mount source '$T/nonexistent'" --backend none -w "$T/wd" -m "$T/nonexistent:data"
-bad_input "home" --backend none -w "$T/wd" -m "$HOME:h"
-bad_input "secret" --backend none -w "$T/wd" -m "$HOME/.ssh:s"
-bad_input "secret" --backend none -w "$T/wd" -m "$HOME/../home/.ssh:s"
-bad_input "mount source '/etc' refused" --backend none -w "$T/wd" -m /etc:etc
-bad_input "symlink" --backend none -w "$T/wd" -m "$T/src:lnk/x"
-bad_input "sbxrun's own state" --backend none -w "$T/wd" -m "$T/src:.sbxrun"
+bad_input "mount source '$T/nonexistent'" --backend none --allow-degraded -w "$T/wd" -m "$T/nonexistent:data"
+bad_input "home" --backend none --allow-degraded -w "$T/wd" -m "$HOME:h"
+bad_input "secret" --backend none --allow-degraded -w "$T/wd" -m "$HOME/.ssh:s"
+bad_input "secret" --backend none --allow-degraded -w "$T/wd" -m "$HOME/../home/.ssh:s"
+bad_input "mount source '/etc' refused" --backend none --allow-degraded -w "$T/wd" -m /etc:etc
+bad_input "symlink" --backend none --allow-degraded -w "$T/wd" -m "$T/src:lnk/x"
+bad_input "sbxrun's own state" --backend none --allow-degraded -w "$T/wd" -m "$T/src:.sbxrun"
 # A failure after the temporary workdir was made removes it, --keep or not.
-bad_input "mount source" --backend none -m "$T/nonexistent:data"
-bad_input "mount source" --backend none --keep -m "$T/nonexistent:data"
+bad_input "mount source" --backend none --allow-degraded -m "$T/nonexistent:data"
+bad_input "mount source" --backend none --allow-degraded --keep -m "$T/nonexistent:data"
 bad_input "--interp" --backend none --interp ""
 ok "no workdir made by a refused run remains" test ! -e "$T/wd/.sbxrun"
 

@@ -1,0 +1,3 @@
+# net-off.sh against the landlock backend.
+SBX_BACKEND=landlock
+. "$(dirname "$0")/net-off.sh"

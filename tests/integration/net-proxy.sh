@@ -1,0 +1,122 @@
+# The allowlist proxy as the sandbox sees it (SPEC section 8), through
+# real clients inside: Debian's curl and Python's urllib. With
+# --allow-host, an allowed name reaches the remote host's HTTP server
+# (plain http:// and a CONNECT tunnel), a name not listed gets 403, a
+# listed name resolving to 127.0.0.1 -- or to this machine's own address
+# -- gets 403, the five proxy variables are set inside, and nothing else is
+# reachable directly (TCP, UDP, this machine's listeners, the resolver).
+# The proxy resolves names with the fixture's resolv.conf (rjail: the
+# *.sbx.test names exist only there). Run for $SBX_BACKEND.
+. "$(dirname "$0")/net-lib.sh"
+
+net_fixture
+hostlsn_start || net_abort "the host listeners" "they did not start"
+if ! rjail_ok; then
+	skip "$RJAIL_WHY"
+	done_testing
+	exit
+fi
+D=$NET_DOMAIN
+R4=$NET_REMOTE4
+ALLOW="--allow-host remote.$D --allow-host loop.$D --allow-host self.$D"
+
+cat >"$NETWD/urlget.py" <<'EOF'
+import sys, urllib.error, urllib.request
+try:
+    r = urllib.request.urlopen(sys.argv[1], timeout=10)
+    print("U:%d:%s" % (r.status, r.read().decode().strip()))
+except urllib.error.HTTPError as e:
+    print("U:%d:" % e.code)
+except Exception as e:
+    print("U:000:%s" % e)
+EOF
+chmod 644 "$NETWD/urlget.py"
+
+# curl's verdict: C:TAG:CODE, with the body in TAG.body in the workdir.
+curl_line() {
+	printf 'curl -sS -m 10 %s -o %s.body -w "C:%s:%%{http_code}:%%{http_connect}\\n" %s 2>>curl.err || echo "C:%s:failed:$?"\n' \
+	    "$2" "$1" "$1" "$3" "$1"
+}
+code_of() {
+	sed -n "s/^C:$1://p" "$T/out" | head -n 1
+}
+
+# --- allowed --------------------------------------------------------------
+rm -f "$NETWD"/*.body
+{
+	echo 'for v in HTTPS_PROXY HTTP_PROXY https_proxy http_proxy ALL_PROXY; do'
+	echo '	eval "echo ENV:\$v=\${$v:-unset}"'
+	echo 'done'
+	curl_line plain "" "http://remote.$D:8080/hello?t=plain"
+	curl_line tunnel "-p" "http://remote.$D:8080/hello?t=tunnel"
+	echo "python3 urlget.py 'http://remote.$D:8080/hello?t=urllib'"
+} >"$NETWD/allowed.sh"
+rl_mark
+# shellcheck disable=SC2086
+rjail -w "$NETWD" $ALLOW -- sh allowed.sh
+is_status 0 "allowed: the script ran"
+port=$(jget proxy.port)
+ok "the diagnostics name the proxy's port" [ "$port" -gt 0 ] 2>/dev/null
+for v in HTTPS_PROXY HTTP_PROXY https_proxy http_proxy ALL_PROXY; do
+	like "$(cat "$T/out")" "ENV:$v=http://127.0.0.1:$port
+" "$v is set inside to the proxy"
+done
+is "$(code_of plain)" "200:000" "curl, plain http:// through the proxy: 200"
+like "$(cat "$NETWD/plain.body" 2>/dev/null)" "hello from the remote host" "... with the remote host's answer"
+is "$(code_of tunnel)" "200:200" "curl through a CONNECT tunnel: 200"
+like "$(cat "$T/out")" "U:200:hello from the remote host" "Python urllib through the proxy: 200"
+sleep 0.3
+ok "the remote host logged curl's plain request" rl_has "GET /hello?t=plain HTTP/1.1 host=remote.$D:8080"
+ok "the remote host logged the tunnelled request" rl_has "GET /hello?t=tunnel HTTP/1.1 host=remote.$D:8080"
+ok "the remote host logged urllib's request" rl_has "GET /hello?t=urllib HTTP/1.1 host=remote.$D:8080"
+denials_are 0 "allowed: no denial"
+diag "$(grep -v '^ENV' "$T/out" | tr '\n' ' ') $(cat "$NETWD/curl.err" 2>/dev/null)"
+
+# --- refused by the proxy: 403 --------------------------------------------
+rm -f "$NETWD/curl.err"
+{
+	curl_line other "" "http://other.$D:8080/hello?t=other"
+	curl_line loop "" "http://loop.$D:$HL_TCP/?t=loop"
+	curl_line loopc "-p" "http://loop.$D:$HL_TCP/?t=loopc"
+	curl_line self "" "http://self.$D:$HL_TCP/?t=self"
+	echo "python3 urlget.py 'http://other.$D:8080/hello?t=urllib-other'"
+} >"$NETWD/refused.sh"
+rl_mark
+hl_mark
+# shellcheck disable=SC2086
+rjail -w "$NETWD" $ALLOW -- sh refused.sh
+is_status 0 "refused: the script ran"
+is "$(code_of other)" "403:000" "a name not listed: 403"
+is "$(code_of loop)" "403:000" "a listed name resolving to 127.0.0.1: 403"
+is "$(code_of loopc)" "000:403" "... and its CONNECT: 403"
+is "$(code_of self)" "403:000" "a listed name resolving to this machine's own address: 403"
+like "$(cat "$T/out")" "U:403:" "Python urllib, a name not listed: 403"
+sleep 0.3
+nok "the remote host logged no request for the name not listed" rl_has "t=other"
+nok "... nor a connection at all" rl_has "tcp 8080 "
+is "$(hl_new)" "" "this machine's listener (behind loop.$D and self.$D) logged nothing"
+denials_are 5 "refused: denials counts the five 403s"
+
+# --- nothing else reachable directly --------------------------------------
+{
+	curl_line direct "--noproxy '*'" "http://$R4:8080/hello?t=direct"
+	echo "python3 netc.py tcp,d1,$R4,8080 tcp,d2,$NET_REMOTE6,8001 udp,d3,$R4,7007 \
+tcp,d4,127.0.0.1,$HL_TCP tcp,d5,::1,$HL_TCP tcp,d6,$NET_LOCAL4,$HL_TCP gai,g,direct-$$.$D \
+dnsq,q,$R4,raw-direct-$$.$D"
+} >"$NETWD/direct.sh"
+rl_mark
+hl_mark
+# shellcheck disable=SC2086
+rjail -w "$NETWD" $ALLOW -- sh direct.sh
+is_status 0 "direct: the script ran"
+like "$(code_of direct)" "000" "curl with --noproxy '*' gets no answer"
+sleep 0.3
+is "$(rl_new)" "" "the remote host logged nothing (HTTP, TCP over IPv4 and IPv6, UDP, DNS)"
+is "$(hl_new)" "" "this machine's listener logged nothing (127.0.0.1, ::1, its own address)"
+for k in d1 d2 d3 d4 d5 d6; do
+	is "$(res_of "$k")" EACCES "direct attempt $k: EACCES (second opinion)"
+done
+unlike "$(res_of g)" OK "no resolver inside: a name does not resolve"
+diag "$(sed -n 's/^[RC]://p' "$T/out" | tr '\n' ' ')"
+
+done_testing
