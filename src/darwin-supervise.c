@@ -214,19 +214,6 @@ close_fds_from(int lowfd, const int *keep, size_t nkeep)
 	free(open_fds);
 }
 
-noreturn void
-sbx_child_fail(int fd, int kind, const struct sbx_err *err)
-{
-	struct sbx_child_msg m = { .kind = kind, .errnum = err->errnum };
-	ssize_t n;
-
-	snprintf(m.msg, sizeof(m.msg), "%s", err->msg);
-	do
-		n = write(fd, &m, sizeof(m));
-	while (n < 0 && errno == EINTR);
-	_exit(kind == SBX_FAIL_EXEC ? (err->errnum == ENOENT ? 127 : 126) : 125);
-}
-
 /* execve() of a file that is not a binary: what execvp does, sh runs it. */
 static void
 exec_script(const char *file, char *const argv[], char *const envp[])
@@ -328,23 +315,6 @@ payload_main(const struct sbx_init_args *a)
 	sbx_child_fail(3, SBX_FAIL_EXEC, &err);
 }
 
-static void
-write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		c += w;
-		n -= (size_t)w;
-	}
-}
-
 noreturn void
 sbx_init_main(const struct sbx_init_args *a)
 {
@@ -404,32 +374,10 @@ sbx_init_main(const struct sbx_init_args *a)
 				kill(-pgid, sig);
 	}
 	/* The status first: the group kill below takes init with it. */
-	write_all(a->status_fd, &status, sizeof(status));
+	sbx_write_all(a->status_fd, &status, sizeof(status));
 	close(a->status_fd);
 	kill(-pgid, SIGKILL);
 	_exit(0);
-}
-
-int
-sbx_launch_wait_exec(int err_fd, int *status, struct sbx_err *err)
-{
-	struct sbx_child_msg m;
-	ssize_t n;
-
-	do
-		n = read(err_fd, &m, sizeof(m));
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return 0;
-	if ((size_t)n != sizeof(m))
-		return sbx_err_set(err, EIO, "the jail failed to start (short message)");
-	m.msg[sizeof(m.msg) - 1] = '\0';
-	if (m.kind == SBX_FAIL_EXEC) {
-		*status = m.errnum == ENOENT ? 127 : 126;
-		sbx_err_set(err, m.errnum, "%s", m.msg);
-		return 1;
-	}
-	return sbx_err_set(err, m.errnum, "%s", m.msg);
 }
 
 int
@@ -577,19 +525,6 @@ add_usage(struct sbx_report *r, const struct rusage *ru)
 		r->max_rss_kb = (uint64_t)ru->ru_maxrss / 1024;
 }
 
-static void
-set_payload_status(struct sbx_report *r, int st)
-{
-	if (WIFEXITED(st)) {
-		r->exited = true;
-		r->exit_code = WEXITSTATUS(st);
-		r->signal = 0;
-	} else if (WIFSIGNALED(st)) {
-		r->exited = false;
-		r->signal = WTERMSIG(st);
-	}
-}
-
 /* Kills what is left of the group, a few times: a process that was
  * forking when the group was killed can leave a child behind. Members that
  * launchd has not reaped yet still answer, so this does not wait for
@@ -666,7 +601,7 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 	n = read(c->status_fd, &payload_st, sizeof(payload_st));
 	if (n != (ssize_t)sizeof(payload_st))
 		payload_st = st;
-	set_payload_status(r, payload_st);
+	sbx_report_set_wait_status(r, payload_st);
 	sweep_group(c);
 	return 0;
 }

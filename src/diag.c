@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "diag.h"
 #include "json.h"
@@ -77,6 +78,19 @@ sbx_report_init(struct sbx_report *r)
 	memset(r, 0, sizeof(*r));
 	r->backend = "none";
 	r->status = 125;
+}
+
+void
+sbx_report_set_wait_status(struct sbx_report *r, int st)
+{
+	if (WIFEXITED(st)) {
+		r->exited = true;
+		r->exit_code = WEXITSTATUS(st);
+		r->signal = 0;
+	} else if (WIFSIGNALED(st)) {
+		r->exited = false;
+		r->signal = WTERMSIG(st);
+	}
 }
 
 void

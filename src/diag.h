@@ -80,6 +80,9 @@ struct sbx_report {
 };
 
 void sbx_report_init(struct sbx_report *r);
+
+/* Records the payload's wait status (exit code or signal) in r. */
+void sbx_report_set_wait_status(struct sbx_report *r, int wait_status);
 void sbx_report_free(struct sbx_report *r);
 
 /* "full", "partial" or "none". */

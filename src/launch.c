@@ -68,36 +68,6 @@ sbx_signals_reset(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-noreturn void
-sbx_child_fail(int fd, int kind, const struct sbx_err *err)
-{
-	struct sbx_child_msg m = { .kind = kind, .errnum = err->errnum };
-	ssize_t n;
-
-	strlcpy(m.msg, err->msg, sizeof(m.msg));
-	do
-		n = write(fd, &m, sizeof(m));
-	while (n < 0 && errno == EINTR);
-	_exit(kind == SBX_FAIL_EXEC ? (err->errnum == ENOENT ? 127 : 126) : 125);
-}
-
-static void
-write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		c += w;
-		n -= (size_t)w;
-	}
-}
-
 /* Runs in the payload process: the last steps before exec. */
 static noreturn void
 payload_main(const struct sbx_init_args *a)
@@ -136,7 +106,7 @@ payload_main(const struct sbx_init_args *a)
 		if (a->hooks->listener(a->hooks->ctx, &ready.fd, &err) < 0)
 			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
 		ready.pid = getpid();
-		write_all(3, &ready, sizeof(ready));
+		sbx_write_all(3, &ready, sizeof(ready));
 		/* Our copy may only go once sbxrun holds its own. */
 		if (read(4, &ack, 1) != 1)
 			_exit(125);
@@ -282,30 +252,8 @@ sbx_init_main(const struct sbx_init_args *a)
 	}
 	if (orphaned && a->hooks && a->hooks->orphaned)
 		a->hooks->orphaned(a->hooks->ctx);
-	write_all(a->status_fd, &status, sizeof(status));
+	sbx_write_all(a->status_fd, &status, sizeof(status));
 	_exit(0);
-}
-
-int
-sbx_launch_wait_exec(int err_fd, int *status, struct sbx_err *err)
-{
-	struct sbx_child_msg m;
-	ssize_t n;
-
-	do
-		n = read(err_fd, &m, sizeof(m));
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return 0;
-	if ((size_t)n != sizeof(m))
-		return sbx_err_set(err, EIO, "the jail failed to start (short message)");
-	m.msg[sizeof(m.msg) - 1] = '\0';
-	if (m.kind == SBX_FAIL_EXEC) {
-		*status = m.errnum == ENOENT ? 127 : 126;
-		sbx_err_set(err, m.errnum, "%s", m.msg);
-		return 1;
-	}
-	return sbx_err_set(err, m.errnum, "%s", m.msg);
 }
 
 int

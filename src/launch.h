@@ -54,6 +54,9 @@ struct sbx_init_args {
 	bool pid1; /* init of its own pid namespace */
 };
 
+/* Writes all of p to fd, retrying after EINTR; gives up on an error. */
+void sbx_write_all(int fd, const void *p, size_t n);
+
 /* Reports a failure to the parent through fd and exits the child. */
 noreturn void sbx_child_fail(int fd, int kind, const struct sbx_err *err);
 

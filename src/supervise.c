@@ -83,19 +83,6 @@ add_usage(struct sbx_report *r, const struct rusage *ru)
 		r->max_rss_kb = (uint64_t)ru->ru_maxrss;
 }
 
-static void
-set_payload_status(struct sbx_report *r, int st)
-{
-	if (WIFEXITED(st)) {
-		r->exited = true;
-		r->exit_code = WEXITSTATUS(st);
-		r->signal = 0;
-	} else if (WIFSIGNALED(st)) {
-		r->exited = false;
-		r->signal = WTERMSIG(st);
-	}
-}
-
 /* Reaps whatever is left of a tree without a pid namespace: orphans of a
  * dead init come to us, as the subreaper. */
 static void
@@ -195,7 +182,7 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 	n = read(c->status_fd, &payload_st, sizeof(payload_st));
 	if (n != (ssize_t)sizeof(payload_st))
 		payload_st = st;
-	set_payload_status(r, payload_st);
+	sbx_report_set_wait_status(r, payload_st);
 	if (!c->pidns)
 		reap_rest(r);
 	return 0;
