@@ -112,20 +112,31 @@ else
 fi
 
 # --- system secrets ---------------------------------------------------------
+# As root, a world-readable /etc/sudoers.* canary: file permissions would
+# let anyone read it, so only the secret list (/etc/sudoers*) keeps it out.
+sudo_canary=
+if [ "$(id -u)" = 0 ]; then
+	sudo_canary=/etc/sudoers.sbxjail-$$
+	echo "Defaults sbxjail-canary" >"$sudo_canary"
+	chmod 644 "$sudo_canary"
+fi
 for mode in strict open; do
 	new_wd
-	jail_sh 'cat /etc/shadow /etc/gshadow /etc/shadow- /etc/gshadow-; cat /etc/sudoers
-for k in /etc/ssh/ssh_host_*_key; do cat "$k"; done
-exit 0' --fs "$mode" -w "$WD"
+	jail_sh "cat /etc/shadow /etc/gshadow /etc/shadow- /etc/gshadow-; cat /etc/sudoers ${sudo_canary}
+for k in /etc/ssh/ssh_host_*_key; do cat \"\$k\"; done
+exit 0" --fs "$mode" -w "$WD"
 	is_status 0 "$mode: reading /etc/shadow & co. ran"
 	unlike "$(output)" "root:" "$mode: /etc/shadow and /etc/gshadow are not readable"
 	unlike "$(output)" "PRIVATE KEY" "$mode: ssh host keys are not readable"
-	if [ -r /etc/sudoers ]; then
+	if [ -n "$sudo_canary" ]; then
+		unlike "$(output)" "sbxjail-canary" "$mode: a world-readable /etc/sudoers.* is not readable"
+	elif [ -r /etc/sudoers ]; then
 		unlike "$(output)" "Defaults" "$mode: /etc/sudoers is not readable"
 	else
 		skip "no readable /etc/sudoers on this host"
 	fi
 done
+[ -n "$sudo_canary" ] && rm -f "$sudo_canary"
 
 # --- a secret that is a symlink -------------------------------------------------
 # ~/.kube -> a directory elsewhere: what it resolves to is hidden too.

@@ -25,7 +25,11 @@ fi
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 DRIVER=${PROXY_DRIVER:-$(dirname "$SBXRUN")/tests/proxy-driver}
 if [ ! -x "$DRIVER" ]; then
-	skip "no tests/proxy-driver: the proxy is built on Linux only"
+	if [ "$(uname -s)" = Linux ]; then
+		fail "tests/proxy-driver is missing at $DRIVER (make check builds it)"
+	else
+		skip "no tests/proxy-driver: the proxy is built on Linux only"
+	fi
 	done_testing
 	exit
 fi
