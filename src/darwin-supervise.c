@@ -380,56 +380,6 @@ sbx_init_main(const struct sbx_init_args *a)
 	_exit(0);
 }
 
-int
-sbx_launch_pipes_open(struct sbx_launch_pipes *lp, struct sbx_err *err)
-{
-	lp->err[0] = lp->err[1] = lp->status[0] = lp->status[1] = -1;
-	lp->life[0] = lp->life[1] = -1;
-	if (pipe_cloexec(lp->err) < 0 || pipe_cloexec(lp->status) < 0 ||
-	    pipe_cloexec(lp->life) < 0) {
-		sbx_err_sys(err, "pipe");
-		sbx_launch_pipes_close(lp);
-		return -1;
-	}
-	return 0;
-}
-
-void
-sbx_launch_pipes_child(struct sbx_launch_pipes *lp, struct sbx_init_args *a)
-{
-	close(lp->err[0]);
-	close(lp->status[0]);
-	close(lp->life[1]);
-	a->err_fd = lp->err[1];
-	a->status_fd = lp->status[1];
-	a->life_fd = lp->life[0];
-}
-
-void
-sbx_launch_pipes_parent(struct sbx_launch_pipes *lp, struct sbx_child *c)
-{
-	close(lp->err[1]);
-	close(lp->status[1]);
-	close(lp->life[0]);
-	c->err_fd = lp->err[0];
-	c->status_fd = lp->status[0];
-	c->life_fd = lp->life[1];
-}
-
-void
-sbx_launch_pipes_close(struct sbx_launch_pipes *lp)
-{
-	int *fds[] = { lp->err, lp->status, lp->life };
-
-	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
-		for (int k = 0; k < 2; k++) {
-			if (fds[i][k] >= 0)
-				close(fds[i][k]);
-			fds[i][k] = -1;
-		}
-	}
-}
-
 void
 sbx_child_close(struct sbx_child *c)
 {
