@@ -137,28 +137,6 @@ sig_next(int fd)
 	return n == 1 ? c : 0;
 }
 
-void
-sbx_signals_supervised(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGCHLD);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGHUP);
-}
-
-void
-sbx_signals_reset(void)
-{
-	sigset_t none;
-
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 static int
 cmp_int(const void *a, const void *b)
 {

@@ -46,28 +46,6 @@ sbx_close_fds_except(const int *keep, size_t n)
 
 const bool sbx_launch_subreaper = true;
 
-void
-sbx_signals_supervised(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGCHLD);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGHUP);
-}
-
-void
-sbx_signals_reset(void)
-{
-	sigset_t none;
-
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 /* Runs in the payload process: the last steps before exec. */
 static noreturn void
 payload_main(const struct sbx_init_args *a)
