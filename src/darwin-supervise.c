@@ -417,15 +417,6 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 	return 0;
 }
 
-uint64_t
-sbx_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 int
 sbx_supervise_setup(struct sbx_err *err)
 {

@@ -8,9 +8,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launch.h"
+#include "supervise.h"
 
 void
 sbx_signals_supervised(sigset_t *set)
@@ -103,6 +105,15 @@ sbx_launch_pipes_close(struct sbx_launch_pipes *lp)
 			fds[i][k] = -1;
 		}
 	}
+}
+
+uint64_t
+sbx_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 void

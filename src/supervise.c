@@ -18,15 +18,6 @@
 /* How long a stopped tree gets between SIGTERM and SIGKILL. */
 #define SBX_GRACE_MS 2000
 
-uint64_t
-sbx_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 int
 sbx_supervise_setup(struct sbx_err *err)
 {
