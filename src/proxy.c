@@ -370,13 +370,31 @@ parse_authority(const char *a, size_t n, uint16_t default_port, struct request *
 	return NULL;
 }
 
+/* Steps through the field lines of a header block: the next one in *line,
+ * its length without the line end in *len; false at the empty line that
+ * ends the block, or at stop. */
+static bool
+next_field(const char **pos, const char *stop, const char **line, size_t *len)
+{
+	const char *l = *pos, *e;
+
+	if (l >= stop || (e = memchr(l, '\n', (size_t)(stop - l))) == NULL)
+		return false;
+	*len = (size_t)(e - l);
+	if (*len > 0 && l[*len - 1] == '\r')
+		(*len)--;
+	*line = l;
+	*pos = e + 1;
+	return *len > 0;
+}
+
 /* Parses the request header in buf (end bytes). Returns NULL, or why the
  * request is malformed. */
 static const char *
 parse_request(const char *buf, size_t end, struct request *r)
 {
 	const char *p = buf, *stop = buf + end, *eol, *sp1, *sp2, *target, *line_end;
-	size_t mlen, tlen;
+	size_t mlen, tlen, ll;
 
 	memset(r, 0, sizeof(*r));
 	r->end = end;
@@ -419,25 +437,14 @@ parse_request(const char *buf, size_t end, struct request *r)
 
 	/* Each field line is "name: value"; a line starting with white space
 	 * (obsolete folding) is refused, as RFC 9112 5.2 allows. */
-	for (const char *l = r->fields; l < stop;) {
-		const char *e = memchr(l, '\n', (size_t)(stop - l));
-		const char *colon;
-		size_t ll;
+	for (const char *pos = r->fields, *l; next_field(&pos, stop, &l, &ll);) {
+		const char *colon = memchr(l, ':', ll);
 
-		if (e == NULL)
-			break;
-		ll = (size_t)(e - l);
-		if (ll > 0 && l[ll - 1] == '\r')
-			ll--;
-		if (ll == 0)
-			break;
-		colon = memchr(l, ':', ll);
 		if (colon == NULL || colon == l)
 			return "bad header field";
 		for (const char *c = l; c < colon; c++)
 			if (!is_tchar(*c))
 				return "bad header field";
-		l = e + 1;
 	}
 
 	if (strcmp(r->method, "CONNECT") == 0) {
@@ -489,22 +496,13 @@ copy_fields(struct sbx_buf *b, const char *fields, size_t len, bool request)
 {
 	const char *stop = fields + len;
 
-	for (const char *l = fields; l < stop;) {
-		const char *e = memchr(l, '\n', (size_t)(stop - l));
-		size_t ll;
+	size_t ll;
 
-		if (e == NULL)
-			break;
-		ll = (size_t)(e - l);
-		if (ll > 0 && l[ll - 1] == '\r')
-			ll--;
-		if (ll == 0)
-			break;
+	for (const char *pos = fields, *l; next_field(&pos, stop, &l, &ll);) {
 		if (!field_dropped(l, ll, request)) {
 			sbx_buf_add(b, l, ll);
 			sbx_buf_puts(b, "\r\n");
 		}
-		l = e + 1;
 	}
 }
 
@@ -995,14 +993,15 @@ proxy_destroy(struct sbx_proxy *p)
 	free(p);
 }
 
-static void *
-conn_main(void *arg)
+/* Ends a connection: closes its socket, takes it off the list and drops
+ * its reference; frees c. Returns whether that was the proxy's last
+ * reference. */
+static bool
+conn_release(struct conn *c)
 {
-	struct conn *c = arg;
 	struct sbx_proxy *p = c->p;
 	bool last;
 
-	serve(c);
 	pthread_mutex_lock(&p->mu);
 	/* Closed under the lock: stop() shuts down live client sockets by
 	 * number, which must not be reused under it. */
@@ -1018,7 +1017,17 @@ conn_main(void *arg)
 	pthread_cond_broadcast(&p->idle);
 	pthread_mutex_unlock(&p->mu);
 	free(c);
-	if (last)
+	return last;
+}
+
+static void *
+conn_main(void *arg)
+{
+	struct conn *c = arg;
+	struct sbx_proxy *p = c->p;
+
+	serve(c);
+	if (conn_release(c))
 		proxy_destroy(p);
 	return NULL;
 }
@@ -1073,21 +1082,8 @@ conn_spawn(struct sbx_proxy *p, int fd)
 	pthread_attr_setstacksize(&attr, SBX_PROXY_STACK_SIZE);
 	rc = pthread_create(&t, &attr, conn_main, c);
 	pthread_attr_destroy(&attr);
-	if (rc != 0) {
-		/* Undo as the thread would have, minus serving. */
-		pthread_mutex_lock(&p->mu);
-		close(c->cfd);
-		if (c->prev)
-			c->prev->next = c->next;
-		else
-			p->conns = c->next;
-		if (c->next)
-			c->next->prev = c->prev;
-		p->nconns--;
-		p->refs--;
-		pthread_mutex_unlock(&p->mu);
-		free(c);
-	}
+	if (rc != 0)
+		(void)conn_release(c); /* never the last: the owner joins the acceptor first */
 }
 
 static void *
