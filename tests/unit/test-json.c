@@ -63,35 +63,43 @@ jp_fail(struct jp *j, const char *why)
 	return false;
 }
 
-/* Strict UTF-8: the length of the sequence at s, or 0. */
+/* Strict UTF-8: the length of the sequence at s, or 0. Written from the
+ * table of well-formed byte sequences in the Unicode standard (ch. 3), not
+ * by decoding as json.c does, so that the two do not share a mistake. */
 static size_t
 utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned cp, len;
+	static const struct {
+		unsigned char lead_lo, lead_hi, len, second_lo, second_hi;
+	} table[] = {
+		{ 0x00, 0x7f, 1, 0, 0 },
+		{ 0xc2, 0xdf, 2, 0x80, 0xbf },
+		{ 0xe0, 0xe0, 3, 0xa0, 0xbf },
+		{ 0xe1, 0xec, 3, 0x80, 0xbf },
+		{ 0xed, 0xed, 3, 0x80, 0x9f },
+		{ 0xee, 0xef, 3, 0x80, 0xbf },
+		{ 0xf0, 0xf0, 4, 0x90, 0xbf },
+		{ 0xf1, 0xf3, 4, 0x80, 0xbf },
+		{ 0xf4, 0xf4, 4, 0x80, 0x8f },
+	};
 
 	if (n == 0)
 		return 0;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (unsigned i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
+	for (size_t t = 0; t < sizeof(table) / sizeof(table[0]); t++) {
+		if (s[0] < table[t].lead_lo || s[0] > table[t].lead_hi)
+			continue;
+		if (table[t].len > n)
 			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
+		if (table[t].len == 1)
+			return 1;
+		if (s[1] < table[t].second_lo || s[1] > table[t].second_hi)
+			return 0;
+		for (size_t i = 2; i < table[t].len; i++)
+			if (s[i] < 0x80 || s[i] > 0xbf)
+				return 0;
+		return table[t].len;
 	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
+	return 0;
 }
 
 static bool
