@@ -1,8 +1,8 @@
 #include "config.h"
 
-/* The backends of a macOS build, and the order "auto" tries them in.
+/* What a macOS build tries for "auto", and its name.
  * namespaces and landlock are Linux kernel features: their files are not
- * built here, and their entries below refuse, so that asking for one names
+ * built here, and the stand-ins below refuse, so that asking for one names
  * the reason instead of failing to find it. */
 #include <errno.h>
 
@@ -77,22 +77,6 @@ const struct sbx_backend sbx_backend_landlock = {
 	.describe = landlock_describe,
 	.spawn = landlock_spawn,
 };
-
-static const struct sbx_backend *const registry[] = {
-	[SBX_BACKEND_NAMESPACES] = &sbx_backend_namespaces,
-	[SBX_BACKEND_LANDLOCK] = &sbx_backend_landlock,
-	[SBX_BACKEND_SEATBELT] = &sbx_backend_seatbelt,
-	[SBX_BACKEND_DOCKER] = &sbx_backend_docker,
-	[SBX_BACKEND_NONE] = &sbx_backend_none,
-};
-
-const struct sbx_backend *
-sbx_backend_get(enum sbx_backend_id id)
-{
-	if ((size_t)id >= SBX_ARRAY_LEN(registry))
-		return NULL;
-	return registry[id];
-}
 
 const enum sbx_backend_id *
 sbx_backend_auto_order(size_t *n)
