@@ -108,14 +108,9 @@ probe_userns(struct sbx_caps *caps, struct sbx_err *err)
 	pid_t pid;
 	int errnum = 0;
 
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return sbx_err_sys(err, "pipe");
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return sbx_err_sys(err, "fork");
-	}
+	pid = sbx_fork_piped(fds, err);
+	if (pid < 0)
+		return -1;
 	if (pid == 0) {
 		int e = 0;
 

@@ -166,16 +166,9 @@ try_profile(const char *profile, const char *tmpdef, struct sbx_err *err)
 	argv[n++] = (char *)profile;
 	argv[n++] = (char *)"/usr/bin/true";
 	argv[n] = NULL;
-	if (pipe(fds) < 0)
-		return sbx_err_sys(err, "pipe");
-	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return sbx_err_sys(err, "fork");
-	}
+	pid = sbx_fork_piped(fds, err);
+	if (pid < 0)
+		return -1;
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 

@@ -80,18 +80,6 @@ set_nonblock(int fd)
 		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* pipe2(O_CLOEXEC) in two steps: sbxrun starts no threads before its
- * children, so no exec can slip in between. */
-static int
-pipe_cloexec(int fds[2])
-{
-	if (pipe(fds) < 0)
-		return -1;
-	set_cloexec(fds[0]);
-	set_cloexec(fds[1]);
-	return 0;
-}
-
 /* Makes this process's self-pipe, routes the supervised signals to it and
  * unblocks them; returns the read end. */
 static int
@@ -101,7 +89,7 @@ sig_pipe_setup(bool skip_self, struct sbx_err *err)
 	sigset_t set;
 	const int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 
-	if (pipe_cloexec(sig_pipe) < 0)
+	if (sbx_pipe_cloexec(sig_pipe) < 0)
 		return sbx_err_sys(err, "pipe");
 	set_nonblock(sig_pipe[0]);
 	set_nonblock(sig_pipe[1]);
@@ -319,18 +307,11 @@ sbx_init_main(const struct sbx_init_args *a)
 	 * sbxrun's descriptors. */
 	{
 		int keep[] = { sig_pipe[0], sig_pipe[1], a->status_fd, a->life_fd };
-		int null = open("/dev/null", O_RDWR);
 
 		close_fds_from(3, keep, SBX_ARRAY_LEN(keep));
-		for (int fd = 0; fd <= 2; fd++) {
-			if (null >= 0)
-				dup2(null, fd);
-			else
-				close(fd);
-		}
-		if (null > 2)
-			close(null);
 	}
+	/* After the sweep, which would close a /dev/null opened before it. */
+	sbx_stdio_to_null();
 
 	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = a->life_fd, .events = POLLIN };
@@ -358,62 +339,17 @@ sbx_init_main(const struct sbx_init_args *a)
 	_exit(0);
 }
 
-void
-sbx_child_close(struct sbx_child *c)
-{
-	int *fds[] = { &c->pidfd, &c->status_fd, &c->err_fd, &c->life_fd };
-
-	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
-	}
-	if (c->cleanup)
-		c->cleanup(c);
-	c->cleanup = NULL;
-}
-
 int
 sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks,
     struct sbx_child *c, struct sbx_err *err)
 {
 	struct sbx_launch_pipes lp;
 	struct sbx_init_args a = { .exec = x, .hooks = hooks, .pid1 = false };
-	sigset_t set, old;
-	pid_t parent = getpid(), pid;
 
-	if (sbx_launch_pipes_open(&lp, err) < 0)
+	if (sbx_fork_session_init(&lp, &a, c, err) < 0)
 		return -1;
-	/* Blocked across fork: init must not run sbxrun's handler, which
-	 * writes to sbxrun's self-pipe. */
-	sbx_signals_supervised(&set);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	pid = fork();
-	if (pid < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		sbx_launch_pipes_close(&lp);
-		return sbx_err_sys(err, "fork");
-	}
-	if (pid == 0) {
-		struct sbx_err e = { 0 };
-
-		sbx_launch_pipes_child(&lp, &a);
-		/* Init kills the tree on EOF of the life pipe, made before the
-		 * fork so that EOF cannot be missed; a parent already gone is
-		 * seen here. */
-		if (getppid() != parent)
-			_exit(125);
-		if (setsid() < 0) {
-			sbx_err_sys(&e, "setsid");
-			sbx_child_fail(a.err_fd, SBX_FAIL_SETUP, &e);
-		}
-		sbx_init_main(&a);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	sbx_launch_pipes_parent(&lp, c);
-	c->pid = pid;
+	close(lp.ack[1]);
 	c->pidfd = -1;
-	c->pidns = false;
 	return 0;
 }
 
@@ -430,18 +366,6 @@ kill_tree(const struct sbx_child *c, int sig)
 {
 	if (kill(-c->pid, sig) < 0)
 		kill(c->pid, sig);
-}
-
-static void
-add_usage(struct sbx_report *r, const struct rusage *ru)
-{
-	r->cpu_user_ms +=
-	    (uint64_t)ru->ru_utime.tv_sec * 1000 + (uint64_t)ru->ru_utime.tv_usec / 1000;
-	r->cpu_sys_ms +=
-	    (uint64_t)ru->ru_stime.tv_sec * 1000 + (uint64_t)ru->ru_stime.tv_usec / 1000;
-	/* macOS counts ru_maxrss in bytes, not kilobytes. */
-	if ((uint64_t)ru->ru_maxrss / 1024 > r->max_rss_kb)
-		r->max_rss_kb = (uint64_t)ru->ru_maxrss / 1024;
 }
 
 /* Kills what is left of the group, a few times: a process that was
@@ -465,12 +389,11 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 	uint64_t deadline = timeout_ms ? start_ms + timeout_ms : 0, grace = 0;
 	struct pollfd pfd = { .fd = sfd, .events = POLLIN };
 	struct rusage ru;
-	int st = 0, payload_st;
-	ssize_t n;
+	int st = 0;
 
 	for (;;) {
-		uint64_t now, next = 0;
-		int wait_ms = -1, sig;
+		uint64_t now, at[2];
+		int wait_ms, sig;
 		pid_t pid = wait4(c->pid, &st, WNOHANG, &ru);
 
 		if (pid == c->pid)
@@ -486,12 +409,9 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 			grace = 0;
 			kill_tree(c, SIGKILL);
 		}
-		if (deadline && !r->timed_out)
-			next = deadline;
-		if (grace && (next == 0 || grace < next))
-			next = grace;
-		if (next)
-			wait_ms = (int)(next > now ? next - now : 0);
+		at[0] = r->timed_out ? 0 : deadline;
+		at[1] = grace;
+		wait_ms = sbx_poll_timeout(now, at, SBX_ARRAY_LEN(at));
 		if (poll(&pfd, 1, wait_ms) < 0 && errno != EINTR)
 			return sbx_err_sys(err, "poll");
 		while ((sig = sig_next(sfd)) != 0) {
@@ -511,16 +431,9 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 		}
 	}
 	r->wall_ms = sbx_now_ms() - start_ms;
-	add_usage(r, &ru);
+	sbx_report_add_usage(r, &ru);
 
-	/* The payload's own status, as init saw it; if init itself was killed
-	 * first (timeout, second signal), its status is the best there is. */
-	payload_st = st;
-	set_nonblock(c->status_fd);
-	n = read(c->status_fd, &payload_st, sizeof(payload_st));
-	if (n != (ssize_t)sizeof(payload_st))
-		payload_st = st;
-	sbx_report_set_wait_status(r, payload_st);
+	sbx_report_set_wait_status(r, sbx_payload_status(c, st));
 	sweep_group(c);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* The parts of the launcher that are the same on every OS: the pipes
- * between sbxrun and a jail's init, how a child reports a failure before
- * exec, and how sbxrun reads it. */
+ * between sbxrun and a jail's init, starting that init in a session of its
+ * own, how a child reports a failure before exec, and how sbxrun reads it. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,9 +37,8 @@ sbx_signals_reset(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* A pipe whose ends close on exec: atomically where pipe2(2) exists. */
-static int
-pipe_cloexec(int fds[2])
+int
+sbx_pipe_cloexec(int fds[2])
 {
 #ifdef HAVE_PIPE2
 	return pipe2(fds, O_CLOEXEC);
@@ -51,14 +51,30 @@ pipe_cloexec(int fds[2])
 #endif
 }
 
+pid_t
+sbx_fork_piped(int fds[2], struct sbx_err *err)
+{
+	pid_t pid;
+
+	if (sbx_pipe_cloexec(fds) < 0)
+		return sbx_err_sys(err, "pipe");
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return sbx_err_sys(err, "fork");
+	}
+	return pid;
+}
+
 int
 sbx_launch_pipes_open(struct sbx_launch_pipes *lp, struct sbx_err *err)
 {
 	lp->err[0] = lp->err[1] = lp->status[0] = lp->status[1] = -1;
 	lp->life[0] = lp->life[1] = -1;
 	lp->ack[0] = lp->ack[1] = -1;
-	if (pipe_cloexec(lp->err) < 0 || pipe_cloexec(lp->status) < 0 ||
-	    pipe_cloexec(lp->life) < 0 || pipe_cloexec(lp->ack) < 0) {
+	if (sbx_pipe_cloexec(lp->err) < 0 || sbx_pipe_cloexec(lp->status) < 0 ||
+	    sbx_pipe_cloexec(lp->life) < 0 || sbx_pipe_cloexec(lp->ack) < 0) {
 		sbx_err_sys(err, "pipe");
 		sbx_launch_pipes_close(lp);
 		return -1;
@@ -107,6 +123,80 @@ sbx_launch_pipes_close(struct sbx_launch_pipes *lp)
 	}
 }
 
+pid_t
+sbx_fork_session_init(struct sbx_launch_pipes *lp, struct sbx_init_args *a,
+    struct sbx_child *c, struct sbx_err *err)
+{
+	sigset_t set, old;
+	pid_t parent = getpid(), pid;
+
+	if (sbx_launch_pipes_open(lp, err) < 0)
+		return -1;
+	/* Blocked across the fork (a no-op where sbxrun keeps them blocked
+	 * anyway): init must not run a handler of sbxrun's before it has
+	 * reset them. */
+	sbx_signals_supervised(&set);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid = fork();
+	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		sbx_launch_pipes_close(lp);
+		return sbx_err_sys(err, "fork");
+	}
+	if (pid == 0) {
+		struct sbx_err e = { 0 };
+
+		sbx_launch_pipes_child(lp, a);
+		/* No parent-death signal: init must outlive sbxrun long enough
+		 * to kill the tree, which it does on EOF of the life pipe, made
+		 * before the fork so that EOF cannot be missed. A parent gone
+		 * already is seen here. */
+		if (getppid() != parent)
+			_exit(125);
+		if (setsid() < 0) {
+			sbx_err_sys(&e, "setsid");
+			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &e);
+		}
+		sbx_init_main(a);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	sbx_launch_pipes_parent(lp, c);
+	c->pid = pid;
+	c->pidns = false;
+	return pid;
+}
+
+void
+sbx_child_close(struct sbx_child *c)
+{
+	int *fds[] = { &c->pidfd, &c->status_fd, &c->err_fd, &c->life_fd, &c->notify_fd,
+		&c->diag_fd };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	if (c->cleanup)
+		c->cleanup(c);
+	c->cleanup = NULL;
+}
+
+void
+sbx_stdio_to_null(void)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	for (int fd = 0; fd <= 2; fd++) {
+		if (null >= 0)
+			dup2(null, fd);
+		else
+			close(fd);
+	}
+	if (null > 2)
+		close(null);
+}
+
 uint64_t
 sbx_now_ms(void)
 {
@@ -114,6 +204,36 @@ sbx_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void
+sbx_report_add_usage(struct sbx_report *r, const struct rusage *ru)
+{
+	uint64_t rss_kb = (uint64_t)ru->ru_maxrss;
+
+#ifdef __APPLE__
+	rss_kb /= 1024; /* macOS counts ru_maxrss in bytes, not kilobytes */
+#endif
+	r->cpu_user_ms +=
+	    (uint64_t)ru->ru_utime.tv_sec * 1000 + (uint64_t)ru->ru_utime.tv_usec / 1000;
+	r->cpu_sys_ms +=
+	    (uint64_t)ru->ru_stime.tv_sec * 1000 + (uint64_t)ru->ru_stime.tv_usec / 1000;
+	if (rss_kb > r->max_rss_kb)
+		r->max_rss_kb = rss_kb;
+}
+
+int
+sbx_payload_status(const struct sbx_child *c, int init_st)
+{
+	int st;
+	int fl = fcntl(c->status_fd, F_GETFL);
+
+	/* Init is gone: whatever it wrote is there already. */
+	if (fl >= 0)
+		fcntl(c->status_fd, F_SETFL, fl | O_NONBLOCK);
+	if (read(c->status_fd, &st, sizeof(st)) != (ssize_t)sizeof(st))
+		return init_st;
+	return st;
 }
 
 void

@@ -157,18 +157,7 @@ sbx_init_main(const struct sbx_init_args *a)
 
 		sbx_close_fds_except(keep, a->life_fd >= 0 ? 3 : 2);
 	}
-	{
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		for (int fd = 0; fd <= 2; fd++) {
-			if (null >= 0)
-				dup2(null, fd);
-			else
-				close(fd);
-		}
-		if (null > 2)
-			close(null);
-	}
+	sbx_stdio_to_null();
 
 	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = a->life_fd, .events = POLLIN };
@@ -234,55 +223,16 @@ sbx_init_main(const struct sbx_init_args *a)
 	_exit(0);
 }
 
-void
-sbx_child_close(struct sbx_child *c)
-{
-	int *fds[] = { &c->pidfd, &c->status_fd, &c->err_fd, &c->life_fd, &c->notify_fd,
-		&c->diag_fd };
-
-	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
-	}
-	if (c->cleanup)
-		c->cleanup(c);
-	c->cleanup = NULL;
-}
-
 int
 sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks,
     struct sbx_child *c, struct sbx_err *err)
 {
 	struct sbx_launch_pipes lp;
 	struct sbx_init_args a = { .exec = x, .hooks = hooks, .pid1 = false };
-	pid_t parent = getpid(), pid;
+	pid_t pid = sbx_fork_session_init(&lp, &a, c, err);
 
-	if (sbx_launch_pipes_open(&lp, err) < 0)
+	if (pid < 0)
 		return -1;
-	pid = fork();
-	if (pid < 0) {
-		sbx_launch_pipes_close(&lp);
-		return sbx_err_sys(err, "fork");
-	}
-	if (pid == 0) {
-		struct sbx_err e = { 0 };
-
-		sbx_launch_pipes_child(&lp, &a);
-		/* No PDEATHSIG here: init must outlive sbxrun long enough to
-		 * kill the tree, which it does on EOF of the life pipe (made
-		 * before the fork, so that EOF cannot be missed). */
-		if (getppid() != parent)
-			_exit(125);
-		if (setsid() < 0) {
-			sbx_err_sys(&e, "setsid");
-			sbx_child_fail(a.err_fd, SBX_FAIL_SETUP, &e);
-		}
-		sbx_init_main(&a);
-	}
-	sbx_launch_pipes_parent(&lp, c);
-	c->pid = pid;
-	c->pidns = false;
 	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (c->pidfd < 0) {
 		sbx_err_sys(err, "pidfd_open");

@@ -75,7 +75,16 @@ void sbx_signals_reset(void);
  * could not be built (err filled). */
 int sbx_launch_wait_exec(int err_fd, int *status, struct sbx_err *err);
 
-/* The three pipes between sbxrun and a jail's init. */
+/* A pipe whose ends close on exec: atomically where pipe2(2) exists, else
+ * in two steps (sbxrun starts no threads before its children, so no exec
+ * can slip in between). */
+int sbx_pipe_cloexec(int fds[2]);
+
+/* Makes such a pipe and forks: returns the child's pid (0 in the child),
+ * or -1 with err and no pipe left open. */
+pid_t sbx_fork_piped(int fds[2], struct sbx_err *err);
+
+/* The pipes between sbxrun and a jail's init. */
 struct sbx_launch_pipes {
 	int err[2];
 	int status[2];
@@ -90,6 +99,13 @@ void sbx_launch_pipes_child(struct sbx_launch_pipes *lp, struct sbx_init_args *a
 void sbx_launch_pipes_parent(struct sbx_launch_pipes *lp, struct sbx_child *c);
 void sbx_launch_pipes_close(struct sbx_launch_pipes *lp);
 
+/* Opens lp and forks init in a new session of its own, with a's pipe ends;
+ * the child runs sbx_init_main and never returns. In sbxrun: fills c's
+ * pipes and pid and returns init's pid (lp->ack[1] stays open for the
+ * caller to close), or -1 with err. */
+pid_t sbx_fork_session_init(struct sbx_launch_pipes *lp, struct sbx_init_args *a,
+    struct sbx_child *c, struct sbx_err *err);
+
 /* Starts init and the payload without new namespaces: init is a child
  * subreaper in a new session. Fills c. */
 int sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks,
@@ -97,6 +113,9 @@ int sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *h
 
 /* Closes sbxrun's ends of the pipes in c. */
 void sbx_child_close(struct sbx_child *c);
+
+/* Points fds 0-2 at /dev/null (or closes them if it cannot be opened). */
+void sbx_stdio_to_null(void);
 
 /* Closes every descriptor from 3 up except those listed. */
 void sbx_close_fds_except(const int *keep, size_t n);

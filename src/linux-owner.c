@@ -12,6 +12,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "launch.h"
 #include "linux-owner.h"
 
 typedef int (*visit_fn)(struct sbx_lease *l, int fd, const struct stat *st, struct sbx_err *err);
@@ -264,14 +265,9 @@ sbx_owner_check_reach(const char *path, uid_t uid, gid_t gid, struct sbx_err *er
 	ssize_t n;
 	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return sbx_err_sys(err, "pipe");
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return sbx_err_sys(err, "fork");
-	}
+	pid = sbx_fork_piped(fds, err);
+	if (pid < 0)
+		return -1;
 	if (pid == 0) {
 		close(fds[0]);
 		reach_child(path, uid, gid, fds[1]);

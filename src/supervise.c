@@ -63,17 +63,6 @@ kill_tree(struct sbx_child *c, int sig)
 	sbx_proc_signal_descendants(getpid(), SIGKILL);
 }
 
-static void
-add_usage(struct sbx_report *r, const struct rusage *ru)
-{
-	r->cpu_user_ms +=
-	    (uint64_t)ru->ru_utime.tv_sec * 1000 + (uint64_t)ru->ru_utime.tv_usec / 1000;
-	r->cpu_sys_ms +=
-	    (uint64_t)ru->ru_stime.tv_sec * 1000 + (uint64_t)ru->ru_stime.tv_usec / 1000;
-	if ((uint64_t)ru->ru_maxrss > r->max_rss_kb)
-		r->max_rss_kb = (uint64_t)ru->ru_maxrss;
-}
-
 /* Reaps whatever is left of a tree without a pid namespace: orphans of a
  * dead init come to us, as the subreaper. */
 static void
@@ -94,7 +83,7 @@ reap_rest(struct sbx_report *r)
 			continue;
 		if (pid < 0)
 			break;
-		add_usage(r, &ru);
+		sbx_report_add_usage(r, &ru);
 	}
 }
 
@@ -108,12 +97,11 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 		{ .fd = sfd, .events = POLLIN },
 	};
 	struct rusage ru;
-	int st = 0, payload_st;
-	ssize_t n;
+	int st = 0;
 
 	for (;;) {
-		uint64_t now = sbx_now_ms(), next = 0;
-		int wait_ms = -1;
+		uint64_t now = sbx_now_ms(), at[3];
+		int wait_ms;
 
 		if (deadline && now >= deadline && !r->timed_out) {
 			r->timed_out = true;
@@ -127,14 +115,10 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 			hard = 0;
 			kill_tree(c, SIGKILL);
 		}
-		if (deadline && !r->timed_out)
-			next = deadline;
-		if (grace && (next == 0 || grace < next))
-			next = grace;
-		if (hard && (next == 0 || hard < next))
-			next = hard;
-		if (next)
-			wait_ms = (int)(next > now ? next - now : 0);
+		at[0] = r->timed_out ? 0 : deadline;
+		at[1] = grace;
+		at[2] = hard;
+		wait_ms = sbx_poll_timeout(now, at, SBX_ARRAY_LEN(at));
 		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR)
 			return sbx_err_sys(err, "poll");
 		if (pfd[1].revents & POLLIN) {
@@ -164,16 +148,9 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 			return sbx_err_sys(err, "wait for the jail");
 	}
 	r->wall_ms = sbx_now_ms() - start_ms;
-	add_usage(r, &ru);
+	sbx_report_add_usage(r, &ru);
 
-	/* The payload's own status, as init saw it; if init itself was killed
-	 * (timeout, or by the tree), its status is the best there is. */
-	payload_st = st;
-	fcntl(c->status_fd, F_SETFL, O_NONBLOCK);
-	n = read(c->status_fd, &payload_st, sizeof(payload_st));
-	if (n != (ssize_t)sizeof(payload_st))
-		payload_st = st;
-	sbx_report_set_wait_status(r, payload_st);
+	sbx_report_set_wait_status(r, sbx_payload_status(c, st));
 	if (!c->pidns)
 		reap_rest(r);
 	return 0;

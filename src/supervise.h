@@ -5,6 +5,7 @@
 #define SBX_SUPERVISE_H
 
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "backend.h"
 #include "diag.h"
@@ -13,12 +14,21 @@
 /* Monotonic clock in milliseconds. */
 uint64_t sbx_now_ms(void);
 
+/* Adds a reaped process's CPU time to r and raises its peak memory. */
+void sbx_report_add_usage(struct sbx_report *r, const struct rusage *ru);
+
+/* The payload's wait status as init wrote it, once init is gone; init's
+ * own status init_st when it died before writing one (timeout, killed by
+ * the tree). */
+int sbx_payload_status(const struct sbx_child *c, int init_st);
+
 /* Prepares sbxrun to supervise: blocks the signals it handles (children
  * reset them) and makes sbxrun the reaper of orphans of the tree. Returns
  * a descriptor that becomes readable when such a signal arrives. */
 int sbx_supervise_setup(struct sbx_err *err);
 
-/* Supervises c until the tree is gone. sfd comes from sbx_supervise_setup(); start_ms is when the spawn began. Fills the
+/* Supervises c until the tree is gone. sfd comes from
+ * sbx_supervise_setup(); start_ms is when the spawn began. Fills the
  * payload's status, timing and usage in r. */
 int sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_ms,
     struct sbx_report *r, struct sbx_err *err);

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -215,4 +216,19 @@ sbx_str_has_suffix(const char *s, const char *suffix)
 	size_t n = strlen(s), m = strlen(suffix);
 
 	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int
+sbx_poll_timeout(uint64_t now, const uint64_t *at, size_t n)
+{
+	uint64_t next = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (at[i] && (next == 0 || at[i] < next))
+			next = at[i];
+	if (next == 0)
+		return -1;
+	if (next <= now)
+		return 0;
+	return next - now > INT_MAX ? INT_MAX : (int)(next - now);
 }

@@ -82,4 +82,9 @@ char *sbx_path_join(const char *a, const char *b);
 bool sbx_str_has_prefix(const char *s, const char *prefix);
 bool sbx_str_has_suffix(const char *s, const char *suffix);
 
+/* The poll(2) timeout in ms from now until the earliest of n instants (0:
+ * not set), 0 when one has passed, or -1 when none is set; capped at
+ * INT_MAX. */
+int sbx_poll_timeout(uint64_t now, const uint64_t *at, size_t n);
+
 #endif

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,22 @@ size_bad(const char *s, const char *msg)
 	is_int(sbx_parse_size(s, &v, &err), -1, "size '%s' is refused", s);
 	is_u64(v, 12345, "a refused size '%s' leaves the output alone", s);
 	like(err.msg, msg, "size '%s': message", s);
+}
+
+/* How long the supervisor's poll waits for the nearest of its deadlines. */
+static void
+test_poll_timeout(void)
+{
+	const uint64_t none[] = { 0, 0, 0 };
+	const uint64_t some[] = { 0, 1500, 1200 };
+	const uint64_t far[] = { UINT64_MAX - 1 };
+
+	is_int(sbx_poll_timeout(1000, none, 3), -1, "no deadline: wait forever");
+	is_int(sbx_poll_timeout(1000, some, 3), 200, "the nearest deadline wins");
+	is_int(sbx_poll_timeout(1200, some, 3), 0, "a deadline reached: do not wait");
+	is_int(sbx_poll_timeout(5000, some, 3), 0, "a deadline passed: do not wait");
+	is_int(sbx_poll_timeout(1000, some, 2), 500, "only the first n count");
+	is_int(sbx_poll_timeout(0, far, 1), INT_MAX, "a far deadline is capped at INT_MAX");
 }
 
 static void
@@ -643,6 +660,7 @@ int
 main(void)
 {
 	test_durations();
+	test_poll_timeout();
 	test_sizes();
 	test_counts();
 	test_bools();
