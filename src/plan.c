@@ -428,6 +428,16 @@ build_protects(struct builder *b)
 		    sbx_xstrdup(".git does not exist: an empty read-only directory "
 				"stands in its place during the run, so none can be made"));
 	}
+	/* Landlock cannot keep one name from being made in a directory the
+	 * sandbox may write: a workdir that outlives the run takes no new
+	 * top-level entry instead (a temp one that is removed needs nothing,
+	 * no git of the caller's will ever run there). */
+	if (!b->opts->mounts && gk == SBX_KIND_NONE && (!b->fs->workdir_temp || b->p->keep)) {
+		protect_ll(b, git);
+		note(b->plan,
+		    sbx_xstrdup(".git does not exist: the workdir takes no new top-level "
+				"entry, so none can be made"));
+	}
 	sbx_protect_list(b->p, &list);
 	for (size_t i = 0; i < list.n; i++) {
 		const char *rel = list.v[i];
@@ -481,7 +491,13 @@ build_protects(struct builder *b)
 			continue;
 		}
 		if (k == SBX_KIND_NONE) {
-			note(b->plan, sbx_xasprintf("protected path %s does not exist", rel));
+			/* Landlock only: its nearest existing directory takes no
+			 * new entry, so that it cannot be made. */
+			note(b->plan,
+			    sbx_xasprintf("protected path %s does not exist: nothing can be "
+					  "made in its place",
+				rel));
+			protect_ll(b, path);
 			continue;
 		}
 		if (!b->opts->mounts) {

@@ -89,7 +89,7 @@ exit 0" -w "$WD"
 	git_host -c user.name=t -c user.email=t@t commit -q --allow-empty -m x >/dev/null 2>&1
 	absent "the caller's git status/commit runs nothing planted in the sandbox (.git/commondir)" "$ran"
 else
-	skip "git is not installed: cannot run the caller's git afterwards" 2
+	fail "git is not installed: cannot run the caller's git afterwards (install git)"
 fi
 
 # --- no hooks directory yet -------------------------------------------------------
@@ -144,20 +144,45 @@ absent "--protect DIR: no new file in it" "$WD/ci/new.yml"
 
 # No repository and no protected file yet: the sandbox must not be able to
 # make them, or the caller's next git command (or direnv) there would run
-# what it planted. Namespaces only: under landlock a new top-level entry
-# cannot be told apart from any other file the script writes.
+# what it planted. Namespaces mount an empty read-only directory in their
+# place; Landlock cannot keep one name from being made, so the workdir
+# (which outlives the run) takes no new top-level entry at all.
 new_wd
-if ns_only "a placeholder mount over a path that does not exist needs a mount namespace"; then
-	jail_sh "$SBX_T_PRELUDE
+echo before >"$WD/existing.txt"
+jail_sh "$SBX_T_PRELUDE
 t init git init -q .
 t plant sh -c 'mkdir -p .git/hooks && echo evil >.git/hooks/pre-commit'
 t envrc sh -c 'echo evil >.envrc'
+t deep sh -c 'mkdir -p conf && echo evil >conf/app.ini'
 t ok sh -c 'echo fine >notes.txt'
-exit 0" --protect .envrc -w "$WD"
-	is_status 0 "no .git yet: the script ran"
-	absent "no .git yet: git init inside leaves no repository on the host" "$WD/.git"
-	absent "a protected path that did not exist: nothing can be made there" "$WD/.envrc"
+t existing sh -c 'echo after >existing.txt'
+exit 0" --protect .envrc --protect conf/app.ini -w "$WD"
+is_status 0 "no .git yet: the script ran"
+absent "no .git yet: git init inside leaves no repository on the host" "$WD/.git"
+absent "a protected path that did not exist: nothing can be made there" "$WD/.envrc"
+absent "a protected path below a directory that did not exist: not made either" "$WD/conf/app.ini"
+is "$(cat "$WD/existing.txt")" after "an existing file in the workdir stays writable (control)"
+if [ "$SBX_BACKEND" = namespaces ]; then
 	is "$(cat "$WD/notes.txt" 2>&1)" fine "other new files in the workdir still appear (control)"
+else
+	absent "landlock: no other new top-level entry either (the cost)" "$WD/notes.txt"
+	like "$(jget warnings)" "$WD takes no new entry" "landlock: a warning names that cost"
 fi
+
+# A fresh temp workdir is removed after the run: no git of the caller's
+# runs there later, so it keeps every right. Kept (--keep), it outlives the
+# run like any other.
+jail_sh "echo fine >notes.txt && cat notes.txt"
+is "$(output)" fine "a temp workdir without .git: new files can be made"
+jail_sh "mkdir -p .git/hooks; echo evil >.git/hooks/pre-commit; echo fine >notes.txt; exit 0" --keep
+tmpwd=$(jget workdir)
+ok "--keep: the temp workdir is kept" test -d "$tmpwd"
+absent "--keep: no .git can be made in a kept temp workdir" "$tmpwd/.git"
+if [ "$SBX_BACKEND" = namespaces ]; then
+	is "$(cat "$tmpwd/notes.txt" 2>&1)" fine "--keep: other new files still appear (control)"
+else
+	absent "--keep, landlock: no other new top-level entry either" "$tmpwd/notes.txt"
+fi
+case $tmpwd in /tmp/sbxrun.* | "${TMPDIR:-/tmp}"/sbxrun.*) rm -rf "$tmpwd" ;; esac
 
 done_testing
