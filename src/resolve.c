@@ -131,11 +131,27 @@ sbx_secret_list_system(struct sbx_strv *out)
 		sbx_strv_push(out, system_secrets[i]);
 }
 
+/* Whether path is entry, as written or as it resolves here: a canonical
+ * path must be refused for /bin also where /bin is a link to /usr/bin
+ * (merged /usr), or /etc where it is /private/etc (macOS). */
+static bool
+names(const char *path, const char *entry, bool tree)
+{
+	_cleanup_free_ char *real = NULL;
+
+	if (tree ? sbx_path_is_under(path, entry) : strcmp(path, entry) == 0)
+		return true;
+	real = realpath(entry, NULL);
+	if (real == NULL || strcmp(real, entry) == 0)
+		return false;
+	return tree ? sbx_path_is_under(path, real) : strcmp(path, real) == 0;
+}
+
 static bool
 in_list_exact(const char *path, const char *const *list)
 {
 	for (size_t i = 0; list[i]; i++)
-		if (strcmp(path, list[i]) == 0)
+		if (names(path, list[i], false))
 			return true;
 	return false;
 }
@@ -144,7 +160,7 @@ static const char *
 under_list(const char *path, const char *const *list)
 {
 	for (size_t i = 0; list[i]; i++)
-		if (sbx_path_is_under(path, list[i]))
+		if (names(path, list[i], true))
 			return list[i];
 	return NULL;
 }
