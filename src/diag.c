@@ -108,6 +108,10 @@ sbx_report_isolation(const struct sbx_report *r)
 {
 	if (strcmp(r->backend, "none") == 0 || r->enforced == 0)
 		return "none";
+	/* Refused before anything ran: no barrier was ever in force
+	 * (unenforced still names what the backend could not hold). */
+	if (r->status == 125 && !r->exited && r->signal == 0)
+		return "none";
 	if ((r->requested & ~r->enforced) != 0)
 		return "partial";
 	return "full";

@@ -85,7 +85,8 @@ void sbx_report_init(struct sbx_report *r);
 void sbx_report_set_wait_status(struct sbx_report *r, int wait_status);
 void sbx_report_free(struct sbx_report *r);
 
-/* "full", "partial" or "none". */
+/* "full", "partial" or "none" (also for a run refused with 125 before
+ * anything ran). */
 const char *sbx_report_isolation(const struct sbx_report *r);
 
 /* The signal's name ("SIGKILL"), or a static "SIG<n>" form. */

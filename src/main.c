@@ -49,18 +49,28 @@ struct run {
 
 static void say(const struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* One line on stderr, whatever the message quotes: a control character
+ * from a flag or a profile (a newline, an escape) is shown as '?'. */
 static void
 say(const struct run *run, const char *fmt, ...)
 {
+	_cleanup_free_ char *msg = NULL;
 	va_list ap;
+	int n;
 
 	if (run->cli.quiet)
 		return;
 	va_start(ap, fmt);
-	fputs("sbxrun: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		msg = NULL;
+		return;
+	}
+	for (char *c = msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	fprintf(stderr, "sbxrun: %s\n", msg);
 }
 
 static void
@@ -162,7 +172,8 @@ static int
 check_unbuilt(const struct run *run, struct sbx_err *err)
 {
 	if (run->policy.trace)
-		return sbx_err_set(err, ENOTSUP, "--trace: tracing is not built yet");
+		return sbx_err_set(err, ENOTSUP,
+		    "--trace / [sandbox] trace %s: tracing is not built yet", run->policy.trace);
 	if (run->cli.selftest)
 		return sbx_err_set(err, ENOTSUP, "--selftest is not built yet");
 	return 0;
@@ -512,6 +523,14 @@ run_main(struct run *run, int argc, char **argv)
 		printf("sbxrun %s\n", PACKAGE_VERSION);
 		return -1;
 	}
+	if (run->cli.diag.kind == SBX_DIAG_FD && fcntl(run->cli.diag.fd, F_GETFD) < 0) {
+		int fd = run->cli.diag.fd;
+
+		/* The line would go to whatever sbxrun opens there next. */
+		run->cli.diag.kind = SBX_DIAG_STDERR;
+		sbx_err_set(&err, EBADF, "--diag fd:%d: descriptor %d is not open", fd, fd);
+		return fail(run, &err);
+	}
 	sbx_policy_init(p, run->caller.home);
 	run->have_policy = true;
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
@@ -549,6 +568,11 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_strv_push(&r->warnings,
 		    "memory and pids are rlimits, not a cgroup: memory is RLIMIT_AS (the "
 		    "address space, so swap cannot add to it), pids is RLIMIT_NPROC");
+	/* Set but meaningless for this backend: said, not silently dropped. */
+	if (p->docker_image && b->id != SBX_BACKEND_DOCKER)
+		sbx_strv_push_take(&r->warnings,
+		    sbx_xasprintf("docker_image %s is not used: the backend is %s",
+			p->docker_image, b->name));
 	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
 	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)

@@ -778,12 +778,16 @@ sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err)
 {
 	/* A read path under strict would be parsed and then ignored. */
 	if (p->read.n > 0 && p->fs == SBX_FS_STRICT)
-		return sbx_err_set(
-		    err, EINVAL, "read paths (%s) need fs = allowlist; fs is strict", p->read.v[0]);
+		return sbx_err_set(err, EINVAL,
+		    "read paths ([read] path, -r: %s) need fs = allowlist (--fs allowlist); "
+		    "fs is strict",
+		    p->read.v[0]);
 	for (size_t i = 0; i < p->loopback.n; i++)
 		if (sbx_ports_contains(&p->listen, p->loopback.v[i]))
 			return sbx_err_set(err, EINVAL,
-			    "port %u is both a listen and a loopback port", p->loopback.v[i]);
+			    "port %u is both a listen and a loopback port ([ports] listen and "
+			    "loopback, --listen and --loopback)",
+			    p->loopback.v[i]);
 	return 0;
 }
 

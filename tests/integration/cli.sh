@@ -113,6 +113,12 @@ bad_input "home" --backend none --allow-degraded -w "$T/wd" -m "$HOME:h"
 bad_input "secret" --backend none --allow-degraded -w "$T/wd" -m "$HOME/.ssh:s"
 bad_input "secret" --backend none --allow-degraded -w "$T/wd" -m "$HOME/../home/.ssh:s"
 bad_input "mount source '/etc' refused" --backend none --allow-degraded -w "$T/wd" -m /etc:etc
+bad_input "mount source '/bin' refused" --backend none --allow-degraded -w "$T/wd" -m /bin:b
+# Where /bin is a link (merged /usr), what it resolves to is /bin too.
+if [ -L /bin ]; then
+	bin=$(readlink -f /bin)
+	bad_input "mount source '$bin' refused" --backend none --allow-degraded -w "$T/wd" -m "$bin:b"
+fi
 bad_input "symlink" --backend none --allow-degraded -w "$T/wd" -m "$T/src:lnk/x"
 bad_input "sbxrun's own state" --backend none --allow-degraded -w "$T/wd" -m "$T/src:.sbxrun"
 # A failure after the temporary workdir was made removes it, --keep or not.
@@ -120,6 +126,40 @@ bad_input "mount source" --backend none --allow-degraded -m "$T/nonexistent:data
 bad_input "mount source" --backend none --allow-degraded --keep -m "$T/nonexistent:data"
 bad_input "--interp" --backend none --interp ""
 ok "no workdir made by a refused run remains" test ! -e "$T/wd/.sbxrun"
+
+# What is not built is refused, never accepted and ignored.
+bad_input "--trace / [sandbox] trace $T/t.jsonl: tracing is not built yet" --trace "$T/t.jsonl"
+ok "a refused --trace makes no trace file" test ! -e "$T/t.jsonl"
+printf '[sandbox]\ntrace = %s\n' "$T/p.jsonl" >"$T/trace.ini"
+bad_input "[sandbox] trace $T/p.jsonl" -p "$T/trace.ini"
+bad_input "--selftest is not built yet" --selftest
+bad_input "docker" --backend docker
+
+# A message is one line whatever it quotes: a newline in a flag shows as '?'
+# on stderr, while the JSON line keeps it, escaped.
+"$SBXRUN" "$(printf -- '--bo\ngus')" </dev/null >"$T/out" 2>"$T/err"
+is "$?" 125 "a flag holding a newline: 125"
+is "$(wc -l <"$T/err" | tr -d ' ')" 2 "a flag holding a newline: one message line and the JSON line"
+like "$(head -n 1 "$T/err")" "'--bo?gus'" "the newline shows as '?' in the message"
+last_line "$T/err" >"$T/last"
+ok "a flag holding a newline: the last line is one JSON object" json_line "$T/last"
+
+# --diag fd:N that is not open: refused, and the line goes to stderr rather
+# than into a descriptor sbxrun opens there later.
+echo true | "$SBXRUN" --diag fd:9 9>&- >"$T/out" 2>"$T/err"
+is "$?" 125 "--diag fd:9 with 9 closed: 125"
+like "$(head -n 1 "$T/err")" "--diag fd:9: descriptor 9 is not open" "... naming the flag"
+last_line "$T/err" >"$T/last"
+ok "--diag fd:9 with 9 closed: the JSON line on stderr instead" check_diag "$T/last"
+
+# A run refused before anything ran had no barrier in force.
+sbx_script true --backend seatbelt
+is "$SBX_STATUS:$(jget isolation)" "125:none" "a refused run (seatbelt on Linux): isolation none"
+
+# --docker-image under another backend is named as not used, not dropped.
+sbx_script true --docker-image debian:stable-slim --allow-degraded
+is "$SBX_STATUS" 0 "--docker-image with the default backend: it runs"
+like "$(jget warnings)" "docker_image debian:stable-slim is not used" "... and a warning says the image is not used"
 
 # Output that cannot be written is a failure like any other: status 125,
 # a message and the JSON line, never a silent 125.

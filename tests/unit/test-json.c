@@ -982,6 +982,25 @@ test_diag_run(void)
 	jv_free(&v);
 	free(line);
 
+	/* Refused before anything ran: nothing was in force. */
+	r.exited = false;
+	r.status = 125;
+	line = sbx_diag_render(&r, &p);
+	if (diag_valid(line, &v, "a refused run")) {
+		is_str(jv_get(&v, "isolation")->s, "none", "refused with 125: isolation none");
+		ok(jv_get(&v, "unenforced")->n == 2, "... and unenforced still names the rules");
+	}
+	jv_free(&v);
+	free(line);
+	/* The payload's own 125 ran in the jail. */
+	r.exited = true;
+	r.exit_code = 125;
+	line = sbx_diag_render(&r, &p);
+	if (diag_valid(line, &v, "a run whose payload exited 125"))
+		is_str(jv_get(&v, "isolation")->s, "partial", "the payload's own 125: isolation as enforced");
+	jv_free(&v);
+	free(line);
+
 	/* The none backend: isolation none whatever it enforces. */
 	r.backend = "none";
 	r.enforced = SBX_RULE_BIT(SBX_RULE_TIMEOUT);
