@@ -90,7 +90,7 @@ set -l c complete -c sbxrun -n __sbxrun_no_command
 # Policy.
 $c -s p -l profile -r -a '(__sbxrun_profiles)' -d 'load a profile (repeatable, applied in order)'
 $c -l backend -x -a 'auto namespaces landlock seatbelt docker none' -d 'force a backend'
-$c -l docker-image -x -d 'image for the docker backend'
+$c -l docker-image -x -d 'image for the docker backend (not built yet)'
 $c -l fs -x -a 'strict allowlist open' -d 'filesystem mode'
 $c -s r -l allow-read -r -F -d 'add a readable path (allowlist mode)'
 $c -l deny-read -r -F -d 'add a never-readable path'
@@ -115,15 +115,15 @@ $c -l allow-degraded -d 'run even if some requested rule is not enforceable'
 
 # Running.
 $c -l interp -x -a '(__fish_complete_command)' -d 'store the script as a file and run PROG FILE'
-$c -l script-name -x -d 'name of that file (default main.py, main.js, main.sh)'
-$c -l trace -r -F -d 'write a JSON Lines trace of the run'
+$c -l script-name -x -d 'name of that file (default main.py, main.js, main.sh or main)'
+$c -l trace -r -F -d 'a JSON Lines trace (not built yet: refused)'
 $c -l diag -r -a 'stderr none fd:' -d 'diagnostics line to stderr, fd:N, PATH or none'
 
 # Inspection.
 $c -l print-policy -d 'print the merged policy as a profile and exit'
 $c -l print-backend -d 'print what the backend would build and exit'
 $c -l probe -d "print this machine's isolation capabilities and exit"
-$c -l selftest -d "try known escapes against this machine's jail"
+$c -l selftest -d "try known escapes against this machine's jail (not built yet)"
 $c -s v -l verbose -d 'say what is being built'
 $c -s q -l quiet -d "print no messages of sbxrun's own"
 $c -s h -l help -d 'print this help and exit'
