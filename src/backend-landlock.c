@@ -78,6 +78,9 @@ struct ll_state {
 	struct sbx_strv targets; /* what each of them points to */
 	struct sbx_strv made; /* directories made for them, outermost first */
 	struct sbx_strv writable; /* where the supervisor lets metadata change */
+	char *workdir;
+	struct sbx_strv scrub; /* the plan's: removed from the workdir after */
+	struct sbx_report *report; /* for warnings after the run, or NULL */
 };
 
 /* What init and the payload need after the fork (a copy of the parent's
@@ -429,12 +432,90 @@ lend_to_nobody(
 }
 
 static void
+warn(struct sbx_report *r, char *text)
+{
+	sbx_strv_push_take(&r->warnings, text);
+}
+
+/* Moves WORKDIR/rel aside, when it is there, to a new name next to it
+ * (rel.sbxrun-untrusted.N) and returns that name relative to the workdir,
+ * or NULL. Each directory on the way is opened without following a link:
+ * the sandbox may have planted one to aim the rename elsewhere. */
+static char *
+move_aside(const char *workdir, const char *rel, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+	char *name = copy, *slash;
+	int dir = open(workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat sb;
+
+	if (dir < 0) {
+		sbx_err_sys(err, "cannot open %s", workdir);
+		return NULL;
+	}
+	while ((slash = strchr(name, '/')) != NULL) {
+		int next;
+
+		*slash = '\0';
+		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		if (next < 0)
+			return NULL; /* not there, or not a directory: nothing below */
+		dir = next;
+		*slash = '/';
+		name = slash + 1;
+	}
+	if (fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		close(dir);
+		return NULL;
+	}
+	for (int n = 1; n <= 100; n++) {
+		_cleanup_free_ char *aside = sbx_xasprintf("%s.sbxrun-untrusted.%d", name, n);
+
+		if (renameat2(dir, name, dir, aside, RENAME_NOREPLACE) == 0) {
+			close(dir);
+			return sbx_xasprintf("%.*s%s", (int)(name - copy), copy, aside);
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	sbx_err_sys(err, "cannot move %s/%s aside", workdir, rel);
+	close(dir);
+	return NULL;
+}
+
+/* Moves aside what the sandbox made where nothing may be made (a .git, a
+ * protected path that did not exist), before the workdir goes back to the
+ * caller: under that name no git or direnv of theirs will read it. */
+static void
+scrub(struct ll_state *st)
+{
+	for (size_t i = 0; i < st->scrub.n; i++) {
+		struct sbx_err err = { 0 };
+		_cleanup_free_ char *aside = move_aside(st->workdir, st->scrub.v[i], &err);
+
+		if (st->report == NULL)
+			continue;
+		if (aside)
+			warn(st->report,
+			    sbx_xasprintf("landlock: the sandbox made %s, where nothing may be "
+					  "made; it was moved aside to %s",
+				st->scrub.v[i], aside));
+		else if (err.msg[0])
+			warn(st->report, sbx_xasprintf("landlock: %s", err.msg));
+	}
+	sbx_strv_free(&st->scrub);
+}
+
+static void
 state_free(struct ll_state *st)
 {
+	scrub(st);
 	remove_links(st);
 	if (st->leased)
 		sbx_owner_return(&st->lease);
 	sbx_strv_free(&st->writable);
+	free(st->workdir);
 	free(st);
 }
 
@@ -449,6 +530,8 @@ ll_orphaned(void *ctx)
 	struct sbx_err err = { 0 };
 
 	sbx_rm_rf(pl->tmpdir, &err);
+	pl->state->report = NULL; /* sbxrun's, which is gone */
+	scrub(pl->state);
 	remove_links(pl->state);
 	if (pl->state->leased)
 		sbx_owner_return(&pl->state->lease);
@@ -461,12 +544,6 @@ ll_cleanup(struct sbx_child *c)
 	if (c->priv)
 		state_free(c->priv);
 	c->priv = NULL;
-}
-
-static void
-warn(struct sbx_report *r, char *text)
-{
-	sbx_strv_push_take(&r->warnings, text);
 }
 
 static int
@@ -507,9 +584,13 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	if (build_plan(x, p, &plan, err) < 0) {
 		free(pl.bind.v);
 		free(pl.connect.v);
+		sbx_strv_free(&st->writable);
 		free(st);
 		return -1;
 	}
+	st->workdir = sbx_xstrdup(x->fs->workdir);
+	sbx_strv_copy(&st->scrub, &plan.scrub);
+	st->report = r;
 	/* The links first, so that a root caller's lend covers the
 	 * directories made for them. */
 	if ((p->nmounts > 0 && make_links(p, x->fs->workdir, st, err) < 0) ||

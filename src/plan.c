@@ -429,14 +429,14 @@ build_protects(struct builder *b)
 				"stands in its place during the run, so none can be made"));
 	}
 	/* Landlock cannot keep one name from being made in a directory the
-	 * sandbox may write: a workdir that outlives the run takes no new
-	 * top-level entry instead (a temp one that is removed needs nothing,
-	 * no git of the caller's will ever run there). */
-	if (!b->opts->mounts && gk == SBX_KIND_NONE && (!b->fs->workdir_temp || b->p->keep)) {
-		protect_ll(b, git);
+	 * sandbox may write, and a workdir frozen for it would take no new
+	 * file at all: a .git made there is moved aside after the run
+	 * instead, before the caller's git can run it. */
+	if (!b->opts->mounts && gk == SBX_KIND_NONE) {
+		sbx_strv_push(&b->plan->scrub, ".git");
 		note(b->plan,
-		    sbx_xstrdup(".git does not exist: the workdir takes no new top-level "
-				"entry, so none can be made"));
+		    sbx_xstrdup(".git does not exist: one made during the run is moved "
+				"aside after it"));
 	}
 	sbx_protect_list(b->p, &list);
 	for (size_t i = 0; i < list.n; i++) {
@@ -491,13 +491,12 @@ build_protects(struct builder *b)
 			continue;
 		}
 		if (k == SBX_KIND_NONE) {
-			/* Landlock only: its nearest existing directory takes no
-			 * new entry, so that it cannot be made. */
+			/* Landlock only, as for .git above. */
+			sbx_strv_push(&b->plan->scrub, rel);
 			note(b->plan,
-			    sbx_xasprintf("protected path %s does not exist: nothing can be "
-					  "made in its place",
+			    sbx_xasprintf("protected path %s does not exist: what is made "
+					  "there is moved aside after the run",
 				rel));
-			protect_ll(b, path);
 			continue;
 		}
 		if (!b->opts->mounts) {
@@ -724,6 +723,7 @@ sbx_plan_free(struct sbx_plan *plan)
 	sbx_strv_free(&plan->notes);
 	sbx_strv_free(&plan->created);
 	sbx_strv_free(&plan->frozen);
+	sbx_strv_free(&plan->scrub);
 	memset(plan, 0, sizeof(*plan));
 }
 
