@@ -91,7 +91,7 @@ case $SBX_STATUS in
 esac
 "$PY" "$T/deny.py" userns "$PY" -c 'import os; os.unshare(os.CLONE_NEWUSER)' 2>/dev/null
 nok "(the test filter makes unshare(CLONE_NEWUSER) fail)" test $? -eq 0
-abi=$("$SBXRUN" --probe | sed -n 's/.*"landlock_abi":\([0-9]*\).*/\1/p')
+abi=$(host_landlock_abi)
 if [ "${abi:-0}" -lt 6 ]; then
 	skip "Landlock ABI ${abi:-0} here; these tests need ABI 6 (Linux 6.12) for a full jail" 1
 	done_testing

@@ -333,3 +333,23 @@ still_growing() {
 	_b=$(fsize "$1")
 	[ "$_a" != "$_b" ]
 }
+
+# Host facts, measured here without asking sbxrun, so that a broken
+# --probe shows up as a failure rather than turning into a skip.
+#
+# host_userns: this caller can make a user namespace with mount rights, a
+# fresh /proc and a PID namespace (what the namespaces backend needs).
+host_userns() {
+	unshare -Urmpf --mount-proc true >/dev/null 2>&1
+}
+
+# host_landlock_abi: prints the Landlock ABI version of this kernel (0
+# when it has none or Landlock is not active).
+host_landlock_abi() {
+	python3 -c '
+import ctypes, platform
+nr = {"x86_64": 444, "aarch64": 444}.get(platform.machine())
+libc = ctypes.CDLL(None, use_errno=True)
+v = libc.syscall(nr, None, 0, 1) if nr else -1
+print(v if v > 0 else 0)' 2>/dev/null || echo 0
+}
