@@ -20,6 +20,7 @@
 #include "fsutil.h"
 #include "launch.h"
 #include "network.h"
+#include "paths.h"
 #include "policy.h"
 #include "probe.h"
 #include "profile.h"
