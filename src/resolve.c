@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "resolve.h"
+#include "secrets.h"
 
 const char *const sbx_system_roots[] = {
 	"/usr",
@@ -317,6 +318,7 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 	memset(v, 0, sizeof(*v));
 	sbx_strv_copy(&v->homes, homes);
 	build_hidden(p, homes, &v->hidden);
+	sbx_secrets_widen(&sbx_host_idfs, p, homes, v);
 	for (size_t i = 0; sbx_system_roots[i]; i++)
 		if (access(sbx_system_roots[i], F_OK) == 0)
 			sbx_strv_push(&v->roots, sbx_system_roots[i]);
@@ -380,7 +382,7 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 		free(m->source);
 		m->source = steal_ptr(&src);
 	}
-	return 0;
+	return sbx_secrets_check(&sbx_host_idfs, p, homes, v, err);
 }
 
 void

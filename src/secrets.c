@@ -1,0 +1,554 @@
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "secrets.h"
+
+/* --- the host filesystem ------------------------------------------------- */
+
+static void
+to_id(const struct stat *st, struct sbx_fileid *id)
+{
+	*id = (struct sbx_fileid){
+		.dev = (uint64_t)st->st_dev,
+		.ino = (uint64_t)st->st_ino,
+		.nlink = (uint64_t)st->st_nlink,
+		.dir = S_ISDIR(st->st_mode),
+		.reg = S_ISREG(st->st_mode),
+	};
+}
+
+static int
+host_stat(void *ctx, const char *path, struct sbx_fileid *id)
+{
+	struct stat st;
+
+	(void)ctx;
+	if (stat(path, &st) < 0)
+		return -1;
+	to_id(&st, id);
+	return 0;
+}
+
+static int
+host_lstat(void *ctx, const char *path, struct sbx_fileid *id)
+{
+	struct stat st;
+
+	(void)ctx;
+	if (lstat(path, &st) < 0)
+		return -1;
+	to_id(&st, id);
+	return 0;
+}
+
+static int
+host_list(void *ctx, const char *dir, struct sbx_strv *names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	(void)ctx;
+	if (d == NULL)
+		return -1;
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			sbx_strv_push(names, de->d_name);
+		errno = 0;
+	}
+	if (errno != 0) {
+		int e = errno;
+
+		closedir(d);
+		errno = e;
+		return -1;
+	}
+	closedir(d);
+	return 0;
+}
+
+static char *
+host_realpath(void *ctx, const char *path)
+{
+	(void)ctx;
+	return realpath(path, NULL);
+}
+
+static char *
+host_mountinfo(void *ctx)
+{
+	struct sbx_buf b = { 0 };
+	char chunk[8192];
+	ssize_t n;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+	(void)ctx;
+	if (fd < 0)
+		return NULL;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		sbx_buf_add(&b, chunk, (size_t)n);
+	close(fd);
+	if (n < 0) {
+		sbx_buf_free(&b);
+		return NULL;
+	}
+	return b.data ? sbx_buf_steal(&b) : sbx_xstrdup("");
+}
+
+const struct sbx_idfs sbx_host_idfs = {
+	.ctx = NULL,
+	.stat = host_stat,
+	.lstat = host_lstat,
+	.list = host_list,
+	.realpath = host_realpath,
+	.mountinfo = host_mountinfo,
+};
+
+/* --- the mount table ----------------------------------------------------- */
+
+/* A mountinfo field with its \ooo escapes (space, tab, newline, backslash)
+ * decoded. */
+static char *
+unescape(const char *s, size_t n)
+{
+	char *out = sbx_xmalloc(n + 1), *o = out;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\' && i + 3 < n + 1 && s[i + 1] >= '0' && s[i + 1] <= '3' &&
+		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
+			*o++ =
+			    (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+			i += 3;
+			continue;
+		}
+		*o++ = s[i];
+	}
+	*o = '\0';
+	return out;
+}
+
+void
+sbx_mounttab_parse(const char *text, struct sbx_mounttab *out)
+{
+	const char *line = text;
+
+	memset(out, 0, sizeof(*out));
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		const char *f[5] = { 0 };
+		size_t flen[5] = { 0 };
+		const char *c = line;
+		unsigned long maj, min;
+		size_t nf = 0;
+
+		if (end == NULL)
+			end = line + strlen(line);
+		/* id parent major:minor root mount-point ... */
+		while (nf < 5 && c < end) {
+			while (c < end && *c == ' ')
+				c++;
+			f[nf] = c;
+			while (c < end && *c != ' ')
+				c++;
+			flen[nf] = (size_t)(c - f[nf]);
+			if (flen[nf] > 0)
+				nf++;
+		}
+		if (nf == 5 && sscanf(f[2], "%lu:%lu", &maj, &min) == 2 && f[3][0] == '/' &&
+		    f[4][0] == '/') {
+			out->v = sbx_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+			out->v[out->n++] = (struct sbx_mountent){
+				.dev = ((uint64_t)maj << 32) | (uint64_t)min,
+				.root = unescape(f[3], flen[3]),
+				.point = unescape(f[4], flen[4]),
+			};
+		}
+		line = *end ? end + 1 : end;
+	}
+}
+
+void
+sbx_mounttab_free(struct sbx_mounttab *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].root);
+		free(t->v[i].point);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+/* to + (path - from), for a path at or below from. */
+static char *
+rebase(const char *path, const char *from, const char *to)
+{
+	const char *rel = strcmp(from, "/") == 0 ? path : path + strlen(from);
+
+	while (*rel == '/')
+		rel++;
+	return *rel ? sbx_path_join(to, rel) : sbx_xstrdup(to);
+}
+
+static void
+push_new(struct sbx_strv *out, char *s)
+{
+	if (sbx_strv_contains(out, s))
+		free(s);
+	else
+		sbx_strv_push_take(out, s);
+}
+
+void
+sbx_mount_aliases(const struct sbx_mounttab *t, const char *path, bool whole, struct sbx_strv *out)
+{
+	const struct sbx_mountent *at = NULL;
+	_cleanup_free_ char *fspath = NULL;
+
+	/* The mount path is seen through: the deepest mount point above it,
+	 * and of two on the same point the later, which covers the other. */
+	for (size_t i = 0; i < t->n; i++)
+		if (sbx_path_is_under(path, t->v[i].point) &&
+		    (at == NULL || strlen(t->v[i].point) >= strlen(at->point)))
+			at = &t->v[i];
+	if (at == NULL)
+		return;
+	/* Where it lies in its filesystem; every mount of a part of that
+	 * filesystem holding it shows it again (a bind mount, or the same
+	 * device mounted twice). */
+	fspath = rebase(path, at->point, at->root);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct sbx_mountent *e = &t->v[i];
+
+		if (e->dev != at->dev)
+			continue;
+		if (sbx_path_is_under(fspath, e->root))
+			push_new(out, rebase(fspath, e->root, e->point));
+		else if (whole && sbx_path_is_under(e->root, fspath))
+			push_new(out, sbx_xstrdup(e->point));
+	}
+}
+
+/* --- secrets that cannot be examined ------------------------------------- */
+
+char *
+sbx_secret_opaque(const struct sbx_idfs *fs, const char *path)
+{
+	_cleanup_free_ char *copy = NULL;
+	_cleanup_free_ char *prev = NULL;
+	const char *wild;
+	struct sbx_fileid id;
+
+	if (path[0] != '/')
+		return NULL;
+	copy = sbx_xstrdup(path);
+	wild = strpbrk(copy, "*?[");
+	if (wild) {
+		/* Only the directory holding the first wildcard is walked. */
+		char *slash = copy + (wild - copy);
+
+		while (slash > copy && *slash != '/')
+			slash--;
+		slash[slash == copy ? 1 : 0] = '\0';
+	}
+	prev = sbx_xstrdup("/");
+	for (char *c = copy + 1;; c++) {
+		char saved = *c;
+
+		if (*c != '/' && *c != '\0')
+			continue;
+		*c = '\0';
+		if (c > copy + 1 && c[-1] != '/' && fs->stat(fs->ctx, copy, &id) < 0) {
+			/* ENOENT and ENOTDIR are certain: prev was searched
+			 * and holds no such name (or is not a directory). Any
+			 * other failure leaves it unknown. "/" itself is
+			 * never hidden: nothing would be left. */
+			if (errno == ENOENT || errno == ENOTDIR || strcmp(prev, "/") == 0)
+				return NULL;
+			return steal_ptr(&prev);
+		}
+		if (c > copy + 1 && c[-1] != '/') {
+			free(prev);
+			prev = sbx_xstrdup(copy);
+		}
+		*c = saved;
+		if (saved == '\0')
+			break;
+	}
+	if (wild) {
+		struct sbx_strv names = { 0 };
+		int r = fs->list(fs->ctx, copy, &names);
+		int e = errno;
+
+		sbx_strv_free(&names);
+		if (r < 0 && e != ENOENT && e != ENOTDIR && strcmp(copy, "/") != 0)
+			return steal_ptr(&copy);
+	}
+	return NULL;
+}
+
+static void
+add_hidden_path(const struct sbx_idfs *fs, struct sbx_strv *hidden, const char *path)
+{
+	char *real = fs->realpath(fs->ctx, path);
+
+	if (!sbx_strv_contains(hidden, path))
+		sbx_strv_push(hidden, path);
+	if (real)
+		push_new(hidden, real);
+}
+
+void
+sbx_secrets_widen(const struct sbx_idfs *fs, struct sbx_policy *p, const struct sbx_strv *homes,
+    struct sbx_fsview *v)
+{
+	struct sbx_strv raw = { 0 }, aliases = { 0 };
+	struct sbx_mounttab tab = { 0 };
+	char *text;
+	size_t n;
+
+	for (size_t i = 0; i < homes->n; i++)
+		sbx_secret_list(homes->v[i], &raw);
+	sbx_secret_list_system(&raw);
+	sbx_strv_copy(&raw, &p->deny);
+	for (size_t i = 0; i < raw.n; i++) {
+		_cleanup_free_ char *dir = sbx_secret_opaque(fs, raw.v[i]);
+
+		if (dir == NULL || sbx_strv_contains(&v->hidden, dir))
+			continue;
+		add_hidden_path(fs, &v->hidden, dir);
+		sbx_strv_push_take(&p->warnings,
+		    sbx_xasprintf("%s cannot be searched now, so whether the secret %s lies in it "
+				  "cannot be known: it is hidden whole",
+			dir, raw.v[i]));
+	}
+	sbx_strv_free(&raw);
+
+	text = fs->mountinfo(fs->ctx);
+	if (text == NULL)
+		return;
+	sbx_mounttab_parse(text, &tab);
+	free(text);
+	/* Only canonical entries are looked up: the list holds each secret
+	 * as written and, when it exists, resolved. */
+	n = v->hidden.n;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *real = fs->realpath(fs->ctx, v->hidden.v[i]);
+
+		if (real && strcmp(real, v->hidden.v[i]) == 0)
+			sbx_mount_aliases(&tab, real, true, &aliases);
+	}
+	for (size_t i = 0; i < aliases.n; i++) {
+		if (sbx_strv_contains(&v->hidden, aliases.v[i]))
+			continue;
+		sbx_strv_push(&v->hidden, aliases.v[i]);
+	}
+	sbx_strv_free(&aliases);
+	sbx_mounttab_free(&tab);
+}
+
+/* --- the checks on resolved paths ---------------------------------------- */
+
+static int
+check_aliases(const struct sbx_idfs *fs, const struct sbx_policy *p, const struct sbx_strv *homes,
+    const struct sbx_fsview *v, struct sbx_err *err)
+{
+	struct sbx_mounttab tab = { 0 };
+	struct sbx_strv al = { 0 }, chomes = { 0 };
+	char *text = fs->mountinfo(fs->ctx);
+	int r = -1;
+
+	if (text == NULL)
+		return 0;
+	sbx_mounttab_parse(text, &tab);
+	free(text);
+	sbx_mount_aliases(&tab, v->workdir, false, &al);
+	for (size_t i = 0; i < al.n; i++) {
+		const char *why;
+
+		if (strcmp(al.v[i], v->workdir) == 0)
+			continue;
+		why = sbx_workdir_forbidden(al.v[i], &v->hidden);
+		if (why) {
+			sbx_err_set(err, EPERM, "workdir '%s' refused: it is also %s, and %s",
+			    v->workdir, al.v[i], why);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < homes->n; i++)
+		add_hidden_path(fs, &chomes, homes->v[i]);
+	for (size_t m = 0; m < p->nmounts; m++) {
+		const char *src = p->mounts[m].source;
+
+		sbx_strv_free(&al);
+		sbx_mount_aliases(&tab, src, false, &al);
+		for (size_t i = 0; i < al.n; i++) {
+			const char *why;
+
+			if (strcmp(al.v[i], src) == 0)
+				continue;
+			why = sbx_mount_source_forbidden(al.v[i], &chomes, &v->hidden);
+			if (why) {
+				sbx_err_set(err, EPERM,
+				    "mount source '%s' refused: it is also %s, and %s", src,
+				    al.v[i], why);
+				goto out;
+			}
+		}
+	}
+	r = 0;
+out:
+	sbx_strv_free(&al);
+	sbx_strv_free(&chomes);
+	sbx_mounttab_free(&tab);
+	return r;
+}
+
+/* The secret files that have other names somewhere: regular files with
+ * more than one link, at or below a secret path. */
+struct linkset {
+	struct sbx_fileid *id;
+	char **name;
+	size_t n;
+};
+
+static void
+linkset_add(struct linkset *s, const struct sbx_fileid *id, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->id[i].dev == id->dev && s->id[i].ino == id->ino)
+			return;
+	s->id = sbx_xreallocarray(s->id, s->n + 1, sizeof(*s->id));
+	s->name = sbx_xreallocarray(s->name, s->n + 1, sizeof(*s->name));
+	s->id[s->n] = *id;
+	s->name[s->n++] = sbx_xstrdup(name);
+}
+
+static const char *
+linkset_find(const struct linkset *s, const struct sbx_fileid *id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->id[i].dev == id->dev && s->id[i].ino == id->ino)
+			return s->name[i];
+	return NULL;
+}
+
+static void
+linkset_free(struct linkset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->name[i]);
+	free(s->id);
+	free(s->name);
+	memset(s, 0, sizeof(*s));
+}
+
+/* How deep the walks go: far below any real tree, and a bound on a
+ * crafted one. */
+#define WALK_DEPTH 64
+
+static void
+collect_secret_files(
+    const struct sbx_idfs *fs, const char *path, bool follow, int depth, struct linkset *s)
+{
+	struct sbx_strv names = { 0 };
+	struct sbx_fileid id;
+
+	if ((follow ? fs->stat : fs->lstat)(fs->ctx, path, &id) < 0)
+		return;
+	if (id.reg && id.nlink > 1)
+		linkset_add(s, &id, path);
+	if (!id.dir || depth > WALK_DEPTH || fs->list(fs->ctx, path, &names) < 0)
+		return;
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_free_ char *child = sbx_path_join(path, names.v[i]);
+
+		collect_secret_files(fs, child, false, depth + 1, s);
+	}
+	sbx_strv_free(&names);
+}
+
+static bool
+is_hidden(const struct sbx_fsview *v, const char *path)
+{
+	for (size_t i = 0; i < v->hidden.n; i++)
+		if (sbx_path_is_under(path, v->hidden.v[i]))
+			return true;
+	return false;
+}
+
+/* Walks tree (not following symlinks, crossing mounts) for a regular file
+ * that is one of the secret files of s under another name. A directory
+ * that cannot be listed fails closed: what is in it is not known. */
+static int
+find_links(const struct sbx_idfs *fs, const struct sbx_fsview *v, const char *path, int depth,
+    const struct linkset *s, struct sbx_err *err)
+{
+	struct sbx_strv names = { 0 };
+	struct sbx_fileid id;
+	const char *secret;
+	int r = 0;
+
+	if (is_hidden(v, path))
+		return 0;
+	if (fs->lstat(fs->ctx, path, &id) < 0)
+		return errno == ENOENT ? 0 : sbx_err_sys(err, "cannot examine %s", path);
+	if (id.reg && id.nlink > 1 && (secret = linkset_find(s, &id)) != NULL)
+		return sbx_err_set(err, EPERM,
+		    "refused: %s is a hard link to the secret %s; remove that link first", path,
+		    secret);
+	if (!id.dir)
+		return 0;
+	if (depth > WALK_DEPTH)
+		return sbx_err_set(err, ELOOP,
+		    "refused: %s is too deep to be searched for hard links to secret files", path);
+	if (fs->list(fs->ctx, path, &names) < 0)
+		return sbx_err_sys(err,
+		    "refused: %s cannot be searched for hard links to secret files (such as %s)",
+		    path, s->name[0]);
+	for (size_t i = 0; i < names.n && r == 0; i++) {
+		_cleanup_free_ char *child = sbx_path_join(path, names.v[i]);
+
+		r = find_links(fs, v, child, depth + 1, s, err);
+	}
+	sbx_strv_free(&names);
+	return r;
+}
+
+static int
+check_links(const struct sbx_idfs *fs, const struct sbx_policy *p, const struct sbx_fsview *v,
+    struct sbx_err *err)
+{
+	struct linkset s = { 0 };
+	int r = 0;
+
+	for (size_t i = 0; i < v->hidden.n; i++)
+		collect_secret_files(fs, v->hidden.v[i], true, 0, &s);
+	/* No secret file has a second name anywhere: nothing to look for,
+	 * and no tree is walked (the usual case, at the cost of one stat
+	 * per secret file). */
+	if (s.n == 0)
+		return 0;
+	r = find_links(fs, v, v->workdir, 0, &s, err);
+	for (size_t i = 0; r == 0 && i < p->nmounts; i++)
+		r = find_links(fs, v, p->mounts[i].source, 0, &s, err);
+	for (size_t i = 0; r == 0 && p->fs == SBX_FS_ALLOWLIST && i < v->read.n; i++)
+		r = find_links(fs, v, v->read.v[i], 0, &s, err);
+	linkset_free(&s);
+	return r;
+}
+
+int
+sbx_secrets_check(const struct sbx_idfs *fs, const struct sbx_policy *p,
+    const struct sbx_strv *homes, const struct sbx_fsview *v, struct sbx_err *err)
+{
+	if (check_aliases(fs, p, homes, v, err) < 0)
+		return -1;
+	return check_links(fs, p, v, err);
+}

@@ -1,0 +1,160 @@
+# Hides are decided from what the sandbox could reach, not from what the
+# caller sees at set-up, and secrets are recognised by what they are, not
+# by the path string (man sbxrun(1), FILES AND SECRETS):
+#   1. a secret under a directory the caller cannot search at set-up time
+#      (the workdir is the home, ~/.config is mode 0600) stays unreadable
+#      after the sandbox, which owns ~/.config, opens it up again;
+#   2. a hard link to a secret file placed in the workdir or a -r tree is
+#      refused (125, naming it);
+#   3. (root) a bind mount of ~/.ssh or of the home inside the workdir or a
+#      -r tree is hidden; a bind mount of /etc is refused as a workdir, and
+#      one of the home as a mount source.
+# Every verdict is taken on the host: the sandbox copies whatever it can
+# read into a file of the workdir, and the canary must not be in it.
+# Run for $SBX_BACKEND (default namespaces).
+. "$(dirname "$0")/jail-lib.sh"
+
+ME=$(id -u)
+# A root caller's sandbox runs as 65534 under landlock: give it the home,
+# so that it owns ~/.config as a caller's own sandbox would.
+SBXUID=$ME
+[ "$ME" = 0 ] && [ "$SBX_BACKEND" = landlock ] && SBXUID=65534
+
+MOUNTED=
+_attack_cleanup() {
+	for _m in $MOUNTED; do
+		umount "$_m" 2>/dev/null || umount -l "$_m" 2>/dev/null
+	done
+	chmod -R u+rwx "$HOME" 2>/dev/null
+	_jail_cleanup
+}
+trap _attack_cleanup EXIT
+
+# Copies every file it can read, by the paths given, into loot.
+steal() {
+	printf 'for f in %s; do cat "$f" >>loot 2>/dev/null; cat "$f" 2>/dev/null; done; exit 0' "$*"
+}
+
+loot_clean() {
+	# $1 description, $2 loot file, $3 canary
+	if [ -f "$2" ] && grep -q "$3" "$2"; then
+		fail "$1"
+		diag "$2 holds the canary"
+	else
+		pass "$1"
+	fi
+	rm -f "$2"
+}
+
+# --- 1. a secret below a directory the caller cannot search -----------------
+c_gc=$(uniq_tag gcloud)
+mkdir -p "$HOME/.config/gcloud"
+echo "$c_gc" >"$HOME/.config/gcloud/creds"
+echo note >"$HOME/notes.txt"
+chmod 755 "$HOME"
+chown -R "$SBXUID" "$HOME"
+chmod 600 "$HOME/.config"
+for mode in strict open; do
+	jail_sh "cd '$HOME' && chmod 700 .config; ls -la .config >&2
+$(steal .config/gcloud/creds "$HOME/.config/gcloud/creds")" --fs "$mode" -w "$HOME"
+	is_status 0 "$mode, workdir = home, ~/.config 0600: the script ran"
+	loot_clean "$mode: ~/.config/gcloud/creds is not read after chmod 700 .config" \
+	    "$HOME/loot" "$c_gc"
+	unlike "$(output)" "$c_gc" "$mode: the canary is not in the output either"
+	chmod 600 "$HOME/.config"
+done
+chmod 755 "$HOME/.config"
+chown -R "$ME" "$HOME"
+
+# --- 2. a hard link to a secret file ----------------------------------------
+c_key=$(uniq_tag sshkey)
+mkdir -p "$HOME/.ssh"
+echo "$c_key" >"$HOME/.ssh/id_rsa"
+chmod 700 "$HOME/.ssh"
+chmod 600 "$HOME/.ssh/id_rsa"
+chown -R "$SBXUID" "$HOME/.ssh"
+new_wd
+ln "$HOME/.ssh/id_rsa" "$WD/copy"
+jail_sh "$(steal copy)" -w "$WD"
+is_status 125 "a hard link to ~/.ssh/id_rsa in the workdir is refused"
+like "$(cat "$T/err")" "$WD/copy" "the refusal names the link"
+loot_clean "the linked key was not read" "$WD/loot" "$c_key"
+rm -f "$WD/copy"
+
+RD=$JT/rtree
+mkdir -p "$RD/sub"
+ln "$HOME/.ssh/id_rsa" "$RD/sub/k"
+chmod -R a+rX "$RD"
+new_wd
+jail_sh "$(steal "$RD/sub/k")" --fs allowlist -r "$RD" -w "$WD"
+is_status 125 "a hard link to ~/.ssh/id_rsa in a -r tree is refused"
+like "$(cat "$T/err")" "$RD/sub/k" "the refusal names the link"
+loot_clean "the linked key was not read through -r" "$WD/loot" "$c_key"
+rm -f "$RD/sub/k"
+
+# The control: a hard link to a plain file of the home is no secret.
+echo plain >"$HOME/plain"
+new_wd
+ln "$HOME/plain" "$WD/plain"
+jail_sh "cat plain" -w "$WD"
+is_status 0 "a hard link to a plain file is accepted (control)"
+rm -f "$WD/plain" "$HOME/plain"
+
+# --- 3. bind-mounted aliases (root only) -------------------------------------
+bindmount() {
+	mkdir -p "$2" && mount --bind "$1" "$2" && MOUNTED="$2 $MOUNTED"
+}
+unbind() {
+	umount "$1"
+}
+if root_only "bind mounts need root" 11; then
+	new_wd
+	bindmount "$HOME/.ssh" "$WD/alias"
+	jail_sh "$(steal alias/id_rsa)" -w "$WD"
+	is_status 0 "a bind mount of ~/.ssh in the workdir: the script ran"
+	loot_clean "~/.ssh bound inside the workdir is hidden" "$WD/loot" "$c_key"
+	unbind "$WD/alias"
+
+	RD2=$JT/rtree2
+	bindmount "$HOME" "$RD2/h"
+	chmod 755 "$RD2"
+	new_wd
+	jail_sh "$(steal "$RD2/h/.ssh/id_rsa")" --fs allowlist -r "$RD2" -w "$WD"
+	is_status 0 "a bind mount of the home in a -r tree: the script ran"
+	loot_clean "the home bound inside a -r tree keeps ~/.ssh hidden" "$WD/loot" "$c_key"
+	unbind "$RD2/h"
+
+	new_wd
+	bindmount "$HOME" "$WD/h"
+	jail_sh "$(steal h/.ssh/id_rsa)" --fs open -w "$WD"
+	is_status 0 "open, a bind mount of the home in the workdir: the script ran"
+	loot_clean "open: the home bound inside the workdir keeps ~/.ssh hidden" "$WD/loot" \
+	    "$c_key"
+	unbind "$WD/h"
+
+	# A read-only bind of /etc: a workdir there must be refused before
+	# anything runs (read-only, so that nothing can change /etc).
+	ETC=$JT/etcalias
+	marker=$(uniq_tag etcran)
+	if bindmount /etc "$ETC" && mount -o remount,bind,ro "$ETC"; then
+		jail_sh "echo $marker" -w "$ETC"
+		is_status 125 "a bind mount of /etc as the workdir is refused"
+		like "$(cat "$T/err")" "refused" "the refusal says why"
+		unlike "$(output)" "$marker" "nothing ran in the /etc alias"
+	else
+		fail "cannot make a read-only bind mount of /etc"
+		fail "(skipped)"
+		fail "(skipped)"
+	fi
+	unbind "$ETC"
+
+	HA=$JT/homealias
+	bindmount "$HOME" "$HA"
+	new_wd
+	jail_sh "$(steal h/.ssh/id_rsa)" -m "$HA:h" -w "$WD"
+	is_status 125 "a bind mount of the home as a mount source is refused"
+	loot_clean "nothing was read through the home alias" "$WD/loot" "$c_key"
+	unbind "$HA"
+fi
+
+done_testing
