@@ -513,7 +513,7 @@ state_free(struct ll_state *st)
 	scrub(st);
 	remove_links(st);
 	if (st->leased)
-		sbx_owner_return(&st->lease);
+		sbx_owner_return(&st->lease, st->report ? &st->report->warnings : NULL);
 	sbx_strv_free(&st->writable);
 	free(st->workdir);
 	free(st);
@@ -534,7 +534,7 @@ ll_orphaned(void *ctx)
 	scrub(pl->state);
 	remove_links(pl->state);
 	if (pl->state->leased)
-		sbx_owner_return(&pl->state->lease);
+		sbx_owner_return(&pl->state->lease, NULL);
 }
 
 /* After the run (the tree is gone): links away, the workdir back. */
