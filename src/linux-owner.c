@@ -483,6 +483,39 @@ sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings)
 	memset(l, 0, sizeof(*l));
 }
 
+struct tree_walk {
+	sbx_tree_visit fn;
+	void *ctx;
+};
+
+static int
+visit_any(struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
+{
+	const struct tree_walk *tw = l->ctx;
+
+	if (tw->fn(tw->ctx, fd, st, path) != 0)
+		return sbx_err_set(err, ECANCELED, "the walk was stopped");
+	return 0;
+}
+
+int
+sbx_tree_walk(const char *root, sbx_tree_visit visit, void *ctx, struct sbx_err *err)
+{
+	struct tree_walk tw = { visit, ctx };
+	struct sbx_lease l = { 0 };
+	struct stat st;
+	int r;
+
+	if (stat(root, &st) < 0)
+		return sbx_err_sys(err, "cannot stat %s", root);
+	l.root = (char *)root;
+	l.dev = st.st_dev;
+	l.ctx = &tw;
+	r = walk(&l, visit_any, err);
+	sbx_strv_free(&l.failed);
+	return r < 0 && err->errnum != ECANCELED ? -1 : 0;
+}
+
 /* In the throwaway child: the first prefix of path that ids cannot
  * search, or path itself when it cannot be used as a workdir. */
 static noreturn void
