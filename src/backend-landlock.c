@@ -57,6 +57,7 @@
 #include "linux-hostfilter.h"
 #include "linux-landlock.h"
 #include "linux-mount.h"
+#include "linux-gitguard.h"
 #include "linux-owner.h"
 #include "linux-seccomp.h"
 #include "netsup.h"
@@ -437,53 +438,6 @@ warn(struct sbx_report *r, char *text)
 	sbx_strv_push_take(&r->warnings, text);
 }
 
-/* Moves WORKDIR/rel aside, when it is there, to a new name next to it
- * (rel.sbxrun-untrusted.N) and returns that name relative to the workdir,
- * or NULL. Each directory on the way is opened without following a link:
- * the sandbox may have planted one to aim the rename elsewhere. */
-static char *
-move_aside(const char *workdir, const char *rel, struct sbx_err *err)
-{
-	_cleanup_free_ char *copy = sbx_xstrdup(rel);
-	char *name = copy, *slash;
-	int dir = open(workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat sb;
-
-	if (dir < 0) {
-		sbx_err_sys(err, "cannot open %s", workdir);
-		return NULL;
-	}
-	while ((slash = strchr(name, '/')) != NULL) {
-		int next;
-
-		*slash = '\0';
-		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(dir);
-		if (next < 0)
-			return NULL; /* not there, or not a directory: nothing below */
-		dir = next;
-		*slash = '/';
-		name = slash + 1;
-	}
-	if (fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
-		close(dir);
-		return NULL;
-	}
-	for (int n = 1; n <= 100; n++) {
-		_cleanup_free_ char *aside = sbx_xasprintf("%s.sbxrun-untrusted.%d", name, n);
-
-		if (renameat2(dir, name, dir, aside, RENAME_NOREPLACE) == 0) {
-			close(dir);
-			return sbx_xasprintf("%.*s%s", (int)(name - copy), copy, aside);
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	sbx_err_sys(err, "cannot move %s/%s aside", workdir, rel);
-	close(dir);
-	return NULL;
-}
-
 /* Moves aside what the sandbox made where nothing may be made (a .git, a
  * protected path that did not exist), before the workdir goes back to the
  * caller: under that name no git or direnv of theirs will read it. */
@@ -492,7 +446,7 @@ scrub(struct ll_state *st)
 {
 	for (size_t i = 0; i < st->scrub.n; i++) {
 		struct sbx_err err = { 0 };
-		_cleanup_free_ char *aside = move_aside(st->workdir, st->scrub.v[i], &err);
+		_cleanup_free_ char *aside = sbx_move_aside(-1, st->workdir, st->scrub.v[i], &err);
 
 		if (st->report == NULL)
 			continue;
@@ -513,7 +467,7 @@ state_free(struct ll_state *st)
 	scrub(st);
 	remove_links(st);
 	if (st->leased)
-		sbx_owner_return(&st->lease);
+		sbx_owner_return(&st->lease, st->report ? &st->report->warnings : NULL);
 	sbx_strv_free(&st->writable);
 	free(st->workdir);
 	free(st);
@@ -534,7 +488,7 @@ ll_orphaned(void *ctx)
 	scrub(pl->state);
 	remove_links(pl->state);
 	if (pl->state->leased)
-		sbx_owner_return(&pl->state->lease);
+		sbx_owner_return(&pl->state->lease, NULL);
 }
 
 /* After the run (the tree is gone): links away, the workdir back. */
@@ -551,6 +505,7 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
     struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
 	struct ll_state *st = sbx_xcalloc(1, sizeof(*st));
+	_cleanup_gitguard_ struct sbx_gitguard *git_guard = sbx_gitguard_new(x->fs->workdir);
 	struct sbx_plan plan;
 	struct ll_payload pl = {
 		.plan = &plan,
@@ -613,6 +568,7 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	}
 	c->priv = st;
 	c->cleanup = ll_cleanup;
+	sbx_gitguard_attach(&git_guard, c, r);
 
 	for (size_t i = 0; i < st->links.n; i++)
 		warn(r,

@@ -49,6 +49,7 @@
 #include "launch.h"
 #include "linux-caps.h"
 #include "linux-hostfilter.h"
+#include "linux-gitguard.h"
 #include "linux-landlock.h"
 #include "linux-mount.h"
 #include "linux-seccomp.h"
@@ -518,6 +519,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	struct sbx_launch_pipes lp;
 	struct sbx_child_msg m;
 	struct ns_payload pl = { .plan = &plan, .abi = caps->landlock_abi };
+	_cleanup_gitguard_ struct sbx_gitguard *git_guard = sbx_gitguard_new(x->fs->workdir);
 	bool guard = needs_unix_guard(p, x);
 	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
 	bool net_off = x->net == NULL;
@@ -632,6 +634,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		c->priv = created;
 		c->cleanup = remove_created_targets;
 	}
+	sbx_gitguard_attach(&git_guard, c, r);
 	sbx_plan_free(&plan);
 	r->layers.userns = r->layers.mountns = r->layers.pidns = true;
 	r->layers.ipcns = r->layers.utsns = r->layers.cgroupns = true;

@@ -4,10 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <stdnoreturn.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -15,7 +19,37 @@
 #include "launch.h"
 #include "linux-owner.h"
 
-typedef int (*visit_fn)(struct sbx_lease *l, int fd, const struct stat *st, struct sbx_err *err);
+/* How many directories of the walk stay open at once: deeper ones push
+ * their oldest ancestors' descriptors out, and those are reopened
+ * through ".." on the way back up (checked against the inode recorded
+ * on the way down). Depth costs memory, never descriptors. */
+#define WALK_OPEN_DIRS 64
+
+/* How many entries a warning names before it only counts the rest. */
+#define WARN_NAMED 8
+
+typedef int (*visit_fn)(
+    struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err);
+
+/* One directory on the walk's stack: its entries are read in full when it
+ * is entered, so its descriptor is needed only to open them. */
+struct frame {
+	int fd; /* O_PATH, or -1 while pushed out */
+	dev_t dev;
+	ino_t ino;
+	char **names;
+	size_t n, next;
+	size_t plen; /* the length of its path in walk.path */
+	bool long_path; /* that path is longer than PATH_MAX */
+};
+
+struct walk {
+	struct sbx_lease *l;
+	visit_fn visit;
+	struct frame *f;
+	size_t depth, cap;
+	char path[PATH_MAX]; /* the current entry's, for skips and warnings */
+};
 
 static int
 cmp_entry(const void *a, const void *b)
@@ -36,12 +70,26 @@ push(struct sbx_lease_entry **v, size_t *n, const struct stat *st)
 	(*v)[(*n)++] = (struct sbx_lease_entry){ st->st_dev, st->st_ino, st->st_gid };
 }
 
+/* qsort and bsearch want a non-null array even when it is empty. */
+static void
+sort_entries(struct sbx_lease_entry *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_entry);
+}
+
 static const struct sbx_lease_entry *
 find(const struct sbx_lease_entry *v, size_t n, const struct stat *st)
 {
 	struct sbx_lease_entry key = { st->st_dev, st->st_ino, 0 };
 
 	return n ? bsearch(&key, v, n, sizeof(*v), cmp_entry) : NULL;
+}
+
+static void
+fd_path(char *buf, size_t size, int fd)
+{
+	snprintf(buf, size, "/proc/self/fd/%d", fd);
 }
 
 /* Changing the owner of a file drops its capabilities (the kernel removes
@@ -51,7 +99,7 @@ has_file_caps(int fd)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	fd_path(path, sizeof(path), fd);
 	return getxattr(path, "security.capability", NULL, 0) >= 0;
 }
 
@@ -77,77 +125,213 @@ skipped(const struct sbx_lease *l, const char *path)
 	return false;
 }
 
-/* Visits fd (an O_PATH descriptor of path, never a followed symlink) and,
- * for a directory, everything below it on the same filesystem. Each
- * entry is reopened by name relative to its parent's descriptor, so a
- * rename elsewhere in the tree cannot redirect the walk. */
-static int
-walk(struct sbx_lease *l, int fd, const char *path, const struct stat *st, visit_fn visit,
-    int depth, struct sbx_err *err)
+/* Records that path could not be handed back (or lent) and why. */
+static void
+fail_entry(struct sbx_lease *l, const char *path, const char *why)
 {
-	struct dirent *de;
-	DIR *d;
-	int dfd, r = 0;
-
-	if (st->st_dev != l->dev || skipped(l, path))
-		return 0;
-	if (visit(l, fd, st, err) < 0)
-		return -1;
-	if (!S_ISDIR(st->st_mode))
-		return 0;
-	if (depth > 256)
-		return sbx_err_set(err, ELOOP, "%s: the tree is too deep", path);
-	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return sbx_err_sys(err, "cannot open %s", path);
-	d = fdopendir(dfd);
-	if (d == NULL) {
-		close(dfd);
-		return sbx_err_sys(err, "cannot read %s", path);
-	}
-	while (r == 0 && (de = readdir(d)) != NULL) {
-		_cleanup_free_ char *cpath = NULL;
-		struct stat cst;
-		int cfd;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		cfd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0) {
-			if (errno != ENOENT)
-				r = sbx_err_sys(err, "cannot open %s/%s", path, de->d_name);
-			continue;
-		}
-		cpath = sbx_path_join(path, de->d_name);
-		if (fstat(cfd, &cst) < 0)
-			r = sbx_err_sys(err, "cannot stat %s", cpath);
-		else
-			r = walk(l, cfd, cpath, &cst, visit, depth + 1, err);
-		close(cfd);
-	}
-	closedir(d);
-	return r;
+	if (l->nfailed++ < WARN_NAMED)
+		sbx_strv_push_take(&l->failed, sbx_xasprintf("%s (%s)", path, why));
 }
 
+/* Opens name in dir as O_PATH without following a symlink anywhere and
+ * without entering another mount (RESOLVE_NO_XDEV refuses a mount point
+ * with EXDEV, bind mounts of the same filesystem included). Kernels
+ * before 5.6 lack openat2: O_NOFOLLOW there, and the device check of
+ * the caller. */
 static int
-walk_root(struct sbx_lease *l, visit_fn visit, struct sbx_err *err)
+open_entry(int dir, const char *name, int flags)
 {
-	struct stat st;
-	int fd = open(l->root, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC), r;
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));
 
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
+}
+
+/* Reads every name in the directory fd (O_PATH) into f. */
+static int
+read_names(int fd, struct frame *f)
+{
+	int rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (rfd < 0)
+		return -1;
+	d = fdopendir(rfd);
+	if (d == NULL) {
+		close(rfd);
+		return -1;
+	}
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		f->names = sbx_xreallocarray(f->names, f->n + 1, sizeof(*f->names));
+		f->names[f->n++] = sbx_xstrdup(de->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* The path of entry name of f, in w->path; false when it would be longer
+ * than PATH_MAX (no skip lies that deep, and warnings say so). */
+static bool
+path_set(struct walk *w, const struct frame *f, const char *name)
+{
+	size_t nlen = strlen(name);
+
+	if (f->long_path || f->plen + 1 + nlen >= PATH_MAX)
+		return false;
+	w->path[f->plen] = '/';
+	memcpy(w->path + f->plen + 1, name, nlen + 1);
+	return true;
+}
+
+static const char *
+path_of(const struct walk *w, bool ok)
+{
+	return ok ? w->path : "(a path longer than PATH_MAX)";
+}
+
+/* Enters the directory fd (taken), whose path is in w->path unless
+ * long_path: its frame goes on the stack, pushing out the descriptor of
+ * the ancestor WALK_OPEN_DIRS above it. */
+static void
+enter(struct walk *w, int fd, const struct stat *st, bool long_path)
+{
+	struct frame *f;
+
+	if (w->depth == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 16;
+		w->f = sbx_xreallocarray(w->f, w->cap, sizeof(*w->f));
+	}
+	f = &w->f[w->depth];
+	*f = (struct frame){ .fd = fd, .dev = st->st_dev, .ino = st->st_ino };
+	f->long_path = long_path;
+	f->plen = long_path ? 0 : strlen(w->path);
+	if (read_names(fd, f) < 0) {
+		fail_entry(w->l, path_of(w, !long_path), strerror(errno));
+		close(fd);
+		return;
+	}
+	w->depth++;
+	if (w->depth > WALK_OPEN_DIRS) {
+		struct frame *old = &w->f[w->depth - 1 - WALK_OPEN_DIRS];
+
+		close(old->fd);
+		old->fd = -1;
+	}
+}
+
+/* Leaves the top directory. When its parent's descriptor was pushed out,
+ * it is reopened through ".." and must be the inode seen on the way
+ * down; if the tree was moved meanwhile, the walk cannot go on (-1). */
+static int
+leave(struct walk *w)
+{
+	struct frame *f = &w->f[w->depth - 1];
+	int rc = 0;
+
+	if (w->depth > 1 && w->f[w->depth - 2].fd < 0) {
+		struct frame *up = &w->f[w->depth - 2];
+		struct stat st;
+
+		up->fd = open_entry(f->fd, "..", O_PATH | O_DIRECTORY);
+		if (up->fd < 0 || fstat(up->fd, &st) < 0 || st.st_dev != up->dev ||
+		    st.st_ino != up->ino) {
+			if (!f->long_path)
+				w->path[f->plen] = '\0';
+			fail_entry(w->l, path_of(w, !f->long_path),
+			    "it was moved during the walk, which stopped there");
+			rc = -1;
+		}
+	}
+	close(f->fd);
+	for (size_t i = 0; i < f->n; i++)
+		free(f->names[i]);
+	free(f->names);
+	w->depth--;
+	return rc;
+}
+
+/* Visits every entry of the tree at l->root, parents before what they
+ * hold, with an explicit stack: no depth limit, and WALK_OPEN_DIRS
+ * descriptors at most. Each entry is opened by name relative to its
+ * parent's descriptor, never following a symlink, never entering another
+ * mount or filesystem, so a rename elsewhere in the tree cannot redirect
+ * the walk. A visit that fails stops the walk (-1 with err); an entry
+ * that cannot be opened is recorded in l->failed and skipped. */
+static int
+walk(struct sbx_lease *l, visit_fn visit, struct sbx_err *err)
+{
+	struct walk w = { .l = l, .visit = visit };
+	struct stat st;
+	int fd, rc = 0;
+
+	fd = open(l->root, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return sbx_err_sys(err, "cannot open %s", l->root);
 	if (fstat(fd, &st) < 0) {
 		close(fd);
 		return sbx_err_sys(err, "cannot stat %s", l->root);
 	}
-	r = walk(l, fd, l->root, &st, visit, 0, err);
-	close(fd);
-	return r;
+	if (st.st_dev != l->dev) {
+		close(fd);
+		return sbx_err_set(err, EXDEV, "%s is not the tree that was lent", l->root);
+	}
+	snprintf(w.path, sizeof(w.path), "%s", l->root);
+	if (visit(l, fd, &st, w.path, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	enter(&w, fd, &st, strlen(l->root) >= PATH_MAX - 1);
+	while (w.depth > 0) {
+		struct frame *f = &w.f[w.depth - 1];
+		const char *name;
+		bool ok;
+		int cfd;
+
+		if (rc < 0 || f->next == f->n) {
+			if (leave(&w) < 0 && rc == 0)
+				rc =
+				    sbx_err_set(err, ESTALE, "%s changed during the walk", l->root);
+			continue;
+		}
+		name = f->names[f->next++];
+		ok = path_set(&w, f, name);
+		cfd = open_entry(f->fd, name, O_PATH);
+		if (cfd < 0) {
+			/* Gone, or a mount point (EXDEV): not this tree's. */
+			if (errno != ENOENT && errno != EXDEV)
+				fail_entry(l, path_of(&w, ok), strerror(errno));
+			continue;
+		}
+		if (fstat(cfd, &st) < 0 || st.st_dev != l->dev || (ok && skipped(l, w.path))) {
+			close(cfd);
+			continue;
+		}
+		if (visit(l, cfd, &st, path_of(&w, ok), err) < 0) {
+			close(cfd);
+			rc = -1;
+			continue;
+		}
+		if (S_ISDIR(st.st_mode))
+			enter(&w, cfd, &st, !ok);
+		else
+			close(cfd);
+	}
+	free(w.f);
+	return rc;
 }
 
 static int
-visit_lend(struct sbx_lease *l, int fd, const struct stat *st, struct sbx_err *err)
+visit_lend(
+    struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
 {
 	if (st->st_uid == l->to) {
 		push(&l->native, &l->nnative, st);
@@ -157,18 +341,65 @@ visit_lend(struct sbx_lease *l, int fd, const struct stat *st, struct sbx_err *e
 		return 0;
 	/* The group stays: the sandbox writes as the owner. */
 	if (fchownat(fd, "", l->to, (gid_t)-1, AT_EMPTY_PATH) < 0)
-		return sbx_err_sys(
-		    err, "cannot lend an entry of %s to uid %u", l->root, (unsigned)l->to);
+		return sbx_err_sys(err, "cannot lend %s to uid %u", path, (unsigned)l->to);
 	push(&l->lent, &l->nlent, st);
 	return 0;
 }
 
+/* Whether an attribute named name may stay on a file handed back: every
+ * trusted.* and security.* one goes (file capabilities, IMA/EVM data, any
+ * other LSM's), except the SELinux label, which the policy assigns and
+ * the sandbox can only change where the policy lets it. */
+static bool
+xattr_kept(const char *name)
+{
+	if (strncmp(name, "trusted.", 8) == 0)
+		return false;
+	if (strncmp(name, "security.", 9) == 0)
+		return strcmp(name, "security.selinux") == 0;
+	return true;
+}
+
+/* Removes from the file behind fd (O_PATH) every attribute that
+ * xattr_kept() refuses. The calls go through /proc/self/fd/N, which
+ * leads to the very inode (a symlink's own, a fifo's without opening
+ * it); root lists trusted.* there too. */
 static int
-visit_return(struct sbx_lease *l, int fd, const struct stat *st, struct sbx_err *err)
+scrub_xattrs(int fd)
+{
+	char path[64];
+	_cleanup_free_ char *names = NULL;
+	ssize_t n;
+
+	fd_path(path, sizeof(path), fd);
+	for (int tries = 0; tries < 4; tries++) {
+		n = listxattr(path, NULL, 0);
+		if (n <= 0)
+			return n < 0 && errno != ENOTSUP ? -1 : 0;
+		free(names);
+		names = sbx_xmalloc((size_t)n);
+		n = listxattr(path, names, (size_t)n);
+		if (n >= 0 || errno != ERANGE)
+			break;
+	}
+	if (n < 0)
+		return -1;
+	for (char *p = names; p < names + n; p += strlen(p) + 1)
+		if (!xattr_kept(p) && removexattr(path, p) < 0 && errno != ENODATA)
+			return -1;
+	return 0;
+}
+
+static int
+visit_return(
+    struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
 {
 	const struct sbx_lease_entry *e;
+	char fdp[64];
+	struct stat now;
 	gid_t gid;
 
+	(void)err;
 	if (st->st_uid != l->to || find(l->native, l->nnative, st) != NULL)
 		return 0;
 	e = find(l->lent, l->nlent, st);
@@ -176,16 +407,19 @@ visit_return(struct sbx_lease *l, int fd, const struct stat *st, struct sbx_err 
 		gid = e->gid;
 	else
 		gid = st->st_gid == l->to_gid ? l->owner_gid : (gid_t)-1;
-	/* The kernel drops set-id bits on a change of owner (root's own
-	 * chown included since Linux 2.2.13); the filter kept the sandbox
-	 * from setting them anyway. */
-	if (fchownat(fd, "", l->owner, gid, AT_EMPTY_PATH) == 0 && S_ISREG(st->st_mode) &&
-	    (st->st_mode & (S_ISUID | S_ISGID))) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		chmod(path, st->st_mode & 0777);
+	if (fchownat(fd, "", l->owner, gid, AT_EMPTY_PATH) < 0) {
+		fail_entry(l, path, strerror(errno));
+		return 0;
 	}
+	/* The kernel drops set-id bits and security.capability on a change
+	 * of owner (root's own chown included); what is left over, on a
+	 * kernel or filesystem that keeps them, goes here. */
+	fd_path(fdp, sizeof(fdp), fd);
+	if (fstat(fd, &now) == 0 && !S_ISDIR(now.st_mode) && !S_ISLNK(now.st_mode) &&
+	    (now.st_mode & (S_ISUID | S_ISGID)) && chmod(fdp, now.st_mode & 0777) < 0)
+		fail_entry(l, path, "its set-id bits could not be removed");
+	if (scrub_xattrs(fd) < 0)
+		fail_entry(l, path, "its security.* or trusted.* attributes could not be removed");
 	return 0;
 }
 
@@ -206,29 +440,80 @@ sbx_owner_lend(struct sbx_lease *l, const char *root, uid_t owner, gid_t owner_g
 	l->to_gid = to_gid;
 	if (skip)
 		sbx_strv_copy(&l->skip, skip);
-	if (walk_root(l, visit_lend, err) < 0) {
-		qsort(l->lent, l->nlent, sizeof(*l->lent), cmp_entry);
-		qsort(l->native, l->nnative, sizeof(*l->native), cmp_entry);
-		sbx_owner_return(l);
+	if (walk(l, visit_lend, err) < 0 || l->nfailed > 0) {
+		if (l->nfailed > 0 && err->msg[0] == '\0')
+			sbx_err_set(err, EACCES, "cannot lend %s to uid %u: %s", root, (unsigned)to,
+			    l->failed.v[0]);
+		sort_entries(l->lent, l->nlent);
+		sort_entries(l->native, l->nnative);
+		sbx_owner_return(l, NULL);
 		return -1;
 	}
-	qsort(l->lent, l->nlent, sizeof(*l->lent), cmp_entry);
-	qsort(l->native, l->nnative, sizeof(*l->native), cmp_entry);
+	sort_entries(l->lent, l->nlent);
+	sort_entries(l->native, l->nnative);
 	return 0;
 }
 
 void
-sbx_owner_return(struct sbx_lease *l)
+sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings)
 {
 	struct sbx_err err = { 0 };
 
-	if (l->root != NULL)
-		walk_root(l, visit_return, &err); /* best effort: every entry it can */
+	l->nfailed = 0;
+	sbx_strv_free(&l->failed);
+	if (l->root != NULL && walk(l, visit_return, &err) < 0 && l->nfailed == 0)
+		fail_entry(l, l->root, err.msg);
+	if (warnings != NULL && l->nfailed > 0) {
+		struct sbx_buf b = { 0 };
+
+		sbx_buf_printf(&b,
+		    "%zu entr%s the sandbox held in %s could not be handed back in full: ",
+		    l->nfailed, l->nfailed == 1 ? "y" : "ies", l->root);
+		for (size_t i = 0; i < l->failed.n; i++)
+			sbx_buf_printf(&b, "%s%s", i ? ", " : "", l->failed.v[i]);
+		if (l->nfailed > l->failed.n)
+			sbx_buf_printf(&b, " and %zu more", l->nfailed - l->failed.n);
+		sbx_strv_push_take(warnings, sbx_buf_steal(&b));
+	}
 	free(l->root);
 	free(l->lent);
 	free(l->native);
 	sbx_strv_free(&l->skip);
+	sbx_strv_free(&l->failed);
 	memset(l, 0, sizeof(*l));
+}
+
+struct tree_walk {
+	sbx_tree_visit fn;
+	void *ctx;
+};
+
+static int
+visit_any(struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
+{
+	const struct tree_walk *tw = l->ctx;
+
+	if (tw->fn(tw->ctx, fd, st, path) != 0)
+		return sbx_err_set(err, ECANCELED, "the walk was stopped");
+	return 0;
+}
+
+int
+sbx_tree_walk(const char *root, sbx_tree_visit visit, void *ctx, struct sbx_err *err)
+{
+	struct tree_walk tw = { visit, ctx };
+	struct sbx_lease l = { 0 };
+	struct stat st;
+	int r;
+
+	if (stat(root, &st) < 0)
+		return sbx_err_sys(err, "cannot stat %s", root);
+	l.root = (char *)root;
+	l.dev = st.st_dev;
+	l.ctx = &tw;
+	r = walk(&l, visit_any, err);
+	sbx_strv_free(&l.failed);
+	return r < 0 && err->errnum != ECANCELED ? -1 : 0;
 }
 
 /* In the throwaway child: the first prefix of path that ids cannot

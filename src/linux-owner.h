@@ -27,11 +27,14 @@ struct sbx_lease {
 	size_t nlent;
 	struct sbx_lease_entry *native; /* entries that were to's already */
 	size_t nnative;
+	struct sbx_strv failed; /* the first entries a walk could not do, and why */
+	size_t nfailed; /* how many there were in all */
+	void *ctx; /* sbx_tree_walk()'s */
 };
 
 /* Gives each entry of the tree at root owned by owner to uid to (the
- * group is kept), never following a symlink nor leaving root's
- * filesystem, and leaving alone the paths in skip (and below them),
+ * group is kept), at any depth, never following a symlink nor leaving
+ * root's filesystem or mount, and leaving alone the paths in skip (and below them),
  * regular files with more than one link (the other link may lie
  * outside), set-id files and files with capabilities. On failure the
  * tree is handed back and -1 returned. */
@@ -39,10 +42,23 @@ int sbx_owner_lend(struct sbx_lease *l, const char *root, uid_t owner, gid_t own
     gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
 
 /* After the run, when nothing of the sandbox runs any more: every entry
- * of the tree owned by to goes back to owner: lent ones with their own
- * group, new ones with owner_gid where the sandbox's group was given.
- * Entries that were to's before the lend stay so. Frees l. */
-void sbx_owner_return(struct sbx_lease *l);
+ * of the tree owned by to, at any depth, goes back to owner: lent ones
+ * with their own group, new ones with owner_gid where the sandbox's group
+ * was given; each loses its set-id bits and its trusted.* and security.*
+ * attributes (file capabilities among them). Entries that were to's
+ * before the lend stay so. What could not be handed back is named in one
+ * line added to warnings (when not NULL). Frees l. */
+void sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings);
+
+/* What sbx_tree_walk() calls for each entry: fd is an O_PATH descriptor
+ * of it, path its path (or a placeholder past PATH_MAX); a nonzero
+ * return ends the walk. */
+typedef int (*sbx_tree_visit)(void *ctx, int fd, const struct stat *st, const char *path);
+
+/* Visits root and every entry below it as the lend does (any depth, no
+ * symlink followed, never leaving root's mount); returns -1 with err when
+ * root cannot be opened or the tree moved during the walk. */
+int sbx_tree_walk(const char *root, sbx_tree_visit visit, void *ctx, struct sbx_err *err);
 
 /* Whether uid and gid (with no supplementary groups) can reach path and
  * use it as a workdir (search every ancestor, read, write and search

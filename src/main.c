@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "resolve.h"
 #include "rlimits.h"
+#include "linux-stdio.h"
 #include "supervise.h"
 
 extern char **environ;
@@ -46,6 +47,7 @@ struct run {
 	char *script_path;
 	char *script_dir; /* .sbxrun, when sbxrun made it */
 	int sfd;
+	struct sbx_relay relay; /* pipes between the sandbox and the caller's files */
 };
 
 static void say(const struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -572,8 +574,8 @@ run_main(struct run *run, int argc, char **argv)
 	/* Set but meaningless for this backend: said, not silently dropped. */
 	if (p->docker_image && b->id != SBX_BACKEND_DOCKER)
 		sbx_strv_push_take(&r->warnings,
-		    sbx_xasprintf("docker_image %s is not used: the backend is %s",
-			p->docker_image, b->name));
+		    sbx_xasprintf("docker_image %s is not used: the backend is %s", p->docker_image,
+			b->name));
 	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
 	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)
@@ -604,6 +606,9 @@ run_main(struct run *run, int argc, char **argv)
 	run->sfd = sbx_supervise_setup(&err);
 	if (run->sfd < 0)
 		return fail(run, &err);
+	/* The sandbox gets pipes, not the caller's files (sbxrun(1)). */
+	if (sbx_relay_setup(&run->relay, &err) < 0)
+		return fail(run, &err);
 
 	for (;;) {
 		if (build_exec(run, b, &err) < 0)
@@ -624,6 +629,12 @@ run_main(struct run *run, int argc, char **argv)
 			return fail(run, &err);
 	}
 
+	if (sbx_relay_start(&run->relay, &err) < 0) {
+		sbx_child_abort(&child);
+		sbx_child_close(&child);
+		sbx_network_stop(&run->net, r);
+		return fail(run, &err);
+	}
 	if (sbx_network_proxy(&run->net, &err) < 0) {
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
@@ -647,6 +658,8 @@ run_main(struct run *run, int argc, char **argv)
 	}
 	sbx_child_close(&child);
 	sbx_network_stop(&run->net, r);
+	/* What the sandbox wrote comes before sbxrun's own lines. */
+	sbx_relay_finish(&run->relay);
 	r->status = status_of(r);
 	/* SPEC: a 125 always carries an error; here it is the child's own. */
 	if (r->status == 125 && r->exited && r->error == NULL)
@@ -666,6 +679,7 @@ main(int argc, char **argv)
 	sbx_report_init(&run.report);
 	caller_init(&run);
 	status = run_main(&run, argc, argv);
+	sbx_relay_finish(&run.relay);
 	if (status < 0) {
 		/* --help, --version, --print-*, --probe: no run, no diagnostics. */
 		cleanup_files(&run);

@@ -1,0 +1,46 @@
+/* Repositories the sandbox makes in the workdir. git treats a directory as
+ * a repository when it holds a .git, or when it is one itself (a bare
+ * layout: HEAD, objects/, refs/); either way it reads a config whose
+ * commands (core.fsmonitor, hooks, ...) it then runs for whoever types
+ * "git status" there. What the run made at the workdir's top level is
+ * moved aside after it, under both Linux backends; repositories made or
+ * changed deeper are named in the warnings (see sbxrun(1)). */
+#ifndef SBX_LINUX_GITGUARD_H
+#define SBX_LINUX_GITGUARD_H
+
+#include "backend.h"
+#include "diag.h"
+#include "err.h"
+
+struct sbx_gitguard;
+
+/* Notes what the workdir's top level holds, before anything of the
+ * sandbox runs; keeps a descriptor of the workdir for the moves after.
+ * Never fails: NULL when the workdir cannot be opened (nothing to guard
+ * then, the run fails anyway). */
+struct sbx_gitguard *sbx_gitguard_new(const char *workdir);
+
+/* Frees g (NULL is fine) without looking at the workdir. */
+void sbx_gitguard_free(struct sbx_gitguard *g);
+
+static inline void
+sbx_gitguard_freep(struct sbx_gitguard **g)
+{
+	sbx_gitguard_free(*g);
+}
+#define _cleanup_gitguard_ __attribute__((cleanup(sbx_gitguard_freep)))
+
+/* Takes *g (setting it to NULL) and hooks it into c's cleanup, after the
+ * backend's own: when the tree is gone, what the run made at the top
+ * level is moved aside and the warnings of r say so. */
+void sbx_gitguard_attach(struct sbx_gitguard **g, struct sbx_child *c, struct sbx_report *r);
+
+/* Moves WORKDIR/rel aside, when it is there, to a new name next to it
+ * (rel.sbxrun-untrusted.N) and returns that name relative to the workdir,
+ * or NULL (err set when something was there but could not be moved). The
+ * path is walked from wd (a descriptor of the workdir; -1 opens workdir)
+ * one directory at a time without following a symlink: the sandbox may
+ * have planted one to aim the rename elsewhere. */
+char *sbx_move_aside(int wd, const char *workdir, const char *rel, struct sbx_err *err);
+
+#endif

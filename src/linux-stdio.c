@@ -1,0 +1,308 @@
+/* The copier: one thread of sbxrun, started after the spawn and stopped
+ * once the tree is gone. Its ends of the pipes are non-blocking and are
+ * file descriptions of its own (the sandbox holds the other ends, whose
+ * flags it may change at will), so nothing the sandbox does makes it
+ * wait: it sleeps in poll() only, and the end of the run stops it through
+ * a pipe of its own. Only the caller's file may make it wait, as it would
+ * make any writer wait. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kcmp.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "linux-stdio.h"
+
+#define RELAY_BUF 65536
+#define SPLICE_MAX (1 << 20)
+/* How many reads the final drain makes at most: the tree is gone, so only
+ * what the pipe holds is left, unless a descriptor leaked out of it. */
+#define DRAIN_MAX 64
+
+static bool
+needs_relay(int fd, struct stat *st)
+{
+	if (fstat(fd, st) < 0)
+		return false;
+	return S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || S_ISBLK(st->st_mode);
+}
+
+/* Whether fds 1 and 2 are one open file description (2>&1): kcmp(2)
+ * says so exactly; without it the same inode is taken as the same. */
+static bool
+same_description(const struct stat *a, const struct stat *b)
+{
+	pid_t self = getpid();
+	long r = syscall(SYS_kcmp, self, self, KCMP_FILE, 1, 2);
+
+	if (r >= 0)
+		return r == 0;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static void
+chan_close(struct sbx_relay_chan *c)
+{
+	if (c->ours >= 0)
+		close(c->ours);
+	c->ours = -1;
+	c->done = true;
+}
+
+int
+sbx_relay_setup(struct sbx_relay *r, struct sbx_err *err)
+{
+	struct stat st[3];
+	bool want[3];
+
+	memset(r, 0, sizeof(*r));
+	r->stop[0] = r->stop[1] = -1;
+	r->armed = true;
+	for (int fd = 0; fd < 3; fd++)
+		want[fd] = needs_relay(fd, &st[fd]);
+	if (want[1] && want[2] && same_description(&st[1], &st[2])) {
+		want[2] = false;
+		r->stdout_shared = true;
+	}
+	for (int fd = 0; fd < 3; fd++) {
+		struct sbx_relay_chan *c = &r->ch[r->n];
+		int p[2];
+
+		if (!want[fd])
+			continue;
+		if (sbx_pipe_cloexec(p) < 0) {
+			sbx_err_sys(err, "cannot make a pipe for standard descriptor %d", fd);
+			sbx_relay_finish(r);
+			return -1;
+		}
+		*c = (struct sbx_relay_chan){
+			.std = fd, .ours = fd == 0 ? p[1] : p[0], .theirs = fd == 0 ? p[0] : p[1]
+		};
+		c->orig = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		c->also_stderr = fd == 1 && r->stdout_shared;
+		r->n++;
+		if (c->orig < 0) {
+			sbx_err_sys(err, "cannot keep standard descriptor %d", fd);
+			sbx_relay_finish(r);
+			return -1;
+		}
+		fcntl(c->ours, F_SETFL, fcntl(c->ours, F_GETFL) | O_NONBLOCK);
+		/* Fewer wakeups for bulk output; the default stays if refused. */
+		fcntl(c->ours, F_SETPIPE_SZ, SPLICE_MAX);
+	}
+	if (r->n == 0)
+		return 0;
+	for (size_t i = 0; i < r->n; i++) {
+		struct sbx_relay_chan *c = &r->ch[i];
+
+		if (dup2(c->theirs, c->std) < 0 || (c->also_stderr && dup2(c->theirs, 2) < 0)) {
+			sbx_err_sys(err, "cannot put a pipe on standard descriptor %d", c->std);
+			r->swapped = true;
+			sbx_relay_finish(r);
+			return -1;
+		}
+	}
+	r->swapped = true;
+	return 0;
+}
+
+/* sbxrun's standard descriptors back to the caller's files; the sandbox's
+ * ends are then held by the tree alone, so its exit is our EOF. */
+static void
+unswap(struct sbx_relay *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct sbx_relay_chan *c = &r->ch[i];
+
+		if (r->swapped) {
+			dup2(c->orig, c->std);
+			if (c->also_stderr)
+				dup2(c->orig, 2);
+		}
+		if (c->theirs >= 0)
+			close(c->theirs);
+		c->theirs = -1;
+	}
+	r->swapped = false;
+}
+
+/* Moves what the pipe holds to the caller's file: >0 bytes moved, 0 at
+ * EOF, -1 when the pipe is empty for now, -2 when the file refused. */
+static ssize_t
+out_step(struct sbx_relay_chan *c, char *buf)
+{
+	ssize_t n;
+
+	if (!c->no_splice) {
+		n = splice(
+		    c->ours, NULL, c->orig, NULL, SPLICE_MAX, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n >= 0)
+			return n;
+		if (errno == EAGAIN || errno == EINTR)
+			return -1;
+		if (errno != EINVAL && errno != ENOSYS)
+			return -2;
+		c->no_splice = true; /* an O_APPEND file: EINVAL */
+	}
+	n = read(c->ours, buf, RELAY_BUF);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? -1 : -2;
+	for (ssize_t off = 0; off < n;) {
+		ssize_t w = write(c->orig, buf + off, (size_t)(n - off));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -2;
+		off += w;
+	}
+	return n;
+}
+
+/* Feeds the sandbox's stdin from the caller's file: false once done. */
+static bool
+in_step(struct sbx_relay_chan *c, char *buf)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (c->off == c->len) {
+			n = read(c->orig, buf, RELAY_BUF);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return false; /* EOF (or EISDIR): the sandbox sees EOF */
+			c->off = 0;
+			c->len = (size_t)n;
+		}
+		n = write(c->ours, buf + c->off, c->len - c->off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN; /* EPIPE: nobody reads any more */
+		c->off += (size_t)n;
+	}
+}
+
+static void *
+copier(void *arg)
+{
+	struct sbx_relay *r = arg;
+	char *buf[3];
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL); /* EPIPE, never SIGPIPE's end */
+	for (size_t i = 0; i < r->n; i++)
+		buf[i] = sbx_xmalloc(RELAY_BUF);
+	for (;;) {
+		struct pollfd pfd[4];
+		size_t map[4], np = 0;
+
+		for (size_t i = 0; i < r->n; i++) {
+			struct sbx_relay_chan *c = &r->ch[i];
+
+			if (c->done)
+				continue;
+			if (c->std == 0 && c->off == c->len && !in_step(c, buf[i])) {
+				chan_close(c);
+				continue;
+			}
+			pfd[np] = (struct pollfd){ .fd = c->ours,
+				.events = c->std == 0 ? POLLOUT : POLLIN };
+			map[np++] = i;
+		}
+		pfd[np] = (struct pollfd){ .fd = r->stop[0], .events = POLLIN };
+		if (poll(pfd, np + 1, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[np].revents)
+			break;
+		for (size_t k = 0; k < np; k++) {
+			struct sbx_relay_chan *c = &r->ch[map[k]];
+
+			if (pfd[k].revents == 0)
+				continue;
+			if (c->std == 0) {
+				if ((pfd[k].revents & (POLLERR | POLLHUP)) ||
+				    !in_step(c, buf[map[k]]))
+					chan_close(c);
+				continue;
+			}
+			for (int burst = 0; burst < 16; burst++) {
+				ssize_t n = out_step(c, buf[map[k]]);
+
+				if (n == -1)
+					break;
+				if (n == 0 || n == -2) {
+					/* EOF; or the file refused: the sandbox gets EPIPE. */
+					chan_close(c);
+					break;
+				}
+			}
+		}
+	}
+	for (size_t i = 0; i < r->n; i++)
+		free(buf[i]);
+	return NULL;
+}
+
+int
+sbx_relay_start(struct sbx_relay *r, struct sbx_err *err)
+{
+	int e;
+
+	unswap(r);
+	if (r->n == 0)
+		return 0;
+	if (sbx_pipe_cloexec(r->stop) < 0)
+		return sbx_err_sys(err, "pipe");
+	e = pthread_create(&r->thread, NULL, copier, r);
+	if (e != 0) {
+		errno = e;
+		return sbx_err_sys(err, "cannot start the standard-descriptor copier");
+	}
+	r->running = true;
+	return 0;
+}
+
+void
+sbx_relay_finish(struct sbx_relay *r)
+{
+	char *buf;
+
+	if (!r->armed)
+		return;
+	unswap(r);
+	if (r->running) {
+		sbx_write_all(r->stop[1], "x", 1);
+		pthread_join(r->thread, NULL);
+		r->running = false;
+	}
+	buf = r->n ? sbx_xmalloc(RELAY_BUF) : NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		struct sbx_relay_chan *c = &r->ch[i];
+
+		for (int k = 0; c->std != 0 && !c->done && k < DRAIN_MAX; k++)
+			if (out_step(c, buf) <= 0)
+				break;
+		chan_close(c);
+		if (c->orig >= 0)
+			close(c->orig);
+		c->orig = -1;
+	}
+	free(buf);
+	for (int k = 0; k < 2; k++) {
+		if (r->stop[k] >= 0)
+			close(r->stop[k]);
+		r->stop[k] = -1;
+	}
+	r->n = 0;
+	r->armed = false;
+}

@@ -1,0 +1,73 @@
+/* The caller's files on the sandbox's standard descriptors. A descriptor
+ * handed down shares its open file description, and through it the
+ * sandbox could change the file's mode, times and attributes (fchmod,
+ * futimens, fsetxattr judge the inode, not the path). So a standard
+ * descriptor that is a regular file, a directory or a block device
+ * reaches the sandbox as a pipe instead, and a thread of sbxrun copies
+ * between that pipe and the caller's file; terminals, pipes, sockets and
+ * other character devices are handed down as they are (see sbxrun(1)). */
+#ifndef SBX_LINUX_STDIO_H
+#define SBX_LINUX_STDIO_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "err.h"
+
+struct sbx_relay_chan {
+	int std; /* 0, 1 or 2 */
+	int orig; /* sbxrun's copy of the caller's file, or -1 */
+	int ours; /* sbxrun's end of the pipe, non-blocking */
+	int theirs; /* the sandbox's end */
+	bool also_stderr; /* fd 2 shares fd 1's file: one pipe for both */
+	bool no_splice; /* the file takes write(2) only (O_APPEND) */
+	bool done;
+	size_t off, len; /* stdin: what the buffer holds yet to be written */
+};
+
+struct sbx_relay {
+	struct sbx_relay_chan ch[3];
+	size_t n;
+	int stop[2];
+	pthread_t thread;
+	bool armed; /* set up: finish has something to undo */
+	bool swapped; /* fds 0-2 are the pipes right now */
+	bool running;
+	bool stdout_shared; /* fd 2 goes through fd 1's pipe */
+};
+
+#ifdef __linux__
+/* Before the spawn: each standard descriptor that needs it becomes a pipe
+ * in sbxrun itself, so the children inherit the pipe. Returns -1 with err
+ * when a pipe cannot be made (nothing changed then). */
+int sbx_relay_setup(struct sbx_relay *r, struct sbx_err *err);
+
+/* After the spawn (init holds the sandbox's ends): sbxrun's standard
+ * descriptors are the caller's files again and the copying starts. */
+int sbx_relay_start(struct sbx_relay *r, struct sbx_err *err);
+
+/* When the tree is gone: copies what the pipes still hold (bounded, it
+ * never waits on the sandbox), stops the copier and closes everything.
+ * Idempotent; also undoes a setup that was never started. */
+void sbx_relay_finish(struct sbx_relay *r);
+#else
+static inline int
+sbx_relay_setup(struct sbx_relay *r, struct sbx_err *err)
+{
+	(void)r, (void)err;
+	return 0;
+}
+static inline int
+sbx_relay_start(struct sbx_relay *r, struct sbx_err *err)
+{
+	(void)r, (void)err;
+	return 0;
+}
+static inline void
+sbx_relay_finish(struct sbx_relay *r)
+{
+	(void)r;
+}
+#endif
+
+#endif
