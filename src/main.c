@@ -332,6 +332,9 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 			continue;
 		}
 		if (b->probe(&run->caps, &perr) < 0) {
+			/* -v names the step that failed, as --probe does. */
+			if (run->cli.verbose)
+				say(run, "backend %s unavailable: %s", b->name, perr.msg);
 			add_reason(err, "backend %s unavailable: %s", b->name, perr.msg);
 			continue;
 		}
@@ -572,8 +575,8 @@ run_main(struct run *run, int argc, char **argv)
 	/* Set but meaningless for this backend: said, not silently dropped. */
 	if (p->docker_image && b->id != SBX_BACKEND_DOCKER)
 		sbx_strv_push_take(&r->warnings,
-		    sbx_xasprintf("docker_image %s is not used: the backend is %s",
-			p->docker_image, b->name));
+		    sbx_xasprintf("docker_image %s is not used: the backend is %s", p->docker_image,
+			b->name));
 	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
 	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)
