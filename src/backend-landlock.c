@@ -26,7 +26,10 @@
  *                       host filter, then (listener hook) the common
  *                       filter with the metadata calls and, under network
  *                       rules, the network calls trapped; the listener is
- *                       handed to sbxrun (pidfd_getfd), which answers them.
+ *                       sent to sbxrun over a socket (SCM_RIGHTS), or,
+ *                       when the network calls are trapped (sendmsg among
+ *                       them), taken by sbxrun with pidfd_getfd; sbxrun
+ *                       answers them.
  *
  * Init never loads a filter: if sbxrun dies it must hand a lent workdir
  * back with chown calls that nobody would be left to answer. With network
@@ -41,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +63,7 @@
 #include "linux-mount.h"
 #include "linux-gitguard.h"
 #include "linux-owner.h"
+#include "linux-probe.h"
 #include "linux-seccomp.h"
 #include "netsup.h"
 #include "network.h"
@@ -115,6 +120,26 @@ seccomp_filters_work(void)
 	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL) < 0 && errno == EFAULT;
 }
 
+/* Whether the effective set holds cap (capget, no libcap). */
+static bool
+has_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+/* A run measures what it needs (linux-probe.h): the supervisor reads the
+ * paths of the trapped metadata calls from the sandbox's memory, by
+ * process_vm_readv or else /proc/PID/mem. The listener travels over a
+ * socket (not pidfd_getfd), so only the network rules need pidfd_getfd
+ * (ll_enforces). A root caller's sandbox runs as uid 65534 on a lent
+ * workdir: without CAP_SETUID, CAP_SETGID and CAP_CHOWN (a container
+ * started with --cap-drop ALL) it would run as uid 0 and read what only
+ * root may read, so the backend is refused, by name. */
 static int
 ll_probe(struct sbx_caps *caps, struct sbx_err *err)
 {
@@ -124,6 +149,19 @@ ll_probe(struct sbx_caps *caps, struct sbx_err *err)
 	if (caps->landlock_abi == 0 && !caps->seccomp)
 		return sbx_err_set(err, SBX_EUNAVAIL,
 		    "neither Landlock nor seccomp filters are available in this kernel");
+	if (caps->caller_uid == 0 && geteuid() == 0 &&
+	    !(has_cap(CAP_SETUID) && has_cap(CAP_SETGID) && has_cap(CAP_CHOWN)))
+		return sbx_err_set(err, SBX_EUNAVAIL,
+		    "the caller is root without CAP_SETUID, CAP_SETGID and CAP_CHOWN, so "
+		    "the sandbox cannot run as uid %d and would keep root's access to files; "
+		    "run sbxrun as a non-root user",
+		    SBX_LL_NOBODY);
+	if (caps->seccomp) {
+		if (sbx_probe_supervision(caps, err) < 0)
+			return -1;
+		if (!caps->vm_readv && !caps->proc_mem)
+			return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->mem_why);
+	}
 	return 0;
 }
 
@@ -151,11 +189,15 @@ ll_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 		r |= SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_PROTECT);
 	if (abi >= 6)
 		r |= SBX_RULE_BIT(SBX_RULE_PROCESSES);
-	if (caps->seccomp)
+	if (caps->seccomp && net_fully_off(p))
 		r |= SBX_RULE_BIT(SBX_RULE_NETWORK);
-	if (!net_fully_off(p) && caps->seccomp)
-		r |= SBX_RULE_BIT(SBX_RULE_LISTEN) | SBX_RULE_BIT(SBX_RULE_CONNECT) |
-		    SBX_RULE_BIT(SBX_RULE_LOOPBACK) | SBX_RULE_BIT(SBX_RULE_PROXY);
+	/* The network supervisor acts on the sandbox's sockets, which it
+	 * takes with pidfd_getfd(): where that is refused (Docker's default
+	 * seccomp profile), no network rule but "off" holds. */
+	if (!net_fully_off(p) && caps->seccomp && caps->pidfd_getfd)
+		r |= SBX_RULE_BIT(SBX_RULE_NETWORK) | SBX_RULE_BIT(SBX_RULE_LISTEN) |
+		    SBX_RULE_BIT(SBX_RULE_CONNECT) | SBX_RULE_BIT(SBX_RULE_LOOPBACK) |
+		    SBX_RULE_BIT(SBX_RULE_PROXY);
 	return r;
 }
 
@@ -528,8 +570,13 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	sbx_netrules_landlock_ports(x->net, &pl.bind, &pl.connect, &pl.net.connect_any);
 	if (caps->seccomp) {
 		pl.net_notify = true;
-		pl.trap_net = x->net != NULL;
+		/* Without pidfd_getfd the network rules were refused, unless
+		 * --allow-degraded: then the calls go untrapped. */
+		pl.trap_net = x->net != NULL && caps->pidfd_getfd;
 		hooks.listener = payload_listener;
+		/* Untrapped, sendmsg can carry the listener to sbxrun (no
+		 * pidfd_getfd needed); trapped, it would wait on itself. */
+		hooks.send_listener = !pl.trap_net;
 	}
 	sbx_strv_push(&st->writable, x->fs->workdir);
 	sbx_strv_push(&st->writable, x->tmpdir);

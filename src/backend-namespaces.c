@@ -52,6 +52,7 @@
 #include "linux-gitguard.h"
 #include "linux-landlock.h"
 #include "linux-mount.h"
+#include "linux-probe.h"
 #include "linux-seccomp.h"
 #include "netsup.h"
 #include "network.h"
@@ -102,52 +103,28 @@ payload_net(struct ns_payload *pl, const struct sbx_netrules *r)
 	sbx_netrules_landlock_ports(r, &pl->bind, &pl->connect, &pl->net.connect_any);
 }
 
-static int
-probe_userns(struct sbx_caps *caps, struct sbx_err *err)
-{
-	int st, fds[2];
-	pid_t pid;
-	int errnum = 0;
-
-	pid = sbx_fork_piped(fds, err);
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int e = 0;
-
-		alarm(2);
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
-		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-		    mount("tmpfs", "/tmp", "tmpfs", 0, "size=4k") < 0)
-			e = errno;
-		if (write(fds[1], &e, sizeof(e)) < 0)
-			_exit(2);
-		_exit(0);
-	}
-	close(fds[1]);
-	if (read(fds[0], &errnum, sizeof(errnum)) != sizeof(errnum))
-		errnum = EIO;
-	close(fds[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	caps->probed_userns = true;
-	caps->userns = errnum == 0;
-	if (errnum != 0) {
-		snprintf(caps->userns_why, sizeof(caps->userns_why),
-		    "cannot create a user namespace with a mount in it: %s", strerror(errnum));
-		return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->userns_why);
-	}
-	return 0;
-}
-
+/* "auto" and --probe measure every step in a throwaway child (a runtime's
+ * masked /proc paths let a user namespace be made but not a fresh /proc
+ * mounted in it); the listener and the unix-socket guard need a descriptor
+ * taken from init with pidfd_getfd(), and the sockaddr of a connect read
+ * from the sandbox's memory. */
 static int
 ns_probe(struct sbx_caps *caps, struct sbx_err *err)
 {
 	caps->landlock_abi = sbx_landlock_abi();
-	if (!caps->full_probe)
-		return 0; /* a run measures by making one: spawn falls through */
-	caps->seccomp = sbx_seccomp_probe(&caps->seccomp_notify, NULL) == 0;
-	return probe_userns(caps, err);
+	if (caps->full_probe)
+		caps->seccomp = sbx_seccomp_probe(&caps->seccomp_notify, NULL) == 0;
+	if (!caps->probed_userns && sbx_probe_namespaces(caps, true, err) < 0)
+		return -1;
+	if (!caps->userns)
+		return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->userns_why);
+	if (sbx_probe_supervision(caps, err) < 0)
+		return -1;
+	if (!caps->pidfd_getfd)
+		return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->pidfd_getfd_why);
+	if (!caps->vm_readv && !caps->proc_mem)
+		return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->mem_why);
+	return 0;
 }
 
 static uint32_t

@@ -19,6 +19,13 @@ struct sbx_caps {
 	bool probed_userns;
 	bool userns;
 	char userns_why[160]; /* why not, when !userns */
+	/* What the supervisor may do to a sandbox process (linux-probe.h). */
+	bool probed_sup;
+	bool pidfd_getfd; /* take a descriptor of it */
+	char pidfd_getfd_why[160];
+	bool vm_readv; /* read its memory with process_vm_readv */
+	bool proc_mem; /* ... or through /proc/PID/mem */
+	char mem_why[160];
 	int landlock_abi; /* 0: none */
 	bool seccomp;
 	bool seccomp_notify;

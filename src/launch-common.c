@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "launch.h"
@@ -73,8 +74,10 @@ sbx_launch_pipes_open(struct sbx_launch_pipes *lp, struct sbx_err *err)
 	lp->err[0] = lp->err[1] = lp->status[0] = lp->status[1] = -1;
 	lp->life[0] = lp->life[1] = -1;
 	lp->ack[0] = lp->ack[1] = -1;
+	/* ack is a socket: the payload may send its listener over it. */
 	if (sbx_pipe_cloexec(lp->err) < 0 || sbx_pipe_cloexec(lp->status) < 0 ||
-	    sbx_pipe_cloexec(lp->life) < 0 || sbx_pipe_cloexec(lp->ack) < 0) {
+	    sbx_pipe_cloexec(lp->life) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, lp->ack) < 0) {
 		sbx_err_sys(err, "pipe");
 		sbx_launch_pipes_close(lp);
 		return -1;
@@ -124,8 +127,8 @@ sbx_launch_pipes_close(struct sbx_launch_pipes *lp)
 }
 
 pid_t
-sbx_fork_session_init(struct sbx_launch_pipes *lp, struct sbx_init_args *a,
-    struct sbx_child *c, struct sbx_err *err)
+sbx_fork_session_init(
+    struct sbx_launch_pipes *lp, struct sbx_init_args *a, struct sbx_child *c, struct sbx_err *err)
 {
 	sigset_t set, old;
 	pid_t parent = getpid(), pid;

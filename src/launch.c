@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -45,6 +46,71 @@ sbx_close_fds_except(const int *keep, size_t n)
 }
 
 const bool sbx_launch_subreaper = true;
+
+int
+sbx_send_fd(int sock, int fd)
+{
+	char byte = 'l';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u = { 0 };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	ssize_t n;
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
+int
+sbx_recv_fd(int sock)
+{
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u = { 0 };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+	int fd;
+
+	do
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != 1) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	c = CMSG_FIRSTHDR(&mh);
+	if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int))) {
+		errno = EIO;
+		return -1;
+	}
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
 
 /* Runs in the payload process: the last steps before exec. */
 static noreturn void
@@ -83,6 +149,10 @@ payload_main(const struct sbx_init_args *a)
 
 		if (a->hooks->listener(a->hooks->ctx, &ready.fd, &err) < 0)
 			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+		if (a->hooks->send_listener && ready.fd >= 0 && sbx_send_fd(4, ready.fd) < 0) {
+			sbx_err_sys(&err, "cannot send the seccomp listener to sbxrun");
+			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+		}
 		ready.pid = getpid();
 		sbx_write_all(3, &ready, sizeof(ready));
 		/* Our copy may only go once sbxrun holds its own. */
@@ -255,7 +325,13 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 			sbx_err_set(err, m.errnum, "%s", m.msg);
 			goto fail;
 		}
-		if (m.fd >= 0) {
+		if (m.fd >= 0 && hooks->send_listener) {
+			c->notify_fd = sbx_recv_fd(lp.ack[1]);
+			if (c->notify_fd < 0) {
+				sbx_err_sys(err, "cannot receive the jail's seccomp listener");
+				goto fail;
+			}
+		} else if (m.fd >= 0) {
 			/* The payload waits for our ack, so its pid is its own. */
 			holder = (int)syscall(SYS_pidfd_open, m.pid, 0);
 			c->notify_fd =

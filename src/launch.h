@@ -37,6 +37,10 @@ struct sbx_payload_hooks {
 	 * "ready" before returning. Init stays unfiltered this way, free to
 	 * undo the backend's changes if sbxrun dies. */
 	int (*listener)(void *ctx, int *fd, struct sbx_err *err);
+	/* The payload sends that descriptor over the acknowledgement socket
+	 * (SCM_RIGHTS) instead: for filters that leave sendmsg untrapped, and
+	 * where pidfd_getfd() is refused (container seccomp profiles). */
+	bool send_listener;
 	/* Run by init (not the payload) once the tree is gone, when sbxrun
 	 * died first and so cannot undo what the backend changed on the
 	 * host; may be NULL. */
@@ -53,6 +57,14 @@ struct sbx_init_args {
 	int ack_fd; /* the payload waits here after handing over a listener, or -1 */
 	bool pid1; /* init of its own pid namespace */
 };
+
+/* Sends fd over the unix socket sock (SCM_RIGHTS, one byte of data);
+ * 0, or -1 with errno. */
+int sbx_send_fd(int sock, int fd);
+
+/* Receives one descriptor sent by sbx_send_fd() (close-on-exec), or -1
+ * with errno. */
+int sbx_recv_fd(int sock);
 
 /* Writes all of p to fd, retrying after EINTR; gives up on an error. */
 void sbx_write_all(int fd, const void *p, size_t n);
@@ -103,8 +115,8 @@ void sbx_launch_pipes_close(struct sbx_launch_pipes *lp);
  * the child runs sbx_init_main and never returns. In sbxrun: fills c's
  * pipes and pid and returns init's pid (lp->ack[1] stays open for the
  * caller to close), or -1 with err. */
-pid_t sbx_fork_session_init(struct sbx_launch_pipes *lp, struct sbx_init_args *a,
-    struct sbx_child *c, struct sbx_err *err);
+pid_t sbx_fork_session_init(
+    struct sbx_launch_pipes *lp, struct sbx_init_args *a, struct sbx_child *c, struct sbx_err *err);
 
 /* Starts init and the payload without new namespaces: init is a child
  * subreaper in a new session. Fills c. */

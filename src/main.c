@@ -334,6 +334,9 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 			continue;
 		}
 		if (b->probe(&run->caps, &perr) < 0) {
+			/* -v names the step that failed, as --probe does. */
+			if (run->cli.verbose)
+				say(run, "backend %s unavailable: %s", b->name, perr.msg);
 			add_reason(err, "backend %s unavailable: %s", b->name, perr.msg);
 			continue;
 		}

@@ -169,6 +169,12 @@ open_target(int pid, const struct meta *m, bool *real_fd, int *errnum)
 	if (m->fd >= 0) {
 		fd = sbx_notify_take_fd(pid, m->fd);
 		*real_fd = true;
+		if (fd < 0 && errno == EPERM) {
+			/* pidfd_getfd refused: the file, by path (chmod and
+			 * friends through /proc/self/fd, as for paths). */
+			fd = sbx_notify_reopen_fd(pid, m->fd);
+			*real_fd = false;
+		}
 		if (fd < 0)
 			*errnum = errno == EBADF ? EBADF : EPERM;
 		return fd;
@@ -186,6 +192,8 @@ open_target(int pid, const struct meta *m, bool *real_fd, int *errnum)
 		base = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	} else {
 		base = sbx_notify_take_fd(pid, m->dirfd);
+		if (base < 0 && errno == EPERM)
+			base = sbx_notify_reopen_fd(pid, m->dirfd);
 	}
 	if (base < 0) {
 		*errnum = EBADF;

@@ -1,0 +1,180 @@
+#!/bin/sh
+# Runs part of the integration suite inside real container engines, with
+# no added privilege (doc/design/containers.md, README "In containers and
+# CI runners"). As root on a Debian 12 machine:
+#
+#	sh tests/containers/run-in-engines.sh SBXRUN [SCRIPT...]
+#
+# Installs docker.io and podman when missing (apt-get), starts a dockerd
+# of its own (data, exec root, pid file and socket under a temporary
+# directory; stopped by its pid at the end, also on failure), builds an
+# image from a minimal root (busybox-static, sbxrun, python3, git and the
+# libraries ldd names) with "docker import" and "podman import" (no
+# registry), and runs the scripts in each cell below under the backend
+# "auto" picks there. Prints TAP: one line per cell and script, plus the
+# hardened-root and "podman kube play" checks.
+set -u
+SBXRUN=${1:?usage: run-in-engines.sh SBXRUN [SCRIPT...]}
+shift
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+SCRIPTS=${*:-run.sh jail-fs.sh jail-secrets.sh jail-git.sh net-off.sh net-listen.sh proxy.sh}
+IMAGE=sbxrun-ci:local
+n=0
+nfail=0
+
+tap() { # tap OK|FAIL DESC
+	n=$((n + 1))
+	if [ "$1" = OK ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; nfail=$((nfail + 1)); fi
+}
+
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root to start dockerd"; exit 0; }
+need=""
+command -v dockerd >/dev/null 2>&1 || need="$need docker.io"
+command -v podman >/dev/null 2>&1 || need="$need podman"
+command -v busybox >/dev/null 2>&1 || need="$need busybox-static"
+if [ -n "$need" ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need >/dev/null 2>&1 ||
+		{ echo "Bail out! cannot install$need"; exit 1; }
+fi
+
+W=$(mktemp -d /tmp/sbxrun-engines.XXXXXX) || exit 1
+DOCK="docker -H unix://$W/docker.sock"
+cleanup() {
+	if [ -s "$W/docker.pid" ]; then
+		pid=$(cat "$W/docker.pid")
+		kill "$pid" 2>/dev/null
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		kill -9 "$pid" 2>/dev/null
+	fi
+	podman rmi -f "$IMAGE" >/dev/null 2>&1
+	podman pod rm -f sbxrun-ci >/dev/null 2>&1
+	umount -R "$W/data" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# --- the image: a minimal root ----------------------------------------------------
+R=$W/root
+mkdir -p "$R/bin" "$R/usr/bin" "$R/usr/local/bin" "$R/etc" "$R/tmp" "$R/work" \
+    "$R/home/sbx" "$R/opt/sbx" "$R/proc" "$R/dev" "$R/sys"
+chmod 1777 "$R/tmp"
+cp "$(command -v busybox)" "$R/bin/busybox"
+for app in $("$R/bin/busybox" --list); do
+	[ -e "$R/bin/$app" ] || ln -s busybox "$R/bin/$app"
+done
+copy_with_libs() { # copy_with_libs FILE...: files and the libraries ldd names
+	for f in "$@"; do
+		mkdir -p "$R$(dirname "$f")"
+		cp -L "$f" "$R$f"
+		ldd "$f" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p' |
+		while read -r lib; do
+			[ -e "$R$lib" ] && continue
+			mkdir -p "$R$(dirname "$lib")"
+			cp -L "$lib" "$R$lib"
+		done
+	done
+}
+cp "$SBXRUN" "$R/usr/local/bin/sbxrun"
+copy_with_libs "$SBXRUN" /usr/bin/python3 /usr/bin/git
+mv "$R$SBXRUN" "$R/usr/local/bin/sbxrun" 2>/dev/null
+py=$(readlink -f /usr/bin/python3)
+pyv=$(basename "$py")
+tar -C / --exclude='__pycache__' --exclude="usr/lib/$pyv/test" \
+    --exclude="usr/lib/$pyv/idlelib" --exclude="usr/lib/$pyv/tkinter" \
+    --exclude="usr/lib/$pyv/ensurepip" --exclude="usr/lib/$pyv/lib2to3" \
+    -cf - "usr/lib/$pyv" | tar -C "$R" -xf -
+for so in "$R/usr/lib/$pyv/lib-dynload/"*.so; do copy_with_libs "/usr/lib/$pyv/lib-dynload/$(basename "$so")"; done
+tar -C / -cf - usr/lib/git-core usr/share/git-core 2>/dev/null | tar -C "$R" -xf -
+ln -sf "$py" "$R/usr/bin/python3"
+cat >"$R/etc/passwd" <<'P'
+root:x:0:0:root:/root:/bin/sh
+sbx:x:1000:1000:sbx:/home/sbx:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/bin/sh
+P
+printf 'root:x:0:\nsbx:x:1000:\nnogroup:x:65534:\n' >"$R/etc/group"
+mkdir -p "$R/root"
+chown 1000:1000 "$R/home/sbx" "$R/work"
+chmod 755 "$R" "$R/work" "$R/root"
+mkdir -p "$R/opt/sbx/tests"
+cp -r "$TOP/tests/integration" "$R/opt/sbx/tests/"
+[ -d "$TOP/tests/net-fixture" ] && cp -r "$TOP/tests/net-fixture" "$R/opt/sbx/tests/"
+cp "$HERE/in-container.sh" "$HERE/pod.yaml" "$R/opt/sbx/"
+chmod -R a+rX "$R/opt/sbx" "$R/usr"
+tar -C "$R" -cf "$W/root.tar" .
+
+# --- dockerd, our own ---------------------------------------------------------------
+dockerd --data-root "$W/data" --exec-root "$W/exec" --pidfile "$W/docker.pid" \
+    -H "unix://$W/docker.sock" --bridge none --iptables=false --ip-masq=false \
+    >"$W/dockerd.log" 2>&1 &
+i=0
+until $DOCK info >/dev/null 2>&1; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && { echo "Bail out! dockerd did not start"; tail -5 "$W/dockerd.log"; exit 1; }
+	sleep 0.1
+done
+$DOCK import "$W/root.tar" "$IMAGE" >/dev/null || { echo "Bail out! docker import"; exit 1; }
+podman import -q "$W/root.tar" "$IMAGE" >/dev/null || { echo "Bail out! podman import"; exit 1; }
+
+# cell NAME ENGINE [RUN OPTION]...: the scripts inside, TAP counted here.
+cell() {
+	name=$1 engine=$2
+	shift 2
+	out=$W/cell.out
+	$engine run --rm --network none "$@" "$IMAGE" sh /opt/sbx/in-container.sh $SCRIPTS >"$out" 2>&1
+	rc=$?
+	be=$(sed -n 's/^# auto picks: //p' "$out" | head -n 1)
+	for s in $SCRIPTS; do
+		res=$(sed -n "s/^# result $s: //p" "$out")
+		case $res in
+		pass*) tap OK "$name: $s under ${be:-?} ($res)" ;;
+		*)
+			tap FAIL "$name: $s under ${be:-?} (${res:-no result})"
+			sed -n "/^# begin $s\$/,/^# end $s\$/p" "$out" | grep -E '^not ok|^# SKIP|skip' | sed 's/^/#   /' | head -20
+			;;
+		esac
+	done
+	sed -n 's/^# start-up: /# '"$name"' start-up: /p' "$out"
+	[ $rc = 0 ] || echo "# $name: exit $rc"
+}
+
+cell "docker default seccomp, user 1000" "$DOCK" --user 1000:1000
+cell "docker default seccomp, root" "$DOCK"
+cell "podman default, user 1000" podman --user 1000:1000
+cell "podman default, root" podman
+cell "docker cap-drop ALL no-new-privileges, user 1000" "$DOCK" \
+    --cap-drop ALL --security-opt no-new-privileges --user 1000:1000
+
+# Root without CAP_SETUID, CAP_SETGID, CAP_CHOWN: 125 naming the reason.
+$DOCK run --rm --network none --cap-drop ALL --security-opt no-new-privileges "$IMAGE" \
+    sh -c 'echo "echo ran" | sbxrun --diag fd:3 -w /work 3>/tmp/d; echo "rc=$?"; cat /tmp/d' >"$W/hr" 2>&1
+if grep -q '^rc=125' "$W/hr" && grep -q 'without CAP_SETUID' "$W/hr" && ! grep -q '^ran' "$W/hr"; then
+	tap OK "docker cap-drop ALL no-new-privileges, root: 125 naming the missing capabilities"
+else
+	tap FAIL "docker cap-drop ALL no-new-privileges, root: 125 naming the missing capabilities"
+	sed 's/^/#   /' "$W/hr" | head -10
+fi
+
+# --- podman kube play: the README's Pod manifest --------------------------------------
+podman kube play --quiet "$R/opt/sbx/pod.yaml" >/dev/null 2>"$W/kube.err"
+i=0
+while [ "$(podman inspect -f '{{.State.Status}}' sbxrun-ci-job 2>/dev/null)" != exited ] && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kst=$(podman inspect -f '{{.State.ExitCode}}' sbxrun-ci-job 2>/dev/null)
+podman logs sbxrun-ci-job >"$W/kube.out" 2>&1
+diagline=$(grep '^{"version"' "$W/kube.out" | tail -n 1)
+case "$kst:$diagline" in
+0:*'"isolation":"full"'*'"exit_code":0'*)
+	tap OK "podman kube play: the pod's sbxrun run exits 0, isolation full" ;;
+*)
+	tap FAIL "podman kube play: exit ${kst:-?}, diagnostics: ${diagline:-none}"
+	sed 's/^/#   /' "$W/kube.out" "$W/kube.err" | head -10 ;;
+esac
+podman kube down "$R/opt/sbx/pod.yaml" >/dev/null 2>&1
+
+echo "1..$n"
+[ $nfail = 0 ]
