@@ -43,7 +43,8 @@ struct run {
 	char *temp_workdir;
 	char *private_tmp; /* the TMPDIR of a needs_tmpdir backend */
 	char *script_path;
-	char *script_dir; /* .sbxrun, when sbxrun made it */
+	struct sbx_script script; /* --interp: what was made, by descriptor */
+	bool have_script;
 	int sfd;
 };
 
@@ -217,48 +218,21 @@ make_private_tmp(struct run *run, struct sbx_err *err)
 	return 0;
 }
 
-/* --interp: the script from stdin becomes WORKDIR/.sbxrun/NAME. */
+/* --interp: the script from stdin becomes WORKDIR/.sbxrun/NAME, made
+ * through descriptors that follow no symbolic link (see fsutil.h). The
+ * file belongs to the caller: under landlock a root caller's lend hands
+ * it to the sandbox's uid with the rest of the workdir. */
 static int
 store_script(struct run *run, struct sbx_err *err)
 {
-	_cleanup_free_ char *dir = sbx_path_join(run->fs.workdir, ".sbxrun");
 	_cleanup_free_ char *name = run->cli.script_name ? sbx_xstrdup(run->cli.script_name)
 							 : sbx_exec_script_name(run->cli.interp);
-	struct stat st;
 
-	if (mkdir(dir, 0700) == 0) {
-		run->script_dir = sbx_xstrdup(dir);
-	} else if (errno != EEXIST) {
-		return sbx_err_sys(err, "cannot create %s", dir);
-	} else if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		return sbx_err_set(err, EEXIST, "%s exists and is not a directory", dir);
-	}
-	run->script_path = sbx_path_join(dir, name);
-	if (sbx_write_file_from_fd(run->script_path, STDIN_FILENO, err) < 0) {
-		free(run->script_path);
-		run->script_path = NULL;
+	run->have_script = true;
+	if (sbx_script_store(&run->script, run->fs.workdir, name, STDIN_FILENO, geteuid(), err) < 0)
 		return -1;
-	}
+	run->script_path = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", run->fs.workdir, name);
 	return 0;
-}
-
-/* Removes WORKDIR/.sbxrun/NAME (and .sbxrun if sbxrun made it) without
- * following a symlink the sandbox may have put at either place. */
-static void
-remove_script(struct run *run)
-{
-	_cleanup_close_ int wd = open(run->fs.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_close_ int dir = -1;
-	const char *name = strrchr(run->script_path, '/') + 1;
-
-	if (wd < 0)
-		return;
-	dir = openat(wd, ".sbxrun", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dir < 0)
-		return;
-	unlinkat(dir, name, 0);
-	if (run->script_dir)
-		unlinkat(wd, ".sbxrun", AT_REMOVEDIR);
 }
 
 static void
@@ -266,8 +240,9 @@ cleanup_files(struct run *run)
 {
 	struct sbx_err err = { 0 };
 
-	if (run->script_path)
-		remove_script(run);
+	if (run->have_script)
+		sbx_script_remove(&run->script);
+	run->have_script = false;
 	if (run->private_tmp && sbx_rm_rf(run->private_tmp, &err) < 0)
 		say(run, "%s", err.msg);
 	if (run->temp_workdir) {
@@ -571,8 +546,8 @@ run_main(struct run *run, int argc, char **argv)
 	/* Set but meaningless for this backend: said, not silently dropped. */
 	if (p->docker_image && b->id != SBX_BACKEND_DOCKER)
 		sbx_strv_push_take(&r->warnings,
-		    sbx_xasprintf("docker_image %s is not used: the backend is %s",
-			p->docker_image, b->name));
+		    sbx_xasprintf("docker_image %s is not used: the backend is %s", p->docker_image,
+			b->name));
 	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
 	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)
@@ -694,6 +669,5 @@ main(int argc, char **argv)
 	free(run.temp_workdir);
 	free(run.private_tmp);
 	free(run.script_path);
-	free(run.script_dir);
 	return status;
 }
