@@ -514,13 +514,11 @@ run_main(struct run *run, int argc, char **argv)
 	for (size_t i = 0; i < p->warnings.n; i++)
 		say(run, "warning: %s", p->warnings.v[i]);
 	if (run->cli.print_policy) {
-		_cleanup_free_ char *ini = sbx_policy_to_ini(p);
+		_cleanup_free_ char *ini = sbx_policy_to_ini(p, &err);
 
+		if (ini == NULL)
+			return fail(run, &err);
 		fputs(ini, stdout);
-		if (strstr(ini, SBX_INI_UNWRITABLE) != NULL)
-			say(run,
-			    "warning: some values cannot be written in a profile and were left "
-			    "out");
 		return -1;
 	}
 	if (run->cli.probe) {

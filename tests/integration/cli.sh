@@ -244,6 +244,36 @@ for f in "$SRCDIR"/profiles/*.ini; do
 	ok "shipped profile $(basename "$f"): print, reload, print: identical" cmp -s "$T/s1.ini" "$T/out"
 done
 
+# --print-policy cannot be made to print lines the policy does not have:
+# a newline in a mount target (the injection) is refused at input, from a
+# flag and from a profile, naming which; a target a profile key cannot
+# hold is refused too; a flag's value no profile line can hold is not
+# printed (125), but a run would use it.
+nl='
+'
+sbx -m "/srv:a${nl}[ports]${nl}loopback = 22" --print-policy
+is "$SBX_STATUS" 125 "--print-policy: a newline in a mount target is refused"
+like "$(cat "$T/err")" "--mount: mount target 'a\x0a[ports]" "... naming the flag, the byte escaped"
+is "$(cat "$T/out")" "" "... and nothing is printed"
+printf '[env]\nX = a\033[31mb\n' >"$T/ctl.ini"
+sbx -p "$T/ctl.ini" --print-policy
+is "$SBX_STATUS" 125 "a control byte in a profile value is refused"
+like "$(cat "$T/err")" "ctl.ini:2: X: value 'a\x1b[31mb' holds the control character 0x1b" \
+    "... naming FILE:LINE"
+sbx -m /srv:a=b --print-policy
+is "$SBX_STATUS" 125 "a mount target holding '=' is refused"
+like "$(cat "$T/err")" "mount target 'a=b' holds '='" "... saying why"
+sbx -e 'X=a ; b' --print-policy
+is "$SBX_STATUS" 125 "--print-policy of a value no profile line can hold: 125"
+like "$(cat "$T/err")" "[env] X = 'a ; b' cannot be written in a profile" "... naming the value"
+is "$(cat "$T/out")" "" "... and nothing is printed"
+sbx -e 'X=;v' -m '/srv:t;u' --print-policy
+cp "$T/out" "$T/semi.ini"
+sbx -p "$T/semi.ini" --print-policy
+ok "values starting with ';', targets holding ';': print, reload, print: identical" \
+    cmp -s "$T/semi.ini" "$T/out"
+like "$(cat "$T/semi.ini")" "X =;v" "... a leading ';' is written right after '='"
+
 # --probe: one JSON object, status 0.
 sbx --probe
 is "$SBX_STATUS" 0 "--probe exits 0"
