@@ -256,3 +256,33 @@ sbx_script_remove(struct sbx_script *s)
 	free(s->name);
 	s->name = NULL;
 }
+
+int
+sbx_fd_at_line_start(int fd)
+{
+	_cleanup_close_ int rfd = -1;
+	_cleanup_free_ char *proc = NULL;
+	struct stat st;
+	off_t pos;
+	char c;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	/* With O_APPEND the next write goes to the end; else to the offset
+	 * the payload's writes (sharing this open file) moved along. */
+	pos = (fl & O_APPEND) ? st.st_size : lseek(fd, 0, SEEK_CUR);
+	if (pos < 0)
+		return -1;
+	if (pos == 0)
+		return 1;
+	if (pread(fd, &c, 1, pos - 1) == 1)
+		return c == '\n';
+	/* A write-only descriptor: read through a second, read-only open of
+	 * the same file (the caller's own right to read it). */
+	proc = sbx_xasprintf("/proc/self/fd/%d", fd);
+	rfd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (rfd < 0 || pread(rfd, &c, 1, pos - 1) != 1)
+		return -1;
+	return c == '\n';
+}

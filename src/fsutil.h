@@ -38,4 +38,10 @@ int sbx_script_store(struct sbx_script *s, const char *workdir, const char *name
  * releases s. Safe on a zeroed s whose descriptors are -1. */
 void sbx_script_remove(struct sbx_script *s);
 
+/* Whether a line written to fd now would start a line of its own: 1 when
+ * fd is a regular file and the byte before where the write would go is a
+ * newline (or there is none), 0 when it is another byte, -1 when that
+ * cannot be known (not a regular file, not readable). */
+int sbx_fd_at_line_start(int fd);
+
 #endif

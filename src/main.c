@@ -45,15 +45,19 @@ struct run {
 	char *script_path;
 	struct sbx_script script; /* --interp: what was made, by descriptor */
 	bool have_script;
+	int diag_fd; /* --diag PATH, opened before anything runs */
+	bool spawned; /* a payload was started: it may have written to stderr */
+	bool finished; /* the whole sandboxed tree is gone */
+	bool said_after; /* sbxrun wrote a line on stderr after that */
 	int sfd;
 };
 
-static void say(const struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* One line on stderr, whatever the message quotes: a control character
  * from a flag or a profile (a newline, an escape) is shown as '?'. */
 static void
-say(const struct run *run, const char *fmt, ...)
+say(struct run *run, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
 	va_list ap;
@@ -72,6 +76,44 @@ say(const struct run *run, const char *fmt, ...)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';
 	fprintf(stderr, "sbxrun: %s\n", msg);
+	if (run->finished)
+		run->said_after = true;
+}
+
+/* Whether the diagnostics line going to fd must be preceded by a newline
+ * to start a line of its own: the payload's last output there may end in
+ * "\r" (a progress bar) or in no newline at all. A regular file tells
+ * where the line will go and what is just before it; anything else
+ * (a terminal, a pipe) the payload shared cannot be asked, and then a
+ * newline is written unless sbxrun itself wrote the last full line. */
+static bool
+diag_needs_newline(const struct run *run, int fd)
+{
+	struct stat st, out;
+	int r;
+
+	if (!run->spawned)
+		return false;
+	r = sbx_fd_at_line_start(fd);
+	if (r >= 0)
+		return r == 0;
+	if (fstat(fd, &st) < 0)
+		return true;
+	for (int std = STDOUT_FILENO; std <= STDERR_FILENO; std++) {
+		if (fd != std &&
+		    (fstat(std, &out) < 0 || out.st_dev != st.st_dev || out.st_ino != st.st_ino))
+			continue;
+		/* Shared with the payload: only a line sbxrun wrote on stderr
+		 * after the whole tree was gone is known to end the output. */
+		return !(std == STDERR_FILENO && run->said_after);
+	}
+	return false;
+}
+
+static int
+open_diag_path(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
 static void
@@ -92,7 +134,7 @@ emit_diag(const struct run *run)
 		break;
 	case SBX_DIAG_FD: fd = d->fd; break;
 	case SBX_DIAG_PATH:
-		fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = run->diag_fd >= 0 ? run->diag_fd : open_diag_path(d->path);
 		if (fd < 0) {
 			fprintf(stderr, "sbxrun: --diag: cannot create %s: %s\n", d->path,
 			    strerror(errno));
@@ -100,9 +142,14 @@ emit_diag(const struct run *run)
 		}
 		break;
 	}
+	if (diag_needs_newline(run, fd)) {
+		free(nl);
+		nl = sbx_xasprintf("\n%s\n", line);
+		len = strlen(nl);
+	}
 	if (write(fd, nl, len) != (ssize_t)len && d->kind != SBX_DIAG_STDERR)
 		fprintf(stderr, "sbxrun: --diag: cannot write the diagnostics line\n");
-	if (d->kind == SBX_DIAG_PATH)
+	if (d->kind == SBX_DIAG_PATH && fd != run->diag_fd)
 		close(fd);
 }
 
@@ -506,6 +553,18 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_err_set(&err, EBADF, "--diag fd:%d: descriptor %d is not open", fd, fd);
 		return fail(run, &err);
 	}
+	/* A run's line must not be lost after the run: the file is made now
+	 * (--print-* and --probe write no line when they succeed, and make
+	 * none). */
+	if (run->cli.diag.kind == SBX_DIAG_PATH &&
+	    !(run->cli.print_policy || run->cli.print_backend || run->cli.probe)) {
+		run->diag_fd = open_diag_path(run->cli.diag.path);
+		if (run->diag_fd < 0) {
+			sbx_err_sys(&err, "--diag: cannot create %s", run->cli.diag.path);
+			run->cli.diag.kind = SBX_DIAG_STDERR;
+			return fail(run, &err);
+		}
+	}
 	sbx_policy_init(p, run->caller.home);
 	run->have_policy = true;
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
@@ -583,7 +642,12 @@ run_main(struct run *run, int argc, char **argv)
 		if (run->cli.verbose)
 			say(run, "backend %s, workdir %s", b->name, run->fs.workdir);
 		memset(&r->layers, 0, sizeof(r->layers));
+		if (b->id == SBX_BACKEND_NONE)
+			say(run,
+			    "warning: backend none: nothing is enforced; the command runs "
+			    "with all of your rights");
 		start = sbx_now_ms();
+		run->spawned = true;
 		if (spawn(run, b, &child, &err) == 0)
 			break;
 		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
@@ -609,14 +673,21 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_network_stop(&run->net, r);
 		return fail(run, &err);
 	}
-	if (rc > 0)
+	/* The command was not found (127) or could not be executed (126):
+	 * said here and carried in the diagnostics line. */
+	if (rc > 0) {
 		say(run, "%s", err.msg);
+		free(r->error);
+		r->error = sbx_xstrdup(err.msg);
+	}
 	if (sbx_supervise(&child, run->sfd, start, p->timeout_ms, r, &err) < 0) {
+		run->finished = true;
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
 		sbx_network_stop(&run->net, r);
 		return fail(run, &err);
 	}
+	run->finished = true;
 	sbx_child_close(&child);
 	sbx_network_stop(&run->net, r);
 	r->status = status_of(r);
@@ -632,7 +703,7 @@ run_main(struct run *run, int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	struct run run = { .sfd = -1 };
+	struct run run = { .sfd = -1, .diag_fd = -1 };
 	int status;
 
 	sbx_report_init(&run.report);
@@ -667,5 +738,7 @@ main(int argc, char **argv)
 	free(run.temp_workdir);
 	free(run.private_tmp);
 	free(run.script_path);
+	if (run.diag_fd >= 0)
+		close(run.diag_fd);
 	return status;
 }
