@@ -200,6 +200,13 @@ add_mount_flag(struct sbx_cli *cli, const char *arg, struct sbx_err *err)
 	colon = strrchr(spec, ':');
 	if (colon == NULL || colon == spec || colon[1] == '\0')
 		return sbx_err_set(err, EINVAL, "--mount: want SRC:TARGET[:ro|:rw], not '%s'", arg);
+	/* "src:data:rx": a mode that is not ro or rw, not a target "rx" of a
+	 * source "src:data" (a target named like a mode is written "./rx"). */
+	if (mode == NULL && strchr(spec, ':') != colon && strlen(colon + 1) <= 3 &&
+	    strspn(colon + 1, "rwxo") == strlen(colon + 1))
+		return sbx_err_set(err, EINVAL,
+		    "--mount: bad mode '%s' in '%s' (want ro or rw: SRC:TARGET[:ro|:rw])",
+		    colon + 1, arg);
 	*colon = '\0';
 	/* The mode is always spelled out, so that a source which itself ends
 	 * in ":rw" or ":ro" is not read as one. */

@@ -3,10 +3,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
 
 #include "fsutil.h"
 #include "util.h"
@@ -63,16 +69,96 @@ sbx_rm_rf(const char *path, struct sbx_err *err)
 	return 0;
 }
 
-int
-sbx_write_file_from_fd(const char *path, int in, struct sbx_err *err)
+/* Opens path relative to dirfd following no symbolic link in any of its
+ * components; with beneath, path must also stay below dirfd (no "..", no
+ * absolute path). Linux does both in the kernel (openat2 with
+ * RESOLVE_NO_SYMLINKS, RESOLVE_BENEATH), so no component can be swapped
+ * between two steps of a walk; elsewhere, or on a kernel without openat2,
+ * the walk is done one component at a time with O_NOFOLLOW. */
+static int
+open_nofollow(int dirfd, const char *path, int flags, bool beneath)
 {
-	_cleanup_close_ int out = -1;
+	_cleanup_free_ char *copy = NULL;
+	_cleanup_close_ int cur = -1;
+	char *save = NULL, *comp, *next;
+
+#ifdef __linux__
+	struct open_how how = {
+		.flags = (uint64_t)flags,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+		    (beneath ? RESOLVE_BENEATH | RESOLVE_NO_XDEV : 0),
+	};
+	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+#endif
+	if (beneath &&
+	    (path[0] == '/' || strcmp(path, "..") == 0 || strncmp(path, "../", 3) == 0 ||
+		strstr(path, "/../") != NULL ||
+		(strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))) {
+		errno = EXDEV;
+		return -1;
+	}
+	copy = sbx_xstrdup(path);
+	cur = path[0] == '/' ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+			     : openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -1;
+	comp = strtok_r(copy, "/", &save);
+	while (comp != NULL) {
+		int fd2;
+
+		next = strtok_r(NULL, "/", &save);
+		fd2 = openat(cur, comp,
+		    next ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC : flags | O_NOFOLLOW);
+		if (fd2 < 0)
+			return -1;
+		close(cur);
+		cur = fd2;
+		comp = next;
+	}
+	return steal_fd(&cur);
+}
+
+/* Creates name in dir as a new regular file, never opening what is there:
+ * O_EXCL refuses any existing entry, a symlink or a FIFO included, so
+ * nothing is truncated, followed or blocked on. A leftover that is not a
+ * directory is removed (by name, relative to dir: unlinkat follows
+ * nothing) and the creation tried again, a bounded number of times. */
+static int
+create_new(int dir, const char *name, const char *shown, struct sbx_err *err)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		struct stat st;
+		int fd = openat(dir, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return sbx_err_sys(err, "cannot create %s", shown);
+		if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return sbx_err_sys(err, "cannot examine %s", shown);
+		}
+		if (S_ISDIR(st.st_mode))
+			return sbx_err_set(err, EEXIST,
+			    "%s exists and is a directory; remove it to use this script name",
+			    shown);
+		if (unlinkat(dir, name, 0) < 0 && errno != ENOENT)
+			return sbx_err_sys(err, "cannot remove the leftover %s", shown);
+	}
+	return sbx_err_set(err, EEXIST, "%s keeps being re-created by someone else", shown);
+}
+
+static int
+copy_fd(int out, int in, const char *shown, struct sbx_err *err)
+{
 	char buf[65536];
 	ssize_t n;
 
-	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out < 0)
-		return sbx_err_sys(err, "cannot create %s", path);
 	for (;;) {
 		char *p = buf;
 
@@ -82,19 +168,121 @@ sbx_write_file_from_fd(const char *path, int in, struct sbx_err *err)
 		if (n < 0)
 			return sbx_err_sys(err, "cannot read the script from standard input");
 		if (n == 0)
-			break;
+			return 0;
 		while (n > 0) {
 			ssize_t w = write(out, p, (size_t)n);
 
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w < 0)
-				return sbx_err_sys(err, "cannot write %s", path);
+				return sbx_err_sys(err, "cannot write %s", shown);
 			p += w;
 			n -= w;
 		}
 	}
-	if (close(steal_fd(&out)) < 0)
-		return sbx_err_sys(err, "cannot write %s", path);
+}
+
+int
+sbx_script_store(struct sbx_script *s, const char *workdir, const char *name, int in, uid_t owner,
+    struct sbx_err *err)
+{
+	_cleanup_free_ char *shown = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", workdir, name);
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	s->wd = s->dir = -1;
+	s->made_dir = s->made_file = false;
+	s->name = sbx_xstrdup(name);
+	s->wd = open_nofollow(AT_FDCWD, workdir, O_PATH | O_DIRECTORY | O_CLOEXEC, false);
+	if (s->wd < 0)
+		return sbx_err_sys(err, "cannot open the workdir %s", workdir);
+	/* mkdirat never follows a symlink in the last component (EEXIST). */
+	if (mkdirat(s->wd, SBX_SCRIPT_DIR, 0700) == 0)
+		s->made_dir = true;
+	else if (errno != EEXIST)
+		return sbx_err_sys(err, "cannot create %s/" SBX_SCRIPT_DIR, workdir);
+	s->dir = open_nofollow(s->wd, SBX_SCRIPT_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC, true);
+	if (s->dir < 0) {
+		if (errno == ELOOP || errno == ENOTDIR || errno == EXDEV)
+			return sbx_err_set(err, errno,
+			    "%s/" SBX_SCRIPT_DIR " is not a directory of its own (a symbolic link, "
+			    "a file or a mount point)",
+			    workdir);
+		return sbx_err_sys(err, "cannot open %s/" SBX_SCRIPT_DIR, workdir);
+	}
+	if (fstat(s->dir, &st) < 0)
+		return sbx_err_sys(err, "cannot examine %s/" SBX_SCRIPT_DIR, workdir);
+	/* Another owner, or a directory others may write to, could swap the
+	 * script for their own between its creation and its run. */
+	if (st.st_uid != owner)
+		return sbx_err_set(err, EPERM,
+		    "%s/" SBX_SCRIPT_DIR " belongs to uid %u, not to uid %u; remove it", workdir,
+		    (unsigned)st.st_uid, (unsigned)owner);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return sbx_err_set(err, EPERM,
+		    "%s/" SBX_SCRIPT_DIR " is writable by others (mode %04o); remove it", workdir,
+		    (unsigned)(st.st_mode & 07777));
+	fd = create_new(s->dir, name, shown, err);
+	if (fd < 0)
+		return -1;
+	s->made_file = true;
+	if (copy_fd(fd, in, shown, err) < 0)
+		return -1;
+	if (close(steal_fd(&fd)) < 0)
+		return sbx_err_sys(err, "cannot write %s", shown);
 	return 0;
+}
+
+void
+sbx_script_remove(struct sbx_script *s)
+{
+	struct stat now, ours;
+
+	if (s->dir >= 0 && s->made_file)
+		unlinkat(s->dir, s->name, 0);
+	/* Only the directory sbxrun made, and only if it is still there by
+	 * that name: the sandbox may have moved it and put another in its
+	 * place. Both lookups are relative to descriptors and follow nothing. */
+	if (s->dir >= 0 && s->made_dir && fstat(s->dir, &ours) == 0 &&
+	    fstatat(s->wd, SBX_SCRIPT_DIR, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == ours.st_dev && now.st_ino == ours.st_ino)
+		unlinkat(s->wd, SBX_SCRIPT_DIR, AT_REMOVEDIR);
+	if (s->dir >= 0)
+		close(s->dir);
+	if (s->wd >= 0)
+		close(s->wd);
+	s->dir = s->wd = -1;
+	s->made_dir = s->made_file = false;
+	free(s->name);
+	s->name = NULL;
+}
+
+int
+sbx_fd_at_line_start(int fd)
+{
+	_cleanup_close_ int rfd = -1;
+	_cleanup_free_ char *proc = NULL;
+	struct stat st;
+	off_t pos;
+	char c;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	/* With O_APPEND the next write goes to the end; else to the offset
+	 * the payload's writes (sharing this open file) moved along. */
+	pos = (fl & O_APPEND) ? st.st_size : lseek(fd, 0, SEEK_CUR);
+	if (pos < 0)
+		return -1;
+	if (pos == 0)
+		return 1;
+	if (pread(fd, &c, 1, pos - 1) == 1)
+		return c == '\n';
+	/* A write-only descriptor: read through a second, read-only open of
+	 * the same file (the caller's own right to read it). */
+	proc = sbx_xasprintf("/proc/self/fd/%d", fd);
+	rfd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (rfd < 0 || pread(rfd, &c, 1, pos - 1) != 1)
+		return -1;
+	return c == '\n';
 }

@@ -2,14 +2,46 @@
 #ifndef SBX_FSUTIL_H
 #define SBX_FSUTIL_H
 
+#include <stdbool.h>
+#include <sys/types.h>
+
 #include "err.h"
 
 /* Removes path and everything below it without following symlinks; dirs
  * the sandbox made unwritable are made writable first. */
 int sbx_rm_rf(const char *path, struct sbx_err *err);
 
-/* Copies everything readable from fd into a new file at path (mode 0600,
- * never through a symlink). */
-int sbx_write_file_from_fd(const char *path, int fd, struct sbx_err *err);
+/* The directory of the --interp script, relative to the workdir. */
+#define SBX_SCRIPT_DIR ".sbxrun"
+
+/* The --interp script file: descriptors of the workdir and of its
+ * .sbxrun, each opened once without following a symbolic link, and what
+ * sbxrun made there (only that is removed). */
+struct sbx_script {
+	int wd;
+	int dir;
+	bool made_dir;
+	bool made_file;
+	char *name;
+};
+
+/* Copies everything readable from in into WORKDIR/.sbxrun/NAME, a new
+ * regular file of mode 0600 created exclusively: no symbolic link is
+ * followed on the way, .sbxrun must be a directory of owner that no one
+ * else may write to, and an existing NAME is never opened (a leftover that
+ * is not a directory is removed first). On failure, s still records what
+ * was made, for sbx_script_remove. */
+int sbx_script_store(struct sbx_script *s, const char *workdir, const char *name, int in,
+    uid_t owner, struct sbx_err *err);
+
+/* Removes what sbx_script_store made, through its descriptors only, and
+ * releases s. Safe on a zeroed s whose descriptors are -1. */
+void sbx_script_remove(struct sbx_script *s);
+
+/* Whether a line written to fd now would start a line of its own: 1 when
+ * fd is a regular file and the byte before where the write would go is a
+ * newline (or there is none), 0 when it is another byte, -1 when that
+ * cannot be known (not a regular file, not readable). */
+int sbx_fd_at_line_start(int fd);
 
 #endif

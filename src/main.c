@@ -45,17 +45,22 @@ struct run {
 	char *temp_workdir;
 	char *private_tmp; /* the TMPDIR of a needs_tmpdir backend */
 	char *script_path;
-	char *script_dir; /* .sbxrun, when sbxrun made it */
+	struct sbx_script script; /* --interp: what was made, by descriptor */
+	bool have_script;
+	int diag_fd; /* --diag PATH, opened before anything runs */
+	bool spawned; /* a payload was started: it may have written to stderr */
+	bool finished; /* the whole sandboxed tree is gone */
+	bool said_after; /* sbxrun wrote a line on stderr after that */
 	int sfd;
 	struct sbx_relay relay; /* pipes between the sandbox and the caller's files */
 };
 
-static void say(const struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* One line on stderr, whatever the message quotes: a control character
  * from a flag or a profile (a newline, an escape) is shown as '?'. */
 static void
-say(const struct run *run, const char *fmt, ...)
+say(struct run *run, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
 	va_list ap;
@@ -74,6 +79,44 @@ say(const struct run *run, const char *fmt, ...)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';
 	fprintf(stderr, "sbxrun: %s\n", msg);
+	if (run->finished)
+		run->said_after = true;
+}
+
+/* Whether the diagnostics line going to fd must be preceded by a newline
+ * to start a line of its own: the payload's last output there may end in
+ * "\r" (a progress bar) or in no newline at all. A regular file tells
+ * where the line will go and what is just before it; anything else
+ * (a terminal, a pipe) the payload shared cannot be asked, and then a
+ * newline is written unless sbxrun itself wrote the last full line. */
+static bool
+diag_needs_newline(const struct run *run, int fd)
+{
+	struct stat st, out;
+	int r;
+
+	if (!run->spawned)
+		return false;
+	r = sbx_fd_at_line_start(fd);
+	if (r >= 0)
+		return r == 0;
+	if (fstat(fd, &st) < 0)
+		return true;
+	for (int std = STDOUT_FILENO; std <= STDERR_FILENO; std++) {
+		if (fd != std &&
+		    (fstat(std, &out) < 0 || out.st_dev != st.st_dev || out.st_ino != st.st_ino))
+			continue;
+		/* Shared with the payload: only a line sbxrun wrote on stderr
+		 * after the whole tree was gone is known to end the output. */
+		return !(std == STDERR_FILENO && run->said_after);
+	}
+	return false;
+}
+
+static int
+open_diag_path(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
 static void
@@ -94,7 +137,7 @@ emit_diag(const struct run *run)
 		break;
 	case SBX_DIAG_FD: fd = d->fd; break;
 	case SBX_DIAG_PATH:
-		fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = run->diag_fd >= 0 ? run->diag_fd : open_diag_path(d->path);
 		if (fd < 0) {
 			fprintf(stderr, "sbxrun: --diag: cannot create %s: %s\n", d->path,
 			    strerror(errno));
@@ -102,9 +145,14 @@ emit_diag(const struct run *run)
 		}
 		break;
 	}
+	if (diag_needs_newline(run, fd)) {
+		free(nl);
+		nl = sbx_xasprintf("\n%s\n", line);
+		len = strlen(nl);
+	}
 	if (write(fd, nl, len) != (ssize_t)len && d->kind != SBX_DIAG_STDERR)
 		fprintf(stderr, "sbxrun: --diag: cannot write the diagnostics line\n");
-	if (d->kind == SBX_DIAG_PATH)
+	if (d->kind == SBX_DIAG_PATH && fd != run->diag_fd)
 		close(fd);
 }
 
@@ -220,48 +268,21 @@ make_private_tmp(struct run *run, struct sbx_err *err)
 	return 0;
 }
 
-/* --interp: the script from stdin becomes WORKDIR/.sbxrun/NAME. */
+/* --interp: the script from stdin becomes WORKDIR/.sbxrun/NAME, made
+ * through descriptors that follow no symbolic link (see fsutil.h). The
+ * file belongs to the caller: under landlock a root caller's lend hands
+ * it to the sandbox's uid with the rest of the workdir. */
 static int
 store_script(struct run *run, struct sbx_err *err)
 {
-	_cleanup_free_ char *dir = sbx_path_join(run->fs.workdir, ".sbxrun");
 	_cleanup_free_ char *name = run->cli.script_name ? sbx_xstrdup(run->cli.script_name)
 							 : sbx_exec_script_name(run->cli.interp);
-	struct stat st;
 
-	if (mkdir(dir, 0700) == 0) {
-		run->script_dir = sbx_xstrdup(dir);
-	} else if (errno != EEXIST) {
-		return sbx_err_sys(err, "cannot create %s", dir);
-	} else if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		return sbx_err_set(err, EEXIST, "%s exists and is not a directory", dir);
-	}
-	run->script_path = sbx_path_join(dir, name);
-	if (sbx_write_file_from_fd(run->script_path, STDIN_FILENO, err) < 0) {
-		free(run->script_path);
-		run->script_path = NULL;
+	run->have_script = true;
+	if (sbx_script_store(&run->script, run->fs.workdir, name, STDIN_FILENO, geteuid(), err) < 0)
 		return -1;
-	}
+	run->script_path = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", run->fs.workdir, name);
 	return 0;
-}
-
-/* Removes WORKDIR/.sbxrun/NAME (and .sbxrun if sbxrun made it) without
- * following a symlink the sandbox may have put at either place. */
-static void
-remove_script(struct run *run)
-{
-	_cleanup_close_ int wd = open(run->fs.workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_close_ int dir = -1;
-	const char *name = strrchr(run->script_path, '/') + 1;
-
-	if (wd < 0)
-		return;
-	dir = openat(wd, ".sbxrun", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dir < 0)
-		return;
-	unlinkat(dir, name, 0);
-	if (run->script_dir)
-		unlinkat(wd, ".sbxrun", AT_REMOVEDIR);
 }
 
 static void
@@ -269,8 +290,9 @@ cleanup_files(struct run *run)
 {
 	struct sbx_err err = { 0 };
 
-	if (run->script_path)
-		remove_script(run);
+	if (run->have_script)
+		sbx_script_remove(&run->script);
+	run->have_script = false;
 	if (run->private_tmp && sbx_rm_rf(run->private_tmp, &err) < 0)
 		say(run, "%s", err.msg);
 	if (run->temp_workdir) {
@@ -537,6 +559,18 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_err_set(&err, EBADF, "--diag fd:%d: descriptor %d is not open", fd, fd);
 		return fail(run, &err);
 	}
+	/* A run's line must not be lost after the run: the file is made now
+	 * (--print-* and --probe write no line when they succeed, and make
+	 * none). */
+	if (run->cli.diag.kind == SBX_DIAG_PATH &&
+	    !(run->cli.print_policy || run->cli.print_backend || run->cli.probe)) {
+		run->diag_fd = open_diag_path(run->cli.diag.path);
+		if (run->diag_fd < 0) {
+			sbx_err_sys(&err, "--diag: cannot create %s", run->cli.diag.path);
+			run->cli.diag.kind = SBX_DIAG_STDERR;
+			return fail(run, &err);
+		}
+	}
 	sbx_policy_init(p, run->caller.home);
 	run->have_policy = true;
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
@@ -545,13 +579,11 @@ run_main(struct run *run, int argc, char **argv)
 	for (size_t i = 0; i < p->warnings.n; i++)
 		say(run, "warning: %s", p->warnings.v[i]);
 	if (run->cli.print_policy) {
-		_cleanup_free_ char *ini = sbx_policy_to_ini(p);
+		_cleanup_free_ char *ini = sbx_policy_to_ini(p, &err);
 
+		if (ini == NULL)
+			return fail(run, &err);
 		fputs(ini, stdout);
-		if (strstr(ini, SBX_INI_UNWRITABLE) != NULL)
-			say(run,
-			    "warning: some values cannot be written in a profile and were left "
-			    "out");
 		return -1;
 	}
 	if (run->cli.probe) {
@@ -619,7 +651,12 @@ run_main(struct run *run, int argc, char **argv)
 		if (run->cli.verbose)
 			say(run, "backend %s, workdir %s", b->name, run->fs.workdir);
 		memset(&r->layers, 0, sizeof(r->layers));
+		if (b->id == SBX_BACKEND_NONE)
+			say(run,
+			    "warning: backend none: nothing is enforced; the command runs "
+			    "with all of your rights");
 		start = sbx_now_ms();
+		run->spawned = true;
 		if (spawn(run, b, &child, &err) == 0)
 			break;
 		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
@@ -651,14 +688,21 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_network_stop(&run->net, r);
 		return fail(run, &err);
 	}
-	if (rc > 0)
+	/* The command was not found (127) or could not be executed (126):
+	 * said here and carried in the diagnostics line. */
+	if (rc > 0) {
 		say(run, "%s", err.msg);
+		free(r->error);
+		r->error = sbx_xstrdup(err.msg);
+	}
 	if (sbx_supervise(&child, run->sfd, start, p->timeout_ms, r, &err) < 0) {
+		run->finished = true;
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
 		sbx_network_stop(&run->net, r);
 		return fail(run, &err);
 	}
+	run->finished = true;
 	sbx_child_close(&child);
 	sbx_network_stop(&run->net, r);
 	/* What the sandbox wrote comes before sbxrun's own lines. */
@@ -676,7 +720,7 @@ run_main(struct run *run, int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	struct run run = { .sfd = -1 };
+	struct run run = { .sfd = -1, .diag_fd = -1 };
 	int status;
 
 	sbx_report_init(&run.report);
@@ -712,6 +756,7 @@ main(int argc, char **argv)
 	free(run.temp_workdir);
 	free(run.private_tmp);
 	free(run.script_path);
-	free(run.script_dir);
+	if (run.diag_fd >= 0)
+		close(run.diag_fd);
 	return status;
 }

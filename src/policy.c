@@ -757,6 +757,117 @@ sbx_policy_key_kind(const char *section, const char *key, bool *is_list)
 	return 0;
 }
 
+/* Why s cannot be a key of a profile line (NULL: it can). A newline
+ * would end the line, and what follows would be read as lines of their own
+ * (a "[ports]" header, say); the other control bytes are blanks or
+ * invisible. inih ends a key at the first '=' or ':', drops blanks at its
+ * ends, reads a ';' after a blank as the start of a comment, and a line
+ * starting with ';', '#' or '[' as a comment or a section header. */
+static const char *
+ini_key_problem(const char *s)
+{
+	size_t n = strlen(s);
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return "holds a control character";
+	if (strchr(s, '=') != NULL)
+		return "holds '=', which ends a key";
+	if (strchr(s, ':') != NULL)
+		return "holds ':', which ends a key";
+	if (n > 0 && (s[0] == ';' || s[0] == '#'))
+		return "starts with a comment character";
+	if (n > 0 && s[0] == '[')
+		return "starts with '[', as a section header does";
+	if (n > 0 && (s[0] == ' ' || s[n - 1] == ' '))
+		return "starts or ends with a blank";
+	for (const char *c = s + 1; n > 0 && *c; c++)
+		if (*c == ';' && c[-1] == ' ')
+			return "holds ' ;', which starts a comment";
+	return NULL;
+}
+
+/* Why s cannot be the value of a profile line (NULL: it can). A value may
+ * start with ';': inih keeps it when no blank comes before it on the
+ * line, which is how it is written ("key =;v"). */
+static const char *
+ini_value_problem(const char *s)
+{
+	size_t n = strlen(s);
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return "holds a control character";
+	if (n > 0 && (s[0] == ' ' || s[n - 1] == ' '))
+		return "starts or ends with a blank";
+	for (const char *c = s + 1; n > 0 && *c; c++)
+		if (*c == ';' && c[-1] == ' ')
+			return "holds ' ;', which starts a comment";
+	return NULL;
+}
+
+/* s with each control byte written as \xNN, for a one-line message. */
+static char *
+escaped(const char *s)
+{
+	struct sbx_buf b = { 0 };
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			sbx_buf_printf(&b, "\\x%02x", *c);
+		else
+			sbx_buf_putc(&b, (char)*c);
+	return b.data ? sbx_buf_steal(&b) : sbx_xstrdup("");
+}
+
+/* The first control byte of s, or 0. */
+static unsigned char
+control_byte(const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return *c;
+	return 0;
+}
+
+/* What every key and value must be, from a profile and from a flag alike.
+ * A free key (a mount target, an environment variable name) must be one a
+ * profile line can hold, since --print-policy writes it as one. A value
+ * must hold no control byte (so the printed profile gets no line it did
+ * not have); a flag's value with blanks at its ends or " ;" inside is
+ * taken as it is, and --print-policy refuses to print it (see
+ * sbx_policy_to_ini). */
+static int
+check_ini_text(const struct key_def *k, const char *section, const char *key, const char *value,
+    struct sbx_err *err)
+{
+	const char *what = strcmp(section, "mounts") == 0 ? "mount target"
+	    : strcmp(section, "env") == 0                 ? "environment variable name"
+							  : "key";
+	const char *why = k->key == NULL ? ini_key_problem(key) : NULL;
+	unsigned char c;
+
+	if (why != NULL && (c = control_byte(key)) != 0) {
+		_cleanup_free_ char *shown = escaped(key);
+
+		return sbx_err_set(err, EINVAL,
+		    "%s '%s' holds the control character 0x%02x, which a profile line cannot hold",
+		    what, shown, c);
+	}
+	if (why != NULL)
+		return sbx_err_set(
+		    err, EINVAL, "%s '%s' %s in a profile line, so it is refused", what, key, why);
+	if ((c = control_byte(value)) != 0) {
+		_cleanup_free_ char *shown = escaped(value);
+
+		return sbx_err_set(err, EINVAL,
+		    "value '%s' holds the control character 0x%02x, which a profile line cannot "
+		    "hold",
+		    shown, c);
+	}
+	return 0;
+}
+
 int
 sbx_policy_set(struct sbx_policy *p, const char *section, const char *key, const char *value,
     struct sbx_err *err)
@@ -768,6 +879,8 @@ sbx_policy_set(struct sbx_policy *p, const char *section, const char *key, const
 	k = find_key(section, key);
 	if (k == NULL)
 		return sbx_err_set(err, EINVAL, "unknown key '%s' in [%s]", key, section);
+	if (check_ini_text(k, section, key, value, err) < 0)
+		return -1;
 	if (!k->empty_ok && is_blank(value))
 		return sbx_err_set(err, EINVAL, "empty value for '%s' in [%s]", key, section);
 	return k->set(p, key, value, err);
@@ -793,71 +906,78 @@ sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err)
 
 /* Serialisation back to a profile. */
 
-static bool
-ini_value_ok(const char *v)
-{
-	size_t n = strlen(v);
+struct ini_writer {
+	struct sbx_buf b;
+	struct sbx_err *err;
+	bool failed;
+	const char *section;
+};
 
-	if (n > 0 && (isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1])))
-		return false;
-	for (const char *c = v; *c; c++) {
-		if (*c == '\n' || *c == '\r')
-			return false;
-		if (*c == ';' && c > v && isspace((unsigned char)c[-1]))
-			return false;
+static void
+ini_kv(struct ini_writer *w, const char *key, const char *value)
+{
+	const char *why;
+
+	if (w->failed)
+		return;
+	if ((why = ini_key_problem(key)) != NULL || (why = ini_value_problem(value)) != NULL) {
+		w->failed = true;
+		sbx_err_set(w->err, EINVAL,
+		    "[%s] %s = '%s' cannot be written in a profile: the %s %s", w->section, key,
+		    value, ini_key_problem(key) ? "key" : "value", why);
+		return;
 	}
-	return true;
+	/* A ';' right after the '=' is part of the value for inih; after a
+	 * blank it would start a comment. */
+	sbx_buf_printf(&w->b, value[0] == ';' ? "%s =%s\n" : "%s = %s\n", key, value);
 }
 
 static void
-ini_kv(struct sbx_buf *b, const char *key, const char *value)
+ini_section(struct ini_writer *w, const char *section)
 {
-	/* inih reads ';' after a blank as a comment, but not right after the
-	 * '=': such a value is written without the blank. */
-	if (ini_value_ok(value))
-		sbx_buf_printf(b, value[0] == ';' ? "%s =%s\n" : "%s = %s\n", key, value);
-	else
-		sbx_buf_printf(b, "; %s: %s\n", key, SBX_INI_UNWRITABLE);
+	w->section = section;
+	sbx_buf_printf(&w->b, "%s[%s]\n", w->b.len ? "\n" : "", section);
 }
 
 static void
-ini_ports(struct sbx_buf *b, const char *key, const struct sbx_ports *ports)
+ini_ports(struct ini_writer *w, const char *key, const struct sbx_ports *ports)
 {
 	if (ports->n == 0)
 		return;
-	sbx_buf_printf(b, "%s = ", key);
+	sbx_buf_printf(&w->b, "%s = ", key);
 	for (size_t i = 0; i < ports->n; i++)
-		sbx_buf_printf(b, "%s%u", i ? ", " : "", ports->v[i]);
-	sbx_buf_putc(b, '\n');
+		sbx_buf_printf(&w->b, "%s%u", i ? ", " : "", ports->v[i]);
+	sbx_buf_putc(&w->b, '\n');
 }
 
 static void
-ini_list(struct sbx_buf *b, const char *section, const char *key, const struct sbx_strv *sv)
+ini_list(struct ini_writer *w, const char *section, const char *key, const struct sbx_strv *sv)
 {
 	if (sv->n == 0)
 		return;
-	sbx_buf_printf(b, "\n[%s]\n", section);
+	ini_section(w, section);
 	for (size_t i = 0; i < sv->n; i++)
-		ini_kv(b, key, sv->v[i]);
+		ini_kv(w, key, sv->v[i]);
 }
 
 char *
-sbx_policy_to_ini(const struct sbx_policy *p)
+sbx_policy_to_ini(const struct sbx_policy *p, struct sbx_err *err)
 {
-	struct sbx_buf b = { 0 };
+	struct ini_writer w = { .err = err };
+	struct sbx_buf *b = &w.b;
 
-	sbx_buf_puts(&b, "[sandbox]\n");
-	sbx_buf_printf(&b, "backend = %s\n", sbx_backend_name(p->backend));
-	sbx_buf_printf(&b, "fs = %s\n", sbx_fs_name(p->fs));
-	sbx_buf_printf(&b, "network = %s\n", p->network ? "on" : "off");
+	ini_section(&w, "sandbox");
+	sbx_buf_printf(b, "backend = %s\n", sbx_backend_name(p->backend));
+	sbx_buf_printf(b, "fs = %s\n", sbx_fs_name(p->fs));
+	sbx_buf_printf(b, "network = %s\n", p->network ? "on" : "off");
 	if (p->workdir)
-		ini_kv(&b, "workdir", p->workdir);
-	sbx_buf_printf(&b, "keep = %s\n", p->keep ? "yes" : "no");
-	sbx_buf_printf(&b, "allow_degraded = %s\n", p->allow_degraded ? "yes" : "no");
+		ini_kv(&w, "workdir", p->workdir);
+	sbx_buf_printf(b, "keep = %s\n", p->keep ? "yes" : "no");
+	sbx_buf_printf(b, "allow_degraded = %s\n", p->allow_degraded ? "yes" : "no");
 	{
 		_cleanup_free_ char *t = sbx_format_duration(p->timeout_ms);
 
-		sbx_buf_printf(&b, "timeout = %s\n", t);
+		sbx_buf_printf(b, "timeout = %s\n", t);
 	}
 	for (size_t i = 0; i < SBX_LIMIT__COUNT; i++) {
 		_cleanup_free_ char *v = NULL;
@@ -870,38 +990,42 @@ sbx_policy_to_ini(const struct sbx_policy *p)
 		case SBX_LIMIT_CPU: v = sbx_format_duration(p->limits[i].value); break;
 		default: v = sbx_xasprintf("%" PRIu64, p->limits[i].value); break;
 		}
-		sbx_buf_printf(&b, "%s = %s\n", limit_names[i], v);
+		sbx_buf_printf(b, "%s = %s\n", limit_names[i], v);
 	}
 	if (p->trace)
-		ini_kv(&b, "trace", p->trace);
+		ini_kv(&w, "trace", p->trace);
 	if (p->docker_image)
-		ini_kv(&b, "docker_image", p->docker_image);
+		ini_kv(&w, "docker_image", p->docker_image);
 
-	ini_list(&b, "read", "path", &p->read);
-	ini_list(&b, "deny", "path", &p->deny);
+	ini_list(&w, "read", "path", &p->read);
+	ini_list(&w, "deny", "path", &p->deny);
 	if (p->nmounts > 0) {
-		sbx_buf_puts(&b, "\n[mounts]\n");
+		ini_section(&w, "mounts");
 		for (size_t i = 0; i < p->nmounts; i++) {
 			_cleanup_free_ char *v = sbx_xasprintf(
 			    "%s:%s", p->mounts[i].source, p->mounts[i].rw ? "rw" : "ro");
 
-			ini_kv(&b, p->mounts[i].target, v);
+			ini_kv(&w, p->mounts[i].target, v);
 		}
 	}
 	if (p->listen.n || p->connect.n || p->loopback.n) {
-		sbx_buf_puts(&b, "\n[ports]\n");
-		ini_ports(&b, "listen", &p->listen);
-		ini_ports(&b, "connect", &p->connect);
-		ini_ports(&b, "loopback", &p->loopback);
+		ini_section(&w, "ports");
+		ini_ports(&w, "listen", &p->listen);
+		ini_ports(&w, "connect", &p->connect);
+		ini_ports(&w, "loopback", &p->loopback);
 	}
-	ini_list(&b, "proxy", "allow", &p->proxy_allow);
-	ini_list(&b, "protect", "path", &p->protect);
+	ini_list(&w, "proxy", "allow", &p->proxy_allow);
+	ini_list(&w, "protect", "path", &p->protect);
 	if (p->nenv > 0 || p->env_pass.n > 0) {
-		sbx_buf_puts(&b, "\n[env]\n");
+		ini_section(&w, "env");
 		for (size_t i = 0; i < p->nenv; i++)
-			ini_kv(&b, p->env[i].name, p->env[i].value);
+			ini_kv(&w, p->env[i].name, p->env[i].value);
 		for (size_t i = 0; i < p->env_pass.n; i++)
-			ini_kv(&b, "pass", p->env_pass.v[i]);
+			ini_kv(&w, "pass", p->env_pass.v[i]);
 	}
-	return sbx_buf_steal(&b);
+	if (w.failed) {
+		sbx_buf_free(b);
+		return NULL;
+	}
+	return sbx_buf_steal(b);
 }

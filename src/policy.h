@@ -109,14 +109,12 @@ int sbx_policy_set(struct sbx_policy *p, const char *section, const char *key, c
 /* Checks the consistency of the merged policy (no filesystem access). */
 int sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err);
 
-/* The comment sbx_policy_to_ini() writes in place of a value that a
- * profile line cannot hold (a newline, " ;" inside, blanks at an end). */
-#define SBX_INI_UNWRITABLE "value cannot be written in a profile"
-
 /* Writes the policy as a profile that sbx_profile_load_string() reads
- * back to an equal policy, except for values replaced by the
- * SBX_INI_UNWRITABLE comment. The caller frees the result. */
-char *sbx_policy_to_ini(const struct sbx_policy *p);
+ * back to an equal policy, which prints as the same text again. A value
+ * that no profile line can hold (only a flag can give one: blanks at an
+ * end, " ;" inside) is not written as something else: the result is NULL
+ * and err says which. The caller frees the result. */
+char *sbx_policy_to_ini(const struct sbx_policy *p, struct sbx_err *err);
 
 /* Value parsers, exposed for tests and for the CLI. */
 int sbx_parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err);

@@ -72,39 +72,58 @@ next_line(struct profile_ctx *ctx, size_t *len)
 
 static int handler(void *user, const char *section, const char *key, const char *value);
 
-/* Strips a value's inline comment (" ;...", as inih does) and the blanks
- * around it. */
-static void
-trim_value(char *v)
+/* Finds where inih ends a key or a value: at the first of chars, or at a
+ * ';' that follows a blank (an inline comment). Scanning starts with no
+ * blank seen, so a ';' right at s is part of the text. */
+static char *
+find_chars_or_comment(char *s, const char *chars)
 {
-	char *c, *end;
+	bool was_space = false;
 
-	for (c = v; *c; c++) {
-		if (*c == ';' && (c == v || isspace((unsigned char)c[-1]))) {
-			*c = '\0';
+	for (; *s; s++) {
+		if (chars && strchr(chars, *s))
 			break;
-		}
+		if (was_space && *s == ';')
+			break;
+		was_space = isspace((unsigned char)*s);
 	}
-	end = v + strlen(v);
-	while (end > v && isspace((unsigned char)end[-1]))
+	return s;
+}
+
+static void
+rstrip(char *s)
+{
+	char *end = s + strlen(s);
+
+	while (end > s && isspace((unsigned char)end[-1]))
 		*--end = '\0';
 }
 
-/* A "key = value" line longer than inih's line buffer: split here, the
- * same way inih would, and handed to the handler directly. */
+/* Splits a "key = value" line exactly the way inih does and hands it to
+ * the handler. Every such line goes through here, whatever its length, so
+ * that a line longer than inih's buffer cannot be read differently from a
+ * short one: the key ends at the first '=' or ':' (a comment before it is
+ * a syntax error), the value's inline comment is cut before its leading
+ * blanks are skipped (so "k =;v" is ";v" and "k = ;v" is empty), and both
+ * lose their trailing blanks. */
 static bool
-long_line(struct profile_ctx *ctx, char *s)
+key_value_line(struct profile_ctx *ctx, char *s)
 {
-	char *sep = strpbrk(s, "=:"), *key_end, *value;
+	char *end = find_chars_or_comment(s, "=:"), *value;
 
-	*sep = '\0';
-	key_end = sep;
-	while (key_end > s && isspace((unsigned char)key_end[-1]))
-		*--key_end = '\0';
-	for (value = sep + 1; isspace((unsigned char)*value); value++)
-		;
-	trim_value(value);
-	return handler(ctx, ctx->section, s, value) != 0;
+	if (*end != '=' && *end != ':') {
+		ctx_fail(ctx, "syntax error (want 'key = value' or '[section]')");
+		return false;
+	}
+	*end = '\0';
+	rstrip(s);
+	value = end + 1;
+	*find_chars_or_comment(value, NULL) = '\0';
+	while (isspace((unsigned char)*value))
+		value++;
+	rstrip(value);
+	handler(ctx, ctx->section, s, value);
+	return !ctx->failed;
 }
 
 /* The inih reader: hands over one line at a time so that ctx->line is the
@@ -113,7 +132,9 @@ long_line(struct profile_ctx *ctx, char *s)
  * reads it as the continuation of the previous value), text after a
  * section header, a line that is neither a comment, a header nor
  * "key = value", a NUL byte. Lines are passed on without their
- * indentation, so inih never continues a value. Returning NULL ends the
+ * indentation, so inih never continues a value; "key = value" lines are
+ * split here (key_value_line) and inih gets an empty line in their place,
+ * so inih itself only sees section headers. Returning NULL ends the
  * parse. */
 static char *
 reader(char *buf, int size, void *stream)
@@ -176,15 +197,9 @@ reader(char *buf, int size, void *stream)
 	} else if (*s == ';' || *s == '#') {
 		*s = '\0'; /* comments stay here, whatever their length */
 	} else if (*s != '\0') {
-		if (strpbrk(s, "=:") == NULL) {
-			ctx_fail(ctx, "syntax error (want 'key = value' or '[section]')");
+		if (!key_value_line(ctx, s))
 			return NULL;
-		}
-		if (strlen(s) + 2 > (size_t)size) {
-			if (!long_line(ctx, s))
-				return NULL;
-			s += strlen(s); /* inih gets an empty line in its place */
-		}
+		s += strlen(s); /* inih gets an empty line in its place */
 	}
 	len = strlen(s);
 	memcpy(buf, s, len);

@@ -70,6 +70,8 @@ bad_input "--open-files" --open-files many
 bad_input "--file-size" --file-size 1P
 bad_input "--network" --network maybe
 bad_input "--backend" --backend bwrap
+bad_input "--mount: bad mode 'rx' in 'src:data:rx' (want ro or rw" -m src:data:rx
+bad_input "--mount: bad mode 'w'" -m /srv/a:b:w
 bad_input "--fs" --fs
 bad_input "--bogus-flag" --bogus-flag
 bad_input "-Z" -Z
@@ -243,6 +245,74 @@ for f in "$SRCDIR"/profiles/*.ini; do
 	sbx -p "$T/s1.ini" --print-policy
 	ok "shipped profile $(basename "$f"): print, reload, print: identical" cmp -s "$T/s1.ini" "$T/out"
 done
+
+# --print-policy cannot be made to print lines the policy does not have:
+# a newline in a mount target (the injection) is refused at input, from a
+# flag and from a profile, naming which; a target a profile key cannot
+# hold is refused too; a flag's value no profile line can hold is not
+# printed (125), but a run would use it.
+nl='
+'
+sbx -m "/srv:a${nl}[ports]${nl}loopback = 22" --print-policy
+is "$SBX_STATUS" 125 "--print-policy: a newline in a mount target is refused"
+like "$(cat "$T/err")" "--mount: mount target 'a\x0a[ports]" "... naming the flag, the byte escaped"
+is "$(cat "$T/out")" "" "... and nothing is printed"
+printf '[env]\nX = a\033[31mb\n' >"$T/ctl.ini"
+sbx -p "$T/ctl.ini" --print-policy
+is "$SBX_STATUS" 125 "a control byte in a profile value is refused"
+like "$(cat "$T/err")" "ctl.ini:2: X: value 'a\x1b[31mb' holds the control character 0x1b" \
+    "... naming FILE:LINE"
+sbx -m /srv:a=b --print-policy
+is "$SBX_STATUS" 125 "a mount target holding '=' is refused"
+like "$(cat "$T/err")" "mount target 'a=b' holds '='" "... saying why"
+sbx -e 'X=a ; b' --print-policy
+is "$SBX_STATUS" 125 "--print-policy of a value no profile line can hold: 125"
+like "$(cat "$T/err")" "[env] X = 'a ; b' cannot be written in a profile" "... naming the value"
+is "$(cat "$T/out")" "" "... and nothing is printed"
+sbx -e 'X=;v' -m '/srv:t;u' --print-policy
+cp "$T/out" "$T/semi.ini"
+sbx -p "$T/semi.ini" --print-policy
+ok "values starting with ';', targets holding ';': print, reload, print: identical" \
+    cmp -s "$T/semi.ini" "$T/out"
+like "$(cat "$T/semi.ini")" "X =;v" "... a leading ';' is written right after '='"
+
+# --backend none says in one line on stderr that nothing is enforced.
+"$SBXRUN" --backend none --diag none -- true </dev/null >"$T/out" 2>"$T/err"
+is "$?" 0 "--backend none runs"
+is "$(cat "$T/err")" "sbxrun: warning: backend none: nothing is enforced; the command runs with all of your rights" \
+    "--backend none: exactly one warning line on stderr"
+"$SBXRUN" --backend none --diag none -q -- true </dev/null >"$T/out" 2>"$T/err"
+is "$(cat "$T/err")" "" "--backend none -q: no warning"
+
+# Completions offer only backends that are built.
+bash -c '. "$1"; COMP_WORDS=(sbxrun --backend ""); COMP_CWORD=2
+	COMP_LINE="sbxrun --backend "; COMP_POINT=${#COMP_LINE}
+	_sbxrun sbxrun "" --backend; printf "%s\n" "${COMPREPLY[@]}"' _ \
+    "$SRCDIR/completions/sbxrun" >"$T/comp" 2>&1
+is "$(tr '\n' ' ' <"$T/comp")" "auto namespaces landlock seatbelt none " \
+    "bash completion of --backend: no docker (not built)"
+if command -v fish >/dev/null 2>&1; then
+	fish -c "source '$SRCDIR/completions/sbxrun.fish'; complete -C 'sbxrun --backend '" \
+	    >"$T/comp" 2>&1
+	unlike "$(cat "$T/comp")" "docker" "fish completion of --backend: no docker"
+	like "$(cat "$T/comp")" "landlock" "fish completion of --backend: the built ones"
+else
+	skip "fish is not installed: its completion cannot be asked" 2
+fi
+is "$(grep -c "backend.*docker" "$SRCDIR/completions/_sbxrun")" 0 \
+    "zsh completion: docker is not among the backends"
+
+# The man pages format without warnings, and their examples run as written.
+if command -v groff >/dev/null 2>&1; then
+	for m in sbxrun.1 sbxrun.profile.5; do
+		groff -ww -z -mandoc -Tutf8 "$SRCDIR/man/$m" >"$T/groff" 2>&1
+		is "$(cat "$T/groff")" "" "groff -ww: no warning in man/$m"
+	done
+else
+	skip "groff is not installed: the man pages cannot be formatted" 2
+fi
+like "$(cat "$SRCDIR/man/sbxrun.1")" "sbxrun -w . --diag fd:3 -- make test 3>diag.json" \
+    "man page: the CI example names its workdir"
 
 # --probe: one JSON object, status 0.
 sbx --probe

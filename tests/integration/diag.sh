@@ -8,20 +8,25 @@ mkdir "$T/wd"
 WD=$(cd "$T/wd" && pwd -P)
 
 # --- Destinations. ----------------------------------------------------------
+# The none backend says on stderr, in one line before the run, that nothing
+# is enforced.
+NONE_WARN="sbxrun: warning: backend none: nothing is enforced; the command runs with all of your rights"
 printf 'echo to-stderr >&2\necho to-stdout\nexit 3\n' >"$T/s"
 "$SBXRUN" --backend none -w "$WD" <"$T/s" >"$T/out" 2>"$T/err"
 is "$?" 3 "default --diag: the script's status"
 is "$(cat "$T/out")" "to-stdout" "stdout holds only the script's output"
-is "$(head -n 1 "$T/err")" "to-stderr" "the script's stderr comes first"
+is "$(head -n 1 "$T/err")" "$NONE_WARN" "backend none: one warning line first"
+is "$(sed -n 2p "$T/err")" "to-stderr" "the script's stderr comes next"
 last_line "$T/err" >"$T/last"
 ok "the last line of stderr is the JSON line" json_line "$T/last"
-is "$(wc -l <"$T/err" | tr -d ' ')" 2 "stderr: the script's line and the JSON line, nothing else"
+is "$(wc -l <"$T/err" | tr -d ' ')" 3 "stderr: the warning, the script's line and the JSON line, nothing else"
 is "$(jget status "$T/last")" 3 "its status is 3"
 
 "$SBXRUN" --backend none -w "$WD" --diag fd:5 <"$T/s" >"$T/out" 2>"$T/err" 5>"$T/fd5"
 is "$?" 3 "--diag fd:5: the script's status"
 ok "--diag fd:5: one JSON line on fd 5" json_line "$T/fd5"
-is "$(cat "$T/err")" "to-stderr" "--diag fd:5: stderr holds only the script's output"
+is "$(cat "$T/err")" "$NONE_WARN
+to-stderr" "--diag fd:5: stderr holds only the warning and the script's output"
 "$SBXRUN" --backend none -w "$WD" --diag fd:1 <"$T/s" >"$T/out" 2>/dev/null
 is "$(head -n 1 "$T/out")" "to-stdout" "--diag fd:1: the script's stdout first"
 last_line "$T/out" >"$T/last"
@@ -32,7 +37,8 @@ chmod 644 "$T/d.json"
 "$SBXRUN" --backend none -w "$WD" --diag "$T/d.json" <"$T/s" >"$T/out" 2>"$T/err"
 is "$?" 3 "--diag PATH: the script's status"
 ok "--diag PATH over an existing file: one JSON line (truncated)" json_line "$T/d.json"
-is "$(cat "$T/err")" "to-stderr" "--diag PATH: stderr holds only the script's output"
+is "$(cat "$T/err")" "$NONE_WARN
+to-stderr" "--diag PATH: stderr holds only the warning and the script's output"
 (umask 000; "$SBXRUN" --backend none -w "$WD" --diag "$T/new.json" </dev/null >/dev/null 2>&1)
 is "$(stat -c %a "$T/new.json")" 600 "--diag PATH creates the file 0600 (even with umask 000)"
 ok "--diag PATH: one JSON line" json_line "$T/new.json"
@@ -43,15 +49,60 @@ ln -s "$T/target.json" "$T/link.json"
 "$SBXRUN" --backend none -w "$WD" --diag "$T/link.json" </dev/null >/dev/null 2>"$T/err"
 ok "--diag PATH does not follow a symlink" test ! -e "$T/target.json"
 like "$(cat "$T/err")" "--diag" "... and says why the line could not be written"
-"$SBXRUN" --backend none -w "$WD" --diag "$T/no/such/dir/d.json" </dev/null >/dev/null 2>"$T/err"
-is "$?" 0 "--diag into a missing directory: the run's status is kept"
+# A destination that cannot be made is a 125 before anything runs, not a
+# line lost after the run (the marker must not appear).
+"$SBXRUN" --backend none -w "$WD" --diag "$T/no/such/dir/d.json" -- touch "$WD/ran-1" \
+    </dev/null >/dev/null 2>"$T/err"
+is "$?" 125 "--diag into a missing directory: 125"
 like "$(cat "$T/err")" "$T/no/such/dir/d.json" "... and a message names the path"
+ok "... before anything ran" test ! -e "$WD/ran-1"
+last_line "$T/err" >"$T/last"
+ok "... the JSON line goes to stderr instead" json_line "$T/last"
+mkdir "$T/adir"
+"$SBXRUN" --backend none -w "$WD" --diag "$T/adir" -- touch "$WD/ran-2" \
+    </dev/null >/dev/null 2>"$T/err"
+is "$?" 125 "--diag PATH that is a directory: 125"
+like "$(cat "$T/err")" "Is a directory" "... saying so"
+ok "... before anything ran" test ! -e "$WD/ran-2"
 
 "$SBXRUN" --backend none -w "$WD" --diag none <"$T/s" >"$T/out" 2>"$T/err"
-is "$?:$(cat "$T/err")" "3:to-stderr" "--diag none: no JSON line anywhere"
+is "$?:$(cat "$T/err")" "3:$NONE_WARN
+to-stderr" "--diag none: no JSON line anywhere"
 unlike "$(cat "$T/out")" "{" "--diag none: nothing on stdout either"
 "$SBXRUN" --backend none -w "$WD" --diag none --diag fd:3 </dev/null >/dev/null 2>&1 3>"$T/fd3"
 ok "the last --diag wins" json_line "$T/fd3"
+
+# --- The JSON line is a line of its own, whatever the payload wrote last. ----
+# A regular file: sbxrun reads the byte before the line and adds a newline
+# only when needed.
+for ending in 'printf "50%%\r"' 'printf abc' 'printf "abc\n"' ':'; do
+	for b in none auto; do
+		"$SBXRUN" --backend "$b" -w "$WD" -- sh -c "$ending >&2" >/dev/null 2>"$T/e"
+		tail -n 1 "$T/e" >"$T/last"
+		ok "--backend $b, stderr a file ending with $ending: tail -n1 is the JSON line" \
+		    json_line "$T/last"
+		is "$(grep -c '^$' "$T/e")" 0 "--backend $b, $ending: no empty line added"
+	done
+done
+"$SBXRUN" --backend none -w "$WD" -- sh -c 'printf "50%%\r" >&2' >/dev/null 2>"$T/e"
+is "$(sed -n 2p "$T/e" | tr -d '\n' | od -An -c | tr -d ' ')" '50%\r' "the progress bar's bytes are kept as they were"
+# O_APPEND (2>>): the line goes at the end of what is there.
+printf 'before' >"$T/e"
+"$SBXRUN" --backend none -w "$WD" -- true >/dev/null 2>>"$T/e"
+tail -n 1 "$T/e" >"$T/last"
+ok "stderr appended to a file ending without a newline: still a line of its own" json_line "$T/last"
+# A pipe cannot be asked: a newline comes first, so tail -n1 still works.
+"$SBXRUN" --backend none -w "$WD" -- sh -c 'printf abc >&2' 2>&1 >/dev/null | tail -n 1 >"$T/last"
+ok "stderr a pipe, no final newline: tail -n1 is the JSON line" json_line "$T/last"
+# --diag fd:1 shared with the payload's stdout, a regular file.
+"$SBXRUN" --backend none -w "$WD" --diag fd:1 -- printf abc >"$T/o" 2>/dev/null
+tail -n 1 "$T/o" >"$T/last"
+ok "--diag fd:1 after stdout without a newline: a line of its own" json_line "$T/last"
+is "$(head -c 4 "$T/o" | od -An -c | tr -d ' ')" 'abc\n' "... after the payload's bytes"
+# Nothing ran (a 125 before the run): no newline is added.
+"$SBXRUN" --listen 70000 2>"$T/e"
+is "$(head -n 1 "$T/e" | cut -c1-7)" "sbxrun:" "a 125 before the run: the message first"
+is "$(grep -c '^$' "$T/e")" 0 "... and no empty line"
 
 # --- Members and types, in every kind of ending. ---------------------------
 sbx_script 'exit 0' --backend none -w "$WD"
@@ -80,7 +131,10 @@ is "$(jget limits.timeout.ms):$(jget limits.timeout.by)" "300:supervisor" \
 	"limits.timeout: {ms: 300, by: supervisor}"
 sbxn -w "$WD" -- no-such-command-sbxtest
 ok "not found: every member, right types" check_diag "$T/diag"
-is "$(jget status):$(jget error)" "127:null" "not found: status 127, error null"
+is "$(jget status):$(jget exit_code)" "127:127" "not found: status 127"
+like "$(jget error)" "no-such-command-sbxtest: No such file or directory" \
+    "not found: the error says what was not found"
+
 sbxn --listen 70000
 ok "a 125: every member, right types" check_diag "$T/diag"
 sbxn -w "$WD" --fs open --network on --listen 8080,8081 --connect 443 --loopback 5432 \

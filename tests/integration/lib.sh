@@ -290,10 +290,11 @@ for k in ("unenforced", "warnings"):
 for name, lim in (v.get("limits") or {}).items():
     if not isinstance(lim, dict) or "by" not in lim:
         bad.append("limits." + name)
-# error: a string when sbxrun failed (status 125, no exit code of a child),
-# null otherwise. (A child's own "exit 125" is a status 125 with an exit code.)
-if isinstance(v.get("error"), str) and v.get("status") != 125:
-    bad.append("error set but status is not 125")
+# error: a string when sbxrun failed (status 125, no exit code of a child)
+# or could not find (127) or execute (126) the command, null otherwise. (A
+# child's own "exit 125" is a status 125 with an exit code.)
+if isinstance(v.get("error"), str) and v.get("status") not in (125, 126, 127):
+    bad.append("error set but status is not 125, 126 or 127")
 if v.get("status") == 125 and v.get("exit_code") is None and not isinstance(v.get("error"), str):
     bad.append("status 125 without a child exit code needs an error string")
 if v.get("signal") is not None and not v["signal"].startswith("SIG"):

@@ -195,12 +195,16 @@ policy_diff(const struct sbx_policy *a, const struct sbx_policy *b)
 static void
 round_trip(const struct sbx_policy *p, const char *what)
 {
-	char *ini = sbx_policy_to_ini(p), *ini2 = NULL;
-	struct sbx_policy q;
 	struct sbx_err err = { 0 };
+	char *ini = sbx_policy_to_ini(p, &err), *ini2 = NULL;
+	struct sbx_policy q;
 	const char *d;
 
 	sbx_policy_init(&q, HOME);
+	if (!ok(ini != NULL, "%s: the policy prints", what)) {
+		diag("error: %s", err.msg);
+		goto out;
+	}
 	if (!is_int(sbx_profile_load_string(&q, "printed.ini", ini, &err), 0,
 		"%s: the printed policy loads", what)) {
 		diag("error: %s", err.msg);
@@ -212,7 +216,7 @@ round_trip(const struct sbx_policy *p, const char *what)
 		diag("first difference: %s", d);
 		diag("printed:\n%s", ini);
 	}
-	ini2 = sbx_policy_to_ini(&q);
+	ini2 = sbx_policy_to_ini(&q, &err);
 	is_str(ini2, ini, "%s: printing it again gives the same text", what);
 	is_int(q.warnings.n, 0, "%s: the printed policy loads without warnings", what);
 out:
@@ -656,7 +660,7 @@ test_round_trips(void)
 		sbx_policy_free(&p);
 	}
 	if (merge_ok(&p, NULL, ARGS("--fs", "bogus"), "--fs bogus")) {
-		char *ini = sbx_policy_to_ini(&p);
+		char *ini = sbx_policy_to_ini(&p, &err);
 
 		like(ini, "fs = strict\n", "an unknown fs value is printed as strict");
 		round_trip(&p, "a policy with the fs fallback");
@@ -682,26 +686,36 @@ test_round_trips(void)
 		sbx_policy_free(&p);
 		free(wd);
 	}
-	/* Values a profile line cannot hold are not printed as something else. */
-	if (merge_ok(&p, NULL,
-		ARGS("-e", "LEAD= x", "-e", "TRAIL=x ", "-e", "CMT=a ;b", "-e", "OK=1"),
-		"values a profile cannot hold")) {
-		char *ini = sbx_policy_to_ini(&p);
-		struct sbx_policy q;
+	/* Values a profile line cannot hold (only a flag gives them) are not
+	 * printed as something else: the print is refused, naming the value. */
+	{
+		static const struct {
+			const char *arg, *want;
+		} unprintable[] = {
+			{ "LEAD= x",
+			    "[env] LEAD = ' x' cannot be written in a profile: the value "
+			    "starts or ends with a blank" },
+			{ "TRAIL=x ",
+			    "[env] TRAIL = 'x ' cannot be written in a profile: the value "
+			    "starts or ends with a blank" },
+			{ "CMT=a ;b",
+			    "[env] CMT = 'a ;b' cannot be written in a profile: the value "
+			    "holds ' ;', which starts a comment" },
+		};
 
-		like(ini, "; LEAD: value cannot be written in a profile\n",
-		    "leading space: a comment");
-		like(ini, "; TRAIL: value cannot be written in a profile\n",
-		    "trailing space: a comment");
-		like(ini, "; CMT: value cannot be written in a profile\n", "' ;': a comment");
-		like(ini, "OK = 1\n", "the other variables are printed");
-		sbx_policy_init(&q, HOME);
-		is_int(
-		    sbx_profile_load_string(&q, "printed.ini", ini, &err), 0, "... and it loads");
-		sbx_policy_free(&q);
-		free(ini);
+		for (size_t i = 0; i < SBX_ARRAY_LEN(unprintable); i++) {
+			if (merge_ok(&p, NULL, ARGS("-e", unprintable[i].arg, "-e", "OK=1"),
+				unprintable[i].arg)) {
+				char *ini = sbx_policy_to_ini(&p, &err);
+
+				ok(ini == NULL, "-e '%s' runs but does not print",
+				    unprintable[i].arg);
+				is_str(err.msg, unprintable[i].want, "... the message says which");
+				free(ini);
+			}
+			sbx_policy_free(&p);
+		}
 	}
-	sbx_policy_free(&p);
 
 	pattern = sbx_xasprintf("%s/profiles/*.ini", srcdir ? srcdir : ".");
 	if (ok(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0, "shipped profiles found in %s",
@@ -718,6 +732,160 @@ test_round_trips(void)
 		globfree(&g);
 	}
 	free(pattern);
+}
+
+/* print -> parse -> print is the identity, for adversarial policies built
+ * from flags and from profile lines: whatever is accepted prints as a
+ * profile that reads back equal and prints the same again, or the print is
+ * refused; nothing accepted prints as lines it did not have. */
+static void
+roundtrip_or_refused(const struct sbx_policy *p, const char *what)
+{
+	struct sbx_err err = { 0 };
+	char *ini = sbx_policy_to_ini(p, &err);
+
+	if (ini == NULL) {
+		like(err.msg, "cannot be written in a profile", "%s: the print is refused", what);
+		return;
+	}
+	free(ini);
+	round_trip(p, what);
+}
+
+static void
+test_adversarial_round_trips(void)
+{
+	/* Flags: each is either refused as input or round trips. */
+	static const char *const flag_cases[][3] = {
+		{ "--mount", "/src:a\n[ports]\nloopback = 22", "a target holding a newline" },
+		{ "--mount", "/src:a=b", "a target holding '='" },
+		{ "--mount", "/src:;t", "a target starting with ';'" },
+		{ "--mount", "/src:#t", "a target starting with '#'" },
+		{ "--mount", "/src:[ports]", "a target starting with '['" },
+		{ "--mount", "/src: t", "a target starting with a blank" },
+		{ "--mount", "/src:t ", "a target ending with a blank" },
+		{ "--mount", "/src:a ;b", "a target holding ' ;'" },
+		{ "--mount", "/src:a;b", "a target holding ';' after no blank" },
+		{ "--mount", "/src:a\tb", "a target holding a tab" },
+		{ "--mount", "/src:a\rb", "a target holding a CR" },
+		{ "--mount", "/src:a\x7f", "a target holding DEL" },
+		{ "--mount", "/s\nrc:t", "a mount source holding a newline" },
+		{ "--mount", ";/src:t", "a mount source starting with ';'" },
+		{ "--mount", "/src=x:t", "a mount source holding '='" },
+		{ "--workdir", "/w\n[proxy]\nallow = evil.com", "a workdir holding a newline" },
+		{ "--workdir", ";w", "a workdir starting with ';'" },
+		{ "--workdir", "/w ;x", "a workdir holding ' ;'" },
+		{ "--workdir", "/w ", "a workdir ending with a blank" },
+		{ "--allow-read", "/r\x1b[31m", "a read path holding ESC" },
+		{ "--deny-read", "/d\n", "a deny path ending with a newline" },
+		{ "--protect", "p\nq", "a protected path holding a newline" },
+		{ "--protect", ";p", "a protected path starting with ';'" },
+		{ "--trace", "t\r", "a trace path holding a CR" },
+		{ "--env", "X=a\nb", "an env value holding a newline" },
+		{ "--env", "X=;v", "an env value starting with ';'" },
+		{ "--env", "X=;", "an env value that is ';'" },
+		{ "--env", "X==", "an env value that is '='" },
+		{ "--env", "X=#", "an env value that is '#'" },
+		{ "--env", "X=[env]", "an env value that looks like a header" },
+		{ "--env", "X\n=v", "an env name holding a newline" },
+		{ "--env", "X=a ; b", "an env value holding ' ; '" },
+		{ "--pass-env", "A\nB", "a passed env name holding a newline" },
+		{ "--allow-host", "a.com\nallow = b.com", "a host holding a newline" },
+		{ "--docker-image", "img\n", "a docker image holding a newline" },
+	};
+	/* Profile lines: the same line parses the same whether it is shorter
+	 * or longer than inih's 200-byte buffer; what loads round trips. */
+	static const char *const line_cases[][2] = {
+		{ "[mounts]", "a ;b = /src" },
+		{ "[mounts]", "a;b = /src" },
+		{ "[mounts]", "t =;/src" },
+		{ "[mounts]", "t = ;/src" },
+		{ "[mounts]", "t = /src ;c" },
+		{ "[mounts]", "t = /src;c" },
+		{ "[mounts]", "t: /src" },
+		{ "[env]", "X =;v" },
+		{ "[env]", "X = ;v" },
+		{ "[env]", "X = a ; b" },
+		{ "[env]", "X = a;b" },
+		{ "[env]", "X ;= v" },
+		{ "[sandbox]", "workdir =;w" },
+		{ "[sandbox]", "workdir = /w" },
+		{ "[protect]", "path = p=q" },
+		{ "[protect]", "path = p:q" },
+	};
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(flag_cases); i++) {
+		struct sbx_policy p;
+		struct sbx_err err;
+		int r = merge(&p, NULL, ARGS(flag_cases[i][0], flag_cases[i][1]), &err);
+
+		if (r != 0) {
+			ok(strchr(err.msg, '\n') == NULL &&
+				strncmp(err.msg, flag_cases[i][0], strlen(flag_cases[i][0])) == 0,
+			    "%s: refused at input, naming the flag (%s)", flag_cases[i][2],
+			    err.msg);
+		} else {
+			roundtrip_or_refused(&p, flag_cases[i][2]);
+		}
+		sbx_policy_free(&p);
+	}
+	/* The ones that must be refused at input, whatever the writer does. */
+	{
+		static const char *const must_refuse[][2] = {
+			{ "-m", "/src:a\n[ports]\nloopback = 22" },
+			{ "-m", "/src:a=b" },
+			{ "-m", "/src:;t" },
+			{ "-m", "/src:[ports]" },
+			{ "-m", "/src:a ;b" },
+			{ "-w", "/w\n[proxy]\nallow = evil.com" },
+			{ "-e", "X=a\nb" },
+			{ "--protect", "p\nq" },
+		};
+
+		for (size_t i = 0; i < SBX_ARRAY_LEN(must_refuse); i++) {
+			struct sbx_policy p;
+			struct sbx_err err;
+
+			is_int(merge(&p, NULL, ARGS(must_refuse[i][0], must_refuse[i][1]), &err),
+			    -1, "%s '%s' is refused at input", must_refuse[i][0],
+			    must_refuse[i][1]);
+			sbx_policy_free(&p);
+		}
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(line_cases); i++) {
+		/* The long form pads the value side with a comment or the key
+		 * side with nothing; only the length must differ, so the
+		 * padding is a trailing comment after a blank. */
+		char *pad = sbx_xasprintf("%0250d", 0);
+		char *shortp = sbx_xasprintf("%s\n%s\n", line_cases[i][0], line_cases[i][1]);
+		char *longp =
+		    sbx_xasprintf("%s\n%s ;%s\n", line_cases[i][0], line_cases[i][1], pad);
+		struct sbx_policy a, b;
+		struct sbx_err ea = { 0 }, eb = { 0 };
+		int ra, rb;
+
+		sbx_policy_init(&a, HOME);
+		sbx_policy_init(&b, HOME);
+		ra = sbx_profile_load_string(&a, "t.ini", shortp, &ea);
+		rb = sbx_profile_load_string(&b, "t.ini", longp, &eb);
+		is_int(rb, ra, "'%s' under 200 bytes and over: same verdict", line_cases[i][1]);
+		if (ra == 0 && rb == 0) {
+			const char *d = policy_diff(&a, &b);
+
+			if (!ok(d == NULL, "'%s' short and long: the same policy",
+				line_cases[i][1]))
+				diag("first difference: %s", d);
+			roundtrip_or_refused(&a, line_cases[i][1]);
+		} else {
+			is_str(eb.msg, ea.msg, "'%s' short and long: the same message",
+			    line_cases[i][1]);
+		}
+		sbx_policy_free(&a);
+		sbx_policy_free(&b);
+		free(pad);
+		free(shortp);
+		free(longp);
+	}
 }
 
 static void
@@ -982,6 +1150,7 @@ main(void)
 	test_bad_flags();
 	test_parse_misc();
 	test_round_trips();
+	test_adversarial_round_trips();
 	test_check();
 	test_rules();
 	test_exec();

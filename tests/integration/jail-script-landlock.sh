@@ -1,0 +1,3 @@
+# jail-script.sh against the landlock backend.
+SBX_BACKEND=landlock
+. "$(dirname "$0")/jail-script.sh"
