@@ -127,6 +127,13 @@ sbx_netsup_set_meta(struct sbx_netsup *ns, const struct sbx_strv *writable, int 
 	ns->meta.as_gid = as_gid;
 }
 
+void
+sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard)
+{
+	if (guard)
+		sbx_metasup_set_guard(&ns->meta, guard);
+}
+
 uint64_t
 sbx_netsup_denials(const struct sbx_netsup *ns)
 {
@@ -651,6 +658,7 @@ decide_unix(struct sbx_netsup *ns, struct call *c)
 {
 	bool owned = (ns->flags & SBX_NETSUP_UNIX_OWNED) && ns->diag >= 0;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], proc[64];
+	const char *why = NULL;
 	struct stat st;
 	int kind = unix_path(c, path, sizeof(path));
 
@@ -672,6 +680,10 @@ decide_unix(struct sbx_netsup *ns, struct call *c)
 		return (struct sbx_netverdict){ false, ECONNREFUSED, "not a socket" };
 	if (owned && !bound_inside(ns, st.st_dev, st.st_ino))
 		return (struct sbx_netverdict){ false, EACCES, "a host unix socket" };
+	/* A socket at or below a hidden path stays out of reach, as the
+	 * path does (the sandbox can still use protected ones: reading). */
+	if (sbx_metasup_guarded(&ns->meta, c->target, SBX_GUARD_HIDDEN, &why))
+		return (struct sbx_netverdict){ false, EACCES, why };
 	/* With the host's filesystem in view (landlock): only sockets in the
 	 * trees the sandbox may write, never a host daemon's. */
 	if (!owned && !(ns->flags & SBX_NETSUP_UNIX_VIEW) &&
@@ -691,7 +703,7 @@ static struct sbx_netverdict
 decide_unix_bind(struct sbx_netsup *ns, struct call *c)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], proc[PATH_MAX];
-	const char *name, *dir = ".";
+	const char *name, *dir = ".", *why = NULL;
 	char *slash;
 	int kind = unix_path(c, path, sizeof(path));
 
@@ -716,6 +728,11 @@ decide_unix_bind(struct sbx_netsup *ns, struct call *c)
 	if ((ns->flags & SBX_NETSUP_META) && !sbx_metasup_in_writable(&ns->meta, c->target))
 		return (struct sbx_netverdict){ false, EACCES,
 			"a unix socket outside the writable trees" };
+	/* A new entry: not in a frozen directory, nor at or below a hidden
+	 * or a protected path, as for the sandbox's own mknod. */
+	if (sbx_metasup_guarded(&ns->meta, c->target,
+		SBX_GUARD_HIDDEN | SBX_GUARD_PROTECT | SBX_GUARD_FROZEN, &why))
+		return (struct sbx_netverdict){ false, EACCES, why };
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", c->target, name);
 	if (set_unix_path(c, proc) < 0)
 		return (struct sbx_netverdict){ false, ENAMETOOLONG, "unix path too long" };
@@ -976,6 +993,7 @@ sbx_netsup_free(struct sbx_netsup *ns)
 	if (ns->diag >= 0)
 		close(ns->diag);
 	free(ns->active);
+	free(ns->meta.ids);
 	pthread_mutex_destroy(&ns->lock);
 	pthread_mutex_destroy(&ns->diag_lock);
 	pthread_cond_destroy(&ns->idle);
