@@ -223,6 +223,13 @@ sbx_metasup_in_writable(const struct sbx_meta_ctx *m, int fd)
 	return false;
 }
 
+/* Not a guard: the root of a writable tree. No hidden path lies above
+ * one (the workdir, TMPDIR and rw mount sources may not be below a hidden
+ * path) and the protected ones lie inside the workdir, so a walk up that
+ * reaches one has seen every guarded directory it could meet, and need
+ * not search the ancestors, which the ids it runs with may not reach. */
+#define GUARD_TOP 0x100u
+
 void
 sbx_metasup_guard_free(struct sbx_meta_guard *g)
 {
@@ -257,6 +264,10 @@ sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g)
 	};
 	struct stat st;
 
+	/* The writable trees' roots end the walk up (see below). */
+	for (size_t i = 0; m->writable && i < m->writable->n; i++)
+		if (stat(m->writable->v[i], &st) == 0)
+			add_id(m, &st, GUARD_TOP);
 	for (size_t k = 0; k < SBX_ARRAY_LEN(kinds); k++) {
 		for (size_t i = 0; i < kinds[k].list->n; i++) {
 			const char *path = kinds[k].list->v[i];
@@ -340,7 +351,7 @@ sbx_metasup_guarded(const struct sbx_meta_ctx *m, int fd, unsigned what, const c
 		*reason = guard_reason(hit);
 		return true;
 	}
-	if (up == 0)
+	if (up == 0 || guard_match(m, &st, GUARD_TOP))
 		return false;
 	cur = S_ISDIR(st.st_mode) ? openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)
 				  : parent_of_file(fd, &st);
@@ -356,7 +367,8 @@ sbx_metasup_guarded(const struct sbx_meta_ctx *m, int fd, unsigned what, const c
 			*reason = guard_reason(hit);
 			return true;
 		}
-		if (pst.st_dev == st.st_dev && pst.st_ino == st.st_ino) {
+		if (guard_match(m, &pst, GUARD_TOP) ||
+		    (pst.st_dev == st.st_dev && pst.st_ino == st.st_ino)) {
 			close(cur);
 			return false;
 		}

@@ -57,8 +57,9 @@ bool sbx_metasup_handles(int nr);
 bool sbx_metasup_in_writable(const struct sbx_meta_ctx *m, int fd);
 
 /* Records in m the identities (device and inode, of the path itself and,
- * for a symlink, of its target) of g's paths that exist now. Done once,
- * before the sandbox runs, with sbxrun's own rights. */
+ * for a symlink, of its target) of g's paths that exist now, and of m's
+ * writable trees. Done once, after m's writable trees are set and before
+ * the sandbox runs, with sbxrun's own rights. */
 void sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g);
 
 void sbx_metasup_guard_free(struct sbx_meta_guard *g);
@@ -67,7 +68,8 @@ void sbx_metasup_guard_free(struct sbx_meta_guard *g);
  * lies below, one of m's guarded paths of a kind in what: fd itself is
  * compared to every kind, its ancestors (found by opening ".." upwards,
  * the file's own directory checked to hold it) only to the hidden and
- * protected ones. Sets *reason (static) when it does. An ancestor that
+ * protected ones, up to the root of a writable tree (or of the
+ * filesystem). Sets *reason (static) when it does. An ancestor that
  * cannot be opened counts as guarded: refuse rather than guess. */
 bool sbx_metasup_guarded(const struct sbx_meta_ctx *m, int fd, unsigned what, const char **reason);
 

@@ -65,6 +65,18 @@ for tag, path in (("key", "key"), ("secf", "sec/f"), ("hook", ".git/hooks/x"),
     t("utime_" + tag, lambda: os.utime(path, T))
     t("setxattr_" + tag, lambda: os.setxattr(path, "user.sbx", b"planted"))
     t("rmxattr_" + tag, lambda: os.removexattr(path, "user.keep"))
+# Through symbolic links made in an ordinary directory: what they resolve
+# to is judged, not how they are spelled.
+for tag, target, link in (("lkey", "../key", "sub/lk"), ("lhooks", "../.git/hooks", "sub/lh"),
+                          ("lsec", "../sec", "sub/ls")):
+    try:
+        os.symlink(target, link)
+    except OSError:
+        pass
+for tag, path in (("lkey", "sub/lk"), ("lhook", "sub/lh/x"), ("lsecf", "sub/ls/f")):
+    t("chmod_" + tag, lambda: os.chmod(path, 0o777))
+    t("utime_" + tag, lambda: os.utime(path, T))
+    t("setxattr_" + tag, lambda: os.setxattr(path, "user.sbx", b"planted"))
 # By descriptor: a file the sandbox may read, changed through its fd.
 for tag, path in (("config", ".git/config"), ("hook", ".git/hooks/x")):
     try:
