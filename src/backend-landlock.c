@@ -84,6 +84,7 @@ struct ll_state {
 	struct sbx_strv targets; /* what each of them points to */
 	struct sbx_strv made; /* directories made for them, outermost first */
 	struct sbx_strv writable; /* where the supervisor lets metadata change */
+	struct sbx_meta_guard guard; /* what the supervisor leaves alone there */
 	char *workdir;
 	struct sbx_strv scrub; /* the plan's: removed from the workdir after */
 	struct sbx_report *report; /* for warnings after the run, or NULL */
@@ -442,6 +443,28 @@ lend_skips(const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_strv
 	sbx_strv_free(&rel);
 }
 
+/* What the metadata supervisor and the unix socket checks leave alone, as
+ * the Landlock rules leave it to the sandbox's own calls: the hidden
+ * paths, the protected ones (a .git that is a file included, as for the
+ * lend), and the directories the plan froze. */
+static void
+make_guard(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_plan *plan,
+    struct sbx_meta_guard *g)
+{
+	struct sbx_strv rel = { 0 };
+	_cleanup_free_ char *git = sbx_path_join(x->fs->workdir, ".git");
+	struct stat sb;
+
+	sbx_strv_copy(&g->hidden, &x->fs->hidden);
+	sbx_protect_list(p, &rel);
+	for (size_t i = 0; i < rel.n; i++)
+		sbx_strv_push_take(&g->protect, sbx_path_join(x->fs->workdir, rel.v[i]));
+	if (lstat(git, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		sbx_strv_push(&g->protect, git);
+	sbx_strv_copy(&g->frozen, &plan->frozen);
+	sbx_strv_free(&rel);
+}
+
 /* A root caller's workdir and TMPDIR become the sandbox's for the run. */
 static int
 lend_to_nobody(
@@ -511,6 +534,7 @@ state_free(struct ll_state *st)
 	if (st->leased)
 		sbx_owner_return(&st->lease, st->report ? &st->report->warnings : NULL);
 	sbx_strv_free(&st->writable);
+	sbx_metasup_guard_free(&st->guard);
 	free(st->workdir);
 	free(st);
 }
@@ -592,6 +616,7 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	}
 	st->workdir = sbx_xstrdup(x->fs->workdir);
 	sbx_strv_copy(&st->scrub, &plan.scrub);
+	make_guard(p, x, &plan, &st->guard);
 	st->report = r;
 	/* The links first, so that a root caller's lend covers the
 	 * directories made for them. */
@@ -610,6 +635,7 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		/* Unix sockets: refused (see the top); metadata: judged. */
 		c->netsup_flags = SBX_NETSUP_META;
 		c->meta_writable = &st->writable;
+		c->meta_guard = &st->guard;
 		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_LL_NOBODY : -1;
 		r->layers.seccomp_notify = true;
 	}

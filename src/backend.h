@@ -12,6 +12,8 @@
 #include "policy.h"
 #include "util.h"
 
+struct sbx_meta_guard;
+
 /* What this machine offers; filled by the probes. */
 struct sbx_caps {
 	uid_t caller_uid; /* who asks: some rules hold only for non-root */
@@ -76,6 +78,8 @@ struct sbx_child {
 	 * (-1: sbxrun's own). */
 	const struct sbx_strv *meta_writable;
 	int meta_uid, meta_gid;
+	/* The plan's paths on-behalf calls leave alone, or NULL. */
+	const struct sbx_meta_guard *meta_guard;
 	bool pidns; /* killing pid ends the whole tree */
 	void *priv; /* backend state, freed by cleanup */
 	void (*cleanup)(struct sbx_child *c);

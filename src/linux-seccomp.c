@@ -103,6 +103,18 @@ static const unsigned long personality_flags[] = {
 	0x8000000 /* ADDR_LIMIT_3GB */,
 };
 
+/* Argument n equals the int v. The kernel reads an int argument from the
+ * low 32 bits of its register and ignores the rest, while a filter sees
+ * all 64: a plain SCMP_CMP_EQ lets 1 << 32 | v through as "not v". So
+ * every comparison of an int argument masks the high half away. */
+static struct scmp_arg_cmp
+int_eq(unsigned n, int v)
+{
+	return (struct scmp_arg_cmp){
+		.arg = n, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = (uint32_t)v
+	};
+}
+
 static int
 rule(scmp_filter_ctx ctx, int errnum, int nr, unsigned n, const struct scmp_arg_cmp *args,
     struct sbx_err *err)
@@ -126,22 +138,25 @@ socket_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 	static const int bad_protos[] = { IPPROTO_MPTCP, IPPROTO_SCTP, 33 /* DCCP */ };
 	struct scmp_arg_cmp args[2];
 
+	/* The one comparison that cannot be masked (libseccomp has no masked
+	 * "greater than"): any high bit makes the 64-bit value larger, so it
+	 * refuses more than the kernel would see, never less. */
 	args[0] = SCMP_A0(SCMP_CMP_GT, AF_INET6);
 	if (rule(ctx, EAFNOSUPPORT, SCMP_SYS(socket), 1, args, err) < 0)
 		return -1;
 	for (int d = AF_INET + 1; d < AF_INET6; d++) {
-		args[0] = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)d);
+		args[0] = int_eq(0, d);
 		if (rule(ctx, EAFNOSUPPORT, SCMP_SYS(socket), 1, args, err) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < SBX_ARRAY_LEN(bad_protos); i++) {
-		args[0] = SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)bad_protos[i]);
+		args[0] = int_eq(2, bad_protos[i]);
 		if (rule(ctx, EPERM, SCMP_SYS(socket), 1, args, err) < 0)
 			return -1;
 	}
 	for (size_t d = 0; d < SBX_ARRAY_LEN(inet); d++) {
 		for (size_t i = 0; i < SBX_ARRAY_LEN(bad_types); i++) {
-			args[0] = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)inet[d]);
+			args[0] = int_eq(0, inet[d]);
 			args[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, (scmp_datum_t)bad_types[i]);
 			if (rule(ctx, EPERM, SCMP_SYS(socket), 2, args, err) < 0)
 				return -1;
@@ -189,7 +204,9 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 		if (rule(ctx, denied[i].errnum, nr, 0, NULL, err) < 0)
 			return -1;
 	}
-	/* clone(2) creating any namespace. */
+	/* clone(2) creating any namespace. The flags are an unsigned long;
+	 * these and the personality rules below test single bits of the low
+	 * half, which no high bit can hide. */
 	for (size_t i = 0; i < SBX_ARRAY_LEN(clone_ns_flags); i++) {
 		arg = SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns_flags[i], clone_ns_flags[i]);
 		if (rule(ctx, EPERM, SCMP_SYS(clone), 1, &arg, err) < 0)
@@ -198,10 +215,10 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 	/* TIOCSTI and TIOCLINUX push input into a terminal. The request is an
 	 * int: compare the low 32 bits only, or a value with junk in the high
 	 * half passes (CVE-2019-7303). */
-	arg = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI);
+	arg = int_eq(1, TIOCSTI);
 	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
 		return -1;
-	arg = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX);
+	arg = int_eq(1, TIOCLINUX);
 	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
 		return -1;
 	if (socket_rules(ctx, err) < 0)

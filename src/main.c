@@ -480,6 +480,7 @@ spawn_job(void *arg)
 	}
 	sbx_network_meta(
 	    &run->net, j->child->meta_writable, j->child->meta_uid, j->child->meta_gid);
+	run->net.meta_guard = j->child->meta_guard;
 	if (sbx_network_supervise(&run->net, nfd, dfd, j->child->netsup_flags, j->err) < 0) {
 		sbx_child_abort(j->child);
 		sbx_child_close(j->child);

@@ -231,6 +231,167 @@ sbx_metasup_in_writable(const struct sbx_meta_ctx *m, int fd)
 	return false;
 }
 
+/* Not a guard: the root of a writable tree. No hidden path lies above
+ * one (the workdir, TMPDIR and rw mount sources may not be below a hidden
+ * path) and the protected ones lie inside the workdir, so a walk up that
+ * reaches one has seen every guarded directory it could meet, and need
+ * not search the ancestors, which the ids it runs with may not reach. */
+#define GUARD_TOP 0x100u
+
+void
+sbx_metasup_guard_free(struct sbx_meta_guard *g)
+{
+	sbx_strv_free(&g->hidden);
+	sbx_strv_free(&g->protect);
+	sbx_strv_free(&g->frozen);
+}
+
+static void
+add_id(struct sbx_meta_ctx *m, const struct stat *st, unsigned what)
+{
+	for (size_t i = 0; i < m->nids; i++) {
+		if (m->ids[i].dev == st->st_dev && m->ids[i].ino == st->st_ino) {
+			m->ids[i].what |= what;
+			return;
+		}
+	}
+	m->ids = sbx_xreallocarray(m->ids, m->nids + 1, sizeof(*m->ids));
+	m->ids[m->nids++] = (struct sbx_meta_id){ st->st_dev, st->st_ino, what };
+}
+
+void
+sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g)
+{
+	const struct {
+		const struct sbx_strv *list;
+		unsigned what;
+	} kinds[] = {
+		{ &g->hidden, SBX_GUARD_HIDDEN },
+		{ &g->protect, SBX_GUARD_PROTECT },
+		{ &g->frozen, SBX_GUARD_FROZEN },
+	};
+	struct stat st;
+
+	/* The writable trees' roots end the walk up (see below). */
+	for (size_t i = 0; m->writable && i < m->writable->n; i++)
+		if (stat(m->writable->v[i], &st) == 0)
+			add_id(m, &st, GUARD_TOP);
+	for (size_t k = 0; k < SBX_ARRAY_LEN(kinds); k++) {
+		for (size_t i = 0; i < kinds[k].list->n; i++) {
+			const char *path = kinds[k].list->v[i];
+
+			/* A symlink stands for itself and for what it names:
+			 * the hidden list holds both spellings, but a path
+			 * made a symlink before the run may not. */
+			if (lstat(path, &st) == 0)
+				add_id(m, &st, kinds[k].what);
+			if (stat(path, &st) == 0)
+				add_id(m, &st, kinds[k].what);
+		}
+	}
+}
+
+/* The kinds of m's guarded files that st is, among what. */
+static unsigned
+guard_match(const struct sbx_meta_ctx *m, const struct stat *st, unsigned what)
+{
+	for (size_t i = 0; i < m->nids; i++)
+		if (m->ids[i].dev == st->st_dev && m->ids[i].ino == st->st_ino)
+			return m->ids[i].what & what;
+	return 0;
+}
+
+static const char *
+guard_reason(unsigned hit)
+{
+	if (hit & SBX_GUARD_HIDDEN)
+		return "a hidden path";
+	if (hit & SBX_GUARD_PROTECT)
+		return "a protected path";
+	return "a frozen directory (a hidden or protected path lies below it)";
+}
+
+/* The directory holding the non-directory fd (st), checked to hold it
+ * under the name the kernel gives it, or -1. */
+static int
+parent_of_file(int fd, const struct stat *st)
+{
+	char proc[64], path[PATH_MAX];
+	struct stat sb;
+	ssize_t n;
+	char *slash;
+	int dir;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, path, sizeof(path) - 1);
+	if (n <= 0 || path[0] != '/')
+		return -1;
+	path[n] = '\0';
+	if (sbx_str_has_suffix(path, " (deleted)"))
+		return -1;
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	dir = open(slash == path ? "/" : path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	/* Renamed or swapped since: the name no longer leads to fd. */
+	if (fstatat(dir, slash + 1, &sb, AT_SYMLINK_NOFOLLOW) < 0 || sb.st_dev != st->st_dev ||
+	    sb.st_ino != st->st_ino) {
+		close(dir);
+		return -1;
+	}
+	return dir;
+}
+
+bool
+sbx_metasup_guarded(const struct sbx_meta_ctx *m, int fd, unsigned what, const char **reason)
+{
+	const unsigned up = what & (SBX_GUARD_HIDDEN | SBX_GUARD_PROTECT);
+	struct stat st, pst;
+	unsigned hit;
+	int cur;
+
+	if (m->nids == 0)
+		return false;
+	if (fstat(fd, &st) < 0)
+		goto unsure;
+	if ((hit = guard_match(m, &st, what)) != 0) {
+		*reason = guard_reason(hit);
+		return true;
+	}
+	if (up == 0 || guard_match(m, &st, GUARD_TOP))
+		return false;
+	cur = S_ISDIR(st.st_mode) ? openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)
+				  : parent_of_file(fd, &st);
+	/* Up through the real ancestors (".." crosses mount points upwards)
+	 * to the root, the one directory that is its own parent. */
+	for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
+		int next;
+
+		if (fstat(cur, &pst) < 0)
+			break;
+		if ((hit = guard_match(m, &pst, up)) != 0) {
+			close(cur);
+			*reason = guard_reason(hit);
+			return true;
+		}
+		if (guard_match(m, &pst, GUARD_TOP) ||
+		    (pst.st_dev == st.st_dev && pst.st_ino == st.st_ino)) {
+			close(cur);
+			return false;
+		}
+		st = pst;
+		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = next;
+	}
+	if (cur >= 0)
+		close(cur);
+unsure:
+	*reason = "a path whose place cannot be told";
+	return true;
+}
+
 static int
 read_times(int pid, const struct meta *m, struct timespec ts[2])
 {
@@ -282,6 +443,30 @@ apply(const struct meta *m, int fd, bool real_fd, const struct timespec *ts, con
 	case META_XREMOVE: r = real_fd ? fremovexattr(fd, name) : removexattr(proc, name); break;
 	}
 	return r < 0 ? -errno : r;
+}
+
+/* Whether a change on fd touches a path the plan keeps from the
+ * sandbox's own calls: at or below a hidden or a protected path, or a
+ * frozen directory itself (its entries are fixed, and so is who may
+ * change them and how it looks). The walk up from fd is made with
+ * sbxrun's own filesystem ids (ouid, ogid), which can search the
+ * ancestors of the workdir that the sandbox's ids may not. */
+static bool
+meta_guarded(const struct sbx_meta_ctx *mc, int fd, int ouid, int ogid, const char **reason)
+{
+	bool r;
+
+	if (mc->as_uid >= 0) {
+		syscall(SYS_setfsgid, ogid);
+		syscall(SYS_setfsuid, ouid);
+	}
+	r = sbx_metasup_guarded(
+	    mc, fd, SBX_GUARD_HIDDEN | SBX_GUARD_PROTECT | SBX_GUARD_FROZEN, reason);
+	if (mc->as_uid >= 0) {
+		syscall(SYS_setfsgid, mc->as_gid);
+		syscall(SYS_setfsuid, mc->as_uid);
+	}
+	return r;
 }
 
 int
@@ -347,6 +532,10 @@ sbx_metasup_run(const struct sbx_meta_ctx *mc, int notify_fd, const struct secco
 	if (!sbx_metasup_in_writable(mc, fd)) {
 		*errnum = EPERM;
 		*reason = "metadata change outside the writable trees";
+		goto done;
+	}
+	if (meta_guarded(mc, fd, ouid, ogid, reason)) {
+		*errnum = EPERM;
 		goto done;
 	}
 	if (!real_fd && m.nofollow && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {

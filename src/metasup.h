@@ -12,13 +12,39 @@
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util.h"
+
+/* The plan's paths that on-behalf calls must leave alone as the sandbox's
+ * own calls are made to (absolute, as the plan computed them). */
+struct sbx_meta_guard {
+	struct sbx_strv hidden; /* the secret list and --deny-read: nothing at
+	                           or below is changed, bound or connected to */
+	struct sbx_strv protect; /* .git/hooks, .git/config, --protect: nothing
+	                            at or below changes or takes a new entry */
+	struct sbx_strv frozen; /* directories that take no new entry and
+	                           keep their own metadata */
+};
+
+/* One guarded file, by identity: what a path resolves to is compared, not
+ * its spelling. */
+struct sbx_meta_id {
+	dev_t dev;
+	ino_t ino;
+	unsigned what; /* SBX_GUARD_* */
+};
+
+#define SBX_GUARD_HIDDEN 0x1u
+#define SBX_GUARD_PROTECT 0x2u
+#define SBX_GUARD_FROZEN 0x4u
 
 struct sbx_meta_ctx {
 	const struct sbx_strv *writable; /* canonical directories */
 	int as_uid; /* -1: sbxrun's own ids */
 	int as_gid;
+	struct sbx_meta_id *ids; /* the guard's paths as they resolved at start */
+	size_t nids;
 };
 
 /* The syscalls handled here (libseccomp numbers), for the filter. */
@@ -29,6 +55,23 @@ bool sbx_metasup_handles(int nr);
 
 /* Whether the open descriptor fd lies in one of m's writable trees. */
 bool sbx_metasup_in_writable(const struct sbx_meta_ctx *m, int fd);
+
+/* Records in m the identities (device and inode, of the path itself and,
+ * for a symlink, of its target) of g's paths that exist now, and of m's
+ * writable trees. Done once, after m's writable trees are set and before
+ * the sandbox runs, with sbxrun's own rights. */
+void sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g);
+
+void sbx_metasup_guard_free(struct sbx_meta_guard *g);
+
+/* Whether the open descriptor fd (resolved in the sandbox's view) is, or
+ * lies below, one of m's guarded paths of a kind in what: fd itself is
+ * compared to every kind, its ancestors (found by opening ".." upwards,
+ * the file's own directory checked to hold it) only to the hidden and
+ * protected ones, up to the root of a writable tree (or of the
+ * filesystem). Sets *reason (static) when it does. An ancestor that
+ * cannot be opened counts as guarded: refuse rather than guess. */
+bool sbx_metasup_guarded(const struct sbx_meta_ctx *m, int fd, unsigned what, const char **reason);
 
 /* Decides and, when allowed, makes the trapped call req. Fills *val or
  * *errnum for the answer, and *reason (static) when refused by policy.

@@ -29,6 +29,7 @@
 
 #include "metasup.h"
 #include "netsup.h"
+#include "notifydecode.h"
 #include "util.h"
 
 #ifndef PIDFD_THREAD
@@ -40,12 +41,6 @@
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
 #endif
-
-/* Bounds on what is copied out of the sandbox for one call. */
-#define MAX_PAYLOAD (16u << 20)
-#define MAX_IOV 1024
-#define MAX_CONTROL 65536
-#define MAX_MMSG 1024
 
 struct sbx_netsup {
 	const struct sbx_netrules *rules;
@@ -102,23 +97,8 @@ call_free(struct call *c)
 		close(c->passed[i]);
 	free(c->passed);
 	free(c->data);
-	if (c->msg.msg_iov) {
-		for (size_t i = 0; i < c->msg.msg_iovlen; i++)
-			free(c->msg.msg_iov[i].iov_base);
-		free(c->msg.msg_iov);
-	}
-	free(c->msg.msg_name);
-	free(c->msg.msg_control);
-	for (unsigned i = 0; c->mmsg && i < c->vlen; i++) {
-		struct msghdr *m = &c->mmsg[i].msg_hdr;
-
-		for (size_t k = 0; m->msg_iov && k < m->msg_iovlen; k++)
-			free(m->msg_iov[k].iov_base);
-		free(m->msg_iov);
-		free(m->msg_name);
-		free(m->msg_control);
-	}
-	free(c->mmsg);
+	sbx_decode_msghdr_free(&c->msg);
+	sbx_decode_mmsg_free(c->mmsg, c->vlen);
 	free(c);
 }
 
@@ -145,6 +125,13 @@ sbx_netsup_set_meta(struct sbx_netsup *ns, const struct sbx_strv *writable, int 
 	ns->meta.writable = writable;
 	ns->meta.as_uid = as_uid;
 	ns->meta.as_gid = as_gid;
+}
+
+void
+sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard)
+{
+	if (guard)
+		sbx_metasup_set_guard(&ns->meta, guard);
 }
 
 uint64_t
@@ -472,82 +459,25 @@ dispatch(struct sbx_netsup *ns, struct call *c, bool may_block)
 }
 
 static int
-copy_msghdr(int pid, uint64_t at, struct msghdr *out)
+fetch_caller(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	struct msghdr m;
-
-	memset(out, 0, sizeof(*out));
-	if (sbx_notify_peek(pid, at, &m, sizeof(m)) < 0 || m.msg_iovlen > MAX_IOV ||
-	    m.msg_namelen > sizeof(struct sockaddr_storage) || m.msg_controllen > MAX_CONTROL)
-		return -1;
-	if (m.msg_name && m.msg_namelen &&
-	    peek_alloc(pid, (uintptr_t)m.msg_name, m.msg_namelen, sizeof(struct sockaddr_storage),
-		&out->msg_name) < 0)
-		return -1;
-	out->msg_namelen = out->msg_name ? m.msg_namelen : 0;
-	if (m.msg_control && m.msg_controllen &&
-	    peek_alloc(pid, (uintptr_t)m.msg_control, m.msg_controllen, MAX_CONTROL,
-		&out->msg_control) < 0)
-		return -1;
-	out->msg_controllen = out->msg_control ? m.msg_controllen : 0;
-	if (m.msg_iovlen > 0) {
-		struct iovec *iov = sbx_xcalloc(m.msg_iovlen, sizeof(*iov));
-		size_t total = 0;
-
-		out->msg_iov = iov;
-		out->msg_iovlen = m.msg_iovlen;
-		if (sbx_notify_peek(pid, (uintptr_t)m.msg_iov, iov, m.msg_iovlen * sizeof(*iov)) <
-		    0) {
-			memset(iov, 0, m.msg_iovlen * sizeof(*iov));
-			return -1;
-		}
-		for (size_t i = 0; i < m.msg_iovlen; i++) {
-			uint64_t base = (uintptr_t)iov[i].iov_base;
-			size_t len = iov[i].iov_len;
-
-			iov[i].iov_base = NULL;
-			total += len;
-			if (total > MAX_PAYLOAD ||
-			    peek_alloc(pid, base, len, MAX_PAYLOAD, &iov[i].iov_base) < 0)
-				return -1;
-		}
-	}
-	return 0;
+	return sbx_notify_peek(*(const int *)ctx, addr, buf, len);
 }
 
 /* Descriptors passed in a message we send for the caller are numbers in
- * the caller's table: take each one (pidfd_getfd) and put our copy's
- * number in our copy of the message, or sbxrun would pass its own.
- * Credentials cannot be passed on someone's behalf. */
+ * the caller's table: each is taken (pidfd_getfd) and our copy's number
+ * put in our copy of the message, or sbxrun would pass its own. */
 static int
-translate_rights(struct call *c, struct msghdr *m)
+take_passed(void *ctx, int fd)
 {
-	struct cmsghdr *cm;
+	struct call *c = ctx;
+	int ours = sbx_notify_take_fd(c->pid, fd);
 
-	if (m->msg_control == NULL || m->msg_controllen == 0)
-		return 0;
-	for (cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
-		int *fds = (int *)CMSG_DATA(cm);
-		size_t n;
-
-		if (cm->cmsg_level != SOL_SOCKET)
-			continue;
-		if (cm->cmsg_type == SCM_CREDENTIALS)
-			return -EPERM;
-		if (cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
-			int fd = sbx_notify_take_fd(c->pid, fds[i]);
-
-			if (fd < 0)
-				return -EBADF;
-			c->passed = sbx_xreallocarray(c->passed, c->npassed + 1, sizeof(int));
-			c->passed[c->npassed++] = fd;
-			fds[i] = fd;
-		}
-	}
-	return 0;
+	if (ours < 0)
+		return -1;
+	c->passed = sbx_xreallocarray(c->passed, c->npassed + 1, sizeof(int));
+	c->passed[c->npassed++] = ours;
+	return ours;
 }
 
 /* Reads one notification's call out of the caller; -errno on failure. */
@@ -555,7 +485,8 @@ static int
 gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 {
 	const __u64 *a = req->data.args;
-	int domain = 0, fl;
+	int pid = (int)req->pid, domain = 0, r;
+	struct sbx_fetch f = { fetch_caller, &pid };
 	socklen_t olen = sizeof(int);
 
 	c->sock = sbx_notify_take_fd((int)req->pid, (int)a[0]);
@@ -566,37 +497,32 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 	olen = sizeof(int);
 	if (getsockopt(c->sock, SOL_SOCKET, SO_TYPE, &c->type, &olen) < 0)
 		return -ENOTSOCK;
-	if (c->nr == SCMP_SYS(connect) || c->nr == SCMP_SYS(bind)) {
-		if (a[2] > sizeof(c->addr) ||
-		    sbx_notify_peek((int)req->pid, a[1], &c->addr, a[2]) < 0)
-			return -EFAULT;
-		c->addrlen = (socklen_t)a[2];
-	} else if (c->nr == SCMP_SYS(listen)) {
+	if (c->nr == SCMP_SYS(connect) || c->nr == SCMP_SYS(bind))
+		return (r = sbx_decode_addr(&f, a[1], a[2], &c->addr, &c->addrlen)) < 0 ? r
+											: domain;
+	if (c->nr == SCMP_SYS(listen)) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
 
 		c->arg = a[1];
 		if (getsockname(c->sock, (struct sockaddr *)&ss, &len) == 0) {
-			memcpy(&c->addr, &ss, len);
-			c->addrlen = len;
+			c->addrlen = len < sizeof(ss) ? len : sizeof(ss);
+			memcpy(&c->addr, &ss, c->addrlen);
 		}
 		return domain;
-	} else if (c->nr == SCMP_SYS(sendto)) {
-		fl = (int)a[3];
-		if (a[5] > sizeof(c->addr) ||
-		    sbx_notify_peek((int)req->pid, a[4], &c->addr, a[5]) < 0 ||
-		    peek_alloc((int)req->pid, a[1], a[2], MAX_PAYLOAD, (void **)&c->data) < 0)
+	}
+	if (c->nr == SCMP_SYS(sendto)) {
+		if ((r = sbx_decode_addr(&f, a[4], a[5], &c->addr, &c->addrlen)) < 0)
+			return r;
+		if (peek_alloc(pid, a[1], a[2], SBX_DECODE_MAX_PAYLOAD, (void **)&c->data) < 0)
 			return -EFAULT;
-		c->addrlen = (socklen_t)a[5];
 		c->len = a[2];
-		c->arg = (uint64_t)fl;
+		c->arg = (uint64_t)(int)a[3];
 		return domain;
-	} else if (c->nr == SCMP_SYS(sendmsg)) {
-		int r;
-
-		if (copy_msghdr((int)req->pid, a[1], &c->msg) < 0)
-			return -EFAULT;
-		if ((r = translate_rights(c, &c->msg)) < 0)
+	}
+	if (c->nr == SCMP_SYS(sendmsg)) {
+		if ((r = sbx_decode_msghdr(&f, a[1], &c->msg)) < 0 ||
+		    (r = sbx_decode_rights(&c->msg, take_passed, c)) < 0)
 			return r;
 		if (c->msg.msg_name) {
 			memcpy(&c->addr, c->msg.msg_name, c->msg.msg_namelen);
@@ -604,21 +530,14 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 		}
 		c->arg = a[2];
 		return domain;
-	} else if (c->nr == SCMP_SYS(sendmmsg)) {
-		unsigned vlen = a[2] > MAX_MMSG ? MAX_MMSG : (unsigned)a[2];
-
-		c->mmsg = sbx_xcalloc(vlen ? vlen : 1, sizeof(*c->mmsg));
-		c->vlen = vlen;
+	}
+	if (c->nr == SCMP_SYS(sendmmsg)) {
 		c->mmsg_at = a[1];
-		for (unsigned i = 0; i < vlen; i++) {
-			int r;
-
-			if (copy_msghdr((int)req->pid, a[1] + i * sizeof(struct mmsghdr),
-				&c->mmsg[i].msg_hdr) < 0)
-				return -EFAULT;
-			if ((r = translate_rights(c, &c->mmsg[i].msg_hdr)) < 0)
+		if ((r = sbx_decode_mmsg(&f, a[1], a[2], &c->mmsg, &c->vlen)) < 0)
+			return r;
+		for (unsigned i = 0; i < c->vlen; i++)
+			if ((r = sbx_decode_rights(&c->mmsg[i].msg_hdr, take_passed, c)) < 0)
 				return r;
-		}
 		c->arg = a[3];
 		return domain;
 	}
@@ -649,7 +568,10 @@ decide_send(struct sbx_netsup *ns, const struct call *c, int domain, const void 
 		.addr = name,
 		.addrlen = namelen,
 	};
+	int r = sbx_decode_sockaddr(domain, name, namelen);
 
+	if (r < 0)
+		return (struct sbx_netverdict){ false, -r, "malformed address" };
 	q.local = is_local(name, namelen);
 	return sbx_net_decide(ns->rules, &q);
 }
@@ -741,19 +663,7 @@ bound_inside(struct sbx_netsup *ns, dev_t dev, ino_t ino)
 static int
 unix_path(const struct call *c, char *buf, size_t size)
 {
-	const struct sockaddr_un *un = (const struct sockaddr_un *)&c->addr;
-	size_t plen;
-
-	if (c->addrlen <= offsetof(struct sockaddr_un, sun_path) || un->sun_family != AF_UNIX)
-		return -1;
-	plen = c->addrlen - offsetof(struct sockaddr_un, sun_path);
-	if (un->sun_path[0] == '\0')
-		return 0;
-	if (plen >= size)
-		return -1;
-	memcpy(buf, un->sun_path, plen);
-	buf[plen] = '\0';
-	return 1;
+	return sbx_decode_unix_path(&c->addr, c->addrlen, buf, size);
 }
 
 /* Points c's address at "fmt" (a /proc/self/fd path of ours). */
@@ -800,6 +710,7 @@ decide_unix(struct sbx_netsup *ns, struct call *c)
 {
 	bool owned = (ns->flags & SBX_NETSUP_UNIX_OWNED) && ns->diag >= 0;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], proc[64];
+	const char *why = NULL;
 	struct stat st;
 	int kind = unix_path(c, path, sizeof(path));
 
@@ -821,6 +732,10 @@ decide_unix(struct sbx_netsup *ns, struct call *c)
 		return (struct sbx_netverdict){ false, ECONNREFUSED, "not a socket" };
 	if (owned && !bound_inside(ns, st.st_dev, st.st_ino))
 		return (struct sbx_netverdict){ false, EACCES, "a host unix socket" };
+	/* A socket at or below a hidden path stays out of reach, as the
+	 * path does (the sandbox can still use protected ones: reading). */
+	if (sbx_metasup_guarded(&ns->meta, c->target, SBX_GUARD_HIDDEN, &why))
+		return (struct sbx_netverdict){ false, EACCES, why };
 	/* With the host's filesystem in view (landlock): only sockets in the
 	 * trees the sandbox may write, never a host daemon's. */
 	if (!owned && !(ns->flags & SBX_NETSUP_UNIX_VIEW) &&
@@ -840,7 +755,7 @@ static struct sbx_netverdict
 decide_unix_bind(struct sbx_netsup *ns, struct call *c)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], proc[PATH_MAX];
-	const char *name, *dir = ".";
+	const char *name, *dir = ".", *why = NULL;
 	char *slash;
 	int kind = unix_path(c, path, sizeof(path));
 
@@ -865,6 +780,11 @@ decide_unix_bind(struct sbx_netsup *ns, struct call *c)
 	if ((ns->flags & SBX_NETSUP_META) && !sbx_metasup_in_writable(&ns->meta, c->target))
 		return (struct sbx_netverdict){ false, EACCES,
 			"a unix socket outside the writable trees" };
+	/* A new entry: not in a frozen directory, nor at or below a hidden
+	 * or a protected path, as for the sandbox's own mknod. */
+	if (sbx_metasup_guarded(&ns->meta, c->target,
+		SBX_GUARD_HIDDEN | SBX_GUARD_PROTECT | SBX_GUARD_FROZEN, &why))
+		return (struct sbx_netverdict){ false, EACCES, why };
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", c->target, name);
 	if (set_unix_path(c, proc) < 0)
 		return (struct sbx_netverdict){ false, ENAMETOOLONG, "unix path too long" };
@@ -998,8 +918,10 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			.addr = (struct sockaddr *)&c->addr,
 			.addrlen = c->addrlen,
 		};
+		int r = sbx_decode_sockaddr(domain, &c->addr, c->addrlen);
 
-		v = sbx_net_decide(ns->rules, &q);
+		v = r < 0 ? (struct sbx_netverdict){ false, -r, "malformed address" }
+			  : sbx_net_decide(ns->rules, &q);
 	} else if (c->nr == SCMP_SYS(listen)) {
 		struct sbx_netreq q = {
 			.op = SBX_NETOP_LISTEN,
@@ -1123,6 +1045,7 @@ sbx_netsup_free(struct sbx_netsup *ns)
 	if (ns->diag >= 0)
 		close(ns->diag);
 	free(ns->active);
+	free(ns->meta.ids);
 	pthread_mutex_destroy(&ns->lock);
 	pthread_mutex_destroy(&ns->diag_lock);
 	pthread_cond_destroy(&ns->idle);

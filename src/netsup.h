@@ -75,6 +75,11 @@ void sbx_netsup_stop(struct sbx_netsup *ns);
 void sbx_netsup_set_meta(
     struct sbx_netsup *ns, const struct sbx_strv *writable, int as_uid, int as_gid);
 
+/* The plan's hidden, protected and frozen paths (read now, by identity:
+ * see sbx_metasup_set_guard), refused to metadata and unix socket calls
+ * made for the sandbox as they are to its own. NULL: none. */
+void sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard);
+
 uint64_t sbx_netsup_denials(const struct sbx_netsup *ns);
 
 /* Helpers shared by the handlers of trapped calls: a copy of the caller's

@@ -110,6 +110,7 @@ sbx_network_supervise(
 	n->sup = sbx_netsup_new(&n->rules, flags | (n->scoped ? SBX_NETSUP_ABSTRACT_SCOPED : 0));
 	if ((flags & SBX_NETSUP_META) || n->meta_uid >= 0)
 		sbx_netsup_set_meta(n->sup, n->meta_writable, n->meta_uid, n->meta_gid);
+	sbx_netsup_set_guard(n->sup, n->meta_guard);
 	return sbx_netsup_start(n->sup, notify_fd, diag_fd, NULL, NULL, err);
 }
 

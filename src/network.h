@@ -31,6 +31,8 @@
 #include "policy.h"
 #include "util.h"
 
+struct sbx_meta_guard;
+
 struct sbx_proxy;
 struct sbx_netsup;
 
@@ -43,6 +45,7 @@ struct sbx_network {
 	bool scoped; /* the launcher's domain holds the abstract socket scope */
 	const struct sbx_strv *meta_writable;
 	int meta_uid, meta_gid;
+	const struct sbx_meta_guard *meta_guard;
 	int landlock_abi;
 };
 
