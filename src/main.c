@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "resolve.h"
 #include "rlimits.h"
+#include "selftest.h"
 #include "linux-stdio.h"
 #include "supervise.h"
 
@@ -53,6 +54,7 @@ struct run {
 	bool said_after; /* sbxrun wrote a line on stderr after that */
 	int sfd;
 	struct sbx_relay relay; /* pipes between the sandbox and the caller's files */
+	bool no_diag; /* --selftest wrote its own summary line */
 };
 
 static void say(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -225,8 +227,6 @@ check_unbuilt(const struct run *run, struct sbx_err *err)
 	if (run->policy.trace)
 		return sbx_err_set(err, ENOTSUP,
 		    "--trace / [sandbox] trace %s: tracing is not built yet", run->policy.trace);
-	if (run->cli.selftest)
-		return sbx_err_set(err, ENOTSUP, "--selftest is not built yet");
 	return 0;
 }
 
@@ -522,6 +522,52 @@ status_of(const struct sbx_report *r)
 	return 125;
 }
 
+/* --selftest (sbxrun(1)): the table on stdout, then the summary line on
+ * stdout, or where --diag fd:N or PATH says (none: nowhere). */
+static int
+run_selftest(struct run *run)
+{
+	struct sbx_st_report st = { 0 };
+	struct sbx_err err = { 0 };
+	_cleanup_free_ char *table = NULL, *json = NULL, *line = NULL;
+	const struct sbx_diag_dest *d = &run->cli.diag;
+	int status, fd = -1;
+
+	if (sbx_st_check_cli(&run->cli, &err) < 0)
+		return fail(run, &err);
+#ifdef __linux__
+	if (sbx_selftest_run(&run->policy, run->cli.verbose, &st, &err) < 0) {
+		sbx_st_report_free(&st);
+		return fail(run, &err);
+	}
+#else
+	sbx_err_set(&err, ENOTSUP, "--selftest is built for Linux only");
+	return fail(run, &err);
+#endif
+	status = sbx_st_status(&st);
+	table = sbx_st_table(&st);
+	json = sbx_st_json(&st, status);
+	line = sbx_xasprintf("%s\n", json);
+	sbx_st_report_free(&st);
+	fputs(table, stdout);
+	run->no_diag = true;
+	if (d->kind == SBX_DIAG_STDERR) {
+		fputs(line, stdout);
+	} else if (d->kind == SBX_DIAG_FD) {
+		fflush(stdout);
+		fd = d->fd;
+	} else if (d->kind == SBX_DIAG_PATH) {
+		fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			say(run, "--diag: cannot create %s: %s", d->path, strerror(errno));
+	}
+	if (fd >= 0 && write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		say(run, "--diag: cannot write the summary line");
+	if (d->kind == SBX_DIAG_PATH && fd >= 0)
+		close(fd);
+	return status;
+}
+
 static int
 run_main(struct run *run, int argc, char **argv)
 {
@@ -594,6 +640,8 @@ run_main(struct run *run, int argc, char **argv)
 		puts(json);
 		return -1;
 	}
+	if (run->cli.selftest)
+		return run_selftest(run);
 	if (check_unbuilt(run, &err) < 0)
 		return fail(run, &err);
 
@@ -724,6 +772,11 @@ main(int argc, char **argv)
 	struct run run = { .sfd = -1, .diag_fd = -1 };
 	int status;
 
+	/* The payload of --selftest, re-executed inside its jail. */
+#ifdef __linux__
+	if (argc > 1 && strcmp(argv[1], SBX_ST_PAYLOAD_ARG) == 0)
+		return sbx_selftest_payload(argc, argv);
+#endif
 	sbx_report_init(&run.report);
 	caller_init(&run);
 	status = run_main(&run, argc, argv);
@@ -742,7 +795,8 @@ main(int argc, char **argv)
 	} else {
 		run.report.status = status;
 		cleanup_files(&run);
-		emit_diag(&run);
+		if (!run.no_diag)
+			emit_diag(&run);
 	}
 	sbx_exec_free(&run.exec);
 	sbx_network_free(&run.net);

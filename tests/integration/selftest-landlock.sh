@@ -1,0 +1,3 @@
+# selftest.sh against the landlock backend.
+SBX_BACKEND=landlock
+. "$(dirname "$0")/selftest.sh"
