@@ -57,6 +57,19 @@ fds_of() {
 	done | sort -n | tr '\n' ' '
 }
 
+# fds_of $1 once it equals $2, or as it is after 50 tries: the sandbox's
+# own connection to the proxy may still be closing when the host looks.
+fds_settled() {
+	_i=0
+	while :; do
+		_got=$(fds_of "$1")
+		[ "$_got" = "$2" ] || [ $_i -ge 50 ] && break
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "$_got"
+}
+
 status_line() {
 	sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status" 2>/dev/null | tr -s ' \t' ' '
 }
@@ -123,7 +136,8 @@ for c in CapEff CapPrm CapInh CapAmb; do
 done
 is "$(status_line "$H" NoNewPrivs)" 1 "the proxy has no_new_privs"
 is "$(status_line "$H" Seccomp)" 2 "the proxy runs under a seccomp filter"
-is "$(fds_of "$H")" "0:/dev/null 1:/dev/null 2:/dev/null 3:socket 4:socket 5:pipe 6:pipe 7:/etc/hosts " \
+HFDS="0:/dev/null 1:/dev/null 2:/dev/null 3:socket 4:socket 5:pipe 6:pipe"
+is "$(fds_settled "$H" "$HFDS 7:/etc/hosts ")" "$HFDS 7:/etc/hosts " \
     "the proxy holds its listener, its channel, its stop pipe and the probe's /etc/hosts only"
 is "$(cat "$WD/stolen" 2>/dev/null)" "" "the sandbox read nothing of the proxy's environment"
 touch "$WD/go"
@@ -139,9 +153,9 @@ nok "the proxy is gone after the run" [ -e "/proc/$H" ]
 for c in world private; do
 	run_attack "$JT/canary-$c"
 	H=$HELPER
-	fds=$(fds_of "$H")
+	fds=$(fds_settled "$H" "$HFDS ")
 	unlike "$fds" "canary" "the proxy cannot open the $c canary (Landlock)"
-	is "$fds" "0:/dev/null 1:/dev/null 2:/dev/null 3:socket 4:socket 5:pipe 6:pipe " \
+	is "$fds" "$HFDS " \
 	    "... and holds nothing it did not hold before"
 	touch "$WD/go"
 	sbx_bg_wait 30
