@@ -1400,21 +1400,6 @@ static void __attribute__((noreturn)) helper_fail(int chan, const struct sbx_err
 	_exit(1);
 }
 
-/* Puts fd at number to, close-on-exec; fd is gone. */
-static int
-move_fd(int fd, int to)
-{
-	int tmp = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-
-	if (tmp < 0)
-		return -1;
-	close(fd);
-	if (dup3(tmp, to, O_CLOEXEC) < 0)
-		return -1;
-	close(tmp);
-	return 0;
-}
-
 /* The helper, from fork() to _exit(): never returns. */
 static void __attribute__((noreturn))
 helper_main(pid_t parent, int lfd, int chan, const struct sbx_strv *allow)
@@ -1441,8 +1426,12 @@ helper_main(pid_t parent, int lfd, int chan, const struct sbx_strv *allow)
 	/* Descriptors: /dev/null on 0-2, the listener on 3, the channel on
 	 * 4, nothing else of sbxrun's (the script on stdin, the caller's
 	 * terminal, the diagnostics descriptor, ...). */
-	if (move_fd(lfd, HELPER_LFD + 10) < 0 || move_fd(chan, HELPER_CHAN + 10) < 0 ||
-	    move_fd(HELPER_LFD + 10, HELPER_LFD) < 0 || move_fd(HELPER_CHAN + 10, HELPER_CHAN) < 0)
+	/* Copies above any number in use first (F_DUPFD picks a free one),
+	 * so that placing one cannot close the other. */
+	lfd = fcntl(lfd, F_DUPFD_CLOEXEC, HELPER_CHAN + 1);
+	chan = fcntl(chan, F_DUPFD_CLOEXEC, HELPER_CHAN + 1);
+	if (lfd < 0 || chan < 0 || dup3(lfd, HELPER_LFD, O_CLOEXEC) < 0 ||
+	    dup3(chan, HELPER_CHAN, O_CLOEXEC) < 0)
 		_exit(1);
 	chan = HELPER_CHAN;
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
