@@ -1,9 +1,11 @@
 /* The network side of one run: the rules, the allowlist proxy and the
  * seccomp network supervisor, set up around the spawn in this order:
  *
- *   sbx_network_prepare()  before the spawn, single-threaded: the rules,
- *                          the proxy's listening socket (so its port can be
- *                          given back and put in the proxy variables).
+ *   sbx_network_prepare()  before the spawn, single-threaded, on the main
+ *                          thread: the rules, the proxy's listening socket
+ *                          (so its port can be given back and put in the
+ *                          proxy variables) and the confined helper
+ *                          process that serves it (proxy.h).
  *   sbx_network_enter()    on a launcher thread of its own: puts that thread
  *                          in a Landlock domain with the TCP port rules;
  *                          the jail is spawned from it, so the sandbox's
@@ -12,9 +14,11 @@
  *                          listener: the supervisor's threads inherit the
  *                          domain (ptrace into the sandbox needs that, and
  *                          its calls get the same second wall).
- *   sbx_network_proxy()    from the main thread, outside the domain: the
- *                          proxy connects to the allowed hosts' own ports.
- *   sbx_network_stop()     after the run: both stop; denials are counted.
+ *   sbx_network_proxy()    from the main thread: starts taking the proxy
+ *                          helper's events (the helper, forked before the
+ *                          launcher's domain existed, has its own walls).
+ *   sbx_network_stop()     after the run: both stop, the helper is reaped
+ *                          within a bounded wait; denials are counted.
  *
  * A policy with the network fully off needs none of it: the jail is cut
  * off by its own (empty) network namespace or by refusing every socket

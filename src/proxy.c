@@ -1,5 +1,32 @@
 /* The built-in allowlist proxy.
  *
+ * Processes and rights. Parsing what the sandbox sends is the riskiest
+ * thing sbxrun does for it, so none of it happens inside sbxrun:
+ *
+ *   sbxrun (the caller's rights)  binds the listener on 127.0.0.1, forks
+ *       the helper while still single-threaded, keeps one end of a
+ *       SOCK_SEQPACKET channel, a pidfd and nothing else of the proxy.
+ *       A reader thread takes the helper's events off the channel and
+ *       checks each one (length, type, ranges, terminated strings) before
+ *       counting a denial or logging it. At the end it shuts the channel
+ *       down, waits a bounded time, kills the helper through the pidfd
+ *       if it is still there, and reaps it.
+ *   sbxrun-proxy (the helper)  dies with sbxrun (PR_SET_PDEATHSIG, and
+ *       the parent checked after setting it), sits in a session of its
+ *       own with every signal blocked, holds /dev/null on 0-2, the
+ *       listener on 3, the channel on 4 and nothing else, and wipes the
+ *       caller's environment from its memory. Then, before it reads a
+ *       byte from the sandbox (linux-proxyjail.c): ids 65534 and no
+ *       groups for a root caller, no capabilities and no_new_privs for
+ *       anyone, a Landlock domain that reads only the resolver's files,
+ *       binds no TCP port and keeps its signals and abstract sockets
+ *       home, and a seccomp allow-list of the calls below. Only then does
+ *       it say READY and start the threads that serve the sandbox.
+ *
+ * A helper that misbehaves can lie in its events and refuse service to
+ * the sandbox it serves; it cannot reach sbxrun's memory, descriptors or
+ * rights, open a file beyond the resolver's, or start a process.
+ *
  * How it never blocks the run: the proxy shares no loop with sbxrun's
  * supervisor. One accept thread takes connections off the listener and
  * gives each its own detached thread, so a slow or stalled client (or
@@ -41,10 +68,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "linux-proxyjail.h"
 #include "proxy.h"
 
 #define SBX_PROXY_HDR_MAX (16 * 1024)
@@ -58,7 +89,7 @@
 #define SBX_PROXY_BUF_MAX (1024 * 1024)
 #define SBX_PROXY_STACK_SIZE (512 * 1024)
 
-struct sbx_proxy {
+struct server {
 	/* Set by open and start, then only read. */
 	int lfd;
 	int port;
@@ -80,12 +111,10 @@ struct sbx_proxy {
 
 	pthread_mutex_t logmu; /* serializes callbacks */
 	bool log_closed;
-
-	uint64_t denials; /* atomic */
 };
 
 struct conn {
-	struct sbx_proxy *p;
+	struct server *p;
 	struct conn *prev, *next;
 	uint64_t id;
 	int cfd; /* the client; closed under p->mu */
@@ -134,7 +163,7 @@ now_ms(void)
 }
 
 static bool
-is_stopping(struct sbx_proxy *p)
+is_stopping(struct server *p)
 {
 	bool r;
 
@@ -145,7 +174,7 @@ is_stopping(struct sbx_proxy *p)
 }
 
 static void
-emit(struct sbx_proxy *p, const struct sbx_proxy_event *ev)
+emit(struct server *p, const struct sbx_proxy_event *ev)
 {
 	pthread_mutex_lock(&p->logmu);
 	if (!p->log_closed && p->log != NULL)
@@ -157,7 +186,7 @@ emit(struct sbx_proxy *p, const struct sbx_proxy_event *ev)
  * now_ms() value; 0 for none). Returns 1 when fd is ready, 0 on timeout,
  * -1 when the proxy is stopping. */
 static int
-wait_fd(struct sbx_proxy *p, int fd, short events, uint64_t deadline)
+wait_fd(struct server *p, int fd, short events, uint64_t deadline)
 {
 	for (;;) {
 		struct pollfd pfd[2] = {
@@ -193,7 +222,7 @@ again(void)
 /* Writes all of buf to fd before deadline. Returns 0, or -1 (errno set;
  * ETIMEDOUT, ECANCELED when stopping). */
 static int
-send_all(struct sbx_proxy *p, int fd, const char *buf, size_t len, uint64_t deadline)
+send_all(struct server *p, int fd, const char *buf, size_t len, uint64_t deadline)
 {
 	while (len > 0) {
 		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -233,7 +262,7 @@ status_text(int status)
  * request bytes would make close() send a reset, which can destroy the
  * answer before the client reads it, so they are drained for a moment. */
 static void
-answer(struct sbx_proxy *p, int fd, int status, const char *reason)
+answer(struct server *p, int fd, int status, const char *reason)
 {
 	struct sbx_buf b = { 0 };
 	char drain[4096];
@@ -765,7 +794,7 @@ relay(struct conn *c, int ufd, const struct sbx_buf *up_first, bool plain, uint6
 }
 
 static int
-connect_addr(struct sbx_proxy *p, const struct addrinfo *ai, uint64_t deadline)
+connect_addr(struct server *p, const struct addrinfo *ai, uint64_t deadline)
 {
 	socklen_t len = sizeof(int);
 	int fd, w, soerr = 0;
@@ -819,8 +848,6 @@ refuse(struct conn *c, struct sbx_proxy_event *ev, int status, const char *reaso
 	ev->allowed = false;
 	ev->status = status;
 	ev->reason = reason;
-	if (status == 403)
-		__atomic_add_fetch(&c->p->denials, 1, __ATOMIC_RELAXED);
 	emit(c->p, ev);
 	answer(c->p, c->cfd, status, reason);
 }
@@ -828,7 +855,7 @@ refuse(struct conn *c, struct sbx_proxy_event *ev, int status, const char *reaso
 static void
 serve(struct conn *c)
 {
-	struct sbx_proxy *p = c->p;
+	struct server *p = c->p;
 	struct sbx_proxy_event ev = { .id = c->id };
 	struct request r;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
@@ -978,7 +1005,7 @@ closed:
 }
 
 static void
-proxy_destroy(struct sbx_proxy *p)
+proxy_destroy(struct server *p)
 {
 	if (p->lfd >= 0)
 		close(p->lfd);
@@ -999,7 +1026,7 @@ proxy_destroy(struct sbx_proxy *p)
 static bool
 conn_release(struct conn *c)
 {
-	struct sbx_proxy *p = c->p;
+	struct server *p = c->p;
 	bool last;
 
 	pthread_mutex_lock(&p->mu);
@@ -1024,7 +1051,7 @@ static void *
 conn_main(void *arg)
 {
 	struct conn *c = arg;
-	struct sbx_proxy *p = c->p;
+	struct server *p = c->p;
 
 	serve(c);
 	if (conn_release(c))
@@ -1033,7 +1060,7 @@ conn_main(void *arg)
 }
 
 static void
-conn_spawn(struct sbx_proxy *p, int fd)
+conn_spawn(struct server *p, int fd)
 {
 	struct conn *c;
 	pthread_attr_t attr;
@@ -1089,7 +1116,7 @@ conn_spawn(struct sbx_proxy *p, int fd)
 static void *
 accept_main(void *arg)
 {
-	struct sbx_proxy *p = arg;
+	struct server *p = arg;
 
 	for (;;) {
 		struct pollfd pfd[2] = {
@@ -1121,16 +1148,16 @@ accept_main(void *arg)
 	return NULL;
 }
 
-int
-sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_strv *allow, struct sbx_err *err)
+/* The server inside the helper, serving the listener lfd. */
+static int
+server_open(struct server **sp, int lfd, const struct sbx_strv *allow, struct sbx_err *err)
 {
-	struct sbx_proxy *p;
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t len = sizeof(sin);
+	struct server *p;
 	pthread_condattr_t ca;
 
 	p = sbx_xcalloc(1, sizeof(*p));
-	p->lfd = p->wake[0] = p->wake[1] = -1;
+	p->lfd = lfd;
+	p->wake[0] = p->wake[1] = -1;
 	p->refs = 1;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_mutex_init(&p->logmu, NULL);
@@ -1140,61 +1167,26 @@ sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_strv *allow, struct sbx_e
 	pthread_condattr_destroy(&ca);
 	if (allow != NULL)
 		sbx_strv_copy(&p->allow, allow);
-
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	p->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (p->lfd < 0) {
-		sbx_err_sys(err, "proxy: socket");
-		goto fail;
-	}
-	if (bind(p->lfd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
-		sbx_err_sys(err, "proxy: bind 127.0.0.1");
-		goto fail;
-	}
-	if (listen(p->lfd, 128) < 0) {
-		sbx_err_sys(err, "proxy: listen");
-		goto fail;
-	}
-	if (getsockname(p->lfd, (struct sockaddr *)&sin, &len) < 0) {
-		sbx_err_sys(err, "proxy: getsockname");
-		goto fail;
-	}
-	p->port = ntohs(sin.sin_port);
 	if (pipe2(p->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		sbx_err_sys(err, "proxy: pipe");
-		goto fail;
+		proxy_destroy(p);
+		return -1;
 	}
-	*pp = p;
+	*sp = p;
 	return 0;
-fail:
-	proxy_destroy(p);
-	return -1;
 }
 
-int
-sbx_proxy_port(const struct sbx_proxy *p)
+static int
+server_start(struct server *p, sbx_proxy_log_fn log, void *ctx, struct sbx_err *err)
 {
-	return p->port;
-}
-
-int
-sbx_proxy_start(struct sbx_proxy *p, sbx_proxy_log_fn log, void *ctx, struct sbx_err *err)
-{
-	sigset_t all, old;
 	int rc;
 
-	if (p->started || p->stopped)
-		return sbx_err_set(err, EINVAL, "proxy: already started");
 	p->log = log;
 	p->log_ctx = ctx;
-	/* Threads inherit the creator's mask: with every signal blocked in
-	 * them, process signals (SIGTERM, SIGCHLD, ...) still reach sbxrun's
-	 * signalfd and never a proxy thread. Writes to a dead peer use
-	 * MSG_NOSIGNAL, so no SIGPIPE is raised at all. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* The helper blocks every signal before it starts a thread, and
+	 * threads inherit the mask; writes to a dead peer use MSG_NOSIGNAL,
+	 * so no SIGPIPE is raised at all. */
 	rc = pthread_create(&p->acceptor, NULL, accept_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		errno = rc;
 		return sbx_err_sys(err, "proxy: pthread_create");
@@ -1203,19 +1195,17 @@ sbx_proxy_start(struct sbx_proxy *p, sbx_proxy_log_fn log, void *ctx, struct sbx
 	return 0;
 }
 
-void
-sbx_proxy_stop(struct sbx_proxy *p)
+/* Stops serving: closes the listener, cuts every connection and waits
+ * for the connection threads, at most SBX_PROXY_STOP_WAIT_MS: a thread
+ * still inside getaddrinfo() dies with the helper. No log callback runs
+ * after this returns. */
+static void
+server_stop(struct server *p)
 {
 	struct timespec ts;
 	uint64_t ns;
 
-	if (p == NULL)
-		return;
 	pthread_mutex_lock(&p->mu);
-	if (p->stopped) {
-		pthread_mutex_unlock(&p->mu);
-		return;
-	}
 	p->stopping = true;
 	p->stopped = true;
 	pthread_mutex_unlock(&p->mu);
@@ -1241,13 +1231,473 @@ sbx_proxy_stop(struct sbx_proxy *p)
 			if (pthread_cond_timedwait(&p->idle, &p->mu, &ts) == ETIMEDOUT)
 				break;
 		pthread_mutex_unlock(&p->mu);
-	} else if (p->lfd >= 0) {
-		close(p->lfd);
-		p->lfd = -1;
 	}
 	pthread_mutex_lock(&p->logmu);
 	p->log_closed = true;
 	pthread_mutex_unlock(&p->logmu);
+}
+
+/* ---- The channel between the helper and sbxrun ----------------------
+ *
+ * One SOCK_SEQPACKET socket pair: each message is one struct wire, sent
+ * whole and received whole. sbxrun trusts none of it: a message of any
+ * other length, an unknown type or kind, a value out of range or a
+ * string without its NUL inside its field ends the helper (it no longer
+ * speaks the protocol, so it is no longer the proxy sbxrun started).
+ * recv() offers no control buffer, so descriptors the helper might attach
+ * (SCM_RIGHTS) are closed by the kernel, never installed in sbxrun. */
+
+enum wire_type {
+	WIRE_READY = 1, /* helper -> sbxrun: confined and about to serve */
+	WIRE_ERROR, /* helper -> sbxrun: could not start; reason says why */
+	WIRE_EVENT, /* helper -> sbxrun: one struct sbx_proxy_event */
+};
+
+#define WIRE_REASON 0x1u
+#define WIRE_METHOD 0x2u
+#define WIRE_HOST 0x4u
+#define WIRE_ADDR 0x8u
+
+struct wire {
+	uint32_t type;
+	uint32_t kind; /* enum sbx_proxy_event_kind */
+	uint64_t id;
+	uint32_t allowed;
+	int32_t status; /* WIRE_ERROR: the errno */
+	uint32_t port;
+	uint32_t have; /* WIRE_* bits: which strings are present */
+	uint64_t bytes_up;
+	uint64_t bytes_down;
+	char reason[SBX_ERR_MSG];
+	char method[32];
+	char host[SBX_HOST_MAX];
+	char addr[SBX_ADDR_STRLEN];
+};
+
+static void
+wire_put(char *dst, size_t size, const char *s, uint32_t bit, uint32_t *have)
+{
+	if (s == NULL)
+		return;
+	snprintf(dst, size, "%s", s);
+	*have |= bit;
+}
+
+static void
+wire_send(int chan, const struct wire *w)
+{
+	ssize_t n;
+
+	/* Blocking: sbxrun drains the channel on a thread of its own. A
+	 * closed channel means sbxrun is gone, and so will the helper be. */
+	do
+		n = send(chan, w, sizeof(*w), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+}
+
+/* The helper's log callback: every event goes to sbxrun. */
+static void
+helper_log(void *ctx, const struct sbx_proxy_event *ev)
+{
+	struct wire w;
+
+	memset(&w, 0, sizeof(w));
+	w.type = WIRE_EVENT;
+	w.kind = (uint32_t)ev->kind;
+	w.id = ev->id;
+	w.allowed = ev->allowed;
+	w.status = ev->status;
+	w.port = ev->port;
+	w.bytes_up = ev->bytes_up;
+	w.bytes_down = ev->bytes_down;
+	wire_put(w.reason, sizeof(w.reason), ev->reason, WIRE_REASON, &w.have);
+	wire_put(w.method, sizeof(w.method), ev->method, WIRE_METHOD, &w.have);
+	wire_put(w.host, sizeof(w.host), ev->host, WIRE_HOST, &w.have);
+	wire_put(w.addr, sizeof(w.addr), ev->addr, WIRE_ADDR, &w.have);
+	wire_send(*(int *)ctx, &w);
+}
+
+static const char *
+wire_str(const char *field, size_t size, uint32_t have, uint32_t bit, bool *ok)
+{
+	if (memchr(field, '\0', size) == NULL)
+		*ok = false;
+	return (have & bit) ? field : NULL;
+}
+
+/* Checks a message of n bytes from the helper; fills ev (pointing into
+ * w) for a WIRE_EVENT. */
+static bool
+wire_check(const struct wire *w, size_t n, struct sbx_proxy_event *ev)
+{
+	bool ok = true;
+
+	if (n != sizeof(*w) || (w->have & ~(WIRE_REASON | WIRE_METHOD | WIRE_HOST | WIRE_ADDR)))
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	ev->reason = wire_str(w->reason, sizeof(w->reason), w->have, WIRE_REASON, &ok);
+	ev->method = wire_str(w->method, sizeof(w->method), w->have, WIRE_METHOD, &ok);
+	ev->host = wire_str(w->host, sizeof(w->host), w->have, WIRE_HOST, &ok);
+	ev->addr = wire_str(w->addr, sizeof(w->addr), w->have, WIRE_ADDR, &ok);
+	if (!ok)
+		return false;
+	if (w->type == WIRE_READY || w->type == WIRE_ERROR)
+		return true;
+	if (w->type != WIRE_EVENT ||
+	    (w->kind != SBX_PROXY_DECISION && w->kind != SBX_PROXY_CLOSED) || w->allowed > 1 ||
+	    w->status < 0 || w->status > 999 || w->port > 65535 || w->id == 0)
+		return false;
+	ev->kind = (enum sbx_proxy_event_kind)w->kind;
+	ev->id = w->id;
+	ev->allowed = w->allowed != 0;
+	ev->status = w->status;
+	ev->port = (uint16_t)w->port;
+	ev->bytes_up = w->bytes_up;
+	ev->bytes_down = w->bytes_down;
+	return true;
+}
+
+/* Receives one message; returns its length, 0 at the end of the channel,
+ * -1 on an error. */
+static ssize_t
+wire_recv(int chan, struct wire *w)
+{
+	/* One byte more than a message: a longer one shows as too long
+	 * (SOCK_SEQPACKET truncates to the buffer and says MSG_TRUNC). */
+	struct {
+		struct wire w;
+		char extra;
+	} buf;
+	ssize_t n;
+
+	do
+		n = recv(chan, &buf, sizeof(buf), MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		memcpy(w, &buf.w, (size_t)n < sizeof(*w) ? (size_t)n : sizeof(*w));
+	return n;
+}
+
+/* ---- The helper process ---------------------------------------------- */
+
+#define HELPER_LFD 3
+#define HELPER_CHAN 4
+#define SBX_PROXY_READY_MS 10000
+
+/* The environment variable through which a test asks the helper to
+ * open a file once it is confined (see doc/design/proxy.md). */
+#define SBX_PROXY_TEST_OPEN "SBXRUN_TEST_PROXY_OPEN"
+
+static void __attribute__((noreturn)) helper_fail(int chan, const struct sbx_err *err)
+{
+	struct wire w;
+
+	memset(&w, 0, sizeof(w));
+	w.type = WIRE_ERROR;
+	w.status = err->errnum;
+	wire_put(w.reason, sizeof(w.reason), err->msg, WIRE_REASON, &w.have);
+	wire_send(chan, &w);
+	_exit(1);
+}
+
+/* The helper, from fork() to _exit(): never returns. */
+static void __attribute__((noreturn))
+helper_main(pid_t parent, int lfd, int chan, const struct sbx_strv *allow)
+{
+	static char test_open[4096];
+	struct sbx_err err = { 0 };
+	struct server *srv;
+	struct wire w;
+	sigset_t all;
+	const char *t;
+	char c;
+	int null;
+
+	/* Die with sbxrun, even if it died before this line. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(1);
+	/* Signals: none handled, the terminal's (^C) never seen. sbxrun
+	 * ends the helper through the channel or with SIGKILL. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	(void)setsid();
+	(void)prctl(PR_SET_NAME, "sbxrun-proxy", 0, 0, 0);
+
+	/* Descriptors: /dev/null on 0-2, the listener on 3, the channel on
+	 * 4, nothing else of sbxrun's (the script on stdin, the caller's
+	 * terminal, the diagnostics descriptor, ...). */
+	/* Copies above any number in use first (F_DUPFD picks a free one),
+	 * so that placing one cannot close the other. */
+	lfd = fcntl(lfd, F_DUPFD_CLOEXEC, HELPER_CHAN + 1);
+	chan = fcntl(chan, F_DUPFD_CLOEXEC, HELPER_CHAN + 1);
+	if (lfd < 0 || chan < 0 || dup3(lfd, HELPER_LFD, O_CLOEXEC) < 0 ||
+	    dup3(chan, HELPER_CHAN, O_CLOEXEC) < 0)
+		_exit(1);
+	chan = HELPER_CHAN;
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; fd <= 2; fd++) {
+		if (null >= 0 && null != fd)
+			(void)dup2(null, fd);
+		else if (null < 0)
+			close(fd);
+	}
+	closefrom(HELPER_CHAN + 1);
+
+	/* The caller's environment stays out of the helper's memory, but
+	 * for the one test variable, copied first. */
+	t = getenv(SBX_PROXY_TEST_OPEN);
+	if (t != NULL)
+		snprintf(test_open, sizeof(test_open), "%s", t);
+	for (char **e = environ; e != NULL && *e != NULL; e++)
+		explicit_bzero(*e, strlen(*e));
+	(void)clearenv();
+
+	if (server_open(&srv, HELPER_LFD, allow, &err) < 0)
+		helper_fail(chan, &err);
+	if (sbx_proxyjail_enter(NULL, &err) < 0)
+		helper_fail(chan, &err);
+	/* A test's probe of the walls: a file this opens stays open, in
+	 * sight of /proc/PID/fd; one the walls refuse leaves no trace. */
+	if (test_open[0] != '\0')
+		(void)open(test_open, O_RDONLY | O_CLOEXEC);
+
+	memset(&w, 0, sizeof(w));
+	w.type = WIRE_READY;
+	wire_send(chan, &w);
+	if (server_start(srv, helper_log, &chan, &err) < 0)
+		helper_fail(chan, &err);
+	/* Serve until sbxrun shuts its end down (or says anything at all). */
+	while (recv(chan, &c, 1, 0) < 0 && errno == EINTR)
+		;
+	server_stop(srv);
+	_exit(0);
+}
+
+/* ---- sbxrun's side ---------------------------------------------------- */
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+struct sbx_proxy {
+	int port;
+	pid_t pid; /* the helper; 0 once reaped */
+	int pidfd; /* -1 when the kernel has no pidfd_open() */
+	int chan;
+	pthread_t reader;
+	bool started;
+	bool stopped;
+	sbx_proxy_log_fn log;
+	void *log_ctx;
+	uint64_t denials; /* atomic */
+};
+
+/* Kills the helper through its pidfd: a pid that someone else reaped
+ * (sbxrun reaps the landlock backend's orphans) may already name another
+ * process, a pidfd never does. Safe from the reader thread. */
+static void
+helper_kill(struct sbx_proxy *p)
+{
+	if (p->pidfd >= 0)
+		(void)syscall(__NR_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
+}
+
+/* Waits at most ms for the helper to end, then kills it and reaps it. */
+static void
+helper_reap(struct sbx_proxy *p, int ms)
+{
+	siginfo_t si;
+
+	if (p->pid <= 0)
+		return;
+	if (p->pidfd >= 0) {
+		struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
+		uint64_t deadline = now_ms() + (uint64_t)ms;
+		int n;
+
+		for (;;) {
+			uint64_t t = now_ms();
+
+			n = poll(&pfd, 1, t >= deadline ? 0 : (int)(deadline - t));
+			if (n >= 0 || errno != EINTR)
+				break;
+		}
+		if (n <= 0)
+			helper_kill(p);
+		/* Dead now, or dying of SIGKILL: this wait is short. ECHILD
+		 * when another waiter reaped it first. */
+		while (
+		    waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+			;
+	} else {
+		for (int i = 0; i < ms / 10; i++) {
+			if (waitpid(p->pid, NULL, WNOHANG) != 0)
+				goto done;
+			(void)poll(NULL, 0, 10);
+		}
+		(void)kill(p->pid, SIGKILL);
+		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+done:
+	p->pid = 0;
+}
+
+static void
+proxy_release(struct sbx_proxy *p)
+{
+	if (p->chan >= 0)
+		close(p->chan);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	free(p);
+}
+
+int
+sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_strv *allow, struct sbx_err *err)
+{
+	struct sbx_proxy *p;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sbx_proxy_event ev;
+	struct pollfd pfd;
+	struct wire w;
+	socklen_t len = sizeof(sin);
+	pid_t parent = getpid();
+	int lfd, sv[2];
+	ssize_t n;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (lfd < 0)
+		return sbx_err_sys(err, "proxy: socket");
+	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		sbx_err_sys(err, "proxy: bind 127.0.0.1");
+		close(lfd);
+		return -1;
+	}
+	if (listen(lfd, 128) < 0 || getsockname(lfd, (struct sockaddr *)&sin, &len) < 0) {
+		sbx_err_sys(err, "proxy: listen");
+		close(lfd);
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		sbx_err_sys(err, "proxy: socketpair");
+		close(lfd);
+		return -1;
+	}
+	p = sbx_xcalloc(1, sizeof(*p));
+	p->port = ntohs(sin.sin_port);
+	p->chan = sv[0];
+	p->pidfd = -1;
+	/* The caller is single-threaded here (see proxy.h), so the child
+	 * may do anything before it starts its own threads. */
+	p->pid = fork();
+	if (p->pid < 0) {
+		sbx_err_sys(err, "proxy: fork");
+		close(lfd);
+		close(sv[1]);
+		proxy_release(p);
+		return -1;
+	}
+	if (p->pid == 0)
+		helper_main(parent, lfd, sv[1], allow);
+	close(lfd);
+	close(sv[1]);
+	p->pidfd = (int)syscall(__NR_pidfd_open, p->pid, 0);
+
+	/* The helper answers once it is confined, or says why it cannot be. */
+	pfd = (struct pollfd){ .fd = p->chan, .events = POLLIN };
+	while ((n = poll(&pfd, 1, SBX_PROXY_READY_MS)) < 0 && errno == EINTR)
+		;
+	n = n > 0 ? wire_recv(p->chan, &w) : -1;
+	if (n <= 0 || !wire_check(&w, (size_t)n, &ev) || w.type != WIRE_READY) {
+		if (n > 0 && wire_check(&w, (size_t)n, &ev) && w.type == WIRE_ERROR)
+			sbx_err_set(err, w.status, "%s", ev.reason ? ev.reason : "proxy: failed");
+		else
+			sbx_err_set(err, EPROTO, "proxy: the helper process did not start");
+		helper_reap(p, 0);
+		proxy_release(p);
+		return -1;
+	}
+	*pp = p;
+	return 0;
+}
+
+int
+sbx_proxy_port(const struct sbx_proxy *p)
+{
+	return p->port;
+}
+
+/* sbxrun's reader: takes every message off the channel until the helper
+ * is gone, counts the denials and hands each event to the log. */
+static void *
+reader_main(void *arg)
+{
+	struct sbx_proxy *p = arg;
+	struct sbx_proxy_event ev;
+	struct wire w;
+	ssize_t n;
+
+	while ((n = wire_recv(p->chan, &w)) > 0) {
+		if (!wire_check(&w, (size_t)n, &ev) || w.type != WIRE_EVENT) {
+			/* Not the protocol: not the helper sbxrun started. */
+			helper_kill(p);
+			break;
+		}
+		if (ev.kind == SBX_PROXY_DECISION && ev.status == 403)
+			__atomic_add_fetch(&p->denials, 1, __ATOMIC_RELAXED);
+		if (p->log != NULL)
+			p->log(p->log_ctx, &ev);
+	}
+	return NULL;
+}
+
+int
+sbx_proxy_start(struct sbx_proxy *p, sbx_proxy_log_fn log, void *ctx, struct sbx_err *err)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (p->started || p->stopped)
+		return sbx_err_set(err, EINVAL, "proxy: already started");
+	p->log = log;
+	p->log_ctx = ctx;
+	/* With every signal blocked in the reader, process signals (SIGTERM,
+	 * SIGCHLD, ...) still reach sbxrun's signalfd and never this thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&p->reader, NULL, reader_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		errno = rc;
+		return sbx_err_sys(err, "proxy: pthread_create");
+	}
+	p->started = true;
+	return 0;
+}
+
+void
+sbx_proxy_stop(struct sbx_proxy *p)
+{
+	if (p == NULL || p->stopped)
+		return;
+	p->stopped = true;
+	/* The helper's stop: its recv() on the channel sees the end. It
+	 * then cuts every connection within SBX_PROXY_STOP_WAIT_MS; a
+	 * little more, and it is killed. */
+	(void)shutdown(p->chan, SHUT_WR);
+	helper_reap(p, SBX_PROXY_STOP_WAIT_MS + 1000);
+	/* The helper is gone and held the only other end: the reader sees
+	 * the end of the channel once it has read what was left in it. */
+	if (p->started)
+		pthread_join(p->reader, NULL);
 }
 
 uint64_t
@@ -1259,16 +1709,10 @@ sbx_proxy_denials(const struct sbx_proxy *p)
 void
 sbx_proxy_free(struct sbx_proxy *p)
 {
-	bool last;
-
 	if (p == NULL)
 		return;
 	sbx_proxy_stop(p);
-	pthread_mutex_lock(&p->mu);
-	last = --p->refs == 0;
-	pthread_mutex_unlock(&p->mu);
-	if (last)
-		proxy_destroy(p);
+	proxy_release(p);
 }
 
 int

@@ -1,17 +1,22 @@
 /* The built-in allowlist proxy (--allow-host, [proxy] allow): an HTTP
- * proxy for CONNECT tunnels and plain http:// requests, served by sbxrun
- * on a free port of 127.0.0.1 for the length of one run.
+ * proxy for CONNECT tunnels and plain http:// requests, served on a free
+ * port of 127.0.0.1 for the length of one run by a helper process of its
+ * own, confined before it reads a byte from the sandbox (see proxy.c and
+ * doc/design/proxy.md).
  *
  * Lifecycle, in the order sbxrun must call it:
  *
- *   sbx_proxy_open()   before the jail is spawned: binds and listens, so
- *                      the port is known and can be given back to the
- *                      sandbox and put in its proxy variables. Starts no
- *                      thread: sbxrun forks and clones after this and must
- *                      still be single-threaded then.
- *   sbx_proxy_start()  after the spawn: starts serving, on threads.
- *   sbx_proxy_stop()   when the run is over: no new connection, every
- *                      open one cut, and no log callback after it returns.
+ *   sbx_proxy_open()   before the jail is spawned, while the caller is
+ *                      still single-threaded: binds and listens, so the
+ *                      port is known and can be given back to the sandbox
+ *                      and put in its proxy variables, then forks the
+ *                      helper with the listener and returns once the
+ *                      helper is confined and serving (or says why not).
+ *   sbx_proxy_start()  after the spawn: starts the thread that takes the
+ *                      helper's events.
+ *   sbx_proxy_stop()   when the run is over: the helper cuts every open
+ *                      connection and exits, or is killed; it is reaped
+ *                      and no log callback runs after this returns.
  *   sbx_proxy_free()   releases the proxy (stopping it first if needed).
  *
  * What passes: a request whose host matches the allowlist (see
@@ -58,37 +63,38 @@ struct sbx_proxy_event {
 	uint64_t bytes_down; /* CLOSED: bytes from the server to the client */
 };
 
-/* Called from the proxy's threads, one call at a time (the proxy
- * serializes them), concurrently with the rest of sbxrun: ctx must be safe
- * to use from another thread. Must not call back into the proxy. */
+/* Called from the proxy's reader thread, one call at a time, concurrently
+ * with the rest of sbxrun: ctx must be safe to use from another thread.
+ * Must not call back into the proxy. Every event has been checked on its
+ * way from the helper (strings bounded and terminated, values in range). */
 typedef void (*sbx_proxy_log_fn)(void *ctx, const struct sbx_proxy_event *ev);
 
-/* Binds 127.0.0.1 on a free port and listens. allow (patterns as
- * sbx_parse_host_pattern() makes them) is copied. Descriptors are
- * close-on-exec. On success *pp is the caller's, to release with
- * sbx_proxy_free(). */
+/* Binds 127.0.0.1 on a free port, listens and starts the confined helper
+ * with the listener and allow (patterns as sbx_parse_host_pattern() makes
+ * them). The caller keeps no copy of the listener; its own end of the
+ * channel to the helper is close-on-exec. The helper dies with the thread
+ * that calls this (PR_SET_PDEATHSIG): call it from the main thread. On
+ * success *pp is the caller's, to release with sbx_proxy_free(). */
 int sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_strv *allow, struct sbx_err *err);
 
 /* The loopback port the proxy listens on. */
 int sbx_proxy_port(const struct sbx_proxy *p);
 
-/* Starts serving: one accept thread, and one thread per connection.
- * Every thread runs with all signals blocked, so sbxrun's signalfd still
- * gets SIGTERM/SIGINT/SIGHUP/SIGCHLD; a dead peer raises no SIGPIPE
- * (MSG_NOSIGNAL). log (may be NULL) receives each event. Call once. */
+/* Starts taking the helper's events on one thread, which runs with all
+ * signals blocked, so sbxrun's signalfd still gets SIGTERM/SIGINT/SIGHUP/
+ * SIGCHLD. log (may be NULL) receives each event. Call once. */
 int sbx_proxy_start(struct sbx_proxy *p, sbx_proxy_log_fn log, void *ctx, struct sbx_err *err);
 
-/* Stops serving: closes the listener, cuts every connection (the clients
- * see their connection closed) and waits for the connection threads, at
- * most about two seconds: a thread still inside getaddrinfo(), which
- * cannot be interrupted, is left to finish on its own, silently and
- * without connecting. No log callback runs after this returns. Safe to
- * call more than once, and on a proxy never started. */
+/* Stops serving: the helper closes the listener and cuts every
+ * connection (the clients see their connection closed) and exits; after
+ * about three seconds it is killed instead. Either way it is reaped
+ * before this returns, and no log callback runs after that. Safe to call
+ * more than once, and on a proxy never started. */
 void sbx_proxy_stop(struct sbx_proxy *p);
 
 /* Requests refused by policy so far (403s: host not allowed, or only
- * refused addresses). Malformed requests, timeouts and unreachable hosts
- * are not denials. */
+ * refused addresses), as counted by sbxrun from the helper's events.
+ * Malformed requests, timeouts and unreachable hosts are not denials. */
 uint64_t sbx_proxy_denials(const struct sbx_proxy *p);
 
 /* Stops the proxy if needed and releases it. NULL is fine. */
