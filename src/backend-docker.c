@@ -169,14 +169,18 @@ run_bounded(char *const *argv, int ms, struct sbx_buf *out, struct sbx_err *err)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* The first line of a client's output, for a message. */
+/* The first line of a client's output that says something, for a
+ * message (docker info prints an empty line before its error). */
 static const char *
 first_line(struct sbx_buf *b)
 {
-	if (b->data == NULL)
+	char *s = b->data;
+
+	if (s == NULL)
 		return "no output";
-	b->data[strcspn(b->data, "\n")] = '\0';
-	return b->data[0] ? b->data : "no output";
+	s += strspn(s, " \r\n");
+	s[strcspn(s, "\r\n")] = '\0';
+	return s[0] ? s : "no output";
 }
 
 static int

@@ -55,8 +55,6 @@ push_mount(struct sbx_strv *out, const char *source, const char *target, bool ro
 	csv_field(&b, "target", target);
 	if (ro)
 		sbx_buf_puts(&b, ",readonly");
-	if (source == NULL)
-		sbx_buf_puts(&b, ",tmpfs-mode=0");
 	/* The client would take a value starting with '-' for an option. */
 	sbx_strv_push_take(out, sbx_xasprintf("--mount=%s", b.data));
 	sbx_buf_free(&b);

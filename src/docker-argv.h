@@ -23,8 +23,8 @@
  * be found with "docker ps -a --filter label=sbxrun". */
 #define SBX_DOCKER_LABEL "sbxrun"
 
-/* A host path bound into the container, or an empty directory that
- * only root could enter (a hidden directory's cover). */
+/* A host path bound into the container, or an empty read-only tmpfs
+ * owned by root (a hidden directory's cover). */
 struct sbx_docker_bind {
 	const char *source; /* absolute host path; NULL: the empty cover */
 	const char *target; /* absolute path in the container */
