@@ -149,6 +149,10 @@ sbx_docker_argv(const struct sbx_policy *p, const struct sbx_docker_run *run, st
 	/* The output reaches the caller through the attached client; the
 	 * daemon keeps no copy on its disk for a script to fill. */
 	sbx_strv_push(out, "--log-driver=none");
+	/* The engine's init as the container's pid 1: it passes TERM and
+	 * INT on to the command (the kernel drops a signal sent to a
+	 * namespace's pid 1 that has no handler for it) and reaps orphans. */
+	sbx_strv_push(out, "--init");
 	sbx_strv_push(out, sbx_docker_net_open(p) ? "--network=bridge" : "--network=none");
 	sbx_strv_push(out, "--cap-drop=ALL");
 	sbx_strv_push(out, "--security-opt=no-new-privileges");

@@ -141,7 +141,7 @@ static void
 check_hardening(const char *name, const struct sbx_strv *v)
 {
 	static const char *const always[] = { "run", "-i", "--label=sbxrun", "--log-driver=none",
-		"--cap-drop=ALL", "--security-opt=no-new-privileges", "--read-only",
+		"--init", "--cap-drop=ALL", "--security-opt=no-new-privileges", "--read-only",
 		"--mount=type=bind,source=" WORKDIR ",target=/work", "--workdir=/work",
 		"--env=HOME=/work", "--env=PWD=/work" };
 	size_t image = (size_t)-1;
