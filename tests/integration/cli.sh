@@ -133,7 +133,8 @@ ok "a refused --trace makes no trace file" test ! -e "$T/t.jsonl"
 printf '[sandbox]\ntrace = %s\n' "$T/p.jsonl" >"$T/trace.ini"
 bad_input "[sandbox] trace $T/p.jsonl" -p "$T/trace.ini"
 bad_input "--selftest is not built yet" --selftest
-bad_input "docker" --backend docker
+# docker with no daemon to answer: refused, saying so.
+DOCKER_HOST=unix://$T/no-daemon.sock bad_input "the docker daemon does not answer" --backend docker
 
 # A message is one line whatever it quotes: a newline in a flag shows as '?'
 # on stderr, while the JSON line keeps it, escaped.
