@@ -89,8 +89,8 @@ set -l c complete -c sbxrun -n __sbxrun_no_command
 
 # Policy.
 $c -s p -l profile -r -a '(__sbxrun_profiles)' -d 'load a profile (repeatable, applied in order)'
-$c -l backend -x -a 'auto namespaces landlock seatbelt none' -d 'force a backend'
-$c -l docker-image -x -d 'image for the docker backend (not built yet)'
+$c -l backend -x -a 'auto namespaces landlock seatbelt docker none' -d 'force a backend'
+$c -l docker-image -x -d 'image for the docker backend'
 $c -l fs -x -a 'strict allowlist open' -d 'filesystem mode'
 $c -s r -l allow-read -r -F -d 'add a readable path (allowlist mode)'
 $c -l deny-read -r -F -d 'add a never-readable path'

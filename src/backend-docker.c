@@ -1,33 +1,656 @@
-/* The docker backend. Not built yet: it refuses, so that nothing runs
- * with less isolation than was asked for. */
+/* The docker backend: one container per run, started by the docker client
+ * with the command line of docker-argv.c (never through a shell):
+ *
+ *   sbxrun -> init (new session, child subreaper) -> docker run -i ...
+ *
+ * The client is the payload of the common launcher; the script on
+ * sbxrun's standard input reaches the container's "sh -s" through it. The
+ * container has a name (sbxrun-PID-RANDOM) and the label "sbxrun", and
+ * sbxrun, not the daemon, removes it: after the run it asks the engine
+ * whether the kernel's OOM killer struck (State.OOMKilled, which a
+ * container removed on exit no longer has), then "docker rm --force",
+ * which also ends a container whose client was killed by the timeout or a
+ * signal. If sbxrun itself dies, init does the same from its copy of the
+ * state. Every docker command sbxrun runs itself is bounded in time and
+ * killed when it overruns.
+ *
+ * The daemon is asked only when the run names this backend ("auto" never
+ * does), with "docker info" under a hard limit of four seconds. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "backend.h"
+#include "docker-argv.h"
+#include "launch.h"
+#include "linux-owner.h"
+#include "plan.h"
+#include "resolve.h"
+#include "supervise.h"
+
+extern char **environ;
+
+/* The hard limits on the docker commands sbxrun runs itself. */
+#define DK_PROBE_MS 4000
+#define DK_INSPECT_MS 5000
+#define DK_RM_MS 10000
+
+/* The ids a root caller's container runs as, as under the other Linux
+ * backends; the workdir is lent to them for the run. */
+#define DK_NOBODY 65534
+
+/* What the run changed on the host, undone after it (dk_cleanup), or by
+ * init when sbxrun died (dk_orphaned). */
+struct dk_state {
+	struct sbx_strv rm; /* docker rm --force NAME */
+	struct sbx_strv inspect;
+	char *workdir;
+	struct sbx_lease lease;
+	bool leased;
+	struct sbx_strv scrub; /* protected paths absent before the run */
+	struct sbx_strv made; /* mount targets made for the run, outermost first */
+	struct sbx_report *report; /* sbxrun's, or NULL in init */
+};
+
+/* The binds of a run and what they need, collected from the host. */
+struct dk_binds {
+	struct sbx_docker_bind *v;
+	size_t n;
+	struct sbx_strv strings; /* owns the paths of v */
+	struct sbx_strv scrub;
+	struct sbx_strv missing; /* mount targets to make, relative */
+	struct sbx_strv notes;
+};
+
+static void
+binds_free(struct dk_binds *b)
+{
+	free(b->v);
+	sbx_strv_free(&b->strings);
+	sbx_strv_free(&b->scrub);
+	sbx_strv_free(&b->missing);
+	sbx_strv_free(&b->notes);
+	memset(b, 0, sizeof(*b));
+}
+
+static const char *
+keep(struct dk_binds *b, char *s)
+{
+	sbx_strv_push_take(&b->strings, s);
+	return s;
+}
+
+static void
+add_bind(struct dk_binds *b, const char *source, char *target, bool ro)
+{
+	b->v = sbx_xreallocarray(b->v, b->n + 1, sizeof(*b->v));
+	b->v[b->n++] = (struct sbx_docker_bind){ source ? keep(b, sbx_xstrdup(source)) : NULL,
+		keep(b, target), ro };
+}
+
+/* Runs argv (the client is looked up on the caller's PATH) with its
+ * output in out, killing it once ms have passed. Returns its exit status,
+ * or -1 with err when it could not run or was killed. */
+static int
+run_bounded(char *const *argv, int ms, struct sbx_buf *out, struct sbx_err *err)
+{
+	int fds[2], pidfd, st = 0;
+	uint64_t deadline = sbx_now_ms() + (uint64_t)ms;
+	bool exited = false;
+	pid_t pid;
+
+	if (sbx_pipe_cloexec(fds) < 0)
+		return sbx_err_sys(err, "pipe");
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return sbx_err_sys(err, "fork");
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		sbx_signals_reset();
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		closefrom(3);
+		execvp(argv[0], argv);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(fds[1]);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = fds[0], .events = POLLIN },
+			{ .fd = pidfd, .events = POLLIN } };
+		uint64_t now = sbx_now_ms();
+		char chunk[1024];
+		ssize_t n;
+
+		if (now >= deadline)
+			break;
+		if (poll(pfd, pidfd >= 0 ? 2 : 1, (int)(deadline - now)) < 0 && errno != EINTR)
+			break;
+		while ((n = read(fds[0], chunk, sizeof(chunk))) > 0)
+			if (out && out->len < 8192)
+				sbx_buf_add(out, chunk, (size_t)n);
+		if (n == 0 || (pfd[1].revents & POLLIN)) {
+			exited = true;
+			break;
+		}
+	}
+	if (!exited) {
+		kill(pid, SIGKILL);
+		sbx_err_set(err, ETIMEDOUT, "%s %s did not answer within %d ms and was killed",
+		    argv[0], argv[1], ms);
+	}
+	close(fds[0]);
+	if (pidfd >= 0)
+		close(pidfd);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!exited)
+		return -1;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && (out == NULL || out->len == 0))
+		return sbx_err_set(err, ENOENT, "no %s client on the PATH", argv[0]);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The first line of a client's output that says something, for a
+ * message (docker info prints an empty line before its error). */
+static const char *
+first_line(struct sbx_buf *b)
+{
+	char *s = b->data;
+
+	if (s == NULL)
+		return "no output";
+	s += strspn(s, " \r\n");
+	s[strcspn(s, "\r\n")] = '\0';
+	return s[0] ? s : "no output";
+}
 
 static int
 docker_probe(struct sbx_caps *caps, struct sbx_err *err)
 {
-	return sbx_err_set(err, SBX_EUNAVAIL, "the docker backend is not built yet");
+	struct sbx_strv argv = { 0 };
+	struct sbx_buf out = { 0 };
+	int rc;
+
+	caps->docker = false;
+	sbx_docker_info_argv(NULL, &argv);
+	rc = run_bounded(argv.v, DK_PROBE_MS, &out, err);
+	sbx_strv_free(&argv);
+	if (rc < 0) {
+		sbx_buf_free(&out);
+		return sbx_err_wrap(err, "the docker daemon cannot be asked");
+	}
+	if (rc != 0) {
+		sbx_err_set(err, SBX_EUNAVAIL,
+		    "the docker daemon does not answer (docker info: %s)", first_line(&out));
+		sbx_buf_free(&out);
+		return -1;
+	}
+	sbx_buf_free(&out);
+	caps->docker = true;
+	return 0;
 }
 
+/* The container is a root of its own: the host's files are not there,
+ * only the image, /work and the mounts (see docker_spawn for what is
+ * bound and hidden). Its cgroup holds memory and pids; the other limits
+ * are rlimits given by the engine. Its network is either none (an empty
+ * namespace) or docker's bridge, where no port rule and no local-address
+ * rule can be kept: a container there reaches the bridge's gateway, which
+ * is the host. */
 static uint32_t
 docker_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 {
+	uint32_t r = SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_DENY) |
+	    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_MOUNTS) |
+	    SBX_RULE_BIT(SBX_RULE_PROCESSES) | SBX_RULE_BIT(SBX_RULE_TIMEOUT) |
+	    SBX_RULE_BIT(SBX_RULE_LISTEN);
+
+	for (int i = 0; i < SBX_LIMIT__COUNT; i++)
+		if (p->limits[i].set)
+			r |= SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i));
+	if (!sbx_docker_net_open(p))
+		r |= SBX_RULE_BIT(SBX_RULE_NETWORK);
+	return r;
+}
+
+/* How a host path under the workdir or a mount source appears inside. */
+static char *
+container_path(const struct sbx_policy *p, const char *workdir, const char *path)
+{
+	for (size_t i = 0; i < p->nmounts; i++) {
+		const char *src = p->mounts[i].source;
+		size_t n = strlen(src);
+
+		if (sbx_path_is_under(path, src))
+			return sbx_xasprintf(
+			    "%s/%s%s", SBX_DOCKER_WORK, p->mounts[i].target, path + n);
+	}
+	if (sbx_path_is_under(path, workdir))
+		return sbx_xasprintf("%s%s", SBX_DOCKER_WORK, path + strlen(workdir));
+	return NULL;
+}
+
+/* Collects the binds of the run: the mounts, the protected paths read-only
+ * onto themselves, and the hidden paths that lie where the container can
+ * see (the workdir or a mount) covered by /dev/null or an empty tmpfs.
+ * Protected paths that do not exist go to the scrub list: one made during
+ * the run is moved aside after it. Docker resolves a bind's source itself,
+ * as root: a source that is a symlink (which could point anywhere on the
+ * host) is never bound. */
+static int
+collect_binds(
+    const struct sbx_policy *p, const struct sbx_exec *x, struct dk_binds *b, struct sbx_err *err)
+{
+	const char *wd = x->fs->workdir;
+	struct sbx_strv prot = { 0 };
+	_cleanup_free_ char *git = sbx_path_join(wd, ".git");
+	struct stat st;
+	bool git_dir = false;
+
+	for (size_t i = 0; i < p->nmounts; i++) {
+		_cleanup_free_ char *t = sbx_path_join(wd, p->mounts[i].target);
+
+		if (lstat(t, &st) < 0)
+			sbx_strv_push(&b->missing, p->mounts[i].target);
+		add_bind(b, p->mounts[i].source,
+		    sbx_xasprintf("%s/%s", SBX_DOCKER_WORK, p->mounts[i].target), !p->mounts[i].rw);
+	}
+	if (lstat(git, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* git also reads files next to hooks and config: keep it all. */
+		git_dir = true;
+		add_bind(b, git, sbx_xstrdup(SBX_DOCKER_WORK "/.git"), true);
+	} else if (errno == ENOENT) {
+		sbx_strv_push(&b->scrub, ".git");
+	}
+	sbx_protect_list(p, &prot);
+	for (size_t i = 0; i < prot.n; i++) {
+		_cleanup_free_ char *path = sbx_path_join(wd, prot.v[i]);
+		_cleanup_free_ char *real = NULL;
+
+		if (git_dir && sbx_str_has_prefix(prot.v[i], ".git/"))
+			continue;
+		if (lstat(path, &st) < 0) {
+			if (!sbx_str_has_prefix(prot.v[i], ".git/"))
+				sbx_strv_push(&b->scrub, prot.v[i]);
+			continue;
+		}
+		real = realpath(path, NULL);
+		if (S_ISLNK(st.st_mode) || real == NULL || strcmp(real, path) != 0) {
+			sbx_strv_push_take(&b->notes,
+			    sbx_xasprintf("protected path %s is or passes through a symlink: it "
+					  "is not bound read-only (its target is not in the "
+					  "container)",
+				prot.v[i]));
+			continue;
+		}
+		add_bind(b, path, sbx_xasprintf("%s/%s", SBX_DOCKER_WORK, prot.v[i]), true);
+	}
+	sbx_strv_free(&prot);
+	for (size_t i = 0; i < x->fs->hidden.n; i++) {
+		const char *h = x->fs->hidden.v[i];
+		char *target = container_path(p, wd, h);
+
+		if (target == NULL)
+			continue;
+		if (lstat(h, &st) < 0 || S_ISLNK(st.st_mode)) {
+			/* Absent, or a link whose target is not in the container. */
+			free(target);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode))
+			add_bind(b, NULL, target, true);
+		else
+			add_bind(b, "/dev/null", target, true);
+	}
 	return 0;
+}
+
+/* Makes each missing mount target in the workdir, as the caller, so that
+ * docker does not make it as root; rel has no ".." (policy.c). */
+static int
+make_targets(const char *workdir, const struct sbx_strv *missing, struct sbx_strv *made,
+    const struct sbx_policy *p, struct sbx_err *err)
+{
+	for (size_t i = 0; i < missing->n; i++) {
+		_cleanup_free_ char *copy = sbx_xstrdup(missing->v[i]);
+		const struct sbx_mount *m = sbx_policy_find_mount(p, missing->v[i]);
+		struct stat st;
+		bool file = m && stat(m->source, &st) == 0 && !S_ISDIR(st.st_mode);
+
+		for (char *c = copy;; c++) {
+			bool last = (c = strchr(c, '/')) == NULL;
+			_cleanup_free_ char *path = NULL;
+			int r;
+
+			if (!last)
+				*c = '\0';
+			path = sbx_path_join(workdir, copy);
+			if (last && file) {
+				r = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				    0600);
+				if (r >= 0)
+					close(r);
+			} else {
+				r = mkdir(path, 0755);
+			}
+			if (r >= 0)
+				sbx_strv_push(made, copy);
+			else if (errno != EEXIST)
+				return sbx_err_sys(
+				    err, "docker: cannot make the mount target %s", path);
+			if (last)
+				break;
+			*c = '/';
+		}
+	}
+	return 0;
+}
+
+/* Moves WORKDIR/rel aside (rel.sbxrun-untrusted.N), opening each directory
+ * on the way without following a link the sandbox may have planted.
+ * Returns the new name relative to the workdir, or NULL. */
+static char *
+move_aside(const char *workdir, const char *rel)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+	char *name = copy, *slash;
+	int dir = open(workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	char *res = NULL;
+
+	while (dir >= 0 && (slash = strchr(name, '/')) != NULL) {
+		int next;
+
+		*slash = '\0';
+		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		dir = next;
+		*slash = '/';
+		name = slash + 1;
+	}
+	if (dir < 0)
+		return NULL;
+	for (int n = 1; fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && n <= 100; n++) {
+		_cleanup_free_ char *aside = sbx_xasprintf("%s.sbxrun-untrusted.%d", name, n);
+
+		if (renameat2(dir, name, dir, aside, RENAME_NOREPLACE) == 0) {
+			res = sbx_xasprintf("%.*s%s", (int)(name - copy), copy, aside);
+			break;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	close(dir);
+	return res;
+}
+
+static void
+warn(struct sbx_report *r, char *text)
+{
+	if (r)
+		sbx_strv_push_take(&r->warnings, text);
+	else
+		free(text);
+}
+
+/* Everything after the container: removed, the workdir back to the
+ * caller, what may not be made moved aside, mount targets gone. */
+static void
+undo(struct dk_state *st)
+{
+	struct sbx_err err = { 0 };
+	struct sbx_buf out = { 0 };
+	int rc = run_bounded(st->rm.v, DK_RM_MS, &out, &err);
+
+	if (rc != 0 && !(out.data && strstr(out.data, "No such container")))
+		warn(st->report,
+		    sbx_xasprintf("docker: the container %s may be left behind: %s",
+			st->rm.v[st->rm.n - 1], rc < 0 ? err.msg : first_line(&out)));
+	sbx_buf_free(&out);
+	for (size_t i = 0; i < st->scrub.n; i++) {
+		_cleanup_free_ char *aside = move_aside(st->workdir, st->scrub.v[i]);
+
+		if (aside)
+			warn(st->report,
+			    sbx_xasprintf("docker: the sandbox made %s, where nothing may be made; "
+					  "it was moved aside to %s",
+				st->scrub.v[i], aside));
+	}
+	for (size_t i = st->made.n; i-- > 0;) {
+		_cleanup_free_ char *path = sbx_path_join(st->workdir, st->made.v[i]);
+
+		if (rmdir(path) < 0 && errno == ENOTDIR) {
+			struct stat sb;
+
+			if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+				unlink(path);
+		}
+	}
+	if (st->leased)
+		sbx_owner_return(&st->lease);
+	st->leased = false;
+}
+
+static void
+state_free(struct dk_state *st)
+{
+	sbx_strv_free(&st->rm);
+	sbx_strv_free(&st->inspect);
+	sbx_strv_free(&st->scrub);
+	sbx_strv_free(&st->made);
+	free(st->workdir);
+	free(st);
+}
+
+/* In init, when sbxrun was killed: the client is dead, the container may
+ * not be. */
+static void
+dk_orphaned(void *ctx)
+{
+	struct dk_state *st = ctx;
+
+	st->report = NULL;
+	undo(st);
+}
+
+/* After the run: what the engine knows of it, then undo(). */
+static void
+dk_cleanup(struct sbx_child *c)
+{
+	struct dk_state *st = c->priv;
+	struct sbx_report *r = st->report;
+	struct sbx_err err = { 0 };
+	struct sbx_buf out = { 0 };
+	bool running = false, oom = false, started = false;
+	int code = 0, rc;
+
+	c->priv = NULL;
+	rc = run_bounded(st->inspect.v, DK_INSPECT_MS, &out, &err);
+	if (rc == 0 && out.data &&
+	    sbx_docker_parse_inspect(out.data, &running, &oom, &code, &started) == 0) {
+		r->oom_killed = oom;
+	} else if (rc < 0) {
+		warn(r, sbx_xasprintf("docker: %s", err.msg));
+	}
+	/* docker run's own 125: the container never ran. */
+	if (r->exited && r->exit_code == 125 && !started && r->error == NULL)
+		r->error = sbx_xstrdup("docker could not run the container (docker run exited "
+				       "with 125; its own message is above)");
+	sbx_buf_free(&out);
+	undo(st);
+	state_free(st);
+}
+
+/* A name no other run has: our pid and 64 random bits. */
+static char *
+container_name(void)
+{
+	uint64_t rnd = 0;
+
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint64_t)sbx_now_ms() ^ ((uint64_t)getpid() << 32);
+	return sbx_xasprintf("sbxrun-%d-%016" PRIx64, (int)getpid(), rnd);
+}
+
+static int
+build_argv(const struct sbx_policy *p, const struct sbx_exec *x, const char *name,
+    struct dk_binds *b, struct sbx_strv *argv, struct sbx_err *err)
+{
+	struct sbx_docker_run run = {
+		.name = name,
+		.workdir = x->fs->workdir,
+		.binds = b->v,
+		.nbinds = b->n,
+		.uid = x->caller_uid == 0 ? DK_NOBODY : x->caller_uid,
+		.gid = x->caller_uid == 0 ? DK_NOBODY : x->caller_gid,
+		.envp = x->envp,
+		.caller_env = environ,
+		.argv = x->argv,
+	};
+
+	return sbx_docker_argv(p, &run, argv, err);
+}
+
+static void
+set_report(const struct sbx_policy *p, struct sbx_report *r)
+{
+	r->layers.mountns = r->layers.pidns = r->layers.ipcns = r->layers.utsns = true;
+	r->layers.netns = true;
+	r->layers.cgroup = true;
+	r->layers.no_new_privs = r->layers.caps_dropped = true;
+	r->layers.new_session = r->layers.subreaper = true;
+	for (int i = 0; i < SBX_LIMIT__COUNT; i++)
+		if (p->limits[i].set)
+			r->limits[i].by =
+			    (i == SBX_LIMIT_MEMORY || i == SBX_LIMIT_PIDS) ? "cgroup" : "rlimit";
+	sbx_strv_push_take(&r->warnings,
+	    sbx_xasprintf(
+		"docker: the fs mode (%s), the read list and the host's secret list "
+		"do not apply inside the image: the container sees the image, the workdir "
+		"and the mounts, nothing else of the host",
+		sbx_fs_name(p->fs)));
+	/* On docker's bridge the host is the gateway: its services, loopback
+	 * ones published there included, cannot be kept out. */
+	if (sbx_docker_net_open(p)) {
+		r->requested |= SBX_RULE_BIT(SBX_RULE_LOOPBACK);
+		sbx_strv_push(&r->warnings,
+		    "docker: the container is on docker's bridge network: host services "
+		    "(the bridge gateway, host.docker.internal) are not kept out");
+	}
 }
 
 static int
 docker_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
     struct sbx_buf *out, struct sbx_err *err)
 {
-	return docker_probe(NULL, err);
+	struct dk_binds b = { 0 };
+	struct sbx_strv argv = { 0 };
+
+	if (collect_binds(p, x, &b, err) < 0 ||
+	    build_argv(p, x, "sbxrun-PID-RANDOM", &b, &argv, err) < 0) {
+		binds_free(&b);
+		sbx_strv_free(&argv);
+		return -1;
+	}
+	sbx_buf_puts(out, "# backend docker: one container per run, removed after it\n");
+	for (size_t i = 0; i < b.notes.n; i++)
+		sbx_buf_printf(out, "# %s\n", b.notes.v[i]);
+	for (size_t i = 0; i < b.scrub.n; i++)
+		sbx_buf_printf(out, "# %s does not exist: one made during the run is moved aside\n",
+		    b.scrub.v[i]);
+	if (x->caller_uid == 0)
+		sbx_buf_printf(out,
+		    "# the caller is root: the workdir is lent to uid %d for the run\n", DK_NOBODY);
+	sbx_docker_render(argv.v, out);
+	binds_free(&b);
+	sbx_strv_free(&argv);
+	return 0;
 }
 
 static int
 docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
     struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
-	return docker_probe(NULL, err);
+	struct dk_state *st;
+	struct sbx_payload_hooks hooks = { .orphaned = dk_orphaned };
+	struct sbx_exec client = *x;
+	struct dk_binds b = { 0 };
+	struct sbx_strv argv = { 0 };
+	_cleanup_free_ char *name = NULL;
+
+	if (x->fs == NULL)
+		return sbx_err_set(err, EINVAL, "docker: no resolved filesystem view");
+	st = sbx_xcalloc(1, sizeof(*st));
+	hooks.ctx = st;
+	name = container_name();
+	st->workdir = sbx_xstrdup(x->fs->workdir);
+	st->report = r;
+	sbx_docker_rm_argv(NULL, name, &st->rm);
+	sbx_docker_inspect_argv(NULL, name, &st->inspect);
+	if (collect_binds(p, x, &b, err) < 0 ||
+	    make_targets(x->fs->workdir, &b.missing, &st->made, p, err) < 0)
+		goto fail;
+	sbx_strv_copy(&st->scrub, &b.scrub);
+	if (x->caller_uid == 0) {
+		struct sbx_strv skip = { 0 };
+		int rc;
+
+		sbx_strv_copy(&skip, &x->fs->hidden);
+		for (size_t i = 0; i < b.n; i++)
+			if (b.v[i].ro && sbx_path_is_under(b.v[i].source, x->fs->workdir))
+				sbx_strv_push(&skip, b.v[i].source);
+		rc = sbx_owner_lend(&st->lease, x->fs->workdir, x->caller_uid, x->caller_gid,
+		    DK_NOBODY, DK_NOBODY, &skip, err);
+		sbx_strv_free(&skip);
+		if (rc < 0)
+			goto fail;
+		st->leased = true;
+	}
+	if (build_argv(p, x, name, &b, &argv, err) < 0)
+		goto fail;
+	/* The client runs as the caller would run it: the caller's
+	 * environment (DOCKER_HOST, DOCKER_CONFIG...), no limits of the
+	 * sandbox's; only what argv names with --env reaches the container. */
+	client.argv = argv.v;
+	client.envp = environ;
+	client.nrlimits = 0;
+	client.cwd = "/";
+	if (sbx_launch_plain(&client, &hooks, c, err) < 0)
+		goto fail;
+	sbx_strv_free(&argv);
+	for (size_t i = 0; i < b.notes.n; i++)
+		sbx_strv_push_take(&r->warnings, sbx_xasprintf("docker: %s", b.notes.v[i]));
+	binds_free(&b);
+	c->priv = st;
+	c->cleanup = dk_cleanup;
+	set_report(p, r);
+	return 0;
+fail:
+	sbx_strv_free(&argv);
+	binds_free(&b);
+	st->report = NULL;
+	undo(st);
+	state_free(st);
+	return -1;
 }
 
 const struct sbx_backend sbx_backend_docker = {

@@ -355,7 +355,11 @@ choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err 
 			skipping = b != after;
 			continue;
 		}
-		if (b->probe(&run->caps, &perr) < 0) {
+		/* --print-backend of docker prints the command line without
+		 * asking the daemon, which may be elsewhere or down. */
+		bool describe_only = run->cli.print_backend && b->id == SBX_BACKEND_DOCKER;
+
+		if (!describe_only && b->probe(&run->caps, &perr) < 0) {
 			/* -v names the step that failed, as --probe does. */
 			if (run->cli.verbose)
 				say(run, "backend %s unavailable: %s", b->name, perr.msg);
@@ -651,7 +655,8 @@ run_main(struct run *run, int argc, char **argv)
 	/* SPEC: a cgroup v2 leaf when one can be made, else rlimits, and the
 	 * diagnostics say so. sbxrun makes no cgroup (none is delegated to it
 	 * on the machines it was built for; the v1 hierarchies are not its). */
-	if (r->enforced & (SBX_RULE_BIT(SBX_RULE_MEMORY) | SBX_RULE_BIT(SBX_RULE_PIDS)))
+	if (b->id != SBX_BACKEND_DOCKER &&
+	    (r->enforced & (SBX_RULE_BIT(SBX_RULE_MEMORY) | SBX_RULE_BIT(SBX_RULE_PIDS))))
 		sbx_strv_push(&r->warnings,
 		    "memory and pids are rlimits, not a cgroup: memory is RLIMIT_AS (the "
 		    "address space, so swap cannot add to it), pids is RLIMIT_NPROC");
@@ -667,8 +672,10 @@ run_main(struct run *run, int argc, char **argv)
 	r->workdir = sbx_xstrdup(run->fs.workdir);
 
 	/* The proxy's socket and the rules exist before the spawn (single-
-	 * threaded still), so the port can be given back to the sandbox. */
-	if (sbx_network_prepare(&run->net, p, run->caps.landlock_abi, &err) < 0)
+	 * threaded still), so the port can be given back to the sandbox. A
+	 * container's network is the engine's: nothing of this applies. */
+	if (b->id != SBX_BACKEND_DOCKER &&
+	    sbx_network_prepare(&run->net, p, run->caps.landlock_abi, &err) < 0)
 		return fail(run, &err);
 
 	if (run->cli.print_backend) {

@@ -1,0 +1,320 @@
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "docker-argv.h"
+#include "exec.h"
+
+#define CLIENT(run) ((run)->docker ? (run)->docker : "docker")
+
+bool
+sbx_docker_net_open(const struct sbx_policy *p)
+{
+	return p->network || p->listen.n > 0 || p->connect.n > 0 || p->loopback.n > 0 ||
+	    p->proxy_allow.n > 0;
+}
+
+/* One field of the client's --mount value, which it reads as a line of
+ * CSV: quoted when it holds a comma, a quote or a line break, with quotes
+ * doubled, so that no path can add a field of its own ("readonly=false",
+ * another "source="). */
+static void
+csv_field(struct sbx_buf *b, const char *key, const char *value)
+{
+	_cleanup_free_ char *field = sbx_xasprintf("%s=%s", key, value);
+
+	if (b->len)
+		sbx_buf_putc(b, ',');
+	if (strpbrk(field, ",\"\r\n") == NULL && field[0] != ' ') {
+		sbx_buf_puts(b, field);
+		return;
+	}
+	sbx_buf_putc(b, '"');
+	for (const char *c = field; *c; c++) {
+		if (*c == '"')
+			sbx_buf_putc(b, '"');
+		sbx_buf_putc(b, *c);
+	}
+	sbx_buf_putc(b, '"');
+}
+
+static void
+push_mount(struct sbx_strv *out, const char *source, const char *target, bool ro)
+{
+	struct sbx_buf b = { 0 };
+
+	if (source) {
+		csv_field(&b, "type", "bind");
+		csv_field(&b, "source", source);
+	} else {
+		csv_field(&b, "type", "tmpfs");
+	}
+	csv_field(&b, "target", target);
+	if (ro)
+		sbx_buf_puts(&b, ",readonly");
+	/* The client would take a value starting with '-' for an option. */
+	sbx_strv_push_take(out, sbx_xasprintf("--mount=%s", b.data));
+	sbx_buf_free(&b);
+}
+
+/* A host path under the workdir, as the container sees it. */
+static char *
+in_container(const char *workdir, const char *path)
+{
+	size_t n = strlen(workdir);
+
+	if (strcmp(path, workdir) == 0)
+		return sbx_xstrdup(SBX_DOCKER_WORK);
+	if (strncmp(path, workdir, n) == 0 && path[n] == '/')
+		return sbx_xasprintf("%s%s", SBX_DOCKER_WORK, path + n);
+	return sbx_xstrdup(path);
+}
+
+static bool
+passed_unchanged(const struct sbx_policy *p, char *const *caller_env, const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	_cleanup_free_ char *name = NULL;
+	const char *v;
+
+	if (eq == NULL)
+		return false;
+	name = sbx_xstrndup(entry, (size_t)(eq - entry));
+	if (!sbx_strv_contains(&p->env_pass, name))
+		return false;
+	v = sbx_env_get(caller_env, name);
+	return v != NULL && strcmp(v, eq + 1) == 0;
+}
+
+static void
+push_env(struct sbx_strv *out, const struct sbx_policy *p, const struct sbx_docker_run *run,
+    const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	size_t n;
+
+	if (eq == NULL)
+		return;
+	n = (size_t)(eq - entry);
+	if (passed_unchanged(p, run->caller_env, entry)) {
+		sbx_strv_push_take(out, sbx_xasprintf("--env=%.*s", (int)n, entry));
+		return;
+	}
+	/* The built HOME and PWD name the workdir on the host. */
+	if ((n == 4 && strncmp(entry, "HOME", 4) == 0) ||
+	    (n == 3 && strncmp(entry, "PWD", 3) == 0)) {
+		_cleanup_free_ char *v = in_container(run->workdir, eq + 1);
+
+		sbx_strv_push_take(out, sbx_xasprintf("--env=%.*s=%s", (int)n, entry, v));
+		return;
+	}
+	sbx_strv_push_take(out, sbx_xasprintf("--env=%s", entry));
+}
+
+static int
+check_path(const char *what, const char *path, struct sbx_err *err)
+{
+	if (path == NULL || path[0] != '/')
+		return sbx_err_set(err, EINVAL, "docker: %s %s is not an absolute path", what,
+		    path ? path : "(none)");
+	return 0;
+}
+
+int
+sbx_docker_argv(const struct sbx_policy *p, const struct sbx_docker_run *run, struct sbx_strv *out,
+    struct sbx_err *err)
+{
+	const struct sbx_limit *lim = p->limits;
+	const char *image = p->docker_image ? p->docker_image : SBX_DOCKER_DEFAULT_IMAGE;
+
+	if (check_path("workdir", run->workdir, err) < 0)
+		return -1;
+	for (size_t i = 0; i < run->nbinds; i++)
+		if ((run->binds[i].source &&
+			check_path("mount source", run->binds[i].source, err) < 0) ||
+		    check_path("mount target", run->binds[i].target, err) < 0)
+			return -1;
+	if (run->argv == NULL || run->argv[0] == NULL || run->argv[0][0] == '\0')
+		return sbx_err_set(err, EINVAL, "docker: empty command");
+
+	sbx_strv_push(out, CLIENT(run));
+	sbx_strv_push(out, "run");
+	/* Standard input stays attached: the script arrives there. */
+	sbx_strv_push(out, "-i");
+	sbx_strv_push_take(out, sbx_xasprintf("--name=%s", run->name));
+	sbx_strv_push(out, "--label=" SBX_DOCKER_LABEL);
+	/* The output reaches the caller through the attached client; the
+	 * daemon keeps no copy on its disk for a script to fill. */
+	sbx_strv_push(out, "--log-driver=none");
+	/* The engine's init as the container's pid 1: it passes TERM and
+	 * INT on to the command (the kernel drops a signal sent to a
+	 * namespace's pid 1 that has no handler for it) and reaps orphans. */
+	sbx_strv_push(out, "--init");
+	sbx_strv_push(out, sbx_docker_net_open(p) ? "--network=bridge" : "--network=none");
+	sbx_strv_push(out, "--cap-drop=ALL");
+	sbx_strv_push(out, "--security-opt=no-new-privileges");
+	/* Writable are /work, its rw mounts and a private /tmp, as under
+	 * the other backends; the image itself is not. */
+	sbx_strv_push(out, "--read-only");
+	sbx_strv_push(out, "--tmpfs=/tmp:rw,nosuid,nodev,exec,mode=1777");
+	sbx_strv_push_take(
+	    out, sbx_xasprintf("--user=%u:%u", (unsigned)run->uid, (unsigned)run->gid));
+	if (lim[SBX_LIMIT_MEMORY].set) {
+		/* Swap equal to memory: none on top of it. */
+		sbx_strv_push_take(
+		    out, sbx_xasprintf("--memory=%" PRIu64, lim[SBX_LIMIT_MEMORY].value));
+		sbx_strv_push_take(
+		    out, sbx_xasprintf("--memory-swap=%" PRIu64, lim[SBX_LIMIT_MEMORY].value));
+	}
+	if (lim[SBX_LIMIT_PIDS].set)
+		sbx_strv_push_take(
+		    out, sbx_xasprintf("--pids-limit=%" PRIu64, lim[SBX_LIMIT_PIDS].value));
+	if (lim[SBX_LIMIT_CPU].set) {
+		uint64_t s = (lim[SBX_LIMIT_CPU].value + 999) / 1000;
+
+		sbx_strv_push_take(out, sbx_xasprintf("--ulimit=cpu=%" PRIu64 ":%" PRIu64, s, s));
+	}
+	if (lim[SBX_LIMIT_FILE_SIZE].set)
+		sbx_strv_push_take(out,
+		    sbx_xasprintf("--ulimit=fsize=%" PRIu64 ":%" PRIu64,
+			lim[SBX_LIMIT_FILE_SIZE].value, lim[SBX_LIMIT_FILE_SIZE].value));
+	if (lim[SBX_LIMIT_OPEN_FILES].set)
+		sbx_strv_push_take(out,
+		    sbx_xasprintf("--ulimit=nofile=%" PRIu64 ":%" PRIu64,
+			lim[SBX_LIMIT_OPEN_FILES].value, lim[SBX_LIMIT_OPEN_FILES].value));
+	push_mount(out, run->workdir, SBX_DOCKER_WORK, false);
+	for (size_t i = 0; i < run->nbinds; i++)
+		push_mount(out, run->binds[i].source, run->binds[i].target, run->binds[i].ro);
+	sbx_strv_push(out, "--workdir=" SBX_DOCKER_WORK);
+	/* Published on the host's loopback only, never on every address. */
+	for (size_t i = 0; i < p->listen.n; i++)
+		sbx_strv_push_take(out,
+		    sbx_xasprintf("--publish=127.0.0.1:%u:%u/tcp", (unsigned)p->listen.v[i],
+			(unsigned)p->listen.v[i]));
+	for (size_t i = 0; run->envp && run->envp[i]; i++)
+		push_env(out, p, run, run->envp[i]);
+	/* The image's own entrypoint would take the script for its
+	 * arguments: the command replaces it. */
+	{
+		_cleanup_free_ char *entry = in_container(run->workdir, run->argv[0]);
+
+		sbx_strv_push_take(out, sbx_xasprintf("--entrypoint=%s", entry));
+	}
+	sbx_strv_push(out, image);
+	for (size_t i = 1; run->argv[i]; i++)
+		sbx_strv_push_take(out, in_container(run->workdir, run->argv[i]));
+	return 0;
+}
+
+void
+sbx_docker_inspect_argv(const char *docker, const char *name, struct sbx_strv *out)
+{
+	sbx_strv_push(out, docker ? docker : "docker");
+	sbx_strv_push(out, "inspect");
+	sbx_strv_push(out, "--type=container");
+	sbx_strv_push(out,
+	    "--format={{.State.Running}} {{.State.OOMKilled}} "
+	    "{{.State.ExitCode}} {{.State.StartedAt}}");
+	sbx_strv_push(out, "--");
+	sbx_strv_push(out, name);
+}
+
+void
+sbx_docker_rm_argv(const char *docker, const char *name, struct sbx_strv *out)
+{
+	sbx_strv_push(out, docker ? docker : "docker");
+	sbx_strv_push(out, "rm");
+	sbx_strv_push(out, "--force");
+	sbx_strv_push(out, "--");
+	sbx_strv_push(out, name);
+}
+
+void
+sbx_docker_info_argv(const char *docker, struct sbx_strv *out)
+{
+	sbx_strv_push(out, docker ? docker : "docker");
+	sbx_strv_push(out, "info");
+	sbx_strv_push(out, "--format={{.ServerVersion}}");
+}
+
+static int
+parse_bool(const char *s, size_t n, bool *out)
+{
+	if (n == 4 && strncmp(s, "true", 4) == 0)
+		*out = true;
+	else if (n == 5 && strncmp(s, "false", 5) == 0)
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+int
+sbx_docker_parse_inspect(
+    const char *line, bool *running, bool *oom_killed, int *exit_code, bool *started)
+{
+	const char *f[4];
+	size_t len[4];
+	const char *c = line;
+	char *end;
+	long code;
+
+	for (int i = 0; i < 4; i++) {
+		c += strspn(c, " ");
+		f[i] = c;
+		len[i] = strcspn(c, " \n");
+		if (len[i] == 0)
+			return -1;
+		c += len[i];
+	}
+	if (parse_bool(f[0], len[0], running) < 0 || parse_bool(f[1], len[1], oom_killed) < 0)
+		return -1;
+	errno = 0;
+	code = strtol(f[2], &end, 10);
+	if (errno || end != f[2] + len[2] || code < -1 || code > 255)
+		return -1;
+	*exit_code = (int)code;
+	/* The zero time of Go: created, never started. */
+	*started = strncmp(f[3], "0001-01-01", 10) != 0;
+	return 0;
+}
+
+static void
+shell_quote(struct sbx_buf *b, const char *s)
+{
+	if (*s &&
+	    strspn(s,
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		"-_=/.,:@%+") == strlen(s)) {
+		sbx_buf_puts(b, s);
+		return;
+	}
+	sbx_buf_putc(b, '\'');
+	for (const char *c = s; *c; c++) {
+		if (*c == '\'')
+			sbx_buf_puts(b, "'\\''");
+		else
+			sbx_buf_putc(b, *c);
+	}
+	sbx_buf_putc(b, '\'');
+}
+
+void
+sbx_docker_render(char *const *argv, struct sbx_buf *out)
+{
+	bool after_image = false;
+
+	for (size_t i = 0; argv && argv[i]; i++) {
+		if (i > 0)
+			sbx_buf_puts(out, after_image ? " " : " \\\n    ");
+		shell_quote(out, argv[i]);
+		/* The image follows the last option; its arguments stay on
+		 * its line. */
+		if (i >= 2 && argv[i][0] != '-')
+			after_image = true;
+	}
+	sbx_buf_putc(out, '\n');
+}

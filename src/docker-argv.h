@@ -1,0 +1,80 @@
+/* The docker backend's command lines, built as argument vectors without a
+ * shell. Pure: everything comes in through the arguments, so the text of a
+ * run is golden-tested (tests/unit/test-docker.c) and printed by
+ * --print-backend exactly as it is executed. */
+#ifndef SBX_DOCKER_ARGV_H
+#define SBX_DOCKER_ARGV_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "policy.h"
+#include "util.h"
+
+/* Where the workdir appears inside the container; also HOME and the
+ * working directory there. */
+#define SBX_DOCKER_WORK "/work"
+
+/* The image used when neither docker_image nor --docker-image names one. */
+#define SBX_DOCKER_DEFAULT_IMAGE "debian:stable-slim"
+
+/* The label every container sbxrun starts carries, so that leftovers can
+ * be found with "docker ps -a --filter label=sbxrun". */
+#define SBX_DOCKER_LABEL "sbxrun"
+
+/* A host path bound into the container, or an empty read-only tmpfs
+ * owned by root (a hidden directory's cover). */
+struct sbx_docker_bind {
+	const char *source; /* absolute host path; NULL: the empty cover */
+	const char *target; /* absolute path in the container */
+	bool ro;
+};
+
+/* One run, apart from the policy: who, where, what. */
+struct sbx_docker_run {
+	const char *docker; /* the client program, "docker" when NULL */
+	const char *name; /* the container's name */
+	const char *workdir; /* host path bound at SBX_DOCKER_WORK */
+	const struct sbx_docker_bind *binds; /* mounts and protected paths */
+	size_t nbinds;
+	uid_t uid; /* the ids the payload runs as */
+	gid_t gid;
+	char *const *envp; /* the built environment, NAME=VALUE */
+	char *const *caller_env; /* the caller's, to tell passed values */
+	char *const *argv; /* the command; argv[0] becomes the entrypoint */
+};
+
+/* Appends to out the "docker run" command line of p and run. Variables of
+ * the built environment that --pass-env copied unchanged are passed by
+ * name alone (-e NAME): the client takes their values from its own
+ * environment, the caller's, so they never appear in a command line. A
+ * host path beginning with the workdir is rewritten to lie under /work
+ * (HOME, PWD, the script file of --interp). Fails on a path that the
+ * client's --mount syntax cannot carry. */
+int sbx_docker_argv(const struct sbx_policy *p, const struct sbx_docker_run *run,
+    struct sbx_strv *out, struct sbx_err *err);
+
+/* Whether p opens the container's network: outbound on, or any port. */
+bool sbx_docker_net_open(const struct sbx_policy *p);
+
+/* "docker inspect" of one container, printing one line:
+ * "RUNNING OOMKILLED EXITCODE STARTED" (STARTED: whether it ever ran). */
+void sbx_docker_inspect_argv(const char *docker, const char *name, struct sbx_strv *out);
+
+/* "docker rm -f NAME": kills the container if it runs, then removes it. */
+void sbx_docker_rm_argv(const char *docker, const char *name, struct sbx_strv *out);
+
+/* "docker info" reduced to the server version: it needs the daemon. */
+void sbx_docker_info_argv(const char *docker, struct sbx_strv *out);
+
+/* The command line as shell text, for --print-backend: each argument
+ * quoted where a shell would split or expand it, one option a line. Only
+ * for reading; sbxrun itself never hands it to a shell. */
+void sbx_docker_render(char *const *argv, struct sbx_buf *out);
+
+/* Parses the line of sbx_docker_inspect_argv(); -1 when it is not one. */
+int sbx_docker_parse_inspect(
+    const char *line, bool *running, bool *oom_killed, int *exit_code, bool *started);
+
+#endif

@@ -1,0 +1,244 @@
+#!/bin/sh
+# The docker backend against a real engine (TAP). Needs DOCKER_HOST naming
+# a running engine that has the image local/sbx-base (tests/docker/engine
+# start and image make both); run by its own phase of .ci/run, as root and
+# as a member of the group docker, never by make check. The engine is
+# the test's own: every container labelled "sbxrun" on it is ours.
+#
+# Verdicts come from the host: files in the workdir, a listener on the
+# host that must log nothing, the engine's own list of containers.
+. "${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+
+IMAGE=local/sbx-base
+: "${DOCKER_HOST:?DOCKER_HOST must name the test engine (tests/docker/engine start)}"
+export DOCKER_HOST
+
+if ! docker info --format '{{.ServerVersion}}' >/dev/null 2>&1; then
+	echo "Bail out! no docker engine answers at $DOCKER_HOST"
+	exit 1
+fi
+if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
+	echo "Bail out! the image $IMAGE is missing (tests/docker/engine image)"
+	exit 1
+fi
+
+dk() {
+	sbx --backend docker --docker-image "$IMAGE" "$@"
+}
+
+dk_script() {
+	printf '%s\n' "$1" >"$T/stdin"
+	shift
+	dk "$@" <"$T/stdin"
+}
+
+ours() {
+	docker ps -aq --filter label=sbxrun
+}
+
+now_ms() {
+	"$PY" -c 'import time; print(int(time.monotonic() * 1000))'
+}
+
+me=$(id -u)
+W=$T/w
+mkdir "$W"
+
+# --- the script runs and its status comes back ------------------------------
+dk_script 'echo out; echo err >&2; exit 7' -w "$W"
+is "$SBX_STATUS" 7 "the script's status comes back"
+is "$(cat "$T/out")" out "its standard output reaches the caller"
+is "$(jget backend)" docker "backend docker"
+is "$(jget exit_code)" 7 "exit_code 7"
+ok "the diagnostics line is complete" check_diag "$T/diag"
+is "$(ours)" "" "no container is left after a run"
+
+# --- /work is the workdir, files belong to the caller ------------------------
+dk_script 'pwd >/work/where; echo "$HOME" >>/work/where; echo data >made' -w "$W"
+is "$(cat "$W/made" 2>/dev/null)" data "a file written in /work appears in the workdir"
+is "$(stat -c %u "$W/made" 2>/dev/null)" "$me" "... owned by the caller ($me)"
+is "$(stat -c %u "$W")" "$me" "the workdir is the caller's again"
+is "$(tr '\n' ' ' <"$W/where")" "/work /work " "working directory and HOME are /work"
+
+# --- the environment is built, not inherited ---------------------------------
+SBX_CANARY_ENV=leaked-canary-$$ SBX_PASSED=passed-$$ \
+	dk_script 'env >/work/env.txt' -w "$W" --pass-env SBX_PASSED -e SET_BY_FLAG=yes
+unlike "$(cat "$W/env.txt")" "leaked-canary-$$" "the caller's environment does not leak"
+like "$(cat "$W/env.txt")" "SBX_PASSED=passed-$$" "--pass-env passes its variable"
+like "$(cat "$W/env.txt")" "SET_BY_FLAG=yes" "--env sets one"
+
+# --- network off: nothing reachable, judged by a host listener ----------------
+# The listener is on the engine's bridge address: an address of this host
+# that is not loopback, and that a bridged container can reach.
+gw=$(docker network inspect bridge --format '{{(index .IPAM.Config 0).Gateway}}' 2>/dev/null)
+if [ -z "$gw" ]; then
+	fail "the engine's bridge has a gateway address"
+else
+	"$PY" - "$gw" "$T/port" "$T/listener.log" <<'EOF' &
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 0))
+s.listen(16)
+open(sys.argv[2], "w").write(str(s.getsockname()[1]))
+log = open(sys.argv[3], "a")
+while True:
+    c, a = s.accept()
+    log.write("connection from %s\n" % a[0])
+    log.flush()
+    c.close()
+EOF
+	BG_PIDS="$BG_PIDS $!"
+	wait_for '[ -s "$T/port" ]' 10
+	port=$(cat "$T/port")
+	probe="nc -w 3 $gw $port </dev/null; wget -q -T 3 -O /dev/null http://$gw:$port/; true"
+	dk_script "$probe" -w "$W"
+	is "$SBX_STATUS" 0 "network off: the probing script ran"
+	is "$(cat "$T/listener.log" 2>/dev/null)" "" "network off: the host listener at $gw logged nothing"
+	# The control: the same probe with the network on reaches it, so
+	# the silence above is the backend's doing.
+	dk_script "$probe" -w "$W" --network on --allow-degraded
+	like "$(cat "$T/listener.log" 2>/dev/null)" "connection from" \
+		"control: with the network on the listener hears the container"
+	like "$(jget unenforced)" '"network"' "network on: unenforced names network"
+	like "$(jget unenforced)" '"loopback"' "... and loopback (host services stay reachable)"
+	dk_script true -w "$W" --network on
+	is "$SBX_STATUS" 125 "network on without --allow-degraded: refused with 125"
+fi
+
+# --- memory: the container's cgroup, and the engine's OOM verdict -------------
+dk_script 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo ${#x} >/work/alloc' \
+	-w "$W" --memory 64M
+is "$(jget oom_killed)" true "--memory 64M: a 200 MB allocation is OOM-killed"
+ok "... and never completes (no /work/alloc)" test ! -e "$W/alloc"
+is "$(jget limits.memory.by)" cgroup "limits.memory.by is cgroup"
+dk_script 'x=$(head -c 20000000 /dev/zero | tr "\0" a); echo ${#x} >/work/alloc' \
+	-w "$W" --memory 64M
+is "$(cat "$W/alloc" 2>/dev/null)" 20000000 "control: 20 MB fits in 64M"
+is "$(jget oom_killed)" false "... and oom_killed is false"
+rm -f "$W/alloc"
+
+# --- pids: a fork bomb is contained --------------------------------------------
+# Each child leaves a marker before it sleeps: the host counts them. The
+# loops are bounded by count (the second waits for the markers while it
+# can still fork), the run by the timeout (124 would mean the bomb held
+# sbxrun up).
+bomb='i=0; while [ $i -lt 200 ]; do (touch /work/p/$i; sleep 30) & i=$((i+1)); done
+j=0; while [ "$(ls /work/p | wc -l)" -lt 200 ] && [ $j -lt 100 ]; do sleep 0.1; j=$((j+1)); done'
+
+mkdir "$W/p"
+dk_script "$bomb" -w "$W" --pids 64 -t 60s
+n=$(ls "$W/p" | wc -l)
+if [ "$n" -le 64 ]; then
+	pass "--pids 64: at most 64 processes ran ($n)"
+else
+	fail "--pids 64: $n processes ran"
+fi
+nok "... and sbxrun returned before its timeout (status $SBX_STATUS)" test "$SBX_STATUS" = 124
+is "$(jget limits.pids.by)" cgroup "limits.pids.by is cgroup"
+is "$(ours)" "" "... and nothing of it is left"
+rm -rf "$W/p"
+mkdir "$W/p"
+dk_script "$bomb" -w "$W" --pids 1000 -t 60s
+is "$(ls "$W/p" | wc -l | tr -d ' ')" 200 "control: with --pids 1000 all 200 ran"
+rm -rf "$W/p"
+
+# --- the timeout and signals kill the container ---------------------------------
+dk_script 'sleep 300' -w "$W" -t 2s
+is "$SBX_STATUS" 124 "the timeout: status 124"
+is "$(jget timed_out)" true "... timed_out true"
+is "$(ours)" "" "... and no container is left (docker ps -a)"
+
+printf 'sleep 300\n' >"$T/stdin"
+"$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W" --diag none <"$T/stdin" \
+	>/dev/null 2>&1 &
+pid=$!
+wait_for '[ -n "$(ours)" ]' 30
+kill -TERM "$pid"
+wait "$pid"
+st=$?
+is "$st" 143 "SIGTERM to sbxrun: status 143"
+is "$(ours)" "" "... and no container is left"
+
+"$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W" --diag none <"$T/stdin" \
+	>/dev/null 2>&1 &
+pid=$!
+wait_for '[ -n "$(ours)" ]' 30
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+if wait_for '[ -z "$(ours)" ]' 30; then
+	pass "SIGKILL to sbxrun: its init removes the container"
+else
+	fail "SIGKILL to sbxrun: a container is left: $(ours)"
+	docker rm -f $(ours) >/dev/null 2>&1
+fi
+
+# --- a listen port answers from the host ----------------------------------------
+lport=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+echo hello-from-the-container >"$W/index.html"
+serve="httpd -p $lport -h /work; i=0; while [ ! -e /work/stop ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done"
+dk_script "$serve" -w "$W" --listen "$lport"
+is "$SBX_STATUS" 125 "--listen without --allow-degraded: refused with 125"
+like "$(jget error)" network "... naming the rule it cannot keep"
+printf '%s\n' "$serve" >"$T/stdin"
+"$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W" --listen "$lport" \
+	--allow-degraded --diag fd:3 <"$T/stdin" >"$T/out" 2>"$T/err" 3>"$T/diag" &
+pid=$!
+got=
+i=0
+while [ $i -lt 100 ] && [ -z "$got" ]; do
+	got=$("$PY" -c '
+import sys, urllib.request
+try:
+    print(urllib.request.urlopen("http://127.0.0.1:%s/index.html" % sys.argv[1], timeout=2).read().decode().strip())
+except Exception:
+    pass' "$lport")
+	[ -n "$got" ] || sleep 0.2
+	i=$((i + 1))
+done
+touch "$W/stop"
+wait "$pid"
+is "$got" hello-from-the-container "a listen port answers from the host on 127.0.0.1"
+like "$(jget unenforced)" '"loopback"' "... and unenforced names loopback"
+rm -f "$W/stop" "$W/index.html"
+
+# --- the probe: a dead or a hung daemon ---------------------------------------
+"$PY" - "$T/dead.sock" "$T/hung.sock" "$T/hung.log" <<'EOF' &
+import socket, sys, time
+d = socket.socket(socket.AF_UNIX)
+d.bind(sys.argv[1])           # bound, never listening: a daemon gone
+h = socket.socket(socket.AF_UNIX)
+h.bind(sys.argv[2])
+h.listen(16)                  # accepts, never answers: a daemon hung
+log = open(sys.argv[3], "a")
+held = []
+while True:
+    c, _ = h.accept()
+    log.write("asked\n")
+    log.flush()
+    held.append(c)
+EOF
+BG_PIDS="$BG_PIDS $!"
+wait_for '[ -S "$T/hung.sock" ]' 10
+for kind in dead hung; do
+	t0=$(now_ms)
+	DOCKER_HOST=unix://$T/$kind.sock dk_script true -w "$W"
+	t1=$(now_ms)
+	is "$SBX_STATUS" 125 "a $kind daemon: status 125"
+	like "$(jget error)" "docker" "... with a message naming docker"
+	if [ $((t1 - t0)) -lt 5000 ]; then
+		pass "... within 5 s ($((t1 - t0)) ms)"
+	else
+		fail "... took $((t1 - t0)) ms"
+	fi
+done
+: >"$T/hung.log"
+DOCKER_HOST=unix://$T/hung.sock sbx_script 'exit 0' -w "$W"
+is "$SBX_STATUS" 0 "auto runs with a hung daemon configured"
+is "$(cat "$T/hung.log")" "" "... and never asks it"
+DOCKER_HOST=unix://$T/dead.sock dk --print-backend -w "$W" </dev/null
+is "$SBX_STATUS" 0 "--print-backend of docker needs no daemon"
+like "$(cat "$T/out")" "--network=none" "... and prints the command line"
+
+is "$(ours)" "" "no container of ours is left at the end"
+done_testing

@@ -1,0 +1,357 @@
+/* The docker backend's command lines against the checked-in texts in
+ * $GOLDEN/docker/NAME.argv: each is the spec of what one kind of run asks
+ * the engine for. After a deliberate change, regenerate them with
+ *
+ *	SBX_UPDATE_GOLDEN=1 make check TESTS=tests/unit/test-docker
+ *
+ * and read the diff. Also: the hardening every run carries, whatever the
+ * policy; what the --mount syntax cannot be tricked into; the environment
+ * (built, never the caller's; passed values by name only); and the parser
+ * of "docker inspect". */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "docker-argv.h"
+#include "policy.h"
+#include "profile.h"
+#include "tap.h"
+
+#define HOME "/home/alice"
+#define WORKDIR HOME "/proj"
+
+static const char *golden_dir;
+static bool update_golden;
+
+static char *
+read_file(const char *path)
+{
+	struct sbx_buf b = { 0 };
+	char chunk[4096];
+	size_t n;
+	FILE *f = fopen(path, "re");
+
+	if (f == NULL)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		sbx_buf_add(&b, chunk, n);
+	fclose(f);
+	if (b.data == NULL)
+		sbx_buf_add(&b, "", 0);
+	return sbx_buf_steal(&b);
+}
+
+static void
+check_golden(const char *name, const char *text)
+{
+	char *path = sbx_xasprintf("%s/docker/%s.argv", golden_dir, name);
+	char *want;
+
+	if (update_golden) {
+		FILE *f = fopen(path, "we");
+
+		ok(f != NULL && fputs(text, f) >= 0 && fclose(f) == 0, "%s: golden written", name);
+		free(path);
+		return;
+	}
+	want = read_file(path);
+	if (!ok(want != NULL && strcmp(text, want) == 0, "%s: matches %s", name, path)) {
+		if (want == NULL)
+			diag("cannot read %s: %s (SBX_UPDATE_GOLDEN=1 writes it)", path,
+			    strerror(errno));
+		else
+			diag("got:\n%s", text);
+	}
+	free(want);
+	free(path);
+}
+
+static char *sh_argv[] = { "/bin/sh", "-s", NULL };
+static char *base_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" WORKDIR, "TMPDIR=/tmp",
+	"LANG=C.UTF-8", "USER=alice", "LOGNAME=alice", "PWD=" WORKDIR, "SHELL=/bin/sh", NULL };
+static char *caller_env[] = { "TOKEN=s3cret", "PATH=/usr/bin:/bin", "HOME=" HOME,
+	"AWS_SECRET_ACCESS_KEY=caller-only", "TERM=xterm", NULL };
+
+static void
+policy_from(struct sbx_policy *p, const char *profile)
+{
+	struct sbx_err err = { 0 };
+
+	sbx_policy_init(p, HOME);
+	if (profile && sbx_profile_load_string(p, "test.ini", profile, &err) < 0) {
+		printf("Bail out! profile: %s\n", err.msg);
+		exit(1);
+	}
+}
+
+static struct sbx_docker_run
+default_run(void)
+{
+	return (struct sbx_docker_run){
+		.name = "sbxrun-1-0123456789abcdef",
+		.workdir = WORKDIR,
+		.uid = 1000,
+		.gid = 1000,
+		.envp = base_env,
+		.caller_env = caller_env,
+		.argv = sh_argv,
+	};
+}
+
+/* Builds, renders and compares one run; returns the argv for more checks
+ * (the caller frees it). */
+static struct sbx_strv
+golden(const char *name, const char *profile, const struct sbx_docker_run *run)
+{
+	struct sbx_policy p;
+	struct sbx_strv argv = { 0 };
+	struct sbx_buf text = { 0 };
+	struct sbx_err err = { 0 };
+
+	policy_from(&p, profile);
+	if (!ok(sbx_docker_argv(&p, run, &argv, &err) == 0, "%s: built", name))
+		diag("%s", err.msg);
+	sbx_docker_render(argv.v, &text);
+	check_golden(name, text.data ? text.data : "");
+	sbx_buf_free(&text);
+	sbx_policy_free(&p);
+	return argv;
+}
+
+static bool
+has(const struct sbx_strv *v, const char *s)
+{
+	return sbx_strv_contains(v, s);
+}
+
+static size_t
+index_of(const struct sbx_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return i;
+	return (size_t)-1;
+}
+
+/* What every run carries, whatever the policy asks. */
+static void
+check_hardening(const char *name, const struct sbx_strv *v)
+{
+	static const char *const always[] = { "run", "-i", "--label=sbxrun", "--log-driver=none",
+		"--init", "--cap-drop=ALL", "--security-opt=no-new-privileges", "--read-only",
+		"--mount=type=bind,source=" WORKDIR ",target=/work", "--workdir=/work",
+		"--env=HOME=/work", "--env=PWD=/work" };
+	size_t image = (size_t)-1;
+	bool user_ok = false;
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(always); i++)
+		if (!ok(has(v, always[i]), "%s: has %s", name, always[i]))
+			return;
+	for (size_t i = 0; i < v->n; i++) {
+		if (sbx_str_has_prefix(v->v[i], "--user="))
+			user_ok = strcmp(v->v[i], "--user=0:0") != 0 &&
+			    !sbx_str_has_prefix(v->v[i], "--user=0:");
+		if (image == (size_t)-1 && i >= 2 && v->v[i][0] != '-')
+			image = i;
+	}
+	ok(user_ok, "%s: a non-root --user", name);
+	ok(image != (size_t)-1 && index_of(v, "--entrypoint=/bin/sh") < image,
+	    "%s: the entrypoint is replaced, before the image", name);
+	/* The caller's own environment never reaches the container. */
+	for (size_t i = 0; i < v->n; i++)
+		if (strstr(v->v[i], "caller-only") || strstr(v->v[i], "AWS_SECRET") ||
+		    strstr(v->v[i], "TERM")) {
+			ok(0, "%s: the caller's environment leaked: %s", name, v->v[i]);
+			return;
+		}
+	ok(1, "%s: nothing of the caller's environment", name);
+}
+
+static void
+test_runs(void)
+{
+	struct sbx_docker_run run = default_run();
+	struct sbx_strv v;
+
+	v = golden("default", NULL, &run);
+	check_hardening("default", &v);
+	ok(has(&v, "--network=none"), "default: network none");
+	ok(has(&v, "local/sbx-base") == false && has(&v, SBX_DOCKER_DEFAULT_IMAGE),
+	    "default: the default image");
+	ok(v.n >= 2 && strcmp(v.v[v.n - 1], "-s") == 0, "default: sh -s reads stdin");
+	sbx_strv_free(&v);
+
+	v = golden("limits",
+	    "[sandbox]\nmemory = 512M\npids = 256\ncpu = 90s\nfile_size = 1G\nopen_files = 1024\n"
+	    "docker_image = local/sbx-base\n",
+	    &run);
+	check_hardening("limits", &v);
+	ok(has(&v, "--memory=536870912") && has(&v, "--memory-swap=536870912"),
+	    "limits: swap equals memory");
+	ok(has(&v, "--pids-limit=256"), "limits: pids by the container's cgroup");
+	sbx_strv_free(&v);
+
+	v = golden("listen", "[ports]\nlisten = 8080, 8081\n", &run);
+	check_hardening("listen", &v);
+	ok(has(&v, "--network=bridge") && has(&v, "--publish=127.0.0.1:8080:8080/tcp") &&
+		has(&v, "--publish=127.0.0.1:8081:8081/tcp"),
+	    "listen: published on the host's loopback only");
+	sbx_strv_free(&v);
+
+	v = golden("network-on", "[sandbox]\nnetwork = on\n", &run);
+	check_hardening("network-on", &v);
+	ok(has(&v, "--network=bridge"), "network-on: bridge");
+	sbx_strv_free(&v);
+
+	{
+		static const struct sbx_docker_bind binds[] = {
+			{ "/srv/data", "/work/data", true },
+			{ "/srv/out", "/work/out", false },
+			{ WORKDIR "/.git", "/work/.git", true },
+			{ "/dev/null", "/work/.netrc", true },
+			{ NULL, "/work/.ssh", true },
+		};
+
+		run.binds = binds;
+		run.nbinds = SBX_ARRAY_LEN(binds);
+		v = golden("binds", NULL, &run);
+		check_hardening("binds", &v);
+		ok(has(&v, "--mount=type=tmpfs,target=/work/.ssh,readonly"),
+		    "binds: a hidden directory is covered");
+		sbx_strv_free(&v);
+		run = default_run();
+	}
+
+	{
+		static char *env[] = { "PATH=/bin", "HOME=" WORKDIR, "PWD=" WORKDIR, "TOKEN=s3cret",
+			"TERM=vt100", "QUOTED=it's \"x\"\nline two", NULL };
+
+		run.envp = env;
+		v = golden("env", "[env]\npass = TOKEN\npass = TERM\n", &run);
+		ok(has(&v, "--env=TOKEN"), "env: a passed value goes by name only");
+		ok(!has(&v, "--env=TOKEN=s3cret"), "env: ... never on the command line");
+		ok(has(&v, "--env=TERM=vt100"),
+		    "env: a passed name whose value was replaced goes with its value");
+		ok(has(&v, "--env=QUOTED=it's \"x\"\nline two"), "env: any value, unchanged");
+		sbx_strv_free(&v);
+		run = default_run();
+	}
+
+	{
+		static char *interp[] = { "python3", WORKDIR "/.sbxrun/main.py", NULL };
+
+		run.argv = interp;
+		v = golden("interp", NULL, &run);
+		ok(has(&v, "--entrypoint=python3") && v.n > 0 &&
+			strcmp(v.v[v.n - 1], "/work/.sbxrun/main.py") == 0,
+		    "interp: the script file as the container sees it");
+		sbx_strv_free(&v);
+		run = default_run();
+	}
+
+	{
+		static char *cmd[] = { "-weird", "a b", "$(id)", NULL };
+
+		run.argv = cmd;
+		run.uid = run.gid = 65534;
+		v = golden("command", "[sandbox]\ndocker_image = local/sbx-base\n", &run);
+		ok(has(&v, "--entrypoint=-weird") && has(&v, "--user=65534:65534"),
+		    "command: an entrypoint starting with '-' stays a value");
+		sbx_strv_free(&v);
+		run = default_run();
+	}
+}
+
+/* A path may hold anything; --mount must still get exactly its fields. */
+static void
+test_mount_syntax(void)
+{
+	struct sbx_docker_run run = default_run();
+	struct sbx_docker_bind bind = { "/srv/a,readonly=false,source=/etc", "/work/x\"y", true };
+	struct sbx_strv v = { 0 };
+	struct sbx_policy p;
+	struct sbx_err err = { 0 };
+
+	run.workdir = "/home/al,ice/pr\"oj";
+	run.binds = &bind;
+	run.nbinds = 1;
+	policy_from(&p, NULL);
+	ok(sbx_docker_argv(&p, &run, &v, &err) == 0, "odd paths: built");
+	ok(has(&v, "--mount=type=bind,\"source=/home/al,ice/pr\"\"oj\",target=/work"),
+	    "a comma or a quote in the workdir is quoted CSV");
+	ok(has(&v,
+	       "--mount=type=bind,\"source=/srv/a,readonly=false,source=/etc\",\"target=/work/"
+	       "x\"\"y\",readonly"),
+	    "a path cannot add fields of its own");
+	sbx_strv_free(&v);
+
+	bind.source = "relative";
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "a relative mount source is refused");
+	sbx_strv_free(&v);
+	run.nbinds = 0;
+	run.argv = (char *[]){ NULL };
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "an empty command is refused");
+	sbx_strv_free(&v);
+	sbx_policy_free(&p);
+}
+
+static void
+test_inspect(void)
+{
+	bool running, oom, started;
+	int code;
+
+	ok(sbx_docker_parse_inspect(
+	       "false true 137 2026-12-01T21:18:18.5Z\n", &running, &oom, &code, &started) == 0 &&
+		!running && oom && code == 137 && started,
+	    "inspect: an OOM-killed container");
+	ok(sbx_docker_parse_inspect(
+	       "true false 0 2026-12-01T21:18:18Z", &running, &oom, &code, &started) == 0 &&
+		running && !oom && code == 0 && started,
+	    "inspect: a running one");
+	ok(sbx_docker_parse_inspect(
+	       "false false 128 0001-01-01T00:00:00Z", &running, &oom, &code, &started) == 0 &&
+		!started,
+	    "inspect: created, never started");
+	ok(sbx_docker_parse_inspect("", &running, &oom, &code, &started) < 0,
+	    "inspect: empty output refused");
+	ok(sbx_docker_parse_inspect("yes no 1 x", &running, &oom, &code, &started) < 0,
+	    "inspect: not booleans refused");
+	ok(sbx_docker_parse_inspect("false false 12x 2026", &running, &oom, &code, &started) < 0,
+	    "inspect: a bad code refused");
+}
+
+static void
+test_helpers(void)
+{
+	struct sbx_strv v = { 0 };
+
+	sbx_docker_rm_argv(NULL, "-n", &v);
+	ok(v.n == 5 && strcmp(v.v[3], "--") == 0 && strcmp(v.v[4], "-n") == 0,
+	    "rm: the name after --");
+	sbx_strv_free(&v);
+	sbx_docker_info_argv("podman", &v);
+	ok(v.n == 3 && strcmp(v.v[0], "podman") == 0 && strcmp(v.v[1], "info") == 0,
+	    "info: asks the daemon");
+	sbx_strv_free(&v);
+}
+
+int
+main(void)
+{
+	const char *update = getenv("SBX_UPDATE_GOLDEN");
+
+	golden_dir = getenv("GOLDEN");
+	if (golden_dir == NULL)
+		golden_dir = "tests/golden";
+	update_golden = update != NULL && *update != '\0' && strcmp(update, "0") != 0;
+
+	test_runs();
+	test_mount_syntax();
+	test_inspect();
+	test_helpers();
+	return done_testing();
+}
