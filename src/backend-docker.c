@@ -446,7 +446,7 @@ undo(struct dk_state *st)
 		}
 	}
 	if (st->leased)
-		sbx_owner_return(&st->lease);
+		sbx_owner_return(&st->lease, st->report ? &st->report->warnings : NULL);
 	st->leased = false;
 }
 
