@@ -46,7 +46,8 @@ static const char usage[] =
     "      --diag DEST              diagnostics line to stderr, fd:N, PATH or none\n"
     "\n"
     "Inspection:\n"
-    "      --print-policy           print the merged policy as a profile and exit\n"
+    "      --print-policy           print the merged policy as a profile, each value\n"
+    "                               with where it came from, and exit\n"
     "      --print-backend          print what the backend would build and exit\n"
     "      --probe                  print this machine's isolation capabilities and exit\n"
     "      --selftest               try known escapes against this machine's jail\n"
@@ -351,7 +352,7 @@ sbx_cli_apply(const struct sbx_cli *cli, struct sbx_policy *p, struct sbx_err *e
 	for (size_t i = 0; i < cli->nsettings; i++) {
 		const struct sbx_setting *s = &cli->settings[i];
 
-		if (sbx_policy_set(p, s->section, s->key, s->value, err) < 0)
+		if (sbx_policy_set_from(p, s->section, s->key, s->value, s->flag, err) < 0)
 			return sbx_err_wrap(err, "%s", s->flag);
 	}
 	return 0;

@@ -579,7 +579,7 @@ run_main(struct run *run, int argc, char **argv)
 	for (size_t i = 0; i < p->warnings.n; i++)
 		say(run, "warning: %s", p->warnings.v[i]);
 	if (run->cli.print_policy) {
-		_cleanup_free_ char *ini = sbx_policy_to_ini(p, &err);
+		_cleanup_free_ char *ini = sbx_policy_to_ini_origins(p, &err);
 
 		if (ini == NULL)
 			return fail(run, &err);

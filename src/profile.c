@@ -213,7 +213,7 @@ handler(void *user, const char *section, const char *key, const char *value)
 {
 	struct profile_ctx *ctx = user;
 	struct sbx_err verr = { 0 };
-	_cleanup_free_ char *id = NULL;
+	_cleanup_free_ char *id = NULL, *from = NULL;
 	bool is_list;
 
 	if (ctx->failed)
@@ -230,7 +230,8 @@ handler(void *user, const char *section, const char *key, const char *value)
 			return ctx_fail(ctx, "duplicated key '%s' in [%s]", key, section);
 		sbx_strv_push(&ctx->seen, id);
 	}
-	if (sbx_policy_set(ctx->policy, section, key, value, &verr) < 0)
+	from = sbx_xasprintf("%s:%d", ctx->name, ctx->line);
+	if (sbx_policy_set_from(ctx->policy, section, key, value, from, &verr) < 0)
 		return ctx_fail(ctx, "%s: %s", key, verr.msg);
 	return 1;
 }

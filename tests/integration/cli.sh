@@ -224,12 +224,43 @@ sbx -p "$T/every.ini" --listen 9000 -e X=1 -r /srv/extra --print-policy
 is "$SBX_STATUS" 0 "--print-policy exits 0"
 is "$(cat "$T/err")$(cat "$T/diag")" "" "--print-policy: no message, no diagnostics line"
 cp "$T/out" "$T/p1.ini"
-like "$(cat "$T/p1.ini")" "listen = 8080, 8081, 9000" "--print-policy: flags extend lists"
+like "$(cat "$T/p1.ini")" "listen = 8080, 8081" "--print-policy: the profile's ports"
+like "$(cat "$T/p1.ini")" "listen = 9000" "--print-policy: flags extend lists"
 like "$(cat "$T/p1.ini")" "workdir = $HOME/proj" "--print-policy: ~ expanded"
+# Each value's origin, as a comment: the profile's file as it was named
+# and the line, the flag, or built-in.
+like "$(cat "$T/p1.ini")" "
+listen = 8080, 8081              ; $T/every.ini:24
+listen = 9000                    ; --listen
+" "--print-policy: each port says where it came from"
+like "$(cat "$T/p1.ini")" "
+timeout = 90s                    ; $T/every.ini:8
+" "... a value from a profile: FILE:LINE"
+like "$(cat "$T/p1.ini")" "
+path = /srv/extra                ; --allow-read
+" "... a list entry from a flag: the flag"
+sbx -p "$T/every.ini" --print-policy -r /opt/datasets --keep
+like "$(cat "$T/out")" "
+keep = yes                       ; --keep
+" "... a value set by a profile and then a flag: the flag"
+like "$(cat "$T/out")" "
+path = /opt/datasets             ; $T/every.ini:17, --allow-read
+" "... a list entry given by both: both"
+sbx --print-policy
+like "$(cat "$T/out")" "
+backend = auto                   ; built-in
+" "... a value nobody set: built-in"
 sbx -p "$T/p1.ini" --print-policy
 cp "$T/out" "$T/p2.ini"
 is "$SBX_STATUS" 0 "the printed policy loads with -p"
-ok "print, reload, print again: identical" cmp -s "$T/p1.ini" "$T/p2.ini"
+# Without the origin comments, the reprint is the same text; with them,
+# every value now comes from its own line of p1.ini.
+strip_origins() { sed -e '/^;/d' -e 's/  *; .*$//' "$1"; }
+strip_origins "$T/p1.ini" >"$T/p1.plain"
+strip_origins "$T/p2.ini" >"$T/p2.plain"
+ok "print, reload, print again: the same profile but for the origins" cmp -s "$T/p1.plain" "$T/p2.plain"
+is "$(awk -v f="$T/p1.ini" '/^[^;[]/ && $0 !~ ("; " f ":" NR "$") { print NR ": " $0 }' "$T/p2.ini")" "" \
+	"... and each value's origin is its own line of the printed file"
 is "$(leftovers)" "" "--print-policy leaves nothing behind"
 sbx --print-policy
 is "$SBX_STATUS" 0 "--print-policy of the defaults"
@@ -243,7 +274,9 @@ for f in "$SRCDIR"/profiles/*.ini; do
 	cp "$T/out" "$T/s1.ini"
 	is "$SBX_STATUS" 0 "shipped profile $(basename "$f"): --print-policy exits 0"
 	sbx -p "$T/s1.ini" --print-policy
-	ok "shipped profile $(basename "$f"): print, reload, print: identical" cmp -s "$T/s1.ini" "$T/out"
+	strip_origins "$T/s1.ini" >"$T/s1.plain"
+	strip_origins "$T/out" >"$T/s2.plain"
+	ok "shipped profile $(basename "$f"): print, reload, print: identical but for the origins" cmp -s "$T/s1.plain" "$T/s2.plain"
 done
 
 # --print-policy cannot be made to print lines the policy does not have:
@@ -272,8 +305,12 @@ is "$(cat "$T/out")" "" "... and nothing is printed"
 sbx -e 'X=;v' -m '/srv:t;u' --print-policy
 cp "$T/out" "$T/semi.ini"
 sbx -p "$T/semi.ini" --print-policy
+strip_origins "$T/semi.ini" >"$T/semi.plain"
+strip_origins "$T/out" >"$T/semi2.plain"
 ok "values starting with ';', targets holding ';': print, reload, print: identical" \
-    cmp -s "$T/semi.ini" "$T/out"
+    cmp -s "$T/semi.plain" "$T/semi2.plain"
+like "$(cat "$T/semi.ini")" "
+X =;v                            ; --env" "... the origin comment leaves a value starting with ';' whole"
 like "$(cat "$T/semi.ini")" "X =;v" "... a leading ';' is written right after '='"
 
 # --backend none says in one line on stderr that nothing is enforced.
