@@ -270,6 +270,38 @@ check_script_name(const char *name, struct sbx_err *err)
 	return 0;
 }
 
+/* "--alow-read": unknown, did you mean --allow-read? "--allow": an
+ * abbreviation of more than one option, which getopt_long refuses. */
+static int
+unknown_option(const char *arg, struct sbx_err *err)
+{
+	const char *names[SBX_ARRAY_LEN(long_options)];
+	_cleanup_free_ char *word = NULL;
+	struct sbx_buf which = { 0 };
+	const char *hint;
+	size_t n = 0, nprefix = 0;
+	int r;
+
+	if (!sbx_str_has_prefix(arg, "--"))
+		return sbx_err_set(err, EINVAL, "unknown option '%s'", arg);
+	word = sbx_xstrndup(arg + 2, strcspn(arg + 2, "="));
+	for (size_t i = 0; long_options[i].name; i++) {
+		names[n++] = long_options[i].name;
+		if (*word && sbx_str_has_prefix(long_options[i].name, word))
+			sbx_buf_printf(
+			    &which, "%s--%s", nprefix++ ? ", " : "", long_options[i].name);
+	}
+	if (nprefix > 1)
+		r = sbx_err_set(err, EINVAL, "option '--%s' is ambiguous: %s", word, which.data);
+	else if ((hint = sbx_suggest(word, names, n)) != NULL)
+		r = sbx_err_set(
+		    err, EINVAL, "unknown option '--%s'; did you mean '--%s'?", word, hint);
+	else
+		r = sbx_err_set(err, EINVAL, "unknown option '%s'", arg);
+	sbx_buf_free(&which);
+	return r;
+}
+
 int
 sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 {
@@ -330,9 +362,17 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 			return sbx_err_set(
 			    err, EINVAL, "option '%s' needs an argument", argv[optind - 1]);
 		default:
+			/* glibc: a long option given "=VALUE" it takes none of. */
+			if (optopt != 0 && sbx_str_has_prefix(argv[optind - 1], "--")) {
+				_cleanup_free_ char *name =
+				    sbx_xstrndup(argv[optind - 1], strcspn(argv[optind - 1], "="));
+
+				return sbx_err_set(
+				    err, EINVAL, "option '%s' takes no argument", name);
+			}
 			if (optopt >= 32 && optopt < 127)
 				return sbx_err_set(err, EINVAL, "unknown option '-%c'", optopt);
-			return sbx_err_set(err, EINVAL, "unknown option '%s'", argv[optind - 1]);
+			return unknown_option(argv[optind - 1], err);
 		}
 	}
 	if (optind < argc)

@@ -825,6 +825,104 @@ find_key(const char *section, const char *key)
 	return NULL;
 }
 
+size_t
+sbx_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d;
+	/* Three rows of the table: i-2, i-1 and i. */
+	size_t *rows = sbx_xcalloc(3 * (lb + 1), sizeof(*rows));
+	size_t *two = rows, *one = rows + lb + 1, *cur = rows + 2 * (lb + 1);
+
+	for (size_t j = 0; j <= lb; j++)
+		one[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *t;
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]),
+			    cb = tolower((unsigned char)b[j - 1]);
+			size_t cost = ca != cb, v = one[j - 1] + cost;
+
+			if (one[j] + 1 < v)
+				v = one[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && two[j - 2] + 1 < v)
+				v = two[j - 2] + 1;
+			cur[j] = v;
+		}
+		t = two;
+		two = one;
+		one = cur;
+		cur = t;
+	}
+	d = one[lb];
+	free(rows);
+	return d;
+}
+
+const char *
+sbx_suggest(const char *word, const char *const *candidates, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	bool tie = false;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = sbx_edit_distance(word, candidates[i]);
+		size_t longer =
+		    strlen(word) > strlen(candidates[i]) ? strlen(word) : strlen(candidates[i]);
+
+		if (d > 2 || 3 * d > longer)
+			continue;
+		if (d < best_d) {
+			best = candidates[i];
+			best_d = d;
+			tie = false;
+		} else if (d == best_d && strcmp(best, candidates[i]) != 0) {
+			tie = true;
+		}
+	}
+	return tie ? NULL : best;
+}
+
+char *
+sbx_policy_unknown_msg(const char *section, const char *key)
+{
+	const char *names[SBX_ARRAY_LEN(keys)];
+	const char *hint, *elsewhere = NULL;
+	size_t n = 0;
+
+	if (key == NULL) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(keys); i++)
+			if (i == 0 || strcmp(keys[i].section, keys[i - 1].section) != 0)
+				names[n++] = keys[i].section;
+		hint = sbx_suggest(section, names, n);
+		return hint
+		    ? sbx_xasprintf("unknown section [%s]; did you mean [%s]?", section, hint)
+		    : sbx_xasprintf("unknown section [%s]", section);
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(keys); i++) {
+		if (keys[i].key == NULL)
+			continue;
+		if (strcmp(keys[i].section, section) == 0)
+			names[n++] = keys[i].key;
+		else if (strcmp(keys[i].key, key) == 0 && elsewhere == NULL)
+			elsewhere = keys[i].section;
+	}
+	hint = sbx_suggest(key, names, n);
+	if (hint)
+		return sbx_xasprintf(
+		    "unknown key '%s' in [%s]; did you mean '%s'?", key, section, hint);
+	/* Right key, wrong section: "listen" under [sandbox]. */
+	if (elsewhere)
+		return sbx_xasprintf(
+		    "unknown key '%s' in [%s]; it belongs in [%s]", key, section, elsewhere);
+	return sbx_xasprintf("unknown key '%s' in [%s]", key, section);
+}
+
 bool
 sbx_policy_section_known(const char *section)
 {
@@ -969,11 +1067,13 @@ set_checked(struct sbx_policy *p, const char *section, const char *key, const ch
 {
 	const struct key_def *k;
 
-	if (!sbx_policy_section_known(section))
-		return sbx_err_set(err, EINVAL, "unknown section [%s]", section);
 	k = find_key(section, key);
-	if (k == NULL)
-		return sbx_err_set(err, EINVAL, "unknown key '%s' in [%s]", key, section);
+	if (k == NULL) {
+		_cleanup_free_ char *msg =
+		    sbx_policy_unknown_msg(section, sbx_policy_section_known(section) ? key : NULL);
+
+		return sbx_err_set(err, EINVAL, "%s", msg);
+	}
 	if (check_ini_text(k, section, key, value, err) < 0)
 		return -1;
 	if (!k->empty_ok && is_blank(value))

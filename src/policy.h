@@ -177,6 +177,23 @@ int sbx_parse_mount_value(const char *value, char **source, bool *rw, struct sbx
 /* Expands a leading "~" or "~/" with home. "~user" is refused. */
 int sbx_expand_home(const char *path, const char *home, char **out, struct sbx_err *err);
 
+/* The edit distance between a and b: the fewest insertions, deletions,
+ * substitutions and swaps of two adjacent characters that turn one into
+ * the other (letters compared without case). Used to suggest what a
+ * mistyped flag, key or section was meant to be. */
+size_t sbx_edit_distance(const char *a, const char *b);
+
+/* The one candidate close enough to word to be what was meant (at most
+ * two edits, and at most a third of the longer of the two), or NULL when
+ * none is, or when two are equally close. */
+const char *sbx_suggest(const char *word, const char *const *candidates, size_t n);
+
+/* The message for a section, or a key in a known section, that profiles
+ * do not have, with a suggestion when one is close: "unknown key 'listn'
+ * in [ports]; did you mean 'listen'?". key NULL: the section is unknown.
+ * The caller frees it. */
+char *sbx_policy_unknown_msg(const char *section, const char *key);
+
 /* The lookup table of policy.c: whether a mount target is already taken. */
 const struct sbx_mount *sbx_policy_find_mount(const struct sbx_policy *p, const char *target);
 

@@ -187,7 +187,9 @@ reader(char *buf, int size, void *stream)
 		}
 		sec = sbx_xstrndup(s + 1, (size_t)(end - s - 1));
 		if (!sbx_policy_section_known(sec)) {
-			ctx_fail(ctx, "unknown section [%s]", sec);
+			_cleanup_free_ char *msg = sbx_policy_unknown_msg(sec, NULL);
+
+			ctx_fail(ctx, "%s", msg);
 			return NULL;
 		}
 		strlcpy(ctx->section, sec, sizeof(ctx->section));
@@ -220,10 +222,12 @@ handler(void *user, const char *section, const char *key, const char *value)
 		return 0;
 	if (*section == '\0')
 		return ctx_fail(ctx, "key '%s' outside of any section", key);
-	if (!sbx_policy_section_known(section))
-		return ctx_fail(ctx, "unknown section [%s]", section);
-	if (sbx_policy_key_kind(section, key, &is_list) < 0)
-		return ctx_fail(ctx, "unknown key '%s' in [%s]", key, section);
+	if (!sbx_policy_section_known(section) || sbx_policy_key_kind(section, key, &is_list) < 0) {
+		_cleanup_free_ char *msg =
+		    sbx_policy_unknown_msg(section, sbx_policy_section_known(section) ? key : NULL);
+
+		return ctx_fail(ctx, "%s", msg);
+	}
 	id = sbx_xasprintf("%s.%s", section, key);
 	if (!is_list) {
 		if (sbx_strv_contains(&ctx->seen, id))

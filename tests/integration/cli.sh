@@ -98,6 +98,16 @@ bad_input "$T/port.ini:2: listen: port 70000 is out of range" -p "$T/port.ini"
 bad_input "$T/mem.ini:2: memory: bad size 'lots'" -p "$T/mem.ini"
 bad_input "$T/section.ini:1: unknown section [sandbx]" -p "$T/section.ini"
 bad_input "$T/bad.ini:3:" -p "$T/good.ini" -p "$T/bad.ini" --fs open
+# "Did you mean": a close name is suggested, for flags, keys and sections.
+bad_input "$T/bad.ini:3: unknown key 'memroy' in [sandbox]; did you mean 'memory'?" -p "$T/bad.ini"
+bad_input "$T/section.ini:1: unknown section [sandbx]; did you mean [sandbox]?" -p "$T/section.ini"
+printf '[sandbox]\nlisten = 80\n' >"$T/wrongsec.ini"
+bad_input "$T/wrongsec.ini:2: unknown key 'listen' in [sandbox]; it belongs in [ports]" -p "$T/wrongsec.ini"
+bad_input "unknown option '--alow-read'; did you mean '--allow-read'?" --alow-read /x
+bad_input "unknown option '--alow-read'; did you mean '--allow-read'?" --alow-read=/x
+bad_input "option '--allow' is ambiguous: --allow-read, --allow-host, --allow-degraded" --allow /x
+bad_input "option '--keep' takes no argument" --keep=yes
+bad_input "unknown option '--frobnicate'" --frobnicate
 bad_input "port 8080 is both a listen and a loopback port" --listen 8080 --loopback 8080
 # Refused workdirs and mounts (--backend none: these are checks of sbxrun's;
 # --allow-degraded with mounts, which that backend cannot place,

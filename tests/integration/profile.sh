@@ -102,6 +102,10 @@ is "$(jget error)" "$T/e6.ini:1: key 'fs' outside of any section" "a key before 
 printf '[sandbox]\n[netwrok]\n' >"$T/e7.ini"
 sbx -p "$T/e7.ini" --print-policy
 is "$(jget error)" "$T/e7.ini:2: unknown section [netwrok]" "an unknown empty section: FILE:LINE"
+printf '[sandbox]\nfs = open\n[ports]\nlistn = 8080\n' >"$T/e9.ini"
+sbx -p "$T/e9.ini" --print-policy
+is "$SBX_STATUS:$(jget error)" "125:$T/e9.ini:4: unknown key 'listn' in [ports]; did you mean 'listen'?" \
+    "a mistyped key: FILE:LINE, and the key it is close to"
 # Longer than inih's line buffer: still read whole, and written back whole.
 "$PY" -c 'import sys; sys.stdout.write("[sandbox]\nfs = allowlist\n[read]\npath = /" + "a" * 5000 + "\n")' >"$T/e8.ini"
 sbx -p "$T/e8.ini" --print-policy

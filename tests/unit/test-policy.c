@@ -1124,6 +1124,91 @@ test_origins(void)
 	}
 }
 
+/* The edit distance and the suggestions made from it. */
+static void
+test_suggest(void)
+{
+	static const struct {
+		const char *a, *b;
+		size_t d;
+	} dist[] = {
+		{ "", "", 0 },
+		{ "", "abc", 3 },
+		{ "abc", "", 3 },
+		{ "listen", "listen", 0 },
+		{ "listn", "listen", 1 },
+		{ "alow-read", "allow-read", 1 },
+		{ "netwrok", "network", 1 },
+		{ "ab", "ba", 1 },
+		{ "FS", "fs", 0 },
+		{ "kitten", "sitting", 3 },
+		{ "ca", "abc", 3 }, /* a swap, then no edit of it again */
+		{ "flaw", "lawn", 2 },
+	};
+	static const char *const keys[] = { "listen", "connect", "loopback" };
+	static const char *const near[] = { "pids", "cpu", "fs", "keep" };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(dist); i++) {
+		is_int((long long)sbx_edit_distance(dist[i].a, dist[i].b), (long long)dist[i].d,
+		    "edit distance '%s' to '%s'", dist[i].a, dist[i].b);
+		is_int((long long)sbx_edit_distance(dist[i].b, dist[i].a), (long long)dist[i].d,
+		    "... and back");
+	}
+	is_str(sbx_suggest("listn", keys, 3), "listen", "'listn': did you mean 'listen'");
+	is_str(sbx_suggest("conect", keys, 3), "connect", "'conect': 'connect'");
+	is_str(sbx_suggest("lopback", keys, 3), "loopback", "'lopback': 'loopback'");
+	is_str(sbx_suggest("bind", keys, 3), NULL, "'bind': nothing close");
+	is_str(sbx_suggest("lstn", keys, 3), "listen", "two edits in six letters: still close");
+	is_str(sbx_suggest("x", near, 4), NULL, "one letter: never a suggestion");
+	is_str(sbx_suggest("cp", near, 4), "cpu", "'cp': 'cpu'");
+	{
+		static const char *const two[] = { "lister", "listen" };
+
+		is_str(sbx_suggest("liste", two, 2), NULL, "one edit from two candidates: a tie");
+	}
+	is_str(sbx_suggest("pid", near, 4), "pids", "'pid': 'pids'");
+	is_str(sbx_suggest("anything", keys, 0), NULL, "no candidates: nothing");
+
+	{
+		static const char *const msgs[][3] = {
+			{ "ports", "listn",
+			    "unknown key 'listn' in [ports]; did you mean 'listen'?" },
+			{ "sandbox", "listen",
+			    "unknown key 'listen' in [sandbox]; it belongs in [ports]" },
+			{ "sandbox", "allow",
+			    "unknown key 'allow' in [sandbox]; it belongs in [proxy]" },
+			{ "sandbox", "zzz", "unknown key 'zzz' in [sandbox]" },
+			{ "prots", NULL, "unknown section [prots]; did you mean [ports]?" },
+			{ "enc", NULL, "unknown section [enc]; did you mean [env]?" },
+			{ "network", NULL, "unknown section [network]" },
+		};
+
+		for (size_t i = 0; i < SBX_ARRAY_LEN(msgs); i++) {
+			char *m = sbx_policy_unknown_msg(msgs[i][0], msgs[i][1]);
+
+			is_str(m, msgs[i][2], "the message for [%s] %s", msgs[i][0],
+			    msgs[i][1] ? msgs[i][1] : "(section)");
+			free(m);
+		}
+	}
+
+	/* Flags. */
+	flag_fails(ARGS("--alow-read", "/x"),
+	    "unknown option '--alow-read'; did you mean '--allow-read'?", "--alow-read");
+	flag_fails(ARGS("--alow-read=/x"),
+	    "unknown option '--alow-read'; did you mean '--allow-read'?", "--alow-read=/x");
+	flag_fails(
+	    ARGS("--lisen", "80"), "unknown option '--lisen'; did you mean '--listen'?", "--lisen");
+	flag_fails(ARGS("--print-polcy"),
+	    "unknown option '--print-polcy'; did you mean '--print-policy'?", "--print-polcy");
+	flag_fails(ARGS("--frobnicate"), "unknown option '--frobnicate'", "--frobnicate");
+	flag_fails(ARGS("--allow", "x"),
+	    "option '--allow' is ambiguous: --allow-read, --allow-host, --allow-degraded",
+	    "--allow (an abbreviation of three)");
+	flag_fails(ARGS("--keep=yes"), "option '--keep' takes no argument", "--keep=yes");
+	flag_fails(ARGS("-Z"), "unknown option '-Z'", "-Z");
+}
+
 static void
 test_check(void)
 {
@@ -1388,6 +1473,7 @@ main(void)
 	test_round_trips();
 	test_adversarial_round_trips();
 	test_origins();
+	test_suggest();
 	test_check();
 	test_rules();
 	test_exec();

@@ -405,20 +405,24 @@ test_errors(void)
 {
 	char *text, *want;
 
-	load_fails("[sandbox]\nfs = open\n[sandbx]\n", "t.ini:3: unknown section [sandbx]",
+	load_fails("[sandbox]\nfs = open\n[sandbx]\n",
+	    "t.ini:3: unknown section [sandbx]; did you mean [sandbox]?",
 	    "unknown section without keys");
 	load_fails("[sandbox]\nfs = open\n\n[bogus]\nx = 1\n", "t.ini:4: unknown section [bogus]",
 	    "unknown section with keys");
-	load_fails("[Sandbox]\n", "t.ini:1: unknown section [Sandbox]",
+	load_fails("[Sandbox]\n", "t.ini:1: unknown section [Sandbox]; did you mean [sandbox]?",
 	    "section names are case-sensitive");
 	load_fails("[]\n", "t.ini:1: unknown section []", "empty section name");
-	load_fails("  [sandbox]\nfs = open\n[ports ]\n", "t.ini:3: unknown section [ports ]",
+	load_fails("  [sandbox]\nfs = open\n[ports ]\n",
+	    "t.ini:3: unknown section [ports ]; did you mean [ports]?",
 	    "section name with a space");
-	load_fails(
-	    "[sandbox]\n\nfss = open\n", "t.ini:3: unknown key 'fss' in [sandbox]", "unknown key");
-	load_fails("[sandbox]\nFS = open\n", "t.ini:2: unknown key 'FS' in [sandbox]",
+	load_fails("[sandbox]\n\nfss = open\n",
+	    "t.ini:3: unknown key 'fss' in [sandbox]; did you mean 'fs'?", "unknown key");
+	load_fails("[sandbox]\nFS = open\n",
+	    "t.ini:2: unknown key 'FS' in [sandbox]; did you mean 'fs'?",
 	    "keys are case-sensitive");
-	load_fails("[read]\npaths = /x\n", "t.ini:2: unknown key 'paths' in [read]",
+	load_fails("[read]\npaths = /x\n",
+	    "t.ini:2: unknown key 'paths' in [read]; did you mean 'path'?",
 	    "unknown key in [read]");
 	load_fails("[deny]\nfile = /x\n", "t.ini:2: unknown key 'file' in [deny]",
 	    "unknown key in [deny]");
