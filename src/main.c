@@ -548,7 +548,9 @@ run_main(struct run *run, int argc, char **argv)
 		return -1;
 	}
 	if (run->cli.version) {
-		printf("sbxrun %s\n", PACKAGE_VERSION);
+		_cleanup_free_ char *v = sbx_version_render();
+
+		fputs(v, stdout);
 		return -1;
 	}
 	if (run->cli.diag.kind == SBX_DIAG_FD && fcntl(run->cli.diag.fd, F_GETFD) < 0) {

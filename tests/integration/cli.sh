@@ -15,11 +15,29 @@ is "$?" 0 "-h exits 0"
 is "$(cat "$T/err")$(cat "$T/diag")" "" "-h --diag fd:3 writes no diagnostics line"
 "$SBXRUN" --version >"$T/out" 2>"$T/err"
 is "$?" 0 "--version exits 0"
-version=$(cat "$T/out")
-like "$version" "sbxrun " "--version prints 'sbxrun VERSION'"
+version=$(head -n 1 "$T/out")
+cp "$T/out" "$T/version.out"
+like "$version" "sbxrun " "--version prints 'sbxrun VERSION' first"
 is "$(cat "$T/err")" "" "--version writes nothing on stderr"
+# ... then what was built in.
+like "$(cat "$T/out")" "
+backends: " "--version: the backends built in"
+if [ "$(uname -s)" = Linux ]; then
+	like "$(cat "$T/out")" "
+backends: namespaces, landlock, none (auto tries namespaces, then landlock)
+not in this build: seatbelt (macOS only), docker (not built yet)
+landlock: ABI 1 to " "--version on Linux: namespaces and landlock, the Landlock ABI known"
+	seccomp_line=$(grep '^libseccomp: built with [0-9]*\.[0-9]*\.[0-9]*, running [0-9]*\.[0-9]*\.[0-9]*$' "$T/out")
+	ok "--version: the libseccomp version built with and running" test -n "$seccomp_line"
+	if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libseccomp; then
+		like "$seccomp_line" "built with $(pkg-config --modversion libseccomp)," \
+		    "... the one pkg-config names"
+	else
+		skip "pkg-config does not know libseccomp: the built-with version cannot be checked" 1
+	fi
+fi
 "$SBXRUN" -V >"$T/out" 2>"$T/err"
-is "$?:$(cat "$T/out")" "0:$version" "-V is --version"
+is "$?:$(cat "$T/out")" "0:$(cat "$T/version.out")" "-V is --version"
 sbxn --listen 70000
 is "sbxrun $(jget version)" "$version" "the diagnostics line carries the same version"
 # --help wins over a bad profile: nothing is loaded.
