@@ -50,13 +50,15 @@ static const char usage[] =
     "                               with where it came from, and exit\n"
     "      --print-backend          print what the backend would build and exit\n"
     "      --probe                  print this machine's isolation capabilities and exit\n"
+    "      --list-profiles          list the profiles -p NAME finds (name, file,\n"
+    "                               first comment line) and exit\n"
     "      --selftest               try known escapes against this machine's jail\n"
     "                               (not built yet: refused)\n"
     "  -v, --verbose                say what is being built\n"
     "  -q, --quiet                  print no messages of sbxrun's own (the diagnostics\n"
     "                               line still goes to --diag)\n"
     "  -h, --help                   print this help and exit\n"
-    "  -V, --version                print the version and exit\n"
+    "  -V, --version                print the version and what was built in, and exit\n"
     "\n"
     "Durations take ms, s, m or h; sizes K, M, G or T. Exit status: the child's, 128+N\n"
     "when killed by signal N, 124 on timeout, 125 when sbxrun failed before running\n"
@@ -95,6 +97,7 @@ enum {
 	OPT_PRINT_BACKEND,
 	OPT_PROBE,
 	OPT_SELFTEST,
+	OPT_LIST_PROFILES,
 };
 
 static const struct option long_options[] = {
@@ -129,6 +132,7 @@ static const struct option long_options[] = {
 	{ "print-policy", no_argument, NULL, OPT_PRINT_POLICY },
 	{ "print-backend", no_argument, NULL, OPT_PRINT_BACKEND },
 	{ "probe", no_argument, NULL, OPT_PROBE },
+	{ "list-profiles", no_argument, NULL, OPT_LIST_PROFILES },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -353,6 +357,7 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 		case OPT_PRINT_POLICY: cli->print_policy = true; break;
 		case OPT_PRINT_BACKEND: cli->print_backend = true; break;
 		case OPT_PROBE: cli->probe = true; break;
+		case OPT_LIST_PROFILES: cli->list_profiles = true; break;
 		case OPT_SELFTEST: cli->selftest = true; break;
 		case 'v': cli->verbose++; break;
 		case 'q': cli->quiet = true; break;

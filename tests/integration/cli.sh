@@ -379,6 +379,65 @@ fi
 like "$(cat "$SRCDIR/man/sbxrun.1")" "sbxrun -w . --diag fd:3 -- make test 3>diag.json" \
     "man page: the CI example names its workdir"
 
+# --help, the man page and the three completions name the same options:
+# every long option of --help has an entry in the man page's OPTIONS and is
+# offered by each completion, and every long option of the man page's
+# synopsis is in --help.
+"$SBXRUN" --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$T/help-opts"
+grep '^\.Op Fl -[a-z]' "$SRCDIR/man/sbxrun.1" | sed 's/^\.Op Fl -\([a-z-]*\).*/--\1/' | sort -u >"$T/man-opts"
+missing=
+for o in $(cat "$T/help-opts"); do
+	grep '^\.It ' "$SRCDIR/man/sbxrun.1" | grep -q -- "Fl ${o#-}\( \|$\)" || missing="$missing man:$o"
+	grep -q -- "$o\( \|'\|$\)" "$SRCDIR/completions/sbxrun" || missing="$missing bash:$o"
+	grep -qF -e "$o[" -e "$o=" -e "$o}" "$SRCDIR/completions/_sbxrun" || missing="$missing zsh:$o"
+	grep -q -- "-l ${o#--}\( \|$\)" "$SRCDIR/completions/sbxrun.fish" || missing="$missing fish:$o"
+done
+is "$missing" "" "every option of --help is described in the man page and in each completion"
+is "$(comm -13 "$T/help-opts" "$T/man-opts" | tr '\n' ' ')" "" \
+    "every long option of the man page's synopsis is in --help"
+ok "--list-profiles is in the synopsis" grep -q -- '^--list-profiles$' "$T/man-opts"
+
+# --list-profiles: what -p NAME finds, status 0, stdout only, no JSON line.
+XP=$XDG_CONFIG_HOME/sbxrun/profiles
+mkdir -p "$XP"
+printf '; My CI: the network off\n[sandbox]\nnetwork = off\n' >"$XP/myci.ini"
+printf '[sandbox]\nfs = open\n' >"$XP/bare.ini"
+printf '; hidden\n' >"$XP/.hidden.ini"
+"$SBXRUN" --list-profiles --diag "$T/lp.json" >"$T/out" 2>"$T/err"
+is "$?" 0 "--list-profiles exits 0"
+is "$(cat "$T/err")" "" "--list-profiles: nothing on stderr (no diagnostics line)"
+ok "--list-profiles: no diagnostics file either" test ! -e "$T/lp.json"
+like "$(head -n 1 "$T/out")" "NAME" "--list-profiles: a header"
+ok "--list-profiles: a profile, its file and its first comment line" \
+    grep -q "^myci  *$XP/myci.ini  *My CI: the network off$" "$T/out"
+ok "--list-profiles: a profile without a comment: no description" grep -q "^bare  *$XP/bare.ini$" "$T/out"
+ok "--list-profiles: a name -p cannot find is not listed" test "$(grep -c hidden "$T/out")" = 0
+# Shadowing: a name in XDG_CONFIG_HOME and in a later directory of the
+# lookup (which the lookup's own message names).
+sbx -p nosuch --print-policy
+later=$(jget error | sed 's/.* in //; s/)$//' | tr ',' '\n' | sed 's/^ //' | tail -n +2)
+shadowed=
+for d in $later; do
+	for f in "$d"/*.ini; do
+		[ -r "$f" ] || continue
+		shadowed=$f
+		break 2
+	done
+done
+if [ -n "$shadowed" ]; then
+	name=$(basename "$shadowed" .ini)
+	printf '; mine wins\n' >"$XP/$name.ini"
+	"$SBXRUN" --list-profiles >"$T/out" 2>&1
+	is "$(grep -c "^$name " "$T/out")" 1 "--list-profiles: a shadowed name is shown once"
+	ok "... with the file that wins" grep -q "^$name  *$XP/$name.ini  *mine wins$" "$T/out"
+	ok "... and the file it shadows, marked" \
+	    grep -q "^  *$shadowed  *(shadowed by the file above)$" "$T/out"
+	rm -f "$XP/$name.ini"
+else
+	skip "no profile in /etc/sbxrun/profiles or the installed directory: nothing to shadow (the unit tests do)" 3
+fi
+rm -f "$XP/myci.ini" "$XP/bare.ini" "$XP/.hidden.ini"
+
 # --probe: one JSON object, status 0.
 sbx --probe
 is "$SBX_STATUS" 0 "--probe exits 0"
