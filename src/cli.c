@@ -46,9 +46,12 @@ static const char usage[] =
     "      --diag DEST              diagnostics line to stderr, fd:N, PATH or none\n"
     "\n"
     "Inspection:\n"
-    "      --print-policy           print the merged policy as a profile and exit\n"
+    "      --print-policy           print the merged policy as a profile, each value\n"
+    "                               with where it came from, and exit\n"
     "      --print-backend          print what the backend would build and exit\n"
     "      --probe                  print this machine's isolation capabilities and exit\n"
+    "      --list-profiles          list the profiles -p NAME finds (name, file,\n"
+    "                               first comment line) and exit\n"
     "      --selftest               try known escapes against this machine's jail\n"
     "                               (default policy, network on; takes --backend\n"
     "                               and --allow-degraded); exit 0 if all stopped\n"
@@ -56,7 +59,7 @@ static const char usage[] =
     "  -q, --quiet                  print no messages of sbxrun's own (the diagnostics\n"
     "                               line still goes to --diag)\n"
     "  -h, --help                   print this help and exit\n"
-    "  -V, --version                print the version and exit\n"
+    "  -V, --version                print the version and what was built in, and exit\n"
     "\n"
     "Durations take ms, s, m or h; sizes K, M, G or T. Exit status: the child's, 128+N\n"
     "when killed by signal N, 124 on timeout, 125 when sbxrun failed before running\n"
@@ -95,6 +98,7 @@ enum {
 	OPT_PRINT_BACKEND,
 	OPT_PROBE,
 	OPT_SELFTEST,
+	OPT_LIST_PROFILES,
 };
 
 static const struct option long_options[] = {
@@ -129,6 +133,7 @@ static const struct option long_options[] = {
 	{ "print-policy", no_argument, NULL, OPT_PRINT_POLICY },
 	{ "print-backend", no_argument, NULL, OPT_PRINT_BACKEND },
 	{ "probe", no_argument, NULL, OPT_PROBE },
+	{ "list-profiles", no_argument, NULL, OPT_LIST_PROFILES },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -270,6 +275,38 @@ check_script_name(const char *name, struct sbx_err *err)
 	return 0;
 }
 
+/* "--alow-read": unknown, did you mean --allow-read? "--allow": an
+ * abbreviation of more than one option, which getopt_long refuses. */
+static int
+unknown_option(const char *arg, struct sbx_err *err)
+{
+	const char *names[SBX_ARRAY_LEN(long_options)];
+	_cleanup_free_ char *word = NULL;
+	struct sbx_buf which = { 0 };
+	const char *hint;
+	size_t n = 0, nprefix = 0;
+	int r;
+
+	if (!sbx_str_has_prefix(arg, "--"))
+		return sbx_err_set(err, EINVAL, "unknown option '%s'", arg);
+	word = sbx_xstrndup(arg + 2, strcspn(arg + 2, "="));
+	for (size_t i = 0; long_options[i].name; i++) {
+		names[n++] = long_options[i].name;
+		if (*word && sbx_str_has_prefix(long_options[i].name, word))
+			sbx_buf_printf(
+			    &which, "%s--%s", nprefix++ ? ", " : "", long_options[i].name);
+	}
+	if (nprefix > 1)
+		r = sbx_err_set(err, EINVAL, "option '--%s' is ambiguous: %s", word, which.data);
+	else if ((hint = sbx_suggest(word, names, n)) != NULL)
+		r = sbx_err_set(
+		    err, EINVAL, "unknown option '--%s'; did you mean '--%s'?", word, hint);
+	else
+		r = sbx_err_set(err, EINVAL, "unknown option '%s'", arg);
+	sbx_buf_free(&which);
+	return r;
+}
+
 int
 sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 {
@@ -321,6 +358,7 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 		case OPT_PRINT_POLICY: cli->print_policy = true; break;
 		case OPT_PRINT_BACKEND: cli->print_backend = true; break;
 		case OPT_PROBE: cli->probe = true; break;
+		case OPT_LIST_PROFILES: cli->list_profiles = true; break;
 		case OPT_SELFTEST: cli->selftest = true; break;
 		case 'v': cli->verbose++; break;
 		case 'q': cli->quiet = true; break;
@@ -330,9 +368,17 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 			return sbx_err_set(
 			    err, EINVAL, "option '%s' needs an argument", argv[optind - 1]);
 		default:
+			/* glibc: a long option given "=VALUE" it takes none of. */
+			if (optopt != 0 && sbx_str_has_prefix(argv[optind - 1], "--")) {
+				_cleanup_free_ char *name =
+				    sbx_xstrndup(argv[optind - 1], strcspn(argv[optind - 1], "="));
+
+				return sbx_err_set(
+				    err, EINVAL, "option '%s' takes no argument", name);
+			}
 			if (optopt >= 32 && optopt < 127)
 				return sbx_err_set(err, EINVAL, "unknown option '-%c'", optopt);
-			return sbx_err_set(err, EINVAL, "unknown option '%s'", argv[optind - 1]);
+			return unknown_option(argv[optind - 1], err);
 		}
 	}
 	if (optind < argc)
@@ -352,7 +398,7 @@ sbx_cli_apply(const struct sbx_cli *cli, struct sbx_policy *p, struct sbx_err *e
 	for (size_t i = 0; i < cli->nsettings; i++) {
 		const struct sbx_setting *s = &cli->settings[i];
 
-		if (sbx_policy_set(p, s->section, s->key, s->value, err) < 0)
+		if (sbx_policy_set_from(p, s->section, s->key, s->value, s->flag, err) < 0)
 			return sbx_err_wrap(err, "%s", s->flag);
 	}
 	return 0;

@@ -41,6 +41,7 @@ struct sbx_cli {
 	bool print_policy;
 	bool print_backend;
 	bool probe;
+	bool list_profiles;
 	bool selftest;
 	bool help;
 	bool version;

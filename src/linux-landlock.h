@@ -11,6 +11,10 @@
 #include "plan.h"
 #include "policy.h"
 
+/* The newest Landlock ABI whose rights this code asks for (ABI 6: the
+ * scopes); a newer kernel is used as this one. --version says it. */
+#define SBX_LANDLOCK_ABI_KNOWN 6
+
 /* The Landlock ABI version the running kernel offers; 0 when none. */
 int sbx_landlock_abi(void);
 

@@ -191,21 +191,40 @@ caller_init(struct run *run)
 								      : "/");
 }
 
-static int
-load_profiles(struct run *run, struct sbx_err *err)
+/* The directories -p NAME searches, in order; returns the user's one,
+ * which dirs points into and the caller frees. */
+static char *
+profile_dirs(const struct run *run, const char *dirs[4])
 {
-	_cleanup_free_ char *user_dir = NULL;
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *dirs[4];
+	char *user_dir = sbx_profile_user_dir(getenv("XDG_CONFIG_HOME"), run->caller.home);
 
-	if (xdg && xdg[0] == '/')
-		user_dir = sbx_xasprintf("%s/sbxrun/profiles", xdg);
-	else
-		user_dir = sbx_xasprintf("%s/.config/sbxrun/profiles", run->caller.home);
 	dirs[0] = user_dir;
 	dirs[1] = SYSCONFDIR_PROFILES;
 	dirs[2] = PROFILEDIR;
 	dirs[3] = NULL;
+	return user_dir;
+}
+
+/* --list-profiles: what -p NAME would find, in each directory. */
+static void
+list_profiles(const struct run *run)
+{
+	const char *dirs[4];
+	_cleanup_free_ char *user_dir = profile_dirs(run, dirs), *text = NULL;
+	struct sbx_profile_list l;
+
+	sbx_profile_list(dirs, &l);
+	text = sbx_profile_list_render(&l, dirs);
+	sbx_profile_list_free(&l);
+	fputs(text, stdout);
+}
+
+static int
+load_profiles(struct run *run, struct sbx_err *err)
+{
+	const char *dirs[4];
+	_cleanup_free_ char *user_dir = profile_dirs(run, dirs);
+
 	for (size_t i = 0; i < run->cli.profiles.n; i++) {
 		const char *arg = run->cli.profiles.v[i];
 		_cleanup_free_ char *path = NULL;
@@ -599,7 +618,13 @@ run_main(struct run *run, int argc, char **argv)
 		return -1;
 	}
 	if (run->cli.version) {
-		printf("sbxrun %s\n", PACKAGE_VERSION);
+		_cleanup_free_ char *v = sbx_version_render();
+
+		fputs(v, stdout);
+		return -1;
+	}
+	if (run->cli.list_profiles) {
+		list_profiles(run);
 		return -1;
 	}
 	if (run->cli.diag.kind == SBX_DIAG_FD && fcntl(run->cli.diag.fd, F_GETFD) < 0) {
@@ -630,7 +655,7 @@ run_main(struct run *run, int argc, char **argv)
 	for (size_t i = 0; i < p->warnings.n; i++)
 		say(run, "warning: %s", p->warnings.v[i]);
 	if (run->cli.print_policy) {
-		_cleanup_free_ char *ini = sbx_policy_to_ini(p, &err);
+		_cleanup_free_ char *ini = sbx_policy_to_ini_origins(p, &err);
 
 		if (ini == NULL)
 			return fail(run, &err);

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "policy.h"
@@ -96,6 +97,13 @@ sbx_policy_free(struct sbx_policy *p)
 	free(p->env);
 	sbx_strv_free(&p->env_pass);
 	sbx_strv_free(&p->warnings);
+	for (size_t i = 0; i < p->norigins; i++) {
+		free(p->origins[i].section);
+		free(p->origins[i].key);
+		free(p->origins[i].item);
+		free(p->origins[i].from);
+	}
+	free(p->origins);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -437,6 +445,70 @@ sbx_policy_find_mount(const struct sbx_policy *p, const char *target)
 	return NULL;
 }
 
+/* Origins. */
+
+static struct sbx_origin *
+find_origin(const struct sbx_policy *p, const char *section, const char *key, const char *item)
+{
+	for (size_t i = 0; i < p->norigins; i++) {
+		struct sbx_origin *o = &p->origins[i];
+
+		if (strcmp(o->section, section) == 0 && strcmp(o->key, key) == 0 &&
+		    (o->item == item || (o->item && item && strcmp(o->item, item) == 0)))
+			return o;
+	}
+	return NULL;
+}
+
+const char *
+sbx_policy_origin(
+    const struct sbx_policy *p, const char *section, const char *key, const char *item)
+{
+	const struct sbx_origin *o = find_origin(p, section, key, item);
+
+	return o ? o->from : NULL;
+}
+
+/* Records where the value being set came from (p->setting_from; nothing
+ * when NULL). item NULL: the key's one value, whose origin is the last
+ * place that set it. Else a list entry, which keeps every place that gave
+ * it: removing one of them leaves the entry. */
+static void
+note_origin(struct sbx_policy *p, const char *section, const char *key, const char *item)
+{
+	struct sbx_origin *o;
+
+	if (p->setting_from == NULL)
+		return;
+	o = find_origin(p, section, key, item);
+	if (o == NULL) {
+		p->origins = sbx_xreallocarray(p->origins, p->norigins + 1, sizeof(*p->origins));
+		p->origins[p->norigins++] = (struct sbx_origin){
+			.section = sbx_xstrdup(section),
+			.key = sbx_xstrdup(key),
+			.item = item ? sbx_xstrdup(item) : NULL,
+			.from = sbx_xstrdup(p->setting_from),
+		};
+	} else if (item == NULL) {
+		free(o->from);
+		o->from = sbx_xstrdup(p->setting_from);
+	} else {
+		/* Listed there already: "a.ini:3", not "a.ini:3, a.ini:3". */
+		size_t n = strlen(p->setting_from);
+		char *joined;
+
+		for (const char *f = o->from; f != NULL; f = strstr(f, ", ")) {
+			if (f != o->from)
+				f += 2;
+			if (strncmp(f, p->setting_from, n) == 0 && (f[n] == '\0' || f[n] == ','))
+				return;
+		}
+		joined = sbx_xasprintf("%s, %s", o->from, p->setting_from);
+		free(o->from);
+		o->from = joined;
+	}
+}
+
 /* Setters: one per key, table-driven below. */
 
 typedef int (*setter_fn)(struct sbx_policy *, const char *key, const char *value, struct sbx_err *);
@@ -559,12 +631,14 @@ set_docker_image(struct sbx_policy *p, const char *key, const char *value, struc
 }
 
 static int
-add_path(struct sbx_policy *p, struct sbx_strv *list, const char *value, struct sbx_err *err)
+add_path(struct sbx_policy *p, const char *section, struct sbx_strv *list, const char *value,
+    struct sbx_err *err)
 {
 	char *path = NULL;
 
 	if (sbx_expand_home(value, p->home, &path, err) < 0)
 		return -1;
+	note_origin(p, section, "path", path);
 	if (sbx_strv_contains(list, path))
 		free(path);
 	else
@@ -575,13 +649,13 @@ add_path(struct sbx_policy *p, struct sbx_strv *list, const char *value, struct 
 static int
 add_read(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
 {
-	return add_path(p, &p->read, value, err);
+	return add_path(p, "read", &p->read, value, err);
 }
 
 static int
 add_deny(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
 {
-	return add_path(p, &p->deny, value, err);
+	return add_path(p, "deny", &p->deny, value, err);
 }
 
 static int
@@ -589,6 +663,7 @@ add_protect(struct sbx_policy *p, const char *key, const char *value, struct sbx
 {
 	if (sbx_check_relative_path("protected path", value, err) < 0)
 		return -1;
+	note_origin(p, "protect", "path", value);
 	if (!sbx_strv_contains(&p->protect, value))
 		sbx_strv_push(&p->protect, value);
 	return 0;
@@ -633,8 +708,19 @@ add_ports(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 	struct sbx_ports *list = strcmp(key, "listen") == 0 ? &p->listen
 	    : strcmp(key, "connect") == 0                   ? &p->connect
 							    : &p->loopback;
+	struct sbx_ports parsed = { 0 };
 
-	return sbx_parse_port_list(value, list, err);
+	if (sbx_parse_port_list(value, &parsed, err) < 0)
+		return -1;
+	for (size_t i = 0; i < parsed.n; i++) {
+		char item[8];
+
+		snprintf(item, sizeof(item), "%u", (unsigned)parsed.v[i]);
+		note_origin(p, "ports", key, item);
+		sbx_ports_add(list, parsed.v[i]);
+	}
+	free(parsed.v);
+	return 0;
 }
 
 static int
@@ -644,6 +730,7 @@ add_allow(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 
 	if (sbx_parse_host_pattern(value, &host, err) < 0)
 		return -1;
+	note_origin(p, "proxy", "allow", host);
 	if (sbx_strv_contains(&p->proxy_allow, host))
 		free(host);
 	else
@@ -669,6 +756,7 @@ add_env(struct sbx_policy *p, const char *key, const char *value, struct sbx_err
 		if (!env_name_ok(value))
 			return sbx_err_set(
 			    err, EINVAL, "bad environment variable name '%s'", value);
+		note_origin(p, "env", "pass", value);
 		if (!sbx_strv_contains(&p->env_pass, value))
 			sbx_strv_push(&p->env_pass, value);
 		return 0;
@@ -735,6 +823,104 @@ find_key(const char *section, const char *key)
 			return &keys[i];
 	}
 	return NULL;
+}
+
+size_t
+sbx_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d;
+	/* Three rows of the table: i-2, i-1 and i. */
+	size_t *rows = sbx_xcalloc(3 * (lb + 1), sizeof(*rows));
+	size_t *two = rows, *one = rows + lb + 1, *cur = rows + 2 * (lb + 1);
+
+	for (size_t j = 0; j <= lb; j++)
+		one[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *t;
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]),
+			    cb = tolower((unsigned char)b[j - 1]);
+			size_t cost = ca != cb, v = one[j - 1] + cost;
+
+			if (one[j] + 1 < v)
+				v = one[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && two[j - 2] + 1 < v)
+				v = two[j - 2] + 1;
+			cur[j] = v;
+		}
+		t = two;
+		two = one;
+		one = cur;
+		cur = t;
+	}
+	d = one[lb];
+	free(rows);
+	return d;
+}
+
+const char *
+sbx_suggest(const char *word, const char *const *candidates, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	bool tie = false;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = sbx_edit_distance(word, candidates[i]);
+		size_t longer =
+		    strlen(word) > strlen(candidates[i]) ? strlen(word) : strlen(candidates[i]);
+
+		if (d > 2 || 3 * d > longer)
+			continue;
+		if (d < best_d) {
+			best = candidates[i];
+			best_d = d;
+			tie = false;
+		} else if (d == best_d && strcmp(best, candidates[i]) != 0) {
+			tie = true;
+		}
+	}
+	return tie ? NULL : best;
+}
+
+char *
+sbx_policy_unknown_msg(const char *section, const char *key)
+{
+	const char *names[SBX_ARRAY_LEN(keys)];
+	const char *hint, *elsewhere = NULL;
+	size_t n = 0;
+
+	if (key == NULL) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(keys); i++)
+			if (i == 0 || strcmp(keys[i].section, keys[i - 1].section) != 0)
+				names[n++] = keys[i].section;
+		hint = sbx_suggest(section, names, n);
+		return hint
+		    ? sbx_xasprintf("unknown section [%s]; did you mean [%s]?", section, hint)
+		    : sbx_xasprintf("unknown section [%s]", section);
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(keys); i++) {
+		if (keys[i].key == NULL)
+			continue;
+		if (strcmp(keys[i].section, section) == 0)
+			names[n++] = keys[i].key;
+		else if (strcmp(keys[i].key, key) == 0 && elsewhere == NULL)
+			elsewhere = keys[i].section;
+	}
+	hint = sbx_suggest(key, names, n);
+	if (hint)
+		return sbx_xasprintf(
+		    "unknown key '%s' in [%s]; did you mean '%s'?", key, section, hint);
+	/* Right key, wrong section: "listen" under [sandbox]. */
+	if (elsewhere)
+		return sbx_xasprintf(
+		    "unknown key '%s' in [%s]; it belongs in [%s]", key, section, elsewhere);
+	return sbx_xasprintf("unknown key '%s' in [%s]", key, section);
 }
 
 bool
@@ -872,18 +1058,44 @@ int
 sbx_policy_set(struct sbx_policy *p, const char *section, const char *key, const char *value,
     struct sbx_err *err)
 {
+	return sbx_policy_set_from(p, section, key, value, NULL, err);
+}
+
+static int
+set_checked(struct sbx_policy *p, const char *section, const char *key, const char *value,
+    struct sbx_err *err)
+{
 	const struct key_def *k;
 
-	if (!sbx_policy_section_known(section))
-		return sbx_err_set(err, EINVAL, "unknown section [%s]", section);
 	k = find_key(section, key);
-	if (k == NULL)
-		return sbx_err_set(err, EINVAL, "unknown key '%s' in [%s]", key, section);
+	if (k == NULL) {
+		_cleanup_free_ char *msg =
+		    sbx_policy_unknown_msg(section, sbx_policy_section_known(section) ? key : NULL);
+
+		return sbx_err_set(err, EINVAL, "%s", msg);
+	}
 	if (check_ini_text(k, section, key, value, err) < 0)
 		return -1;
 	if (!k->empty_ok && is_blank(value))
 		return sbx_err_set(err, EINVAL, "empty value for '%s' in [%s]", key, section);
-	return k->set(p, key, value, err);
+	if (k->set(p, key, value, err) < 0)
+		return -1;
+	/* List entries were noted by their setters, one by one. */
+	if (!k->list)
+		note_origin(p, section, key, NULL);
+	return 0;
+}
+
+int
+sbx_policy_set_from(struct sbx_policy *p, const char *section, const char *key, const char *value,
+    const char *from, struct sbx_err *err)
+{
+	int r;
+
+	p->setting_from = from;
+	r = set_checked(p, section, key, value, err);
+	p->setting_from = NULL;
+	return r;
 }
 
 int
@@ -911,12 +1123,45 @@ struct ini_writer {
 	struct sbx_err *err;
 	bool failed;
 	const char *section;
+	const struct sbx_policy *origins; /* NULL: no origin comments */
 };
 
+/* Where an origin comment starts, when the line is shorter. */
+#define ORIGIN_COLUMN 32
+
+/* Ends the line just written at start with the origin comment of
+ * (section, key, item). The comment is " ; FROM" after at least one blank:
+ * inih cuts a value at a ';' that follows a blank, and the values written
+ * hold no " ;" (ini_value_problem), so the value reads back whole. A
+ * control byte in FROM (a file name can hold any) is written as \xNN, so
+ * the comment stays on its line. */
 static void
-ini_kv(struct ini_writer *w, const char *key, const char *value)
+ini_origin(struct ini_writer *w, size_t start, const char *key, const char *item)
+{
+	const char *from;
+	_cleanup_free_ char *shown = NULL;
+	size_t len = w->b.len - start;
+
+	if (w->origins == NULL) {
+		sbx_buf_putc(&w->b, '\n');
+		return;
+	}
+	from = sbx_policy_origin(w->origins, w->section, key, item);
+	if (from == NULL && item != NULL) {
+		sbx_buf_putc(&w->b, '\n');
+		return;
+	}
+	shown = escaped(from ? from : "built-in");
+	sbx_buf_printf(
+	    &w->b, "%*s ; %s\n", len < ORIGIN_COLUMN ? (int)(ORIGIN_COLUMN - len) : 0, "", shown);
+}
+
+/* Writes "key = value" for a key's one value (item NULL) or a list entry. */
+static void
+ini_kv_item(struct ini_writer *w, const char *key, const char *item, const char *value)
 {
 	const char *why;
+	size_t start = w->b.len;
 
 	if (w->failed)
 		return;
@@ -929,7 +1174,14 @@ ini_kv(struct ini_writer *w, const char *key, const char *value)
 	}
 	/* A ';' right after the '=' is part of the value for inih; after a
 	 * blank it would start a comment. */
-	sbx_buf_printf(&w->b, value[0] == ';' ? "%s =%s\n" : "%s = %s\n", key, value);
+	sbx_buf_printf(&w->b, value[0] == ';' ? "%s =%s" : "%s = %s", key, value);
+	ini_origin(w, start, key, item);
+}
+
+static void
+ini_kv(struct ini_writer *w, const char *key, const char *value)
+{
+	ini_kv_item(w, key, NULL, value);
 }
 
 static void
@@ -939,15 +1191,32 @@ ini_section(struct ini_writer *w, const char *section)
 	sbx_buf_printf(&w->b, "%s[%s]\n", w->b.len ? "\n" : "", section);
 }
 
+/* Ports go on one line; with origins, a run of ports of one origin does. */
 static void
 ini_ports(struct ini_writer *w, const char *key, const struct sbx_ports *ports)
 {
-	if (ports->n == 0)
-		return;
-	sbx_buf_printf(&w->b, "%s = ", key);
-	for (size_t i = 0; i < ports->n; i++)
-		sbx_buf_printf(&w->b, "%s%u", i ? ", " : "", ports->v[i]);
-	sbx_buf_putc(&w->b, '\n');
+	for (size_t i = 0; i < ports->n;) {
+		size_t start = w->b.len, j = i;
+		char item[8];
+		const char *from;
+
+		snprintf(item, sizeof(item), "%u", (unsigned)ports->v[i]);
+		from = w->origins ? sbx_policy_origin(w->origins, w->section, key, item) : NULL;
+		sbx_buf_printf(&w->b, "%s = ", key);
+		for (; j < ports->n; j++) {
+			char next[8];
+			const char *f;
+
+			snprintf(next, sizeof(next), "%u", (unsigned)ports->v[j]);
+			f = w->origins ? sbx_policy_origin(w->origins, w->section, key, next)
+				       : NULL;
+			if (j > i && !(f == from || (f && from && strcmp(f, from) == 0)))
+				break;
+			sbx_buf_printf(&w->b, "%s%s", j > i ? ", " : "", next);
+		}
+		ini_origin(w, start, key, item);
+		i = j;
+	}
 }
 
 static void
@@ -957,27 +1226,30 @@ ini_list(struct ini_writer *w, const char *section, const char *key, const struc
 		return;
 	ini_section(w, section);
 	for (size_t i = 0; i < sv->n; i++)
-		ini_kv(w, key, sv->v[i]);
+		ini_kv_item(w, key, sv->v[i], sv->v[i]);
 }
 
-char *
-sbx_policy_to_ini(const struct sbx_policy *p, struct sbx_err *err)
+static char *
+to_ini(const struct sbx_policy *p, bool origins, struct sbx_err *err)
 {
-	struct ini_writer w = { .err = err };
-	struct sbx_buf *b = &w.b;
+	struct ini_writer w = { .err = err, .origins = origins ? p : NULL };
 
+	if (origins)
+		sbx_buf_puts(&w.b,
+		    "; After each value: the profile line or the flag it came from, "
+		    "or built-in.\n");
 	ini_section(&w, "sandbox");
-	sbx_buf_printf(b, "backend = %s\n", sbx_backend_name(p->backend));
-	sbx_buf_printf(b, "fs = %s\n", sbx_fs_name(p->fs));
-	sbx_buf_printf(b, "network = %s\n", p->network ? "on" : "off");
+	ini_kv(&w, "backend", sbx_backend_name(p->backend));
+	ini_kv(&w, "fs", sbx_fs_name(p->fs));
+	ini_kv(&w, "network", p->network ? "on" : "off");
 	if (p->workdir)
 		ini_kv(&w, "workdir", p->workdir);
-	sbx_buf_printf(b, "keep = %s\n", p->keep ? "yes" : "no");
-	sbx_buf_printf(b, "allow_degraded = %s\n", p->allow_degraded ? "yes" : "no");
+	ini_kv(&w, "keep", p->keep ? "yes" : "no");
+	ini_kv(&w, "allow_degraded", p->allow_degraded ? "yes" : "no");
 	{
 		_cleanup_free_ char *t = sbx_format_duration(p->timeout_ms);
 
-		sbx_buf_printf(b, "timeout = %s\n", t);
+		ini_kv(&w, "timeout", t);
 	}
 	for (size_t i = 0; i < SBX_LIMIT__COUNT; i++) {
 		_cleanup_free_ char *v = NULL;
@@ -990,7 +1262,7 @@ sbx_policy_to_ini(const struct sbx_policy *p, struct sbx_err *err)
 		case SBX_LIMIT_CPU: v = sbx_format_duration(p->limits[i].value); break;
 		default: v = sbx_xasprintf("%" PRIu64, p->limits[i].value); break;
 		}
-		sbx_buf_printf(b, "%s = %s\n", limit_names[i], v);
+		ini_kv(&w, limit_names[i], v);
 	}
 	if (p->trace)
 		ini_kv(&w, "trace", p->trace);
@@ -1021,11 +1293,23 @@ sbx_policy_to_ini(const struct sbx_policy *p, struct sbx_err *err)
 		for (size_t i = 0; i < p->nenv; i++)
 			ini_kv(&w, p->env[i].name, p->env[i].value);
 		for (size_t i = 0; i < p->env_pass.n; i++)
-			ini_kv(&w, "pass", p->env_pass.v[i]);
+			ini_kv_item(&w, "pass", p->env_pass.v[i], p->env_pass.v[i]);
 	}
 	if (w.failed) {
-		sbx_buf_free(b);
+		sbx_buf_free(&w.b);
 		return NULL;
 	}
-	return sbx_buf_steal(b);
+	return sbx_buf_steal(&w.b);
+}
+
+char *
+sbx_policy_to_ini(const struct sbx_policy *p, struct sbx_err *err)
+{
+	return to_ini(p, false, err);
+}
+
+char *
+sbx_policy_to_ini_origins(const struct sbx_policy *p, struct sbx_err *err)
+{
+	return to_ini(p, true, err);
 }

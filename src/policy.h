@@ -56,6 +56,17 @@ struct sbx_envvar {
 	char *value;
 };
 
+/* Where one value of the policy came from, for --print-policy. A value
+ * that no profile or flag set has no record: it is built in. */
+struct sbx_origin {
+	char *section;
+	char *key; /* as printed: "listen", a mount target, a variable name */
+	char *item; /* a list entry as printed ("8080", "/usr"); NULL: the key's
+	               one value */
+	char *from; /* "FILE:LINE" or "--flag"; for a list entry given more than
+	               once, each place, joined with ", " */
+};
+
 struct sbx_policy {
 	/* Context used while reading values (for "~" expansion). */
 	char *home;
@@ -83,6 +94,12 @@ struct sbx_policy {
 	struct sbx_strv env_pass; /* [env] pass = NAME */
 
 	struct sbx_strv warnings;
+
+	/* Where each value came from, in the order first set. */
+	struct sbx_origin *origins;
+	size_t norigins;
+	/* The origin of the value being set, during sbx_policy_set_from(). */
+	const char *setting_from;
 };
 
 /* The name a profile or flag uses for each enum value, and back. */
@@ -106,6 +123,18 @@ int sbx_policy_key_kind(const char *section, const char *key, bool *is_list);
 int sbx_policy_set(struct sbx_policy *p, const char *section, const char *key, const char *value,
     struct sbx_err *err);
 
+/* The same, recording from ("ci.ini:4", "--listen") as the origin of what
+ * the line sets: a scalar's or keyed value's origin is the last that set
+ * it; a list entry keeps every origin that gave it. sbx_policy_set()
+ * records nothing. */
+int sbx_policy_set_from(struct sbx_policy *p, const char *section, const char *key,
+    const char *value, const char *from, struct sbx_err *err);
+
+/* The origin recorded for a value (item NULL) or a list entry; NULL when
+ * none is, which for a value means built in. */
+const char *sbx_policy_origin(
+    const struct sbx_policy *p, const char *section, const char *key, const char *item);
+
 /* Checks the consistency of the merged policy (no filesystem access). */
 int sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err);
 
@@ -115,6 +144,13 @@ int sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err);
  * end, " ;" inside) is not written as something else: the result is NULL
  * and err says which. The caller frees the result. */
 char *sbx_policy_to_ini(const struct sbx_policy *p, struct sbx_err *err);
+
+/* The same, with each value's origin (sbx_policy_origin(), or "built-in")
+ * as a comment at the end of its line, and a list entry on a line of its
+ * own unless the next one has the same origin. Read back, it gives the
+ * same policy as sbx_policy_to_ini(); control bytes in an origin are
+ * written as \xNN. This is what --print-policy prints. */
+char *sbx_policy_to_ini_origins(const struct sbx_policy *p, struct sbx_err *err);
 
 /* Value parsers, exposed for tests and for the CLI. */
 int sbx_parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err);
@@ -140,6 +176,23 @@ int sbx_parse_mount_value(const char *value, char **source, bool *rw, struct sbx
 
 /* Expands a leading "~" or "~/" with home. "~user" is refused. */
 int sbx_expand_home(const char *path, const char *home, char **out, struct sbx_err *err);
+
+/* The edit distance between a and b: the fewest insertions, deletions,
+ * substitutions and swaps of two adjacent characters that turn one into
+ * the other (letters compared without case). Used to suggest what a
+ * mistyped flag, key or section was meant to be. */
+size_t sbx_edit_distance(const char *a, const char *b);
+
+/* The one candidate close enough to word to be what was meant (at most
+ * two edits, and at most a third of the longer of the two), or NULL when
+ * none is, or when two are equally close. */
+const char *sbx_suggest(const char *word, const char *const *candidates, size_t n);
+
+/* The message for a section, or a key in a known section, that profiles
+ * do not have, with a suggestion when one is close: "unknown key 'listn'
+ * in [ports]; did you mean 'listen'?". key NULL: the section is unknown.
+ * The caller frees it. */
+char *sbx_policy_unknown_msg(const char *section, const char *key);
 
 /* The lookup table of policy.c: whether a mount target is already taken. */
 const struct sbx_mount *sbx_policy_find_mount(const struct sbx_policy *p, const char *target);

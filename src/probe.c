@@ -4,6 +4,11 @@
 
 #include "json.h"
 #include "probe.h"
+#ifdef __linux__
+#include <seccomp.h>
+
+#include "linux-landlock.h"
+#endif
 
 static const enum sbx_backend_id all[] = {
 	SBX_BACKEND_NAMESPACES,
@@ -76,4 +81,38 @@ sbx_probe_render(const struct sbx_caps *caps, enum sbx_backend_id pick)
 		sbx_json_str(&j, sbx_backend_name(pick));
 	sbx_json_obj_end(&j);
 	return sbx_json_steal(&j);
+}
+
+char *
+sbx_version_render(void)
+{
+	struct sbx_buf b = { 0 };
+	const enum sbx_backend_id *order;
+	size_t n;
+
+	sbx_buf_printf(&b, "sbxrun %s\n", PACKAGE_VERSION);
+	order = sbx_backend_auto_order(&n);
+	sbx_buf_puts(&b, "backends:");
+	for (size_t i = 0; i < n; i++)
+		sbx_buf_printf(&b, " %s,", sbx_backend_name(order[i]));
+	sbx_buf_puts(&b, " none (auto tries");
+	for (size_t i = 0; i < n; i++)
+		sbx_buf_printf(&b, "%s%s", i ? ", then " : " ", sbx_backend_name(order[i]));
+	sbx_buf_puts(&b, ")\n");
+	sbx_buf_puts(&b, "not in this build:");
+#ifndef __APPLE__
+	sbx_buf_puts(&b, " seatbelt (macOS only),");
+#endif
+	sbx_buf_puts(&b, " docker (not built yet)\n");
+#ifdef __linux__
+	{
+		const struct scmp_version *v = seccomp_version();
+
+		sbx_buf_printf(&b, "landlock: ABI 1 to %d known\n", SBX_LANDLOCK_ABI_KNOWN);
+		sbx_buf_printf(&b, "libseccomp: built with %d.%d.%d, running %u.%u.%u\n",
+		    SCMP_VER_MAJOR, SCMP_VER_MINOR, SCMP_VER_MICRO, v ? v->major : 0,
+		    v ? v->minor : 0, v ? v->micro : 0);
+	}
+#endif
+	return sbx_buf_steal(&b);
 }

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdarg.h>
@@ -187,7 +188,9 @@ reader(char *buf, int size, void *stream)
 		}
 		sec = sbx_xstrndup(s + 1, (size_t)(end - s - 1));
 		if (!sbx_policy_section_known(sec)) {
-			ctx_fail(ctx, "unknown section [%s]", sec);
+			_cleanup_free_ char *msg = sbx_policy_unknown_msg(sec, NULL);
+
+			ctx_fail(ctx, "%s", msg);
 			return NULL;
 		}
 		strlcpy(ctx->section, sec, sizeof(ctx->section));
@@ -213,24 +216,27 @@ handler(void *user, const char *section, const char *key, const char *value)
 {
 	struct profile_ctx *ctx = user;
 	struct sbx_err verr = { 0 };
-	_cleanup_free_ char *id = NULL;
+	_cleanup_free_ char *id = NULL, *from = NULL;
 	bool is_list;
 
 	if (ctx->failed)
 		return 0;
 	if (*section == '\0')
 		return ctx_fail(ctx, "key '%s' outside of any section", key);
-	if (!sbx_policy_section_known(section))
-		return ctx_fail(ctx, "unknown section [%s]", section);
-	if (sbx_policy_key_kind(section, key, &is_list) < 0)
-		return ctx_fail(ctx, "unknown key '%s' in [%s]", key, section);
+	if (!sbx_policy_section_known(section) || sbx_policy_key_kind(section, key, &is_list) < 0) {
+		_cleanup_free_ char *msg =
+		    sbx_policy_unknown_msg(section, sbx_policy_section_known(section) ? key : NULL);
+
+		return ctx_fail(ctx, "%s", msg);
+	}
 	id = sbx_xasprintf("%s.%s", section, key);
 	if (!is_list) {
 		if (sbx_strv_contains(&ctx->seen, id))
 			return ctx_fail(ctx, "duplicated key '%s' in [%s]", key, section);
 		sbx_strv_push(&ctx->seen, id);
 	}
-	if (sbx_policy_set(ctx->policy, section, key, value, &verr) < 0)
+	from = sbx_xasprintf("%s:%d", ctx->name, ctx->line);
+	if (sbx_policy_set_from(ctx->policy, section, key, value, from, &verr) < 0)
 		return ctx_fail(ctx, "%s: %s", key, verr.msg);
 	return 1;
 }
@@ -287,13 +293,27 @@ sbx_profile_arg_is_file(const char *arg)
 	return strchr(arg, '/') != NULL || sbx_str_has_suffix(arg, ".ini");
 }
 
-int
-sbx_profile_find(const char *name, const char *const *dirs, char **path, struct sbx_err *err)
+static bool
+name_ok(const char *name)
 {
 	for (const char *c = name; *c; c++)
 		if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '_' || *c == '.'))
-			return sbx_err_set(err, EINVAL, "bad profile name '%s'", name);
-	if (*name == '\0' || *name == '.')
+			return false;
+	return *name != '\0' && *name != '.';
+}
+
+char *
+sbx_profile_user_dir(const char *xdg, const char *home)
+{
+	if (xdg && xdg[0] == '/')
+		return sbx_xasprintf("%s/sbxrun/profiles", xdg);
+	return sbx_xasprintf("%s/.config/sbxrun/profiles", home);
+}
+
+int
+sbx_profile_find(const char *name, const char *const *dirs, char **path, struct sbx_err *err)
+{
+	if (!name_ok(name))
 		return sbx_err_set(err, EINVAL, "bad profile name '%s'", name);
 	for (size_t i = 0; dirs[i]; i++) {
 		char *candidate = sbx_xasprintf("%s/%s.ini", dirs[i], name);
@@ -315,4 +335,179 @@ sbx_profile_find(const char *name, const char *const *dirs, char **path, struct 
 		sbx_buf_free(&where);
 		return r;
 	}
+}
+
+/* The first non-empty comment line before anything else, without its ';'
+ * or '#' and blanks; the shipped profiles' 'sbxrun profile "NAME": ' is
+ * dropped, since the name is shown anyway. */
+static char *
+read_summary(const char *path, const char *name)
+{
+	_cleanup_free_ char *line = NULL, *lead = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f = fopen(path, "re");
+	char *s = NULL;
+
+	if (f == NULL)
+		return sbx_xstrdup("");
+	lead = sbx_xasprintf("sbxrun profile \"%s\": ", name);
+	while ((n = getline(&line, &cap, f)) > 0) {
+		char *t = line;
+
+		while (isspace((unsigned char)*t))
+			t++;
+		if (*t == '\0')
+			continue;
+		if (*t != ';' && *t != '#')
+			break;
+		while (*t == ';' || *t == '#' || isspace((unsigned char)*t))
+			t++;
+		if (*t == '\0')
+			continue;
+		if (sbx_str_has_prefix(t, lead))
+			t += strlen(lead);
+		s = sbx_xstrdup(t);
+		rstrip(s);
+		break;
+	}
+	fclose(f);
+	return s ? s : sbx_xstrdup("");
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct sbx_profile_entry *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	if (r != 0)
+		return r;
+	/* For one name, the one that wins first. */
+	return (int)x->shadowed - (int)y->shadowed;
+}
+
+void
+sbx_profile_list(const char *const *dirs, struct sbx_profile_list *out)
+{
+	struct sbx_strv seen = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; dirs[i]; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *e;
+		struct sbx_strv names = { 0 };
+
+		if (d == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL) {
+			size_t len = strlen(e->d_name);
+
+			if (len > 4 && sbx_str_has_suffix(e->d_name, ".ini"))
+				sbx_strv_push_take(&names, sbx_xstrndup(e->d_name, len - 4));
+		}
+		closedir(d);
+		for (size_t k = 0; k < names.n; k++) {
+			char *path;
+
+			if (!name_ok(names.v[k]))
+				continue;
+			/* What sbx_profile_find() asks of a candidate. */
+			path = sbx_xasprintf("%s/%s.ini", dirs[i], names.v[k]);
+			if (access(path, R_OK) != 0) {
+				free(path);
+				continue;
+			}
+			out->v = sbx_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+			out->v[out->n++] = (struct sbx_profile_entry){
+				.name = sbx_xstrdup(names.v[k]),
+				.path = path,
+				.summary = read_summary(path, names.v[k]),
+				.shadowed = sbx_strv_contains(&seen, names.v[k]),
+			};
+			if (!out->v[out->n - 1].shadowed)
+				sbx_strv_push(&seen, names.v[k]);
+		}
+		sbx_strv_free(&names);
+	}
+	sbx_strv_free(&seen);
+	/* A stable sort, by hand (the lists are short), so that the shadowed
+	 * entries of one name stay in the lookup order. */
+	for (size_t i = 1; i < out->n; i++)
+		for (size_t j = i; j > 0 && entry_cmp(&out->v[j - 1], &out->v[j]) > 0; j--) {
+			struct sbx_profile_entry t = out->v[j];
+
+			out->v[j] = out->v[j - 1];
+			out->v[j - 1] = t;
+		}
+}
+
+void
+sbx_profile_list_free(struct sbx_profile_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].path);
+		free(l->v[i].summary);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* s with control bytes as '?', so a file name cannot move the cursor. */
+static char *
+shown(const char *s)
+{
+	char *t = sbx_xstrdup(s);
+
+	for (char *c = t; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return t;
+}
+
+char *
+sbx_profile_list_render(const struct sbx_profile_list *l, const char *const *dirs)
+{
+	struct sbx_buf b = { 0 };
+	int wname = 4, wpath = 4;
+
+	if (l->n == 0) {
+		sbx_buf_puts(&b, "no profiles in");
+		for (size_t i = 0; dirs[i]; i++)
+			sbx_buf_printf(&b, "%s %s", i ? "," : "", dirs[i]);
+		sbx_buf_putc(&b, '\n');
+		return sbx_buf_steal(&b);
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		if ((int)strlen(l->v[i].name) > wname)
+			wname = (int)strlen(l->v[i].name);
+		if ((int)strlen(l->v[i].path) > wpath)
+			wpath = (int)strlen(l->v[i].path);
+	}
+	sbx_buf_printf(&b, "%-*s  %-*s  %s\n", wname, "NAME", wpath, "FILE", "DESCRIPTION");
+	for (size_t i = 0; i < l->n; i++) {
+		_cleanup_free_ char *name = shown(l->v[i].name), *path = shown(l->v[i].path),
+				    *summary = shown(l->v[i].summary);
+
+		if (l->v[i].shadowed)
+			sbx_buf_printf(&b, "%-*s  %-*s  (shadowed by the file above)\n", wname, "",
+			    wpath, path);
+		else
+			sbx_buf_printf(&b, "%-*s  %-*s  %s\n", wname, name, wpath, path, summary);
+	}
+	/* No trailing blanks on a line without a summary. */
+	{
+		char *src = b.data, *dst = b.data;
+
+		for (; *src; src++) {
+			if (*src == '\n')
+				while (dst > b.data && dst[-1] == ' ')
+					dst--;
+			*dst++ = *src;
+		}
+		*dst = '\0';
+		b.len = (size_t)(dst - b.data);
+	}
+	return sbx_buf_steal(&b);
 }

@@ -15,11 +15,29 @@ is "$?" 0 "-h exits 0"
 is "$(cat "$T/err")$(cat "$T/diag")" "" "-h --diag fd:3 writes no diagnostics line"
 "$SBXRUN" --version >"$T/out" 2>"$T/err"
 is "$?" 0 "--version exits 0"
-version=$(cat "$T/out")
-like "$version" "sbxrun " "--version prints 'sbxrun VERSION'"
+version=$(head -n 1 "$T/out")
+cp "$T/out" "$T/version.out"
+like "$version" "sbxrun " "--version prints 'sbxrun VERSION' first"
 is "$(cat "$T/err")" "" "--version writes nothing on stderr"
+# ... then what was built in.
+like "$(cat "$T/out")" "
+backends: " "--version: the backends built in"
+if [ "$(uname -s)" = Linux ]; then
+	like "$(cat "$T/out")" "
+backends: namespaces, landlock, none (auto tries namespaces, then landlock)
+not in this build: seatbelt (macOS only), docker (not built yet)
+landlock: ABI 1 to " "--version on Linux: namespaces and landlock, the Landlock ABI known"
+	seccomp_line=$(grep '^libseccomp: built with [0-9]*\.[0-9]*\.[0-9]*, running [0-9]*\.[0-9]*\.[0-9]*$' "$T/out")
+	ok "--version: the libseccomp version built with and running" test -n "$seccomp_line"
+	if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libseccomp; then
+		like "$seccomp_line" "built with $(pkg-config --modversion libseccomp)," \
+		    "... the one pkg-config names"
+	else
+		skip "pkg-config does not know libseccomp: the built-with version cannot be checked" 1
+	fi
+fi
 "$SBXRUN" -V >"$T/out" 2>"$T/err"
-is "$?:$(cat "$T/out")" "0:$version" "-V is --version"
+is "$?:$(cat "$T/out")" "0:$(cat "$T/version.out")" "-V is --version"
 sbxn --listen 70000
 is "sbxrun $(jget version)" "$version" "the diagnostics line carries the same version"
 # --help wins over a bad profile: nothing is loaded.
@@ -98,6 +116,16 @@ bad_input "$T/port.ini:2: listen: port 70000 is out of range" -p "$T/port.ini"
 bad_input "$T/mem.ini:2: memory: bad size 'lots'" -p "$T/mem.ini"
 bad_input "$T/section.ini:1: unknown section [sandbx]" -p "$T/section.ini"
 bad_input "$T/bad.ini:3:" -p "$T/good.ini" -p "$T/bad.ini" --fs open
+# "Did you mean": a close name is suggested, for flags, keys and sections.
+bad_input "$T/bad.ini:3: unknown key 'memroy' in [sandbox]; did you mean 'memory'?" -p "$T/bad.ini"
+bad_input "$T/section.ini:1: unknown section [sandbx]; did you mean [sandbox]?" -p "$T/section.ini"
+printf '[sandbox]\nlisten = 80\n' >"$T/wrongsec.ini"
+bad_input "$T/wrongsec.ini:2: unknown key 'listen' in [sandbox]; it belongs in [ports]" -p "$T/wrongsec.ini"
+bad_input "unknown option '--alow-read'; did you mean '--allow-read'?" --alow-read /x
+bad_input "unknown option '--alow-read'; did you mean '--allow-read'?" --alow-read=/x
+bad_input "option '--allow' is ambiguous: --allow-read, --allow-host, --allow-degraded" --allow /x
+bad_input "option '--keep' takes no argument" --keep=yes
+bad_input "unknown option '--frobnicate'" --frobnicate
 bad_input "port 8080 is both a listen and a loopback port" --listen 8080 --loopback 8080
 # Refused workdirs and mounts (--backend none: these are checks of sbxrun's;
 # --allow-degraded with mounts, which that backend cannot place,
@@ -225,12 +253,43 @@ sbx -p "$T/every.ini" --listen 9000 -e X=1 -r /srv/extra --print-policy
 is "$SBX_STATUS" 0 "--print-policy exits 0"
 is "$(cat "$T/err")$(cat "$T/diag")" "" "--print-policy: no message, no diagnostics line"
 cp "$T/out" "$T/p1.ini"
-like "$(cat "$T/p1.ini")" "listen = 8080, 8081, 9000" "--print-policy: flags extend lists"
+like "$(cat "$T/p1.ini")" "listen = 8080, 8081" "--print-policy: the profile's ports"
+like "$(cat "$T/p1.ini")" "listen = 9000" "--print-policy: flags extend lists"
 like "$(cat "$T/p1.ini")" "workdir = $HOME/proj" "--print-policy: ~ expanded"
+# Each value's origin, as a comment: the profile's file as it was named
+# and the line, the flag, or built-in.
+like "$(cat "$T/p1.ini")" "
+listen = 8080, 8081              ; $T/every.ini:24
+listen = 9000                    ; --listen
+" "--print-policy: each port says where it came from"
+like "$(cat "$T/p1.ini")" "
+timeout = 90s                    ; $T/every.ini:8
+" "... a value from a profile: FILE:LINE"
+like "$(cat "$T/p1.ini")" "
+path = /srv/extra                ; --allow-read
+" "... a list entry from a flag: the flag"
+sbx -p "$T/every.ini" --print-policy -r /opt/datasets --keep
+like "$(cat "$T/out")" "
+keep = yes                       ; --keep
+" "... a value set by a profile and then a flag: the flag"
+like "$(cat "$T/out")" "
+path = /opt/datasets             ; $T/every.ini:17, --allow-read
+" "... a list entry given by both: both"
+sbx --print-policy
+like "$(cat "$T/out")" "
+backend = auto                   ; built-in
+" "... a value nobody set: built-in"
 sbx -p "$T/p1.ini" --print-policy
 cp "$T/out" "$T/p2.ini"
 is "$SBX_STATUS" 0 "the printed policy loads with -p"
-ok "print, reload, print again: identical" cmp -s "$T/p1.ini" "$T/p2.ini"
+# Without the origin comments, the reprint is the same text; with them,
+# every value now comes from its own line of p1.ini.
+strip_origins() { sed -e '/^;/d' -e 's/  *; .*$//' "$1"; }
+strip_origins "$T/p1.ini" >"$T/p1.plain"
+strip_origins "$T/p2.ini" >"$T/p2.plain"
+ok "print, reload, print again: the same profile but for the origins" cmp -s "$T/p1.plain" "$T/p2.plain"
+is "$(awk -v f="$T/p1.ini" '/^[^;[]/ && $0 !~ ("; " f ":" NR "$") { print NR ": " $0 }' "$T/p2.ini")" "" \
+	"... and each value's origin is its own line of the printed file"
 is "$(leftovers)" "" "--print-policy leaves nothing behind"
 sbx --print-policy
 is "$SBX_STATUS" 0 "--print-policy of the defaults"
@@ -244,7 +303,9 @@ for f in "$SRCDIR"/profiles/*.ini; do
 	cp "$T/out" "$T/s1.ini"
 	is "$SBX_STATUS" 0 "shipped profile $(basename "$f"): --print-policy exits 0"
 	sbx -p "$T/s1.ini" --print-policy
-	ok "shipped profile $(basename "$f"): print, reload, print: identical" cmp -s "$T/s1.ini" "$T/out"
+	strip_origins "$T/s1.ini" >"$T/s1.plain"
+	strip_origins "$T/out" >"$T/s2.plain"
+	ok "shipped profile $(basename "$f"): print, reload, print: identical but for the origins" cmp -s "$T/s1.plain" "$T/s2.plain"
 done
 
 # --print-policy cannot be made to print lines the policy does not have:
@@ -273,8 +334,12 @@ is "$(cat "$T/out")" "" "... and nothing is printed"
 sbx -e 'X=;v' -m '/srv:t;u' --print-policy
 cp "$T/out" "$T/semi.ini"
 sbx -p "$T/semi.ini" --print-policy
+strip_origins "$T/semi.ini" >"$T/semi.plain"
+strip_origins "$T/out" >"$T/semi2.plain"
 ok "values starting with ';', targets holding ';': print, reload, print: identical" \
-    cmp -s "$T/semi.ini" "$T/out"
+    cmp -s "$T/semi.plain" "$T/semi2.plain"
+like "$(cat "$T/semi.ini")" "
+X =;v                            ; --env" "... the origin comment leaves a value starting with ';' whole"
 like "$(cat "$T/semi.ini")" "X =;v" "... a leading ';' is written right after '='"
 
 # --backend none says in one line on stderr that nothing is enforced.
@@ -311,6 +376,65 @@ else
 fi
 like "$(cat "$SRCDIR/man/sbxrun.1")" "sbxrun -w . --diag fd:3 -- make test 3>diag.json" \
     "man page: the CI example names its workdir"
+
+# --help, the man page and the three completions name the same options:
+# every long option of --help has an entry in the man page's OPTIONS and is
+# offered by each completion, and every long option of the man page's
+# synopsis is in --help.
+"$SBXRUN" --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$T/help-opts"
+grep '^\.Op Fl -[a-z]' "$SRCDIR/man/sbxrun.1" | sed 's/^\.Op Fl -\([a-z-]*\).*/--\1/' | sort -u >"$T/man-opts"
+missing=
+for o in $(cat "$T/help-opts"); do
+	grep '^\.It ' "$SRCDIR/man/sbxrun.1" | grep -q -- "Fl ${o#-}\( \|$\)" || missing="$missing man:$o"
+	grep -q -- "$o\( \|'\|$\)" "$SRCDIR/completions/sbxrun" || missing="$missing bash:$o"
+	grep -qF -e "$o[" -e "$o=" -e "$o}" "$SRCDIR/completions/_sbxrun" || missing="$missing zsh:$o"
+	grep -q -- "-l ${o#--}\( \|$\)" "$SRCDIR/completions/sbxrun.fish" || missing="$missing fish:$o"
+done
+is "$missing" "" "every option of --help is described in the man page and in each completion"
+is "$(comm -13 "$T/help-opts" "$T/man-opts" | tr '\n' ' ')" "" \
+    "every long option of the man page's synopsis is in --help"
+ok "--list-profiles is in the synopsis" grep -q -- '^--list-profiles$' "$T/man-opts"
+
+# --list-profiles: what -p NAME finds, status 0, stdout only, no JSON line.
+XP=$XDG_CONFIG_HOME/sbxrun/profiles
+mkdir -p "$XP"
+printf '; My CI: the network off\n[sandbox]\nnetwork = off\n' >"$XP/myci.ini"
+printf '[sandbox]\nfs = open\n' >"$XP/bare.ini"
+printf '; hidden\n' >"$XP/.hidden.ini"
+"$SBXRUN" --list-profiles --diag "$T/lp.json" >"$T/out" 2>"$T/err"
+is "$?" 0 "--list-profiles exits 0"
+is "$(cat "$T/err")" "" "--list-profiles: nothing on stderr (no diagnostics line)"
+ok "--list-profiles: no diagnostics file either" test ! -e "$T/lp.json"
+like "$(head -n 1 "$T/out")" "NAME" "--list-profiles: a header"
+ok "--list-profiles: a profile, its file and its first comment line" \
+    grep -q "^myci  *$XP/myci.ini  *My CI: the network off$" "$T/out"
+ok "--list-profiles: a profile without a comment: no description" grep -q "^bare  *$XP/bare.ini$" "$T/out"
+ok "--list-profiles: a name -p cannot find is not listed" test "$(grep -c hidden "$T/out")" = 0
+# Shadowing: a name in XDG_CONFIG_HOME and in a later directory of the
+# lookup (which the lookup's own message names).
+sbx -p nosuch --print-policy
+later=$(jget error | sed 's/.* in //; s/)$//' | tr ',' '\n' | sed 's/^ //' | tail -n +2)
+shadowed=
+for d in $later; do
+	for f in "$d"/*.ini; do
+		[ -r "$f" ] || continue
+		shadowed=$f
+		break 2
+	done
+done
+if [ -n "$shadowed" ]; then
+	name=$(basename "$shadowed" .ini)
+	printf '; mine wins\n' >"$XP/$name.ini"
+	"$SBXRUN" --list-profiles >"$T/out" 2>&1
+	is "$(grep -c "^$name " "$T/out")" 1 "--list-profiles: a shadowed name is shown once"
+	ok "... with the file that wins" grep -q "^$name  *$XP/$name.ini  *mine wins$" "$T/out"
+	ok "... and the file it shadows, marked" \
+	    grep -q "^  *$shadowed  *(shadowed by the file above)$" "$T/out"
+	rm -f "$XP/$name.ini"
+else
+	skip "no profile in /etc/sbxrun/profiles or the installed directory: nothing to shadow (the unit tests do)" 3
+fi
+rm -f "$XP/myci.ini" "$XP/bare.ini" "$XP/.hidden.ini"
 
 # --probe: one JSON object, status 0.
 sbx --probe

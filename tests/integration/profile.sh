@@ -45,11 +45,18 @@ sbx -p "$T/a.ini" -p "$T/b.ini" --print-policy
 is "$SBX_STATUS" 0 "two profiles setting the same keys load (a key per profile, not per run)"
 like "$(cat "$T/out")" "fs = allowlist" "the later profile overrides scalars"
 like "$(cat "$T/out")" "timeout = 1m" "... and keeps what it does not set"
-like "$(cat "$T/out")" "listen = 80, 81" "lists extend across profiles"
+like "$(cat "$T/out")" "
+listen = 80                      ; $T/a.ini:5
+listen = 81                      ; $T/b.ini:4
+" "lists extend across profiles, each entry with its origin"
 like "$(cat "$T/out")" "A = 2" "[env] variables override"
 sbx -p "$T/a.ini" -p "$T/b.ini" --fs strict --listen 82 -t 2s --print-policy
 like "$(cat "$T/out")" "fs = strict" "flags override every profile"
-like "$(cat "$T/out")" "listen = 80, 81, 82" "flags extend lists"
+like "$(cat "$T/out")" "
+listen = 81                      ; $T/b.ini:4
+listen = 82                      ; --listen" "flags extend lists"
+like "$(cat "$T/out")" "
+fs = strict                      ; --fs" "a flag over a profile: the flag is the origin"
 like "$(cat "$T/out")" "timeout = 2s" "-t overrides timeout"
 sbx --fs open -p "$T/b.ini" --print-policy
 like "$(cat "$T/out")" "fs = open" "flags apply after profiles, wherever they stand"
@@ -95,10 +102,14 @@ is "$(jget error)" "$T/e6.ini:1: key 'fs' outside of any section" "a key before 
 printf '[sandbox]\n[netwrok]\n' >"$T/e7.ini"
 sbx -p "$T/e7.ini" --print-policy
 is "$(jget error)" "$T/e7.ini:2: unknown section [netwrok]" "an unknown empty section: FILE:LINE"
+printf '[sandbox]\nfs = open\n[ports]\nlistn = 8080\n' >"$T/e9.ini"
+sbx -p "$T/e9.ini" --print-policy
+is "$SBX_STATUS:$(jget error)" "125:$T/e9.ini:4: unknown key 'listn' in [ports]; did you mean 'listen'?" \
+    "a mistyped key: FILE:LINE, and the key it is close to"
 # Longer than inih's line buffer: still read whole, and written back whole.
 "$PY" -c 'import sys; sys.stdout.write("[sandbox]\nfs = allowlist\n[read]\npath = /" + "a" * 5000 + "\n")' >"$T/e8.ini"
 sbx -p "$T/e8.ini" --print-policy
-is "$SBX_STATUS:$(grep -c "^path = /a\{5000\}$" "$T/out")" "0:1" "a 5000-character line: read and printed whole"
+is "$SBX_STATUS:$(grep -c "^path = /a\{5000\} ; $T/e8.ini:4$" "$T/out")" "0:1" "a 5000-character line: read and printed whole"
 printf '[sandbox]\nfs = open\n' >"$T/ok.ini"
 sbx -p "$T/ok.ini" -p "$T/e5.ini" --print-policy
 like "$(jget error)" "$T/e5.ini:2:" "a bad second profile is named, not the first"

@@ -191,7 +191,68 @@ policy_diff(const struct sbx_policy *a, const struct sbx_policy *b)
 	return NULL;
 }
 
-/* policy -> ini -> policy gives an equal policy, and the same ini again. */
+/* The printed policy with origins reads back to an equal policy, which
+ * prints (without origins) as p does, and its own print with origins is
+ * the same text with each origin replaced by "printed.ini:N", N being the
+ * line's own number: every value came from the line it is printed on. */
+static void
+round_trip_origins(const struct sbx_policy *p, const char *what)
+{
+	struct sbx_err err = { 0 };
+	char *ini = sbx_policy_to_ini_origins(p, &err), *ini2 = NULL, *plain = NULL, *plain2 = NULL,
+	     *line, *next;
+	struct sbx_policy q;
+	const char *d;
+	int n = 0, wrong = 0, annotated = 0;
+
+	sbx_policy_init(&q, HOME);
+	if (!ok(ini != NULL, "%s: the policy prints with origins", what)) {
+		diag("error: %s", err.msg);
+		goto out;
+	}
+	if (!is_int(sbx_profile_load_string(&q, "printed.ini", ini, &err), 0,
+		"%s: the printed policy with origins loads", what)) {
+		diag("error: %s", err.msg);
+		diag("printed:\n%s", ini);
+		goto out;
+	}
+	d = policy_diff(p, &q);
+	if (!ok(d == NULL, "%s: policy -> ini with origins -> policy is equal", what)) {
+		diag("first difference: %s", d);
+		diag("printed:\n%s", ini);
+	}
+	is_int(q.warnings.n, 0, "%s: ... and loads without warnings", what);
+	plain = sbx_policy_to_ini(p, &err);
+	plain2 = sbx_policy_to_ini(&q, &err);
+	is_str(plain2, plain, "%s: ... and prints as the same text without origins", what);
+	ini2 = sbx_policy_to_ini_origins(&q, &err);
+	for (line = ini2; line && *line; line = next) {
+		char *want, *c;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		n++;
+		if (*line == ';' || *line == '[' || *line == '\0')
+			continue;
+		annotated++;
+		c = strstr(line, " ; ");
+		want = sbx_xasprintf("printed.ini:%d", n);
+		if ((c == NULL || strcmp(c + 3, want) != 0) && wrong++ == 0)
+			diag("line %d: '%s', want its origin %s", n, line, want);
+		free(want);
+	}
+	ok(annotated > 0 && wrong == 0, "%s: read back, each value's origin is its own line", what);
+out:
+	sbx_policy_free(&q);
+	free(ini);
+	free(ini2);
+	free(plain);
+	free(plain2);
+}
+
+/* policy -> ini -> policy gives an equal policy, and the same ini again;
+ * the same with origins (round_trip_origins). */
 static void
 round_trip(const struct sbx_policy *p, const char *what)
 {
@@ -219,6 +280,7 @@ round_trip(const struct sbx_policy *p, const char *what)
 	ini2 = sbx_policy_to_ini(&q, &err);
 	is_str(ini2, ini, "%s: printing it again gives the same text", what);
 	is_int(q.warnings.n, 0, "%s: the printed policy loads without warnings", what);
+	round_trip_origins(p, what);
 out:
 	sbx_policy_free(&q);
 	free(ini);
@@ -746,6 +808,9 @@ roundtrip_or_refused(const struct sbx_policy *p, const char *what)
 
 	if (ini == NULL) {
 		like(err.msg, "cannot be written in a profile", "%s: the print is refused", what);
+		ini = sbx_policy_to_ini_origins(p, &err);
+		ok(ini == NULL, "%s: ... with origins too", what);
+		free(ini);
 		return;
 	}
 	free(ini);
@@ -886,6 +951,262 @@ test_adversarial_round_trips(void)
 		free(shortp);
 		free(longp);
 	}
+}
+
+/* The line expected in --print-policy for a value of origin from. */
+static char *
+origin_line(const char *kv, const char *from)
+{
+	return sbx_xasprintf("\n%-32s ; %s\n", kv, from);
+}
+
+static void
+like_line(const char *ini, const char *kv, const char *from)
+{
+	char *want = origin_line(kv, from);
+
+	if (!like(ini, want, "origin of '%s' is %s", kv, from))
+		diag("printed:\n%s", ini);
+	free(want);
+}
+
+/* Each value's origin: built in, FILE:LINE or the flag; a scalar's is the
+ * last that set it, a list entry's every one that gave it. */
+static void
+test_origins(void)
+{
+	static const char profile[] = "; a comment\n"
+				      "[sandbox]\n"
+				      "network = on\n"
+				      "timeout = 5s\n"
+				      "[ports]\n"
+				      "listen = 8080, 8081\n"
+				      "[read]\n"
+				      "path = /usr\n"
+				      "[mounts]\n"
+				      "t = /s\n"
+				      "[env]\n"
+				      "pass = TERM\n";
+	struct sbx_policy p;
+	struct sbx_err err = { 0 };
+	char *ini;
+
+	if (!merge_ok(&p, profile,
+		ARGS("--timeout", "9s", "--listen", "8081", "--listen", "9000,10", "-r", "/usr",
+		    "-r", "/opt", "--fs", "allowlist", "-e", "K=v", "-m", "/s2:t", "--pass-env",
+		    "TERM", "--allow-host", "X.org"),
+		"a profile and flags")) {
+		sbx_policy_free(&p);
+		return;
+	}
+	is_str(sbx_policy_origin(&p, "sandbox", "backend", NULL), NULL,
+	    "a value never set has no origin (built in)");
+	is_str(sbx_policy_origin(&p, "sandbox", "network", NULL), "t.ini:3",
+	    "a value from a profile: FILE:LINE");
+	is_str(sbx_policy_origin(&p, "sandbox", "timeout", NULL), "--timeout",
+	    "a value set by a profile, then a flag: the flag");
+	is_str(
+	    sbx_policy_origin(&p, "ports", "listen", "8080"), "t.ini:6", "a port from a profile");
+	is_str(sbx_policy_origin(&p, "ports", "listen", "8081"), "t.ini:6, --listen",
+	    "a port given by a profile and a flag: both");
+	is_str(sbx_policy_origin(&p, "ports", "listen", "10"), "--listen",
+	    "each port of a flag's list has the flag");
+	is_str(sbx_policy_origin(&p, "read", "path", "/usr"), "t.ini:8, --allow-read",
+	    "a path given twice: both origins");
+	is_str(sbx_policy_origin(&p, "read", "path", "/opt"), "--allow-read", "a path of a flag");
+	is_str(sbx_policy_origin(&p, "mounts", "t", NULL), "--mount",
+	    "a mount target remounted by a flag: the flag");
+	is_str(sbx_policy_origin(&p, "env", "K", NULL), "--env", "a variable of a flag");
+	is_str(sbx_policy_origin(&p, "env", "pass", "TERM"), "t.ini:12, --pass-env",
+	    "a passed variable given twice");
+	is_str(sbx_policy_origin(&p, "proxy", "allow", "x.org"), "--allow-host",
+	    "a host, by its normalised name");
+
+	ini = sbx_policy_to_ini_origins(&p, &err);
+	if (ok(ini != NULL, "the policy prints with origins")) {
+		like(ini, "; After each value", "a first comment line says what the comments are");
+		like_line(ini, "backend = auto", "built-in");
+		like_line(ini, "keep = no", "built-in");
+		like_line(ini, "network = on", "t.ini:3");
+		like_line(ini, "timeout = 9s", "--timeout");
+		like_line(ini, "fs = allowlist", "--fs");
+		/* Sorted ports, a line per run of one origin. */
+		like_line(ini, "listen = 10", "--listen");
+		like_line(ini, "listen = 8080", "t.ini:6");
+		like_line(ini, "listen = 8081", "t.ini:6, --listen");
+		like_line(ini, "listen = 9000", "--listen");
+		like_line(ini, "path = /usr", "t.ini:8, --allow-read");
+		like_line(ini, "path = /opt", "--allow-read");
+		like_line(ini, "t = /s2:ro", "--mount");
+		like_line(ini, "K = v", "--env");
+		like_line(ini, "pass = TERM", "t.ini:12, --pass-env");
+		like_line(ini, "allow = x.org", "--allow-host");
+	}
+	free(ini);
+	round_trip(&p, "a profile and flags, with origins");
+	sbx_policy_free(&p);
+
+	/* One origin for adjacent ports: one line. */
+	if (merge_ok(&p, NULL, ARGS("--listen", "1,2,3", "--connect", "4"), "--listen 1,2,3")) {
+		ini = sbx_policy_to_ini_origins(&p, &err);
+		like_line(ini, "listen = 1, 2, 3", "--listen");
+		like_line(ini, "connect = 4", "--connect");
+		free(ini);
+	}
+	sbx_policy_free(&p);
+
+	/* A long line: the comment goes after one blank. */
+	{
+		char *wd = sbx_xasprintf("/srv/%060d", 1);
+		char *want = sbx_xasprintf("\nworkdir = %s ; --workdir\n", wd);
+
+		if (merge_ok(&p, NULL, ARGS("-w", wd), "a long workdir")) {
+			ini = sbx_policy_to_ini_origins(&p, &err);
+			like(ini, want, "a line past the comment column: one blank, then ';'");
+			free(ini);
+		}
+		sbx_policy_free(&p);
+		free(want);
+		free(wd);
+	}
+
+	/* A profile's name can hold anything a file name can: a newline, a
+	 * header, " ; ". Its origins stay comments on their own lines. */
+	{
+		static const char *const names[] = {
+			"a\n[ports]\nloopback = 22\n.ini",
+			"x ; y = z.ini",
+			"\r[env]\rX = 1.ini",
+			"=;#[].ini",
+		};
+
+		for (size_t i = 0; i < SBX_ARRAY_LEN(names); i++) {
+			char *plain;
+			int lines = 0, plain_lines = 0;
+
+			sbx_policy_init(&p, HOME);
+			if (!is_int(
+				sbx_profile_load_string(&p, names[i],
+				    "[sandbox]\nnetwork = on\n[read]\npath = /r\n[env]\nE = ;\n",
+				    &err),
+				0, "a profile named '%s' loads", names[i])) {
+				diag("error: %s", err.msg);
+				sbx_policy_free(&p);
+				continue;
+			}
+			ini = sbx_policy_to_ini_origins(&p, &err);
+			plain = sbx_policy_to_ini(&p, &err);
+			for (const char *c = ini; c && *c; c++)
+				lines += *c == '\n';
+			for (const char *c = plain; c && *c; c++)
+				plain_lines += *c == '\n';
+			is_int(lines, plain_lines + 2,
+			    "profile '%s': two lines more than without origins (the first comment, "
+			    "a blank)",
+			    names[i]);
+			ok(strstr(ini, "\n[ports]") == NULL && strstr(ini, "\r") == NULL,
+			    "profile '%s': no header and no CR slip out of a comment", names[i]);
+			round_trip(&p, names[i]);
+			free(ini);
+			free(plain);
+			sbx_policy_free(&p);
+		}
+	}
+	{
+		char *ini2;
+
+		sbx_policy_init(&p, HOME);
+		sbx_profile_load_string(&p, "a\nb\x7f.ini", "[sandbox]\nkeep = yes\n", &err);
+		ini2 = sbx_policy_to_ini_origins(&p, &err);
+		like_line(ini2, "keep = yes", "a\\x0ab\\x7f.ini:2");
+		free(ini2);
+		sbx_policy_free(&p);
+	}
+}
+
+/* The edit distance and the suggestions made from it. */
+static void
+test_suggest(void)
+{
+	static const struct {
+		const char *a, *b;
+		size_t d;
+	} dist[] = {
+		{ "", "", 0 },
+		{ "", "abc", 3 },
+		{ "abc", "", 3 },
+		{ "listen", "listen", 0 },
+		{ "listn", "listen", 1 },
+		{ "alow-read", "allow-read", 1 },
+		{ "netwrok", "network", 1 },
+		{ "ab", "ba", 1 },
+		{ "FS", "fs", 0 },
+		{ "kitten", "sitting", 3 },
+		{ "ca", "abc", 3 }, /* a swap, then no edit of it again */
+		{ "flaw", "lawn", 2 },
+	};
+	static const char *const keys[] = { "listen", "connect", "loopback" };
+	static const char *const near[] = { "pids", "cpu", "fs", "keep" };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(dist); i++) {
+		is_int((long long)sbx_edit_distance(dist[i].a, dist[i].b), (long long)dist[i].d,
+		    "edit distance '%s' to '%s'", dist[i].a, dist[i].b);
+		is_int((long long)sbx_edit_distance(dist[i].b, dist[i].a), (long long)dist[i].d,
+		    "... and back");
+	}
+	is_str(sbx_suggest("listn", keys, 3), "listen", "'listn': did you mean 'listen'");
+	is_str(sbx_suggest("conect", keys, 3), "connect", "'conect': 'connect'");
+	is_str(sbx_suggest("lopback", keys, 3), "loopback", "'lopback': 'loopback'");
+	is_str(sbx_suggest("bind", keys, 3), NULL, "'bind': nothing close");
+	is_str(sbx_suggest("lstn", keys, 3), "listen", "two edits in six letters: still close");
+	is_str(sbx_suggest("x", near, 4), NULL, "one letter: never a suggestion");
+	is_str(sbx_suggest("cp", near, 4), "cpu", "'cp': 'cpu'");
+	{
+		static const char *const two[] = { "lister", "listen" };
+
+		is_str(sbx_suggest("liste", two, 2), NULL, "one edit from two candidates: a tie");
+	}
+	is_str(sbx_suggest("pid", near, 4), "pids", "'pid': 'pids'");
+	is_str(sbx_suggest("anything", keys, 0), NULL, "no candidates: nothing");
+
+	{
+		static const char *const msgs[][3] = {
+			{ "ports", "listn",
+			    "unknown key 'listn' in [ports]; did you mean 'listen'?" },
+			{ "sandbox", "listen",
+			    "unknown key 'listen' in [sandbox]; it belongs in [ports]" },
+			{ "sandbox", "allow",
+			    "unknown key 'allow' in [sandbox]; it belongs in [proxy]" },
+			{ "sandbox", "zzz", "unknown key 'zzz' in [sandbox]" },
+			{ "prots", NULL, "unknown section [prots]; did you mean [ports]?" },
+			{ "enc", NULL, "unknown section [enc]; did you mean [env]?" },
+			{ "network", NULL, "unknown section [network]" },
+		};
+
+		for (size_t i = 0; i < SBX_ARRAY_LEN(msgs); i++) {
+			char *m = sbx_policy_unknown_msg(msgs[i][0], msgs[i][1]);
+
+			is_str(m, msgs[i][2], "the message for [%s] %s", msgs[i][0],
+			    msgs[i][1] ? msgs[i][1] : "(section)");
+			free(m);
+		}
+	}
+
+	/* Flags. */
+	flag_fails(ARGS("--alow-read", "/x"),
+	    "unknown option '--alow-read'; did you mean '--allow-read'?", "--alow-read");
+	flag_fails(ARGS("--alow-read=/x"),
+	    "unknown option '--alow-read'; did you mean '--allow-read'?", "--alow-read=/x");
+	flag_fails(
+	    ARGS("--lisen", "80"), "unknown option '--lisen'; did you mean '--listen'?", "--lisen");
+	flag_fails(ARGS("--print-polcy"),
+	    "unknown option '--print-polcy'; did you mean '--print-policy'?", "--print-polcy");
+	flag_fails(ARGS("--frobnicate"), "unknown option '--frobnicate'", "--frobnicate");
+	flag_fails(ARGS("--allow", "x"),
+	    "option '--allow' is ambiguous: --allow-read, --allow-host, --allow-degraded",
+	    "--allow (an abbreviation of three)");
+	flag_fails(ARGS("--keep=yes"), "option '--keep' takes no argument", "--keep=yes");
+	flag_fails(ARGS("-Z"), "unknown option '-Z'", "-Z");
 }
 
 static void
@@ -1151,6 +1472,8 @@ main(void)
 	test_parse_misc();
 	test_round_trips();
 	test_adversarial_round_trips();
+	test_origins();
+	test_suggest();
 	test_check();
 	test_rules();
 	test_exec();

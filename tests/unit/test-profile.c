@@ -405,20 +405,24 @@ test_errors(void)
 {
 	char *text, *want;
 
-	load_fails("[sandbox]\nfs = open\n[sandbx]\n", "t.ini:3: unknown section [sandbx]",
+	load_fails("[sandbox]\nfs = open\n[sandbx]\n",
+	    "t.ini:3: unknown section [sandbx]; did you mean [sandbox]?",
 	    "unknown section without keys");
 	load_fails("[sandbox]\nfs = open\n\n[bogus]\nx = 1\n", "t.ini:4: unknown section [bogus]",
 	    "unknown section with keys");
-	load_fails("[Sandbox]\n", "t.ini:1: unknown section [Sandbox]",
+	load_fails("[Sandbox]\n", "t.ini:1: unknown section [Sandbox]; did you mean [sandbox]?",
 	    "section names are case-sensitive");
 	load_fails("[]\n", "t.ini:1: unknown section []", "empty section name");
-	load_fails("  [sandbox]\nfs = open\n[ports ]\n", "t.ini:3: unknown section [ports ]",
+	load_fails("  [sandbox]\nfs = open\n[ports ]\n",
+	    "t.ini:3: unknown section [ports ]; did you mean [ports]?",
 	    "section name with a space");
-	load_fails(
-	    "[sandbox]\n\nfss = open\n", "t.ini:3: unknown key 'fss' in [sandbox]", "unknown key");
-	load_fails("[sandbox]\nFS = open\n", "t.ini:2: unknown key 'FS' in [sandbox]",
+	load_fails("[sandbox]\n\nfss = open\n",
+	    "t.ini:3: unknown key 'fss' in [sandbox]; did you mean 'fs'?", "unknown key");
+	load_fails("[sandbox]\nFS = open\n",
+	    "t.ini:2: unknown key 'FS' in [sandbox]; did you mean 'fs'?",
 	    "keys are case-sensitive");
-	load_fails("[read]\npaths = /x\n", "t.ini:2: unknown key 'paths' in [read]",
+	load_fails("[read]\npaths = /x\n",
+	    "t.ini:2: unknown key 'paths' in [read]; did you mean 'path'?",
 	    "unknown key in [read]");
 	load_fails("[deny]\nfile = /x\n", "t.ini:2: unknown key 'file' in [deny]",
 	    "unknown key in [deny]");
@@ -798,6 +802,145 @@ test_shipped(void)
 	free(pattern);
 }
 
+/* --list-profiles: every NAME.ini the lookup could find, the shadowed
+ * ones marked, with the first comment line. */
+static void
+test_list(void)
+{
+	char *a = sbx_xasprintf("%s/list-a", tmpdir), *b = sbx_xasprintf("%s/list-b", tmpdir),
+	     *c = sbx_xasprintf("%s/list-c", tmpdir), *missing = sbx_xasprintf("%s/nope", tmpdir);
+	const char *dirs[] = { a, missing, b, c, NULL };
+	static const struct {
+		const char *dir, *name, *text;
+	} files[] = {
+		{ "list-a", "ci.ini", "; mine: CI with the network off\n[sandbox]\n" },
+		{ "list-b", "ci.ini", "; sbxrun profile \"ci\": one CI step.\n" },
+		{ "list-c", "ci.ini", "; the installed one\n" },
+		{ "list-b", "bare.ini", "[sandbox]\nfs = open\n; late comment\n" },
+		{ "list-c", "zz.ini", "\n   \n;\n#   \n  ;  after blanks  \n" },
+		{ "list-c", "esc.ini", "; a \033[31mred\r title\n" },
+		{ "list-a", ".hidden.ini", "; not a name -p finds\n" },
+		{ "list-a", "bad name.ini", "; nor this\n" },
+		{ "list-a", "notes.txt", "; not a profile\n" },
+		{ "list-a", "unreadable.ini", "; mode 0\n" },
+	};
+	struct sbx_profile_list l;
+	char *text;
+
+	mkdir(a, 0700);
+	mkdir(b, 0700);
+	mkdir(c, 0700);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(files); i++) {
+		char *rel = sbx_xasprintf("%s/%s", files[i].dir, files[i].name);
+
+		free(write_file(rel, files[i].text, strlen(files[i].text)));
+		free(rel);
+	}
+	{
+		char *u = sbx_xasprintf("%s/unreadable.ini", a);
+
+		chmod(u, 0);
+		free(u);
+	}
+	sbx_profile_list(dirs, &l);
+	/* root reads a mode-0 file: then it is listed, as -p finds it. */
+	{
+		size_t want = geteuid() == 0 ? 7 : 6, k = 0;
+
+		is_int(
+		    (long long)l.n, (long long)want, "every profile -p NAME could find is listed");
+		if (l.n != want) {
+			for (size_t i = 0; i < l.n; i++)
+				diag("%s %s", l.v[i].name, l.v[i].path);
+			goto out;
+		}
+		is_str(l.v[k].name, "bare", "sorted by name");
+		is_str(l.v[k].summary, "", "no comment before the first section: no summary");
+		k++;
+		is_str(l.v[k].name, "ci", "ci, from the first directory");
+		like(l.v[k].path, "/list-a/ci.ini", "... its file is the first directory's");
+		ok(!l.v[k].shadowed, "... and it wins");
+		is_str(
+		    l.v[k].summary, "mine: CI with the network off", "... its first comment line");
+		k++;
+		is_str(l.v[k].name, "ci", "ci again");
+		like(l.v[k].path, "/list-b/ci.ini", "... the second directory's, in lookup order");
+		ok(l.v[k].shadowed, "... shadowed");
+		is_str(l.v[k].summary, "one CI step.", "'sbxrun profile \"ci\": ' is dropped");
+		k++;
+		like(l.v[k].path, "/list-c/ci.ini", "... the third directory's, last");
+		ok(l.v[k].shadowed, "... shadowed too");
+		k++;
+		is_str(l.v[k].name, "esc", "esc");
+		k++;
+		if (geteuid() == 0)
+			is_str(l.v[k++].name, "unreadable", "a mode-0 file is read by root");
+		is_str(l.v[k].name, "zz", "zz");
+		is_str(l.v[k].summary, "after blanks", "empty comment lines are passed over");
+	}
+	text = sbx_profile_list_render(&l, dirs);
+	{
+		int w = 0;
+		char *pa, *pb, *pc, *want_ci, *want_bare;
+
+		for (size_t i = 0; i < l.n; i++)
+			if ((int)strlen(l.v[i].path) > w)
+				w = (int)strlen(l.v[i].path);
+		pa = sbx_xasprintf("%s/ci.ini", a);
+		pb = sbx_xasprintf("%s/ci.ini", b);
+		pc = sbx_xasprintf("%s/ci.ini", c);
+		want_ci = sbx_xasprintf("\nci          %-*s  mine: CI with the network off\n"
+					"            %-*s  (shadowed by the file above)\n"
+					"            %-*s  (shadowed by the file above)\n",
+		    w, pa, w, pb, w, pc);
+		want_bare = sbx_xasprintf("\nbare        %s/bare.ini\n", b);
+		free(pa);
+		free(pb);
+		free(pc);
+		like(text, "NAME        FILE", "a header");
+		like(text, want_ci, "the name once, the file that wins, the shadowed ones marked");
+		like(text, want_bare, "no blanks after a file without a summary");
+		like(text, "a ?[31mred? title\n", "control bytes are shown as '?'");
+		free(want_ci);
+		free(want_bare);
+	}
+	free(text);
+out:
+	sbx_profile_list_free(&l);
+	{
+		const char *none[] = { missing, NULL };
+
+		sbx_profile_list(none, &l);
+		is_int((long long)l.n, 0, "no directory: nothing listed");
+		text = sbx_profile_list_render(&l, none);
+		{
+			char *want = sbx_xasprintf("no profiles in %s\n", missing);
+
+			is_str(text, want, "nothing found: where it looked");
+			free(want);
+		}
+		free(text);
+		sbx_profile_list_free(&l);
+	}
+	{
+		char *u = sbx_profile_user_dir("/x", "/home/u");
+
+		is_str(u, "/x/sbxrun/profiles", "the user's directory under XDG_CONFIG_HOME");
+		free(u);
+		u = sbx_profile_user_dir("rel", "/home/u");
+		is_str(
+		    u, "/home/u/.config/sbxrun/profiles", "a relative XDG_CONFIG_HOME is ignored");
+		free(u);
+		u = sbx_profile_user_dir(NULL, "/home/u");
+		is_str(u, "/home/u/.config/sbxrun/profiles", "no XDG_CONFIG_HOME: ~/.config");
+		free(u);
+	}
+	free(a);
+	free(b);
+	free(c);
+	free(missing);
+}
+
 int
 main(void)
 {
@@ -815,6 +958,7 @@ main(void)
 	test_files();
 	test_lookup();
 	test_shipped();
+	test_list();
 	{
 		char *cmd = sbx_xasprintf("rm -rf '%s'", tmpdir);
 
