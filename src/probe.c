@@ -95,15 +95,18 @@ sbx_version_render(void)
 	sbx_buf_puts(&b, "backends:");
 	for (size_t i = 0; i < n; i++)
 		sbx_buf_printf(&b, " %s,", sbx_backend_name(order[i]));
-	sbx_buf_puts(&b, " none (auto tries");
+	sbx_buf_puts(&b, " docker, none (auto tries");
 	for (size_t i = 0; i < n; i++)
 		sbx_buf_printf(&b, "%s%s", i ? ", then " : " ", sbx_backend_name(order[i]));
 	sbx_buf_puts(&b, ")\n");
+	/* docker is never in auto's order: only a run that names it asks
+	 * the daemon. */
 	sbx_buf_puts(&b, "not in this build:");
-#ifndef __APPLE__
-	sbx_buf_puts(&b, " seatbelt (macOS only),");
+#ifdef __APPLE__
+	sbx_buf_puts(&b, " namespaces, landlock (Linux only)\n");
+#else
+	sbx_buf_puts(&b, " seatbelt (macOS only)\n");
 #endif
-	sbx_buf_puts(&b, " docker (not built yet)\n");
 #ifdef __linux__
 	{
 		const struct scmp_version *v = seccomp_version();
