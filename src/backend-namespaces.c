@@ -396,7 +396,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		sbx_err_sys(&e, "cannot take the sandbox's ids");
 		goto fail;
 	}
-	if (sbx_mount_build_root(plan, fds, &e) < 0)
+	if (sbx_mount_build_root(plan, x->fs, fds, &e) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan->ntrees; i++)
 		close(fds[i]);
@@ -488,7 +488,8 @@ clone_jail(uint64_t flags, int *pidfd)
 }
 
 static int
-make_trees(pid_t pid, const struct sbx_plan *plan, int *fds, struct sbx_err *err)
+make_trees(pid_t pid, const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds,
+    struct sbx_err *err)
 {
 	char path[64];
 	int userns;
@@ -498,7 +499,7 @@ make_trees(pid_t pid, const struct sbx_plan *plan, int *fds, struct sbx_err *err
 	if (userns < 0)
 		return sbx_err_sys(err, "cannot open %s", path);
 	for (size_t i = 0; i < plan->ntrees; i++) {
-		fds[i] = sbx_mount_clone_tree(&plan->trees[i], userns, err);
+		fds[i] = sbx_mount_clone_tree(&plan->trees[i], fs, userns, err);
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				close(fds[i]);
@@ -571,7 +572,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	c->pidns = true;
 
 	if (write_maps(pid, x, err) < 0 ||
-	    (plan.ntrees > 0 && make_trees(pid, &plan, fds, err) < 0) ||
+	    (plan.ntrees > 0 && make_trees(pid, &plan, x->fs, fds, err) < 0) ||
 	    send_go(sync[0], fds, plan.ntrees, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan.ntrees; i++)
