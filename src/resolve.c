@@ -213,18 +213,6 @@ sbx_mount_source_forbidden(
 	return NULL;
 }
 
-/* realpath() that reports the path in the message. */
-static int
-canonical(const char *what, const char *path, char **out, struct sbx_err *err)
-{
-	char *r = realpath(path, NULL);
-
-	if (r == NULL)
-		return sbx_err_sys(err, "%s '%s'", what, path);
-	*out = r;
-	return 0;
-}
-
 /* Makes a possibly relative path absolute without resolving links. */
 static char *
 absolute(const char *path)
@@ -351,32 +339,157 @@ sbx_open_nofollow(int dirfd, const char *path, struct stat *st)
 	return walk_nofollow(dirfd, path, st);
 }
 
-/* Opens a canonical path once, for good, or says why not. */
+/* Where a resolution stands: the directory reached, its canonical name. */
+struct walk {
+	int cur;
+	struct stat st;
+	char canon[PATH_MAX];
+	bool inside; /* at or below the workdir: the sandbox's ground */
+};
+
+static int
+walk_root(struct walk *w, const struct stat *wd)
+{
+	if (w->cur >= 0)
+		close(w->cur);
+	w->canon[0] = '\0';
+	w->cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->cur < 0 || fstat(w->cur, &w->st) < 0)
+		return -1;
+	w->inside = wd && sbx_same_file(&w->st, wd);
+	return 0;
+}
+
+/* The content of the symlink just opened (fd) as name in w->cur. */
+static ssize_t
+read_link(const struct walk *w, int fd, const char *name, char *buf, size_t size)
+{
+#ifdef __linux__
+	(void)w;
+	(void)name;
+	return readlinkat(fd, "", buf, size);
+#else
+	(void)fd;
+	return readlinkat(w->cur, name, buf, size);
+#endif
+}
+
+/* Resolves path as realpath() would, but in one pass over descriptors, so
+ * that what is named, checked and used is one object: every component is
+ * opened with O_NOFOLLOW from the directory before it; a symlink is read
+ * from its own descriptor and followed only when the caller or root owns
+ * it (a link of another user's in a directory of theirs could be aimed
+ * anywhere the caller can reach, at any moment), and never at or below
+ * the workdir wd, which is the sandbox's to change. Pins the result. */
 static struct sbx_pin *
-pin(struct sbx_fsview *v, const char *what, const char *shown, const char *path,
+pin(struct sbx_fsview *v, const char *what, const char *given, const struct stat *wd,
     struct sbx_err *err)
 {
-	struct sbx_pin *p;
-	struct stat st;
-	int fd;
+	_cleanup_free_ char *rest = absolute(given);
+	struct walk w = { .cur = -1 };
+	struct sbx_pin *p = NULL;
+	int links = 0;
+	char *c = rest;
 
-	for (size_t i = 0; i < v->npins; i++)
-		if (strcmp(v->pins[i].path, path) == 0)
-			return &v->pins[i];
-	fd = sbx_open_nofollow(AT_FDCWD, path, &st);
-	if (fd < 0) {
-		if (errno == ELOOP)
+	if (walk_root(&w, wd) < 0)
+		goto sys;
+	for (;;) {
+		char name[NAME_MAX + 1], target[PATH_MAX];
+		size_t len;
+		ssize_t n;
+		struct stat st;
+		int fd;
+
+		c += strspn(c, "/");
+		if (*c == '\0')
+			break;
+		len = strcspn(c, "/");
+		if (len > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			goto sys;
+		}
+		memcpy(name, c, len);
+		name[len] = '\0';
+		c += len;
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			char *slash = strrchr(w.canon, '/');
+
+			fd = openat(w.cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0 || fstat(fd, &st) < 0)
+				goto sys;
+			if (w.inside && sbx_same_file(&w.st, wd))
+				w.inside = false;
+			close(w.cur);
+			w.cur = fd;
+			w.st = st;
+			if (slash)
+				*slash = '\0';
+			continue;
+		}
+		fd = openat(w.cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0)
+			goto sys;
+		if (!S_ISLNK(st.st_mode)) {
+			if (strlen(w.canon) + len + 2 > sizeof(w.canon)) {
+				close(fd);
+				errno = ENAMETOOLONG;
+				goto sys;
+			}
+			strcat(strcat(w.canon, "/"), name);
+			close(w.cur);
+			w.cur = fd;
+			w.st = st;
+			if (!w.inside && wd && sbx_same_file(&st, wd))
+				w.inside = true;
+			continue;
+		}
+		if (w.inside || (st.st_uid != 0 && st.st_uid != geteuid())) {
+			close(fd);
 			sbx_err_set(err, ELOOP,
-			    "%s '%s' changed while it was being checked: %s now passes "
-			    "through a symlink",
-			    what, shown, path);
-		else
-			sbx_err_sys(err, "%s '%s'", what, shown);
-		return NULL;
+			    w.inside
+				? "%s '%s' refused: %s%s/%s is a symlink inside the workdir"
+				: "%s '%s' refused: %s%s/%s is a symlink owned by another user",
+			    what, given, "", w.canon, name);
+			goto out;
+		}
+		n = read_link(&w, fd, name, target, sizeof(target) - 1);
+		close(fd);
+		if (n < 0)
+			goto sys;
+		target[n] = '\0';
+		if (++links > 40) {
+			errno = ELOOP;
+			goto sys;
+		}
+		{
+			char *next = sbx_xasprintf("%s/%s", target, c);
+
+			free(rest);
+			rest = next;
+			c = rest;
+		}
+		if (target[0] == '/' && walk_root(&w, wd) < 0)
+			goto sys;
 	}
+	if (w.canon[0] == '\0')
+		strcpy(w.canon, "/");
+	for (size_t i = 0; i < v->npins; i++)
+		if (sbx_same_file(&v->pins[i].st, &w.st) && strcmp(v->pins[i].path, w.canon) == 0) {
+			p = &v->pins[i];
+			goto out;
+		}
 	v->pins = sbx_xreallocarray(v->pins, v->npins + 1, sizeof(*v->pins));
 	p = &v->pins[v->npins++];
-	*p = (struct sbx_pin){ .path = sbx_xstrdup(path), .fd = fd, .st = st };
+	*p = (struct sbx_pin){ .path = sbx_xstrdup(w.canon), .fd = w.cur, .st = w.st };
+	w.cur = -1;
+	goto out;
+sys:
+	sbx_err_sys(err, "%s '%s'", what, given);
+out:
+	if (w.cur >= 0)
+		close(w.cur);
 	return p;
 }
 
@@ -555,6 +668,7 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 	_cleanup_free_ char *state = NULL;
 	struct forbidden_ids *ids = NULL;
 	const struct sbx_pin *wd;
+	struct stat wd_st;
 	const char *why;
 	int r = -1;
 
@@ -565,22 +679,16 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 		if (access(sbx_system_roots[i], F_OK) == 0)
 			sbx_strv_push(&v->roots, sbx_system_roots[i]);
 
-	/* Each path is made canonical once (the caller's own links are
-	 * theirs to use), then opened from "/" following nothing: from here
-	 * on, only that descriptor is judged and used. */
-	if (p->workdir) {
-		if (canonical("workdir", p->workdir, &v->workdir, err) < 0)
-			return -1;
-	} else {
-		if (temp_workdir == NULL)
-			return sbx_err_set(err, EINVAL, "no workdir");
-		if (canonical("workdir", temp_workdir, &v->workdir, err) < 0)
-			return -1;
-		v->workdir_temp = true;
-	}
-	wd = pin(v, "workdir", p->workdir ? p->workdir : v->workdir, v->workdir, err);
+	/* Each path is resolved once, to a descriptor: from here on only that
+	 * descriptor is judged and used (doc/design/paths.md). */
+	if (p->workdir == NULL && temp_workdir == NULL)
+		return sbx_err_set(err, EINVAL, "no workdir");
+	wd = pin(v, "workdir", p->workdir ? p->workdir : temp_workdir, NULL, err);
 	if (wd == NULL)
 		return -1;
+	v->workdir = sbx_xstrdup(wd->path);
+	v->workdir_temp = p->workdir == NULL;
+	wd_st = wd->st;
 	if (!S_ISDIR(wd->st.st_mode))
 		return sbx_err_set(err, ENOTDIR, "workdir '%s' is not a directory",
 		    p->workdir ? p->workdir : v->workdir);
@@ -595,48 +703,36 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 	}
 
 	for (size_t i = 0; i < p->read.n; i++) {
-		char *real = realpath(p->read.v[i], NULL);
 		struct sbx_err ignored = { 0 };
+		const struct sbx_pin *rp = pin(v, "read path", p->read.v[i], &wd_st, &ignored);
 
-		if (real == NULL || pin(v, "read path", p->read.v[i], real, &ignored) == NULL) {
+		if (rp == NULL) {
 			sbx_strv_push_take(&p->warnings,
-			    sbx_xasprintf("read path '%s' does not exist; skipped", p->read.v[i]));
-			free(real);
+			    ignored.errnum == ENOENT
+				? sbx_xasprintf(
+				      "read path '%s' does not exist; skipped", p->read.v[i])
+				: sbx_xasprintf("%s; skipped", ignored.msg));
 			continue;
 		}
-		if (!sbx_strv_contains(&v->read, real))
-			sbx_strv_push_take(&v->read, real);
-		else
-			free(real);
+		if (!sbx_strv_contains(&v->read, rp->path))
+			sbx_strv_push(&v->read, rp->path);
 	}
 
 	state = sbx_path_join(v->workdir, ".sbxrun");
 	forbidden_ids_read(ids, true, homes, &v->hidden);
 	for (size_t i = 0; i < p->nmounts; i++) {
 		struct sbx_mount *m = &p->mounts[i];
-		_cleanup_free_ char *src = NULL;
-		const struct sbx_pin *sp;
+		const struct sbx_pin *sp = pin(v, "mount source", m->source, &wd_st, err);
 
-		if (canonical("mount source", m->source, &src, err) < 0)
-			goto out;
-		why = sbx_mount_source_forbidden(src, homes, &v->hidden);
-		if (why == NULL && sbx_path_is_under(src, state))
-			why = "it is sbxrun's own state (.sbxrun in the workdir)";
-		if (why) {
-			sbx_err_set(err, EPERM, "mount source '%s' refused: %s", m->source, why);
-			goto out;
-		}
-		sp = pin(v, "mount source", m->source, src, err);
 		if (sp == NULL)
 			goto out;
-		if (!S_ISDIR(sp->st.st_mode) && !S_ISREG(sp->st.st_mode)) {
-			sbx_err_set(err, EPERM,
-			    "mount source '%s' refused: only directories and regular files can be "
-			    "mounted",
-			    m->source);
-			goto out;
-		}
-		why = forbidden_by_id(sp, ids, true);
+		why = sbx_mount_source_forbidden(sp->path, homes, &v->hidden);
+		if (why == NULL && sbx_path_is_under(sp->path, state))
+			why = "it is sbxrun's own state (.sbxrun in the workdir)";
+		if (why == NULL && !S_ISDIR(sp->st.st_mode) && !S_ISREG(sp->st.st_mode))
+			why = "only directories and regular files can be mounted";
+		if (why == NULL)
+			why = forbidden_by_id(sp, ids, true);
 		if (why) {
 			sbx_err_set(err, EPERM, "mount source '%s' refused: %s", m->source, why);
 			goto out;
@@ -644,7 +740,7 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 		if (check_target(v->pins[0].fd, m, &sp->st, err) < 0)
 			goto out;
 		free(m->source);
-		m->source = steal_ptr(&src);
+		m->source = sbx_xstrdup(sp->path);
 	}
 	r = 0;
 out:
