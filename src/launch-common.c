@@ -124,8 +124,8 @@ sbx_launch_pipes_close(struct sbx_launch_pipes *lp)
 }
 
 pid_t
-sbx_fork_session_init(
-    struct sbx_launch_pipes *lp, struct sbx_init_args *a, struct sbx_child *c, struct sbx_err *err)
+sbx_fork_session_init(struct sbx_launch_pipes *lp, struct sbx_init_args *a,
+    struct sbx_child *c, struct sbx_err *err)
 {
 	sigset_t set, old;
 	pid_t parent = getpid(), pid;

@@ -103,8 +103,8 @@ void sbx_launch_pipes_close(struct sbx_launch_pipes *lp);
  * the child runs sbx_init_main and never returns. In sbxrun: fills c's
  * pipes and pid and returns init's pid (lp->ack[1] stays open for the
  * caller to close), or -1 with err. */
-pid_t sbx_fork_session_init(
-    struct sbx_launch_pipes *lp, struct sbx_init_args *a, struct sbx_child *c, struct sbx_err *err);
+pid_t sbx_fork_session_init(struct sbx_launch_pipes *lp, struct sbx_init_args *a,
+    struct sbx_child *c, struct sbx_err *err);
 
 /* Starts init and the payload without new namespaces: init is a child
  * subreaper in a new session. Fills c. */

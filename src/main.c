@@ -571,8 +571,8 @@ run_main(struct run *run, int argc, char **argv)
 	/* Set but meaningless for this backend: said, not silently dropped. */
 	if (p->docker_image && b->id != SBX_BACKEND_DOCKER)
 		sbx_strv_push_take(&r->warnings,
-		    sbx_xasprintf("docker_image %s is not used: the backend is %s", p->docker_image,
-			b->name));
+		    sbx_xasprintf("docker_image %s is not used: the backend is %s",
+			p->docker_image, b->name));
 	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
 	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)
