@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "fsutil.h"
 #include "launch.h"
 #include "linux-caps.h"
 #include "linux-hostfilter.h"
@@ -66,7 +67,18 @@
 #define NS_FLAGS \
 	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
+/* What the run may have left in the workdir, undone after it through the
+ * workdir's pinned descriptor (or by init, when sbxrun died first). */
+struct ns_state {
+	int wd; /* the workdir, O_PATH (a copy of the pin) */
+	char *workdir; /* its path, as the jail sees it too */
+	struct sbx_strv created; /* mount targets made, relative, outermost first */
+	struct sbx_strv scrub; /* the plan's: moved aside if made */
+	struct sbx_report *report; /* for warnings after the run, or NULL */
+};
+
 struct ns_payload {
+	struct ns_state *state;
 	bool trap; /* load the trapping filter in init */
 	bool guard; /* and open sock_diag for unix checks */
 	const struct sbx_plan *plan;
@@ -346,13 +358,19 @@ payload_setup(void *ctx, struct sbx_err *err)
 	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err);
 }
 
+static void ns_orphaned(void *ctx);
+
 /* Runs in the cloned child: becomes the jail's init. */
 static noreturn void
 child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_launch_pipes *lp,
     int sync, struct ns_payload *pl)
 {
 	struct sbx_init_args a = { .exec = x, .pid1 = true };
-	struct sbx_payload_hooks hooks = { .setup = payload_setup, .ctx = pl };
+	struct sbx_payload_hooks hooks = {
+		.setup = payload_setup,
+		.orphaned = ns_orphaned,
+		.ctx = pl,
+	};
 	struct sbx_err e = { 0 };
 	int fds[SBX_MAX_TREES], notify_fd = -1, diag_fd = -1;
 	uid_t uid;
@@ -374,7 +392,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		sbx_err_sys(&e, "cannot take the sandbox's ids");
 		goto fail;
 	}
-	if (sbx_mount_build_root(plan, fds, &e) < 0)
+	if (sbx_mount_build_root(plan, x->fs, fds, &e) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan->ntrees; i++)
 		close(fds[i]);
@@ -429,28 +447,71 @@ fail : {
 }
 }
 
-/* Mount targets made in the workdir go away with the run when nothing
- * was left in them (never following a link the sandbox may have put in
- * their place). */
+/* Moves aside what the sandbox made where nothing may be made (a .git, a
+ * protected path that did not exist) and removes the mount targets made
+ * for the run if still empty, innermost first; every path is reached from
+ * the workdir's descriptor without following a link the sandbox may have
+ * planted on the way. */
 static void
-remove_created_targets(struct sbx_child *c)
+undo_workdir(struct ns_state *st)
 {
-	struct sbx_strv *created = c->priv;
-	struct stat st;
+	for (size_t i = 0; i < st->scrub.n; i++) {
+		struct sbx_err err = { 0 };
+		_cleanup_free_ char *aside = sbx_move_aside_at(st->wd, st->scrub.v[i], &err);
 
-	for (size_t i = created->n; i-- > 0;) {
-		const char *path = created->v[i];
-
-		if (lstat(path, &st) < 0)
+		if (st->report == NULL)
 			continue;
-		if (S_ISDIR(st.st_mode))
-			rmdir(path);
-		else if (S_ISREG(st.st_mode) && st.st_size == 0)
-			unlink(path);
+		if (aside)
+			sbx_strv_push_take(&st->report->warnings,
+			    sbx_xasprintf("namespaces: the sandbox made %s, where nothing may be "
+					  "made; it was moved aside to %s",
+				st->scrub.v[i], aside));
+		else if (err.msg[0])
+			sbx_strv_push_take(
+			    &st->report->warnings, sbx_xasprintf("namespaces: %s", err.msg));
 	}
-	sbx_strv_free(created);
-	free(created);
+	for (size_t i = st->created.n; i-- > 0;)
+		sbx_remove_empty_at(st->wd, st->created.v[i]);
+	sbx_strv_free(&st->scrub);
+	sbx_strv_free(&st->created);
+}
+
+static void
+state_free(struct ns_state *st)
+{
+	if (st == NULL)
+		return;
+	undo_workdir(st);
+	if (st->wd >= 0)
+		close(st->wd);
+	free(st->workdir);
+	free(st);
+}
+
+static void
+ns_cleanup(struct sbx_child *c)
+{
+	state_free(c->priv);
 	c->priv = NULL;
+}
+
+/* In init, when sbxrun was killed and the tree is gone: the same undoing,
+ * from init's view of the workdir (its own mount namespace, where the
+ * workdir lies at its host path). Init holds the sandbox's ids, which own
+ * the workdir there, and is under neither Landlock nor the sandbox's
+ * reach any more. Mount targets are mount points in this namespace and
+ * cannot be removed from it (EBUSY). */
+static void
+ns_orphaned(void *ctx)
+{
+	struct ns_payload *pl = ctx;
+	struct ns_state *st = pl->state;
+	struct stat sb;
+
+	st->report = NULL; /* sbxrun's, which is gone */
+	st->wd = sbx_open_nofollow(AT_FDCWD, st->workdir, &sb);
+	if (st->wd >= 0)
+		undo_workdir(st);
 }
 
 static pid_t
@@ -466,7 +527,8 @@ clone_jail(uint64_t flags, int *pidfd)
 }
 
 static int
-make_trees(pid_t pid, const struct sbx_plan *plan, int *fds, struct sbx_err *err)
+make_trees(pid_t pid, const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds,
+    struct sbx_err *err)
 {
 	char path[64];
 	int userns;
@@ -476,7 +538,7 @@ make_trees(pid_t pid, const struct sbx_plan *plan, int *fds, struct sbx_err *err
 	if (userns < 0)
 		return sbx_err_sys(err, "cannot open %s", path);
 	for (size_t i = 0; i < plan->ntrees; i++) {
-		fds[i] = sbx_mount_clone_tree(&plan->trees[i], userns, err);
+		fds[i] = sbx_mount_clone_tree(&plan->trees[i], fs, userns, err);
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				close(fds[i]);
@@ -501,6 +563,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
 	bool net_off = x->net == NULL;
 	uint64_t flags = NS_FLAGS | (net_off ? CLONE_NEWNET : 0);
+	struct ns_state *st = NULL;
 	pid_t pid;
 	ssize_t n;
 
@@ -523,6 +586,13 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		sbx_plan_free(&plan);
 		return -1;
 	}
+	st = sbx_xcalloc(1, sizeof(*st));
+	st->wd = fcntl(sbx_fsview_workdir_fd(x->fs), F_DUPFD_CLOEXEC, 0);
+	st->workdir = sbx_xstrdup(x->fs->workdir);
+	sbx_strv_copy(&st->scrub, &plan.scrub);
+	for (size_t i = 0; i < plan.created.n; i++)
+		sbx_strv_push(&st->created, plan.created.v[i] + strlen(x->fs->workdir) + 1);
+	pl.state = st;
 	fflush(NULL);
 	pid = clone_jail(flags, &pidfd);
 	if (pid == 0) {
@@ -536,6 +606,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		close(sync[0]);
 		sbx_launch_pipes_close(&lp);
 		sbx_plan_free(&plan);
+		state_free(st);
 		errno = e;
 		/* No user namespace here (policy, sysctl, or a container's
 		 * seccomp profile): "auto" goes on to the next backend. */
@@ -550,7 +621,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	c->pidns = true;
 
 	if (write_maps(pid, x, err) < 0 ||
-	    (plan.ntrees > 0 && make_trees(pid, &plan, fds, err) < 0) ||
+	    (plan.ntrees > 0 && make_trees(pid, &plan, x->fs, fds, err) < 0) ||
 	    send_go(sync[0], fds, plan.ntrees, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan.ntrees; i++)
@@ -603,14 +674,9 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	close(sync[0]);
 	free(pl.bind.v);
 	free(pl.connect.v);
-	if (plan.created.n > 0) {
-		struct sbx_strv *created = sbx_xcalloc(1, sizeof(*created));
-
-		*created = plan.created;
-		memset(&plan.created, 0, sizeof(plan.created));
-		c->priv = created;
-		c->cleanup = remove_created_targets;
-	}
+	st->report = r;
+	c->priv = steal_ptr(&st);
+	c->cleanup = ns_cleanup;
 	sbx_gitguard_attach(&git_guard, c, r);
 	sbx_plan_free(&plan);
 	r->layers.userns = r->layers.mountns = r->layers.pidns = true;
@@ -629,6 +695,7 @@ fail:
 		;
 	sbx_child_close(c);
 	sbx_plan_free(&plan);
+	state_free(st);
 	return -1;
 }
 

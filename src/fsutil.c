@@ -15,6 +15,7 @@
 #endif
 
 #include "fsutil.h"
+#include "resolve.h"
 #include "util.h"
 
 static int
@@ -285,4 +286,70 @@ sbx_fd_at_line_start(int fd)
 	if (rfd < 0 || pread(rfd, &c, 1, pos - 1) != 1)
 		return -1;
 	return c == '\n';
+
+/* The directory holding rel below wd, opened without following anything,
+ * and the last component's name in *name (pointing into copy). */
+static int
+parent_at(int wd, char *copy, const char **name)
+{
+	char *slash = strrchr(copy, '/');
+	struct stat st;
+	int fd;
+
+	if (slash == NULL) {
+		*name = copy;
+		return fcntl(wd, F_DUPFD_CLOEXEC, 0);
+	}
+	*slash = '\0';
+	*name = slash + 1;
+	fd = sbx_open_nofollow(wd, copy, &st);
+	if (fd >= 0 && !S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = ENOTDIR;
+		return -1;
+	}
+	return fd;
+}
+
+char *
+sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+	const char *name;
+	_cleanup_close_ int dir = parent_at(wd, copy, &name);
+	struct stat st;
+
+	if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return NULL; /* not there, or not below a directory: nothing made */
+	for (int n = 1; n <= 100; n++) {
+		_cleanup_free_ char *aside = sbx_xasprintf("%s.sbxrun-untrusted.%d", name, n);
+
+#ifdef RENAME_NOREPLACE
+		if (renameat2(dir, name, dir, aside, RENAME_NOREPLACE) == 0)
+#else
+		if (faccessat(dir, aside, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+		    renameat(dir, name, dir, aside) == 0)
+#endif
+			return sbx_xasprintf("%.*s%s", (int)(name - copy), rel, aside);
+		if (errno != EEXIST)
+			break;
+	}
+	sbx_err_sys(err, "cannot move %s aside", rel);
+	return NULL;
+}
+
+void
+sbx_remove_empty_at(int wd, const char *rel)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+	const char *name;
+	_cleanup_close_ int dir = parent_at(wd, copy, &name);
+	struct stat st;
+
+	if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (S_ISDIR(st.st_mode))
+		unlinkat(dir, name, AT_REMOVEDIR);
+	else if (S_ISREG(st.st_mode) && st.st_size == 0)
+		unlinkat(dir, name, 0);
 }

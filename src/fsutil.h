@@ -44,4 +44,15 @@ void sbx_script_remove(struct sbx_script *s);
  * cannot be known (not a regular file, not readable). */
 int sbx_fd_at_line_start(int fd);
 
+/* Moves rel (below the directory wd) aside to a new name next to it,
+ * rel.sbxrun-untrusted.N, and returns that name relative to wd; NULL when
+ * nothing was there (err untouched) or on failure (err set). Every
+ * directory on the way is opened from wd without following a symlink: the
+ * sandbox may have planted one to aim the rename elsewhere. */
+char *sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err);
+
+/* Removes rel below the directory wd if it is an empty directory or an
+ * empty regular file, reaching it from wd without following a symlink. */
+void sbx_remove_empty_at(int wd, const char *rel);
+
 #endif

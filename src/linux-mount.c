@@ -141,36 +141,53 @@ make_parent(const char *path)
 
 /* Creates a missing mount target inside the workdir, one component at a
  * time and never through a symlink, so that a link planted in the workdir
- * cannot send a mount elsewhere. */
+ * (by a second sandbox on it) cannot send a mount elsewhere; a file is
+ * made exclusively, so a FIFO put in its place is never opened. Returns
+ * the target, opened with O_PATH. */
 static int
 make_target_nofollow(const char *path, bool is_file, struct sbx_err *err)
 {
 	_cleanup_free_ char *copy = sbx_xstrdup(path);
-	_cleanup_close_ int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	char *save = NULL, *name = strtok_r(copy, "/", &save);
 
+	if (dir < 0)
+		return sbx_err_sys(err, "cannot open the new root");
 	while (name != NULL) {
 		char *next = strtok_r(NULL, "/", &save);
+		bool file = next == NULL && is_file;
+		struct stat st;
 		int fd;
 
-		if (next == NULL && is_file) {
-			fd = openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-			if (fd < 0)
-				return sbx_err_sys(err, "cannot create the mount target %s", path);
-			close(fd);
-			return 0;
+		if (file) {
+			fd = openat(
+			    dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				close(fd);
+			else if (errno != EEXIST)
+				goto fail;
+		} else if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST) {
+			goto fail;
 		}
-		if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
-			return sbx_err_sys(err, "cannot create the mount target %s", path);
-		fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
-			return sbx_err_sys(
-			    err, "mount target %s: a component is not a directory", path);
+			goto fail;
 		close(dir);
 		dir = fd;
+		if (fstat(dir, &st) < 0)
+			goto fail;
+		if (file ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode)) {
+			close(dir);
+			return sbx_err_set(err, ENOTDIR, "mount target %s: %s is not a %s", path,
+			    name, file ? "regular file" : "directory");
+		}
 		name = next;
 	}
-	return 0;
+	return dir;
+fail:
+	sbx_err_sys(err, "cannot create the mount target %s", path);
+	close(dir);
+	return -1;
 }
 
 static int
@@ -195,14 +212,48 @@ ensure_target(const char *dst, bool is_file, struct sbx_err *err)
 	return 0;
 }
 
+/* Where op mounts, opened once without following anything from the new
+ * root down: below the workdir every component is the sandbox's. */
 static int
-set_attr(const char *path, uint64_t set, bool recursive, struct sbx_err *err)
+open_target(const char *dst, unsigned flags, struct sbx_err *err)
 {
-	struct mount_attr attr = { .attr_set = set };
+	struct stat st;
+	int fd;
 
-	if (mount_setattr(AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &attr, sizeof(attr)) < 0)
-		return sbx_err_sys(err, "cannot set the mount flags of %s", path);
+	if (flags & SBX_OPF_MKTARGET)
+		return make_target_nofollow(dst, flags & SBX_OPF_FILE, err);
+	if (ensure_target(dst, flags & SBX_OPF_FILE, err) < 0)
+		return -1;
+	fd = sbx_open_nofollow(AT_FDCWD, dst, &st);
+	if (fd < 0)
+		return sbx_err_sys(err, "mount target %s", dst);
+	return fd;
+}
+
+/* Attaches the detached tree at the target descriptor. */
+static int
+attach(int tree, int target, const char *what, const char *dst, struct sbx_err *err)
+{
+	if (move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return sbx_err_sys(err, "cannot attach %s at %s", what, dst);
 	return 0;
+}
+
+/* A new filesystem mounted on the target descriptor: mount(2) takes a
+ * path, so the target becomes the working directory for the call. */
+static int
+mount_on(int target, const char *type, unsigned long flags, const char *opts)
+{
+	int r, e;
+
+	if (fchdir(target) < 0)
+		return -1;
+	r = mount(type, ".", type, flags, opts);
+	e = errno;
+	if (chdir("/") < 0)
+		return -1;
+	errno = e;
+	return r;
 }
 
 static char *
@@ -213,54 +264,86 @@ inside(const char *root, const char *path)
 	return sbx_xasprintf("%s%s", root, path);
 }
 
+/* A detached copy of the tree at src, with flags set on all of it. */
 static int
-do_op(const struct sbx_op *op, const int *tree_fds, struct sbx_err *err)
+clone_from(int src, uint64_t set, const char *what, struct sbx_err *err)
+{
+	struct mount_attr attr = { .attr_set = set };
+	int tree =
+	    open_tree(src, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+
+	if (tree < 0)
+		return sbx_err_sys(err, "cannot clone the mount tree of %s", what);
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0) {
+		sbx_err_sys(err, "cannot set the mount flags of %s", what);
+		close(tree);
+		return -1;
+	}
+	return tree;
+}
+
+/* The source of a bind: a host path under the old root, opened without
+ * following, and when resolve pinned it, the very object it checked. */
+static int
+open_source(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, const char *dst,
+    struct sbx_err *err)
+{
+	const struct sbx_pin *pin = fs ? sbx_fsview_pin(fs, op->src) : NULL;
+	struct stat st;
+	int fd;
+
+	if (op->flags & SBX_OPF_SELF)
+		fd = sbx_open_nofollow(AT_FDCWD, dst, &st);
+	else
+		fd = sbx_open_nofollow(oldroot, op->src[1] ? op->src + 1 : ".", &st);
+	if (fd < 0)
+		return sbx_err_sys(err, "cannot bind %s", op->src);
+	if (pin && !sbx_same_file(&st, &pin->st)) {
+		close(fd);
+		return sbx_err_set(
+		    err, ESTALE, "%s changed after it was checked; refusing to mount it", op->src);
+	}
+	return fd;
+}
+
+static int
+do_op(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, const int *tree_fds,
+    struct sbx_err *err)
 {
 	_cleanup_free_ char *dst = inside(NEWROOT, op->dst);
-	_cleanup_free_ char *src = NULL;
-	_cleanup_free_ char *opts = NULL;
+	_cleanup_close_ int target = -1, src = -1, tree = -1;
 	bool is_file = op->flags & SBX_OPF_FILE;
 	bool in_dev = sbx_path_is_under(op->dst, "/dev");
 	uint64_t flags;
+	struct mount_attr attr = { 0 };
 
 	switch (op->kind) {
 	case SBX_OP_BIND:
-		src = op->flags & SBX_OPF_SELF ? sbx_xstrdup(dst) : inside(OLDROOT, op->src);
-		if (op->flags & SBX_OPF_MKTARGET) {
-			if (make_target_nofollow(dst, is_file, err) < 0)
-				return -1;
-		} else if (ensure_target(dst, is_file, err) < 0) {
-			return -1;
-		}
-		if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
-			return sbx_err_sys(err, "cannot bind %s at %s", op->src, op->dst);
 		flags = MOUNT_ATTR_NOSUID | (in_dev ? 0 : MOUNT_ATTR_NODEV);
 		if (op->flags & SBX_OPF_RO)
 			flags |= MOUNT_ATTR_RDONLY;
-		return set_attr(dst, flags, true, err);
+		if (((op->flags & SBX_OPF_SELF) == 0 || (op->flags & SBX_OPF_MKTARGET)) &&
+		    (target = open_target(dst, op->flags, err)) < 0)
+			return -1;
+		if ((src = open_source(op, fs, oldroot, dst, err)) < 0 ||
+		    (tree = clone_from(src, flags, op->src, err)) < 0)
+			return -1;
+		return attach(tree, target >= 0 ? target : src, op->src, op->dst, err);
 	case SBX_OP_ATTACH:
-		if (op->flags & SBX_OPF_MKTARGET) {
-			if (make_target_nofollow(dst, is_file, err) < 0)
-				return -1;
-		} else if (ensure_target(dst, is_file, err) < 0) {
+		if ((target = open_target(dst, op->flags, err)) < 0)
 			return -1;
-		}
-		if (move_mount(tree_fds[op->tree], "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-			return sbx_err_sys(err, "cannot attach %s at %s", op->src, op->dst);
-		return 0;
-	case SBX_OP_TMPFS:
-		if (op->flags & SBX_OPF_MKTARGET) {
-			if (make_target_nofollow(dst, false, err) < 0)
-				return -1;
-		} else if (ensure_target(dst, false, err) < 0) {
+		return attach(tree_fds[op->tree], target, op->src, op->dst, err);
+	case SBX_OP_TMPFS: {
+		_cleanup_free_ char *opts = sbx_xasprintf("mode=%04o", op->mode);
+
+		if ((target = open_target(dst, op->flags & ~SBX_OPF_FILE, err)) < 0)
 			return -1;
-		}
-		opts = sbx_xasprintf("mode=%04o", op->mode);
-		if (mount("tmpfs", dst, "tmpfs",
+		if (mount_on(target, "tmpfs",
 			MS_NOSUID | MS_NODEV | (op->flags & SBX_OPF_NOEXEC ? MS_NOEXEC : 0),
 			opts) < 0)
 			return sbx_err_sys(err, "cannot mount a tmpfs at %s", op->dst);
 		return 0;
+	}
 	case SBX_OP_SYMLINK:
 		if (make_parent(dst) < 0 || (symlink(op->src, dst) < 0 && errno != EEXIST))
 			return sbx_err_sys(err, "cannot create the symlink %s", op->dst);
@@ -270,15 +353,15 @@ do_op(const struct sbx_op *op, const int *tree_fds, struct sbx_err *err)
 			return sbx_err_sys(err, "cannot create %s", op->dst);
 		return 0;
 	case SBX_OP_PROC:
-		if (ensure_target(dst, false, err) < 0)
+		if ((target = open_target(dst, 0, err)) < 0)
 			return -1;
-		if (mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		if (mount_on(target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 			return sbx_err_sys(err, "cannot mount /proc");
 		return 0;
 	case SBX_OP_DEVPTS:
-		if (ensure_target(dst, false, err) < 0)
+		if ((target = open_target(dst, 0, err)) < 0)
 			return -1;
-		if (mount("devpts", dst, "devpts", MS_NOSUID | MS_NOEXEC,
+		if (mount_on(target, "devpts", MS_NOSUID | MS_NOEXEC,
 			"newinstance,ptmxmode=0666,mode=620") < 0)
 			return sbx_err_sys(err, "cannot mount devpts");
 		return 0;
@@ -288,29 +371,42 @@ do_op(const struct sbx_op *op, const int *tree_fds, struct sbx_err *err)
 		 * sandbox cannot change them on a directory it does not own. */
 		if (access(dst, F_OK) < 0 && errno == EACCES)
 			return 0;
+		target = sbx_open_nofollow(AT_FDCWD, dst, &(struct stat){ 0 });
+		if (target < 0)
+			return sbx_err_sys(err, "cannot hide %s", op->dst);
 		/* An empty directory or file, mode 000, on a read-only mount:
 		 * nothing to read, and no chmod to undo it. */
+		flags =
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
 		if (is_file) {
-			src = sbx_xstrdup("/hidden-file");
-			if (ensure_target(src, true, err) < 0 || chmod(src, 0) < 0)
+			if (ensure_target("/hidden-file", true, err) < 0 ||
+			    chmod("/hidden-file", 0) < 0)
 				return sbx_err_sys(err, "cannot prepare a hiding file");
-			if (mount(src, dst, NULL, MS_BIND, NULL) < 0)
+			src = open("/hidden-file", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (src < 0 || (tree = clone_from(src, flags, op->dst, err)) < 0)
 				return sbx_err_sys(err, "cannot hide %s", op->dst);
-		} else if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-			       "mode=0000,size=4k") < 0) {
-			return sbx_err_sys(err, "cannot hide %s", op->dst);
+			return attach(tree, target, "an empty file", op->dst, err);
 		}
-		return set_attr(dst,
-		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-		    false, err);
-	case SBX_OP_REMOUNT_RO: return set_attr(dst, MOUNT_ATTR_RDONLY, false, err);
+		if (mount_on(target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			"mode=0000,size=4k") < 0)
+			return sbx_err_sys(err, "cannot hide %s", op->dst);
+		return 0;
+	case SBX_OP_REMOUNT_RO:
+		target = sbx_open_nofollow(AT_FDCWD, dst, &(struct stat){ 0 });
+		attr.attr_set = MOUNT_ATTR_RDONLY;
+		if (target < 0 || mount_setattr(target, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+			return sbx_err_sys(err, "cannot set the mount flags of %s", dst);
+		return 0;
 	}
 	return sbx_err_set(err, EINVAL, "unknown mount operation");
 }
 
 int
-sbx_mount_build_root(const struct sbx_plan *plan, const int *tree_fds, struct sbx_err *err)
+sbx_mount_build_root(const struct sbx_plan *plan, const struct sbx_fsview *fs, const int *tree_fds,
+    struct sbx_err *err)
 {
+	_cleanup_close_ int oldroot = -1;
+
 	/* Nothing we mount may propagate back to the host. Failing this
 	 * first step means the namespace gives no power at all (as under
 	 * distributions that restrict unprivileged user namespaces): ENOSYS
@@ -331,9 +427,13 @@ sbx_mount_build_root(const struct sbx_plan *plan, const int *tree_fds, struct sb
 		return sbx_err_sys(err, "pivot_root");
 	if (chdir("/") < 0)
 		return sbx_err_sys(err, "chdir /");
+	oldroot = open(OLDROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (oldroot < 0)
+		return sbx_err_sys(err, "cannot open the old root");
 	for (size_t i = 0; i < plan->nops; i++)
-		if (do_op(&plan->ops[i], tree_fds, err) < 0)
+		if (do_op(&plan->ops[i], fs, oldroot, tree_fds, err) < 0)
 			return -1;
+	close(steal_fd(&oldroot));
 	/* Into the new root; the old one (with the base) goes away. */
 	if (chdir(NEWROOT) < 0)
 		return sbx_err_sys(err, "chdir to the new root");
@@ -347,11 +447,21 @@ sbx_mount_build_root(const struct sbx_plan *plan, const int *tree_fds, struct sb
 }
 
 int
-sbx_mount_clone_tree(const struct sbx_tree *t, int userns_fd, struct sbx_err *err)
+sbx_mount_clone_tree(
+    const struct sbx_tree *t, const struct sbx_fsview *fs, int userns_fd, struct sbx_err *err)
 {
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID };
-	int fd = open_tree(AT_FDCWD, t->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	const struct sbx_pin *pin = fs ? sbx_fsview_pin(fs, t->src) : NULL;
+	_cleanup_close_ int own = -1;
+	struct stat st;
+	int fd;
 
+	/* Never by name: the descriptor resolve checked (a workdir, a mount
+	 * source), or the system path opened now following no link. */
+	if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, t->src, &st)) < 0)
+		return sbx_err_sys(err, "cannot open %s", t->src);
+	fd = open_tree(pin ? pin->fd : own, "",
+	    AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (fd < 0)
 		return sbx_err_sys(err, "cannot clone the mount tree of %s", t->src);
 	if (!t->dev)

@@ -27,14 +27,19 @@ void sbx_host_ids_for(
     struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_gid, uid_t root_mapped);
 
 /* In a child that has its own user and mount namespaces: builds the new
- * root from plan->ops, pivots into it and detaches the old root. errnum
+ * root from plan->ops, pivots into it and detaches the old root. Each
+ * source and target is opened once following no symlink, and a source fs
+ * pinned must still be the same file. errnum
  * ENOSYS: the namespace allows no mount at all.
  * tree_fds[i] is the detached tree the parent made for plan->trees[i]. */
-int sbx_mount_build_root(const struct sbx_plan *plan, const int *tree_fds, struct sbx_err *err);
+int sbx_mount_build_root(const struct sbx_plan *plan, const struct sbx_fsview *fs,
+    const int *tree_fds, struct sbx_err *err);
 
 /* In the parent (root in the initial user namespace): a detached copy of
  * the tree t, read-only if asked, and for an idmapped tree with ownership
- * seen through the id mapping of the user namespace userns_fd. */
-int sbx_mount_clone_tree(const struct sbx_tree *t, int userns_fd, struct sbx_err *err);
+ * seen through the id mapping of the user namespace userns_fd. The tree is
+ * cloned from fs's pinned descriptor of t->src when there is one. */
+int sbx_mount_clone_tree(
+    const struct sbx_tree *t, const struct sbx_fsview *fs, int userns_fd, struct sbx_err *err);
 
 #endif

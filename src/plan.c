@@ -388,19 +388,6 @@ protect_ll(struct builder *b, const char *path)
 		sbx_strv_push(&b->ro, path);
 }
 
-/* An empty read-only directory mounted where a protected path does not
- * exist yet, so that the sandbox cannot create one. The directories made
- * for it are removed after the run (plan->created). */
-static void
-placeholder(struct builder *b, const char *rel)
-{
-	_cleanup_free_ char *path = sbx_path_join(b->fs->workdir, rel);
-
-	record_created(b, rel);
-	add_op(b->plan, SBX_OP_TMPFS, NULL, path, SBX_OPF_MKTARGET | SBX_OPF_NOEXEC)->mode = 0555;
-	add_op(b->plan, SBX_OP_REMOUNT_RO, NULL, path, 0);
-}
-
 static void
 build_protects(struct builder *b)
 {
@@ -419,20 +406,16 @@ build_protects(struct builder *b)
 			".git is read-only inside (hooks, config, commondir and "
 			"the rest): git in the sandbox can read the repository, not change it"));
 	}
-	/* No repository at the top of the workdir: the sandbox must not make
+	/* No repository at the top of the workdir: the sandbox must not leave
 	 * one there either, or the caller's next git command in the workdir
-	 * would run its hooks and config. */
-	if (b->opts->mounts && gk == SBX_KIND_NONE) {
-		placeholder(b, ".git");
-		note(b->plan,
-		    sbx_xstrdup(".git does not exist: an empty read-only directory "
-				"stands in its place during the run, so none can be made"));
-	}
-	/* Landlock cannot keep one name from being made in a directory the
-	 * sandbox may write, and a workdir frozen for it would take no new
-	 * file at all: a .git made there is moved aside after the run
-	 * instead, before the caller's git can run it. */
-	if (!b->opts->mounts && gk == SBX_KIND_NONE) {
+	 * would run its hooks and config. Neither backend can keep one name
+	 * from being made in a directory the sandbox may write without
+	 * writing the caller's disk: Landlock only allows, and a mount needs
+	 * an existing entry to cover, which would be made on disk and left
+	 * there by a kill (doc/design/paths.md). So a .git made there is
+	 * moved aside after the run instead, before the caller's git can run
+	 * it. */
+	if (gk == SBX_KIND_NONE) {
 		sbx_strv_push(&b->plan->scrub, ".git");
 		note(b->plan,
 		    sbx_xstrdup(".git does not exist: one made during the run is moved "
@@ -469,11 +452,6 @@ build_protects(struct builder *b)
 			protect_ll(b, path);
 			continue;
 		}
-		if (k == SBX_KIND_NONE && b->opts->mounts && !in_git) {
-			/* Protected before it exists: nothing can be made there. */
-			placeholder(b, rel);
-			continue;
-		}
 		if (k == SBX_KIND_NONE && strcmp(rel, ".git/hooks") == 0) {
 			/* A missing hooks directory would let the sandbox plant one. */
 			if (b->opts->mounts) {
@@ -491,7 +469,7 @@ build_protects(struct builder *b)
 			continue;
 		}
 		if (k == SBX_KIND_NONE) {
-			/* Landlock only, as for .git above. */
+			/* As for .git above. */
 			sbx_strv_push(&b->plan->scrub, rel);
 			note(b->plan,
 			    sbx_xasprintf("protected path %s does not exist: what is made "

@@ -100,10 +100,11 @@ struct sbx_plan {
 	                                   take no new entry, removal or rename,
 	                                   because they lead to a hidden or a
 	                                   protected path */
-	struct sbx_strv scrub; /* Landlock-only plans: paths relative to
-	                                   the workdir that must not be made but
-	                                   cannot be kept from it; what is there
-	                                   after the run is moved aside */
+	struct sbx_strv scrub; /* paths relative to the workdir that must
+	                                   not be made but cannot be kept from
+	                                   it without writing the caller's disk;
+	                                   what is there after the run is moved
+	                                   aside */
 };
 
 struct sbx_plan_opts {

@@ -1,13 +1,23 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
 
 #include "resolve.h"
 #include "secrets.h"
+
+#ifndef O_PATH
+#define O_PATH 0
+#endif
 
 const char *const sbx_system_roots[] = {
 	"/usr",
@@ -204,18 +214,6 @@ sbx_mount_source_forbidden(
 	return NULL;
 }
 
-/* realpath() that reports the path in the message. */
-static int
-canonical(const char *what, const char *path, char **out, struct sbx_err *err)
-{
-	char *r = realpath(path, NULL);
-
-	if (r == NULL)
-		return sbx_err_sys(err, "%s '%s'", what, path);
-	*out = r;
-	return 0;
-}
-
 /* Makes a possibly relative path absolute without resolving links. */
 static char *
 absolute(const char *path)
@@ -266,15 +264,366 @@ build_hidden(const struct sbx_policy *p, const struct sbx_strv *homes, struct sb
 	sbx_strv_free(&raw);
 }
 
-/* The mount target must not pass through a symlink: every existing
- * component below the workdir is checked with lstat. */
-static int
-check_target(
-    const char *workdir, const struct sbx_mount *m, const char *source, struct sbx_err *err)
+bool
+sbx_same_file(const struct stat *a, const struct stat *b)
 {
-	_cleanup_free_ char *path = sbx_path_join(workdir, m->target);
-	size_t base = strlen(workdir);
-	struct stat st, sst;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* One component at a time, each opened with O_NOFOLLOW and checked: the
+ * portable way to what openat2's RESOLVE_NO_SYMLINKS does in one call. */
+static int
+walk_nofollow(int dirfd, const char *path, struct stat *st)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(path);
+	char *save = NULL;
+	int dir = path[0] == '/' ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+				 : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+
+	if (dir < 0 || fstat(dir, st) < 0)
+		goto fail;
+	for (char *name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (strcmp(name, ".") == 0)
+			continue;
+		next = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		dir = next;
+		if (dir < 0 || fstat(dir, st) < 0)
+			goto fail;
+		if (S_ISLNK(st->st_mode)) {
+			close(dir);
+			errno = ELOOP;
+			return -1;
+		}
+	}
+	return dir;
+fail:
+	if (dir >= 0) {
+		int e = errno;
+
+		close(dir);
+		errno = e;
+	}
+	return -1;
+}
+
+int
+sbx_open_nofollow(int dirfd, const char *path, struct stat *st)
+{
+	/* ".." is never needed (paths are canonical, targets have none) and
+	 * would climb out of a directory opened for its own sake. */
+	for (const char *c = path; (c = strstr(c, "..")) != NULL; c += 2)
+		if ((c == path || c[-1] == '/') && (c[2] == '\0' || c[2] == '/')) {
+			errno = EINVAL;
+			return -1;
+		}
+#if defined(__linux__) && defined(SYS_openat2)
+	if (path[0] != '\0') {
+		struct open_how how = {
+			.flags = O_PATH | O_CLOEXEC,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			    (path[0] == '/' ? 0 : RESOLVE_BENEATH),
+		};
+		int fd = (int)syscall(
+		    SYS_openat2, path[0] == '/' ? AT_FDCWD : dirfd, path, &how, sizeof(how));
+
+		if (fd >= 0 && fstat(fd, st) < 0) {
+			close(fd);
+			return -1;
+		}
+		if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+			return fd;
+	}
+#endif
+	return walk_nofollow(dirfd, path, st);
+}
+
+/* Where a resolution stands: the directory reached, its canonical name. */
+struct walk {
+	int cur;
+	struct stat st;
+	char canon[PATH_MAX];
+	bool inside; /* at or below the workdir: the sandbox's ground */
+};
+
+static int
+walk_root(struct walk *w, const struct stat *wd)
+{
+	if (w->cur >= 0)
+		close(w->cur);
+	w->canon[0] = '\0';
+	w->cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->cur < 0 || fstat(w->cur, &w->st) < 0)
+		return -1;
+	w->inside = wd && sbx_same_file(&w->st, wd);
+	return 0;
+}
+
+/* The content of the symlink just opened (fd) as name in w->cur. */
+static ssize_t
+read_link(const struct walk *w, int fd, const char *name, char *buf, size_t size)
+{
+#ifdef __linux__
+	(void)w;
+	(void)name;
+	return readlinkat(fd, "", buf, size);
+#else
+	(void)fd;
+	return readlinkat(w->cur, name, buf, size);
+#endif
+}
+
+/* Resolves path as realpath() would, but in one pass over descriptors, so
+ * that what is named, checked and used is one object: every component is
+ * opened with O_NOFOLLOW from the directory before it; a symlink is read
+ * from its own descriptor and followed only when the caller or root owns
+ * it (a link of another user's in a directory of theirs could be aimed
+ * anywhere the caller can reach, at any moment), and never at or below
+ * the workdir wd, which is the sandbox's to change. Pins the result. */
+static struct sbx_pin *
+pin(struct sbx_fsview *v, const char *what, const char *given, const struct stat *wd,
+    struct sbx_err *err)
+{
+	_cleanup_free_ char *rest = absolute(given);
+	struct walk w = { .cur = -1 };
+	struct sbx_pin *p = NULL;
+	int links = 0;
+	char *c = rest;
+
+	if (walk_root(&w, wd) < 0)
+		goto sys;
+	for (;;) {
+		char name[NAME_MAX + 1], target[PATH_MAX];
+		size_t len;
+		ssize_t n;
+		struct stat st;
+		int fd;
+
+		c += strspn(c, "/");
+		if (*c == '\0')
+			break;
+		len = strcspn(c, "/");
+		if (len > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			goto sys;
+		}
+		memcpy(name, c, len);
+		name[len] = '\0';
+		c += len;
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			char *slash = strrchr(w.canon, '/');
+
+			fd = openat(w.cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0 || fstat(fd, &st) < 0)
+				goto sys;
+			if (w.inside && sbx_same_file(&w.st, wd))
+				w.inside = false;
+			close(w.cur);
+			w.cur = fd;
+			w.st = st;
+			if (slash)
+				*slash = '\0';
+			continue;
+		}
+		fd = openat(w.cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0)
+			goto sys;
+		if (!S_ISLNK(st.st_mode)) {
+			if (strlen(w.canon) + len + 2 > sizeof(w.canon)) {
+				close(fd);
+				errno = ENAMETOOLONG;
+				goto sys;
+			}
+			strcat(strcat(w.canon, "/"), name);
+			close(w.cur);
+			w.cur = fd;
+			w.st = st;
+			if (!w.inside && wd && sbx_same_file(&st, wd))
+				w.inside = true;
+			continue;
+		}
+		if (w.inside || (st.st_uid != 0 && st.st_uid != geteuid())) {
+			close(fd);
+			sbx_err_set(err, ELOOP,
+			    w.inside
+				? "%s '%s' refused: %s%s/%s is a symlink inside the workdir"
+				: "%s '%s' refused: %s%s/%s is a symlink owned by another user",
+			    what, given, "", w.canon, name);
+			goto out;
+		}
+		n = read_link(&w, fd, name, target, sizeof(target) - 1);
+		close(fd);
+		if (n < 0)
+			goto sys;
+		target[n] = '\0';
+		if (++links > 40) {
+			errno = ELOOP;
+			goto sys;
+		}
+		{
+			char *next = sbx_xasprintf("%s/%s", target, c);
+
+			free(rest);
+			rest = next;
+			c = rest;
+		}
+		if (target[0] == '/' && walk_root(&w, wd) < 0)
+			goto sys;
+	}
+	if (w.canon[0] == '\0')
+		strcpy(w.canon, "/");
+	for (size_t i = 0; i < v->npins; i++)
+		if (sbx_same_file(&v->pins[i].st, &w.st) && strcmp(v->pins[i].path, w.canon) == 0) {
+			p = &v->pins[i];
+			goto out;
+		}
+	v->pins = sbx_xreallocarray(v->pins, v->npins + 1, sizeof(*v->pins));
+	p = &v->pins[v->npins++];
+	*p = (struct sbx_pin){ .path = sbx_xstrdup(w.canon), .fd = w.cur, .st = w.st };
+	w.cur = -1;
+	goto out;
+sys:
+	sbx_err_sys(err, "%s '%s'", what, given);
+out:
+	if (w.cur >= 0)
+		close(w.cur);
+	return p;
+}
+
+/* The identities of the paths in list that exist here, links followed:
+ * /bin is /usr/bin on a merged-/usr system, /etc may be /private/etc. */
+static size_t
+list_ids(const char *const *list, struct stat *ids, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; list[i] && n < max; i++)
+		if (stat(list[i], &ids[n]) == 0)
+			n++;
+	return n;
+}
+
+static size_t
+strv_ids(const struct sbx_strv *sv, struct stat *ids, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sv->n && n < max; i++)
+		if (stat(sv->v[i], &ids[n]) == 0)
+			n++;
+	return n;
+}
+
+static bool
+is_one_of(const struct stat *st, const struct stat *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sbx_same_file(st, &ids[i]))
+			return true;
+	return false;
+}
+
+#define MAX_IDS 256
+
+/* The identities forbidden to a workdir or a mount source, read once. */
+struct forbidden_ids {
+	struct stat exact[32], trees[32], hidden[MAX_IDS], homes[16];
+	size_t nexact, ntrees, nhidden, nhomes;
+};
+
+/* Judges the pinned object itself and every directory above it (walking up
+ * by "..", as the object now lies, to the root) by device and inode: a
+ * bind mount of /etc, or a name swapped after realpath(), cannot pass for
+ * an ordinary directory. NULL when nothing matched. */
+static const char *
+forbidden_by_id(const struct sbx_pin *p, const struct forbidden_ids *f, bool mount)
+{
+	struct stat st = p->st;
+	int cur = -1;
+	const char *why = NULL;
+
+	if (is_one_of(&st, f->exact, f->nexact))
+		return mount ? "it is a system root"
+			     : "it is a system directory shared by everything on this machine";
+	if (is_one_of(&st, f->homes, f->nhomes))
+		return "it is the caller's home directory";
+	if (S_ISDIR(st.st_mode)) {
+		cur = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
+	} else {
+		/* A file: start from its directory, which must still hold it. */
+		_cleanup_free_ char *dir = sbx_xstrdup(p->path);
+		struct stat here;
+
+		*strrchr(dir, '/') = '\0';
+		cur = sbx_open_nofollow(AT_FDCWD, dir[0] ? dir : "/", &st);
+		if (cur < 0 ||
+		    fstatat(cur, strrchr(p->path, '/') + 1, &here, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !sbx_same_file(&here, &p->st)) {
+			why = "it changed while it was being checked";
+			goto out;
+		}
+		if (is_one_of(&p->st, f->hidden, f->nhidden)) {
+			why = "it is or lies inside a secret path";
+			goto out;
+		}
+	}
+	for (int depth = 0; cur >= 0 && depth < 512; depth++) {
+		struct stat up;
+		int next;
+
+		if (is_one_of(&st, f->trees, f->ntrees)) {
+			why = mount ? "it lies in /proc, /sys or /dev"
+				    : "it lies in a system directory";
+			break;
+		}
+		if (is_one_of(&st, f->hidden, f->nhidden)) {
+			why = "it is or lies inside a secret path";
+			break;
+		}
+		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 || fstat(next, &up) < 0 || sbx_same_file(&up, &st)) {
+			if (next >= 0)
+				close(next);
+			break; /* the root */
+		}
+		close(cur);
+		cur = next;
+		st = up;
+	}
+out:
+	if (cur >= 0)
+		close(cur);
+	return why;
+}
+
+static void
+forbidden_ids_read(struct forbidden_ids *f, bool mount, const struct sbx_strv *homes,
+    const struct sbx_strv *hidden)
+{
+	memset(f, 0, sizeof(*f));
+	f->nexact = list_ids(mount ? mount_forbidden_exact : workdir_forbidden_exact, f->exact,
+	    SBX_ARRAY_LEN(f->exact));
+	f->ntrees = list_ids(mount ? mount_forbidden_trees : workdir_forbidden_trees, f->trees,
+	    SBX_ARRAY_LEN(f->trees));
+	f->nhidden = strv_ids(hidden, f->hidden, SBX_ARRAY_LEN(f->hidden));
+	if (mount)
+		f->nhomes = strv_ids(homes, f->homes, SBX_ARRAY_LEN(f->homes));
+}
+
+/* The mount target must not pass through a symlink: every existing
+ * component below the workdir is checked, walking from the workdir's own
+ * descriptor without following anything. */
+static int
+check_target(int wd, const struct sbx_mount *m, const struct stat *sst, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(m->target);
+	_cleanup_close_ int dir = fcntl(wd, F_DUPFD_CLOEXEC, 0);
+	char *save = NULL;
+	struct stat st;
 	bool exists = true;
 
 	if (strcmp(m->target, ".") == 0 || m->target[strspn(m->target, "./")] == '\0')
@@ -284,25 +633,30 @@ check_target(
 	    (m->target[7] == '\0' || m->target[7] == '/'))
 		return sbx_err_set(
 		    err, EINVAL, "mount target '%s' is sbxrun's own state", m->target);
-	for (char *c = path + base + 1; exists; c++) {
-		char saved = *c;
+	if (dir < 0)
+		return sbx_err_sys(err, "mount target '%s'", m->target);
+	for (char *name = strtok_r(copy, "/", &save); name && exists;
+	     name = strtok_r(NULL, "/", &save)) {
+		int next;
 
-		if (*c != '/' && *c != '\0')
-			continue;
-		*c = '\0';
-		if (lstat(path, &st) < 0) {
+		if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
 				return sbx_err_sys(err, "mount target '%s'", m->target);
 			exists = false;
-		} else if (S_ISLNK(st.st_mode)) {
-			return sbx_err_set(err, EINVAL,
-			    "mount target '%s' passes through the symlink %s", m->target, path);
-		}
-		*c = saved;
-		if (saved == '\0')
 			break;
+		}
+		if (S_ISLNK(st.st_mode))
+			return sbx_err_set(err, EINVAL,
+			    "mount target '%s' passes through the symlink %s", m->target, name);
+		if (!S_ISDIR(st.st_mode))
+			break; /* the last component, or refused below */
+		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return sbx_err_sys(err, "mount target '%s'", m->target);
+		close(dir);
+		dir = next;
 	}
-	if (exists && stat(source, &sst) == 0 && S_ISDIR(st.st_mode) != S_ISDIR(sst.st_mode))
+	if (exists && S_ISDIR(st.st_mode) != S_ISDIR(sst->st_mode))
 		return sbx_err_set(err, EINVAL, "mount target '%s' is a %s but the source is not",
 		    m->target, S_ISDIR(st.st_mode) ? "directory" : "file");
 	return 0;
@@ -313,7 +667,11 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
     struct sbx_fsview *v, struct sbx_err *err)
 {
 	_cleanup_free_ char *state = NULL;
+	struct forbidden_ids *ids = NULL;
+	const struct sbx_pin *wd;
+	struct stat wd_st;
 	const char *why;
+	int r = -1;
 
 	memset(v, 0, sizeof(*v));
 	sbx_strv_copy(&v->homes, homes);
@@ -323,71 +681,98 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 		if (access(sbx_system_roots[i], F_OK) == 0)
 			sbx_strv_push(&v->roots, sbx_system_roots[i]);
 
-	if (p->workdir) {
-		struct stat st;
-
-		if (canonical("workdir", p->workdir, &v->workdir, err) < 0)
-			return -1;
-		if (stat(v->workdir, &st) < 0 || !S_ISDIR(st.st_mode))
-			return sbx_err_set(
-			    err, ENOTDIR, "workdir '%s' is not a directory", p->workdir);
-	} else {
-		if (temp_workdir == NULL)
-			return sbx_err_set(err, EINVAL, "no workdir");
-		if (canonical("workdir", temp_workdir, &v->workdir, err) < 0)
-			return -1;
-		v->workdir_temp = true;
-	}
+	/* Each path is resolved once, to a descriptor: from here on only that
+	 * descriptor is judged and used (doc/design/paths.md). */
+	if (p->workdir == NULL && temp_workdir == NULL)
+		return sbx_err_set(err, EINVAL, "no workdir");
+	wd = pin(v, "workdir", p->workdir ? p->workdir : temp_workdir, NULL, err);
+	if (wd == NULL)
+		return -1;
+	v->workdir = sbx_xstrdup(wd->path);
+	v->workdir_temp = p->workdir == NULL;
+	wd_st = wd->st;
+	if (!S_ISDIR(wd->st.st_mode))
+		return sbx_err_set(err, ENOTDIR, "workdir '%s' is not a directory",
+		    p->workdir ? p->workdir : v->workdir);
+	ids = sbx_xcalloc(1, sizeof(*ids));
+	forbidden_ids_read(ids, false, homes, &v->hidden);
 	why = sbx_workdir_forbidden(v->workdir, &v->hidden);
-	if (why)
-		return sbx_err_set(err, EPERM, "workdir '%s' refused: %s", v->workdir, why);
+	if (why == NULL)
+		why = forbidden_by_id(&v->pins[0], ids, false);
+	if (why) {
+		sbx_err_set(err, EPERM, "workdir '%s' refused: %s", v->workdir, why);
+		goto out;
+	}
 
 	for (size_t i = 0; i < p->read.n; i++) {
-		char *r = realpath(p->read.v[i], NULL);
+		struct sbx_err ignored = { 0 };
+		const struct sbx_pin *rp = pin(v, "read path", p->read.v[i], &wd_st, &ignored);
 
-		if (r == NULL) {
+		if (rp == NULL) {
 			sbx_strv_push_take(&p->warnings,
-			    sbx_xasprintf("read path '%s' does not exist; skipped", p->read.v[i]));
+			    ignored.errnum == ENOENT
+				? sbx_xasprintf(
+				      "read path '%s' does not exist; skipped", p->read.v[i])
+				: sbx_xasprintf("%s; skipped", ignored.msg));
 			continue;
 		}
-		if (!sbx_strv_contains(&v->read, r))
-			sbx_strv_push_take(&v->read, r);
-		else
-			free(r);
+		if (!sbx_strv_contains(&v->read, rp->path))
+			sbx_strv_push(&v->read, rp->path);
 	}
 
 	state = sbx_path_join(v->workdir, ".sbxrun");
+	forbidden_ids_read(ids, true, homes, &v->hidden);
 	for (size_t i = 0; i < p->nmounts; i++) {
 		struct sbx_mount *m = &p->mounts[i];
-		_cleanup_free_ char *src = NULL;
-		struct stat st;
+		const struct sbx_pin *sp = pin(v, "mount source", m->source, &wd_st, err);
 
-		if (canonical("mount source", m->source, &src, err) < 0)
-			return -1;
-		why = sbx_mount_source_forbidden(src, homes, &v->hidden);
-		if (why == NULL && sbx_path_is_under(src, state))
+		if (sp == NULL)
+			goto out;
+		why = sbx_mount_source_forbidden(sp->path, homes, &v->hidden);
+		if (why == NULL && sbx_path_is_under(sp->path, state))
 			why = "it is sbxrun's own state (.sbxrun in the workdir)";
-		if (why)
-			return sbx_err_set(
-			    err, EPERM, "mount source '%s' refused: %s", m->source, why);
-		if (stat(src, &st) < 0)
-			return sbx_err_sys(err, "mount source '%s'", m->source);
-		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
-			return sbx_err_set(err, EPERM,
-			    "mount source '%s' refused: only directories and regular files can be "
-			    "mounted",
-			    m->source);
-		if (check_target(v->workdir, m, src, err) < 0)
-			return -1;
+		if (why == NULL && !S_ISDIR(sp->st.st_mode) && !S_ISREG(sp->st.st_mode))
+			why = "only directories and regular files can be mounted";
+		if (why == NULL)
+			why = forbidden_by_id(sp, ids, true);
+		if (why) {
+			sbx_err_set(err, EPERM, "mount source '%s' refused: %s", m->source, why);
+			goto out;
+		}
+		if (check_target(v->pins[0].fd, m, &sp->st, err) < 0)
+			goto out;
 		free(m->source);
-		m->source = steal_ptr(&src);
+		m->source = sbx_xstrdup(sp->path);
 	}
-	return sbx_secrets_check(&sbx_host_idfs, p, homes, v, err);
+	r = sbx_secrets_check(&sbx_host_idfs, p, homes, v, err);
+out:
+	free(ids);
+	return r;
+}
+
+const struct sbx_pin *
+sbx_fsview_pin(const struct sbx_fsview *v, const char *path)
+{
+	for (size_t i = 0; i < v->npins; i++)
+		if (strcmp(v->pins[i].path, path) == 0)
+			return &v->pins[i];
+	return NULL;
+}
+
+int
+sbx_fsview_workdir_fd(const struct sbx_fsview *v)
+{
+	return v->npins > 0 ? v->pins[0].fd : -1;
 }
 
 void
 sbx_fsview_free(struct sbx_fsview *v)
 {
+	for (size_t i = 0; i < v->npins; i++) {
+		free(v->pins[i].path);
+		close(v->pins[i].fd);
+	}
+	free(v->pins);
 	free(v->workdir);
 	sbx_strv_free(&v->homes);
 	sbx_strv_free(&v->hidden);

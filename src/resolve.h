@@ -6,10 +6,20 @@
 #define SBX_RESOLVE_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "err.h"
 #include "policy.h"
 #include "util.h"
+
+/* A host path opened once, without following any symlink, and checked on
+ * that descriptor: what sbxrun later mounts or walks from it is this very
+ * object, whatever happens to the name meanwhile (doc/design/paths.md). */
+struct sbx_pin {
+	char *path; /* the canonical path it was opened by */
+	int fd; /* O_PATH, close-on-exec */
+	struct stat st; /* fstat of fd at opening */
+};
 
 /* The facts about the filesystem a backend needs, all canonical. */
 struct sbx_fsview {
@@ -20,6 +30,9 @@ struct sbx_fsview {
 	                                   as written and, when it exists, resolved */
 	struct sbx_strv roots; /* the system roots present here */
 	struct sbx_strv read; /* allowlist paths that exist, canonical */
+	struct sbx_pin *pins; /* the workdir first, then mount sources and
+	                                   read paths */
+	size_t npins;
 };
 
 /* The caller's secret paths under home, and the system-wide ones (before
@@ -44,5 +57,21 @@ int sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *
     struct sbx_fsview *v, struct sbx_err *err);
 
 void sbx_fsview_free(struct sbx_fsview *v);
+
+/* The pinned descriptor of a canonical path resolve opened, or NULL. */
+const struct sbx_pin *sbx_fsview_pin(const struct sbx_fsview *v, const char *path);
+
+/* The workdir's pinned descriptor (O_PATH), or -1 before sbx_resolve. */
+int sbx_fsview_workdir_fd(const struct sbx_fsview *v);
+
+/* Opens path (absolute, or relative to dirfd and then kept beneath it)
+ * with O_PATH, following no symlink on the way, the last component
+ * included, and refusing "..": a component swapped for a symlink makes it
+ * fail with ELOOP instead of leading elsewhere. st receives the fstat of
+ * the result. Returns the descriptor, or -1 with errno. */
+int sbx_open_nofollow(int dirfd, const char *path, struct stat *st);
+
+/* Whether two stats name the same file (device and inode). */
+bool sbx_same_file(const struct stat *a, const struct stat *b);
 
 #endif

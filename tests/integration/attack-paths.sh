@@ -1,0 +1,195 @@
+# Names checked once and used later (doc/design/paths.md): sbxrun resolves
+# every host path once, to a descriptor, and uses only that descriptor;
+# nothing under the sandbox's control is followed, and nothing is written
+# to the caller's disk for placeholders. Attacks, judged from the host:
+#
+#   - another user who owns a parent of the workdir flips it between the
+#     real directory and a symlink to a root-only directory (and to /etc)
+#     while root runs sbxrun there: the canary is never read, nothing is
+#     made in that directory, nothing in /etc;
+#   - a second sandbox on the same workdir flips a mount source inside it
+#     to a symlink to a root-only directory;
+#   - the sandbox swaps a directory on the way to a mount target for a
+#     symlink, so that cleanup would remove an entry elsewhere;
+#   - a read-only workdir runs;
+#   - SIGKILL of sbxrun at random moments leaves no placeholder.
+#
+# The races run ATTACK_RUNS times (default 100). Run by hand with
+#
+#	SBXRUN=/path/to/sbxrun [FLIPPER=/path/to/tests/flipper] sh tests/integration/attack-paths.sh
+. "$(dirname "$0")/jail-lib.sh"
+
+RUNS=${ATTACK_RUNS:-100}
+FLIPPER=${FLIPPER:-$(dirname "$SBXRUN")/tests/flipper}
+if [ ! -x "$FLIPPER" ]; then
+	echo "Bail out! tests/flipper is missing at $FLIPPER (make check builds it)"
+	exit 1
+fi
+cp "$FLIPPER" "$JT/flipper"
+chmod 755 "$JT/flipper"
+TAG=$(uniq_tag canary)
+
+# A root-only directory holding a canary, next to nothing the sandbox may see.
+secret_dir() {
+	mkdir -p "$1"
+	echo "$TAG" >"$1/canary"
+	chmod 700 "$1"
+	chmod 600 "$1/canary"
+}
+
+# Runs the flipper as user $1 on $2 <-> $3 in the background ($FLIP_PID).
+flip_start() {
+	rm -f "$4"
+	if [ "$1" = root ]; then
+		"$JT/flipper" "$2" "$3" "$4" &
+	else
+		runuser -u "$1" -- "$JT/flipper" "$2" "$3" "$4" &
+	fi
+	FLIP_PID=$!
+	JAIL_PIDS="${JAIL_PIDS:-} $FLIP_PID"
+}
+
+flip_stop() {
+	touch "$1"
+	wait "$FLIP_PID" 2>/dev/null
+}
+
+# --- 1. the workdir flipped by the owner of its parent --------------------------------
+# Root runs sbxrun on -w P/proj; P belongs to sbxtest, who swaps proj for a
+# symlink to a root-only directory (then to /etc) as fast as it can.
+workdir_race() { # NAME TARGET
+	_p=$JT/parent-$1
+	mkdir -p "$_p/proj"
+	ln -s "$2" "$_p/proj.lnk"
+	chown -R sbxtest: "$_p"
+	chown -h sbxtest: "$_p/proj.lnk"
+	: >"$T/race.out"
+	flip_start sbxtest "$_p/proj" "$_p/proj.lnk" "$_p/stop"
+	_i=0
+	_ran=0
+	_refused=0
+	while [ "$_i" -lt "$RUNS" ]; do
+		_i=$((_i + 1))
+		jail_sh "cat ./canary 2>/dev/null; ls -ln ./shadow 2>/dev/null; echo x >./sbx-planted-$TAG 2>/dev/null; exit 0" \
+		    -w "$_p/proj"
+		case $SBX_STATUS in
+		0) _ran=$((_ran + 1)) ;;
+		*) _refused=$((_refused + 1)) ;;
+		esac
+		cat "$T/out" >>"$T/race.out"
+	done
+	flip_stop "$_p/stop"
+	diag "$1: $RUNS runs against the flipper: $_ran ran, $_refused refused"
+}
+
+if ns_only "the jail's mounts are made by host root from descriptors" 8 &&
+    root_only "another user must own the workdir's parent" 8; then
+	secret_dir "$JT/secret"
+	workdir_race secret "$JT/secret"
+	unlike "$(cat "$T/race.out")" "$TAG" "workdir flipped to a root-only directory: the canary is never read"
+	absent "workdir flipped to a root-only directory: nothing is made in it" "$JT/secret/sbx-planted-$TAG"
+	is "$(stat -c %U:%a "$JT/secret/canary")" "root:600" "the canary keeps its owner and mode"
+	ok "the workdir is a directory again after the race" test -d "$JT/parent-secret/proj"
+
+	sum_before=$(fsum /etc/shadow)
+	owner_before=$(stat -c %u:%g:%a /etc/shadow)
+	workdir_race etc /etc
+	unlike "$(cat "$T/race.out")" "shadow" "workdir flipped to /etc: the sandbox never sees /etc/shadow"
+	absent "workdir flipped to /etc: nothing is made in /etc" "/etc/sbx-planted-$TAG"
+	rm -f "/etc/sbx-planted-$TAG" # what a broken build left
+	is "$(stat -c %u:%g:%a /etc/shadow):$(fsum /etc/shadow)" "$owner_before:$sum_before" \
+	    "/etc/shadow keeps its owner, mode and content"
+	# Sanity: the same workdir without a flipper runs.
+	jail_sh "ls" -w "$JT/parent-etc/proj"
+	is_status 0 "the workdir runs when nobody flips it (control)"
+fi
+
+# --- 2. a mount source inside the workdir, flipped by a second sandbox ----------------
+if ns_only "the jail's mounts are made by host root from descriptors" 3 &&
+    root_only "the second sandbox must reach what only root can read" 3; then
+	secret_dir "$JT/secret2"
+	new_wd
+	mkdir "$WD/cache"
+	ln -s "$JT/secret2" "$WD/cache.lnk"
+	cp "$JT/flipper" "$WD/flipper"
+	sbx_bg -w "$WD" --timeout 600s -- ./flipper cache cache.lnk stop
+	# Wait for the second sandbox to be flipping (bounded by count).
+	_n=0
+	while [ ! -L "$WD/cache" ] && [ "$_n" -lt 2000 ]; do
+		_n=$((_n + 1))
+		sleep 0.01
+	done
+	: >"$T/race2.out"
+	_i=0
+	_ran=0
+	while [ "$_i" -lt "$RUNS" ]; do
+		_i=$((_i + 1))
+		"$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" -m "$WD/cache:c:rw" -- \
+		    sh -c "cat c/canary 2>/dev/null; echo x >c/sbx-planted-$TAG 2>/dev/null; exit 0" \
+		    >>"$T/race2.out" 2>/dev/null </dev/null && _ran=$((_ran + 1))
+	done
+	touch "$WD/stop"
+	sbx_bg_wait 60
+	diag "mount source: $RUNS runs against a flipping sandbox: $_ran ran"
+	unlike "$(cat "$T/race2.out")" "$TAG" "mount source flipped by a second sandbox: the canary is never read"
+	absent "mount source flipped by a second sandbox: nothing is made in the root-only directory" \
+	    "$JT/secret2/sbx-planted-$TAG"
+	ok "the second sandbox did flip (control)" test "$_n" -lt 2000
+fi
+
+# --- 3. cleanup through a symlink planted on the way to a mount target ----------------
+# The sandbox renames the directory made for the mount target a/b and puts
+# a symlink to a victim directory (holding an empty b) in its place; the
+# cleanup after the run must not rmdir the victim's b.
+if ns_only "mount targets are mount points only under namespaces" 2; then
+	new_wd
+	mkdir -p "$JT/victim/b" "$JT/src3"
+	: >"$JT/victim/empty"
+	jail_sh "mv a a.old && ln -s $JT/victim a; exit 0" -w "$WD" -m "$JT/src3:a/b"
+	is_status 0 "the link-planting script ran"
+	ok "cleanup after the run removes nothing through the planted link" test -d "$JT/victim/b"
+fi
+
+# --- 4. a read-only workdir --------------------------------------------------------------
+# (A root caller's landlock run lends the workdir to uid 65534 with chown,
+# which a read-only filesystem refuses: that backend is not covered here.)
+if ns_only "landlock lends a root caller's workdir by chown" 2 &&
+    root_only "making a read-only mount needs root" 2; then
+	RO=$JT/ro
+	mkdir -p "$RO"
+	echo hello >"$RO/f"
+	if mount --bind "$RO" "$RO" && mount -o remount,bind,ro "$RO"; then
+		jail_sh "cat f" -w "$RO" --protect .envrc
+		is_status 0 "a read-only workdir runs (nothing is written for .git or --protect)"
+		is "$(cat "$T/out")" hello "the read-only workdir is readable inside" ||
+		    diag "$(cat "$T/err")"
+		umount "$RO"
+	else
+		fail "cannot make a read-only bind mount"
+		fail "cannot make a read-only bind mount"
+	fi
+fi
+
+# --- 5. SIGKILL of sbxrun at random moments leaves no placeholder ----------------------
+new_wd
+echo keep >"$WD/file"
+_k=0
+_left=
+while [ "$_k" -lt 20 ]; do
+	_k=$((_k + 1))
+	sbx_bg -w "$WD" --protect .envrc --protect conf/app.ini -- sleep 5
+	# 0 to ~0.3 s: anywhere from resolving to the payload running.
+	sleep "0.$(awk -v s="$_k" 'BEGIN { srand(s * 7919); printf "%03d", int(rand() * 300) }')"
+	kill -KILL "$SBX_PID" 2>/dev/null
+	sbx_bg_wait 10
+	# init notices sbxrun's death and undoes what is left (bounded wait).
+	_n=0
+	while [ "$_n" -lt 100 ] && [ "$(ls -A "$WD")" != file ]; do
+		_n=$((_n + 1))
+		sleep 0.05
+	done
+	[ "$(ls -A "$WD")" = file ] || _left="$_left $(ls -A "$WD" | tr '\n' ' ')"
+done
+is "$_left" "" "20 kills of sbxrun at random moments leave nothing in the workdir"
+
+done_testing
