@@ -286,6 +286,7 @@ sbx_fd_at_line_start(int fd)
 	if (rfd < 0 || pread(rfd, &c, 1, pos - 1) != 1)
 		return -1;
 	return c == '\n';
+}
 
 /* The directory holding rel below wd, opened without following anything,
  * and the last component's name in *name (pointing into copy). */
