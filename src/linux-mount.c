@@ -239,21 +239,49 @@ attach(int tree, int target, const char *what, const char *dst, struct sbx_err *
 	return 0;
 }
 
-/* A new filesystem mounted on the target descriptor: mount(2) takes a
- * path, so the target becomes the working directory for the call. */
+/* A new filesystem mounted on the target descriptor, with the new mount
+ * API (fsopen, fsconfig, fsmount, move_mount): mount(2) would need a path,
+ * and reaching the target by a working directory needs search permission
+ * on it, which the sandbox's ids lack on a directory they must hide (a
+ * 0700 ~/.ssh of another owner). opts is "key=value,flag,...". */
 static int
 mount_on(int target, const char *type, unsigned long flags, const char *opts)
 {
-	int r, e;
+	_cleanup_close_ int fs = -1, mnt = -1;
+	_cleanup_free_ char *copy = sbx_xstrdup(opts ? opts : "");
+	char *save = NULL;
+	unsigned attr = 0;
 
-	if (fchdir(target) < 0)
+	fs = fsopen(type, FSOPEN_CLOEXEC);
+	if (fs < 0)
 		return -1;
-	r = mount(type, ".", type, flags, opts);
-	e = errno;
-	if (chdir("/") < 0)
+	for (char *o = strtok_r(copy, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(o, '=');
+		int r;
+
+		if (eq) {
+			*eq = '\0';
+			r = fsconfig(fs, FSCONFIG_SET_STRING, o, eq + 1, 0);
+		} else {
+			r = fsconfig(fs, FSCONFIG_SET_FLAG, o, NULL, 0);
+		}
+		if (r < 0)
+			return -1;
+	}
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return -1;
-	errno = e;
-	return r;
+	if (flags & MS_RDONLY)
+		attr |= MOUNT_ATTR_RDONLY;
+	if (flags & MS_NOSUID)
+		attr |= MOUNT_ATTR_NOSUID;
+	if (flags & MS_NODEV)
+		attr |= MOUNT_ATTR_NODEV;
+	if (flags & MS_NOEXEC)
+		attr |= MOUNT_ATTR_NOEXEC;
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attr);
+	if (mnt < 0)
+		return -1;
+	return move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
 }
 
 static char *
