@@ -19,8 +19,8 @@
  *       byte from the sandbox (linux-proxyjail.c): ids 65534 and no
  *       groups for a root caller, no capabilities and no_new_privs for
  *       anyone, a Landlock domain that reads only the resolver's files,
- *       binds no TCP port and keeps its signals and abstract sockets
- *       home, and a seccomp allow-list of the calls below. Only then does
+ *       binds no TCP port, connects only to the ports the allow entries
+ *       name (and 53), and keeps its signals and abstract sockets home, and a seccomp allow-list of the calls below. Only then does
  *       it say READY and start the threads that serve the sandbox.
  *
  * A helper that misbehaves can lie in its events and refuse service to
