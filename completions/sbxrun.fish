@@ -30,8 +30,8 @@ function __sbxrun_command_index
     set -l tokens (commandline -opc)
     set -l with_arg --profile --backend --docker-image --fs --allow-read --deny-read \
         --protect --mount --workdir --network --listen --connect --loopback \
-        --allow-host --env --pass-env --timeout --memory --pids --cpu --file-size \
-        --open-files --interp --script-name --trace --diag
+        --allow-host --deny-host --allow-method --env --pass-env --timeout --memory \
+        --pids --cpu --file-size --open-files --interp --script-name --trace --diag
     set -l want 0
     set -l i 2
     while test $i -le (count $tokens)
@@ -102,7 +102,9 @@ $c -l network -x -a 'on off' -d 'outbound network'
 $c -l listen -x -d 'ports a server inside may bind: P[,P..]'
 $c -l connect -x -d 'remote TCP ports that may be reached: P[,P..]'
 $c -l loopback -x -d 'host loopback TCP ports given back: P[,P..]'
-$c -l allow-host -x -a '(__fish_print_hostnames)' -d 'host name for the built-in proxy'
+$c -l allow-host -x -a '(__fish_print_hostnames)' -d 'host[:port] the built-in proxy allows'
+$c -l deny-host -x -a '(__fish_print_hostnames)' -d 'host[:port] the built-in proxy refuses'
+$c -l allow-method -x -a 'GET HEAD OPTIONS POST PUT PATCH DELETE' -d 'plain-HTTP methods the proxy passes'
 $c -s e -l env -x -a '(set -xn | string replace -r "\$" "=")' -d 'set a variable in the sandbox: NAME=VALUE'
 $c -l pass-env -x -a '(set -xn)' -d 'copy a variable from the caller, if set'
 $c -s t -l timeout -x -d 'kill the whole tree after DUR (exit 124)'

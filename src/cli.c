@@ -27,7 +27,13 @@ static const char usage[] =
     "      --listen P[,P..]         ports a server inside may bind (repeatable)\n"
     "      --connect P[,P..]        remote TCP ports that may be reached (repeatable)\n"
     "      --loopback P[,P..]       host loopback TCP ports given back (repeatable)\n"
-    "      --allow-host HOST        host name for the built-in proxy (repeatable)\n"
+    "      --allow-host HOST[:PORT] a host the built-in proxy (HTTP and SOCKS5) lets\n"
+    "                               through: exact or *.suffix, on PORT, or on 80\n"
+    "                               and 443 when no port is given (repeatable)\n"
+    "      --deny-host HOST[:PORT]  refused by the proxy even when allowed; without\n"
+    "                               a port, on every port (repeatable)\n"
+    "      --allow-method M[,M..]   plain-HTTP methods the proxy passes (default:\n"
+    "                               all; CONNECT and SOCKS5 follow the host rules)\n"
     "  -e, --env NAME=VALUE         set a variable in the sandbox\n"
     "      --pass-env NAME          copy a variable from the caller, if set\n"
     "  -t, --timeout DUR            kill the whole tree after DUR (exit 124)\n"
@@ -83,6 +89,8 @@ enum {
 	OPT_CONNECT,
 	OPT_LOOPBACK,
 	OPT_ALLOW_HOST,
+	OPT_DENY_HOST,
+	OPT_ALLOW_METHOD,
 	OPT_PASS_ENV,
 	OPT_MEMORY,
 	OPT_PIDS,
@@ -117,6 +125,8 @@ static const struct option long_options[] = {
 	{ "connect", required_argument, NULL, OPT_CONNECT },
 	{ "loopback", required_argument, NULL, OPT_LOOPBACK },
 	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+	{ "deny-host", required_argument, NULL, OPT_DENY_HOST },
+	{ "allow-method", required_argument, NULL, OPT_ALLOW_METHOD },
 	{ "env", required_argument, NULL, 'e' },
 	{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
 	{ "timeout", required_argument, NULL, 't' },
@@ -163,6 +173,8 @@ static const struct {
 	{ OPT_CONNECT, "--connect", "ports", "connect", NULL },
 	{ OPT_LOOPBACK, "--loopback", "ports", "loopback", NULL },
 	{ OPT_ALLOW_HOST, "--allow-host", "proxy", "allow", NULL },
+	{ OPT_DENY_HOST, "--deny-host", "proxy", "deny", NULL },
+	{ OPT_ALLOW_METHOD, "--allow-method", "proxy", "methods", NULL },
 	{ OPT_PASS_ENV, "--pass-env", "env", "pass", NULL },
 	{ 't', "--timeout", "sandbox", "timeout", NULL },
 	{ OPT_MEMORY, "--memory", "sandbox", "memory", NULL },

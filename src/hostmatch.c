@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hostmatch.h"
+#include "policy.h"
 
 /* ASCII only: the C library's ctype functions follow the locale, and a
  * host name's alphabet must not. */
@@ -196,6 +197,105 @@ sbx_host_allowed(const struct sbx_strv *patterns, const char *host)
 		if (patterns->v[i] != NULL && pattern_matches(patterns->v[i], h, is_ip))
 			return true;
 	return false;
+}
+
+/* Splits an entry into its pattern (into pat, patsz bytes) and its port
+ * (0: none). Only "name:PORT" and "[v6]:PORT" carry a port; a bare IPv6
+ * address, with its many colons, does not. Returns false for an entry
+ * that cannot be split (a bad port, or a pattern too long). */
+static bool
+split_entry(const char *entry, char *pat, size_t patsz, uint16_t *port)
+{
+	const char *colon = strrchr(entry, ':');
+	size_t n = strlen(entry);
+	unsigned long v = 0;
+
+	*port = 0;
+	if (colon != NULL && entry[0] != '[' && strchr(entry, ':') != colon)
+		colon = NULL; /* a bare IPv6 address */
+	if (colon != NULL && entry[0] == '[' && (colon == entry || colon[-1] != ']'))
+		colon = NULL; /* "[v6]" without a port */
+	if (colon != NULL) {
+		const char *d = colon + 1;
+
+		if (*d == '\0' || strlen(d) > 5)
+			return false;
+		for (; *d; d++) {
+			if (*d < '0' || *d > '9')
+				return false;
+			v = v * 10 + (unsigned long)(*d - '0');
+		}
+		if (v == 0 || v > 65535)
+			return false;
+		*port = (uint16_t)v;
+		n = (size_t)(colon - entry);
+	}
+	if (n >= patsz)
+		return false;
+	memcpy(pat, entry, n);
+	pat[n] = '\0';
+	return true;
+}
+
+enum sbx_host_verdict
+sbx_host_decide(
+    const struct sbx_strv *allow, const struct sbx_strv *deny, const char *host, uint16_t port)
+{
+	char h[SBX_HOST_MAX], pat[SBX_HOST_MAX + 2];
+	bool is_ip, listed = false, on_port = false;
+	uint16_t p;
+
+	if (host == NULL || !sbx_host_normalize(host, strlen(host), h, sizeof(h)))
+		return SBX_HOST_NOT_LISTED;
+	is_ip = host_is_ip(h);
+	for (size_t i = 0; deny != NULL && i < deny->n; i++) {
+		if (deny->v[i] == NULL || !split_entry(deny->v[i], pat, sizeof(pat), &p))
+			continue;
+		if ((p == 0 || p == port) && pattern_matches(pat, h, is_ip))
+			return SBX_HOST_DENIED;
+	}
+	for (size_t i = 0; allow != NULL && i < allow->n; i++) {
+		if (allow->v[i] == NULL || !split_entry(allow->v[i], pat, sizeof(pat), &p))
+			continue;
+		if (!pattern_matches(pat, h, is_ip))
+			continue;
+		listed = true;
+		if ((p != 0 && p == port) || (p == 0 && (port == 80 || port == 443)))
+			on_port = true;
+	}
+	if (!listed)
+		return SBX_HOST_NOT_LISTED;
+	return on_port ? SBX_HOST_ALLOWED : SBX_HOST_PORT;
+}
+
+const char *
+sbx_host_verdict_reason(enum sbx_host_verdict v)
+{
+	switch (v) {
+	case SBX_HOST_ALLOWED: return NULL;
+	case SBX_HOST_NOT_LISTED: return "host not allowed";
+	case SBX_HOST_PORT: return "port not allowed for this host";
+	case SBX_HOST_DENIED: return "host denied";
+	}
+	return "host not allowed";
+}
+
+void
+sbx_host_allow_ports(const struct sbx_strv *allow, struct sbx_ports *ports)
+{
+	char pat[SBX_HOST_MAX + 2];
+	uint16_t p;
+
+	for (size_t i = 0; allow != NULL && i < allow->n; i++) {
+		if (allow->v[i] == NULL || !split_entry(allow->v[i], pat, sizeof(pat), &p))
+			continue;
+		if (p != 0) {
+			sbx_ports_add(ports, p);
+		} else {
+			sbx_ports_add(ports, 80);
+			sbx_ports_add(ports, 443);
+		}
+	}
 }
 
 static bool

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include "util.h"
@@ -52,6 +53,40 @@ bool sbx_host_normalize(const char *host, size_t len, char *out, size_t outsz);
  *     ("192.0.2.1", "[2001:db8::1]" or "2001:db8::1"); a wildcard never
  *     matches an address. */
 bool sbx_host_allowed(const struct sbx_strv *patterns, const char *host);
+
+/* What the proxy's host rules say about one host and port. */
+enum sbx_host_verdict {
+	SBX_HOST_ALLOWED,
+	SBX_HOST_NOT_LISTED, /* no allow entry names the host */
+	SBX_HOST_PORT, /* allow entries name the host, none on this port */
+	SBX_HOST_DENIED, /* a deny entry names the host on this port */
+};
+
+/* The proxy's decision for host (raw text from a request, normalized
+ * here; a host sbx_host_normalize() refuses is never allowed) on port,
+ * under allow and deny entries as sbx_parse_host_pattern() makes them:
+ * "PATTERN" or "PATTERN:PORT", PATTERN as for sbx_host_allowed().
+ *
+ *   - An allow entry without a port allows ports 80 and 443 only; with
+ *     one, only that port. Entries add up: "h" and "h:22" allow 22, 80
+ *     and 443 of h.
+ *   - A deny entry without a port refuses every port of the hosts it
+ *     names; with one, only that port. Deny wins over any allow entry,
+ *     whatever their order or how specific they are.
+ *
+ * Case and one trailing dot never matter; international names match in
+ * their ASCII (xn--) form only, as clients send them. */
+enum sbx_host_verdict sbx_host_decide(
+    const struct sbx_strv *allow, const struct sbx_strv *deny, const char *host, uint16_t port);
+
+/* The short reason the proxy gives for a verdict ("host not allowed",
+ * ...), or NULL for SBX_HOST_ALLOWED. */
+const char *sbx_host_verdict_reason(enum sbx_host_verdict v);
+
+/* Adds to ports every port an allow entry can let through: 80 and 443
+ * for an entry without a port, the port of one with. */
+struct sbx_ports;
+void sbx_host_allow_ports(const struct sbx_strv *allow, struct sbx_ports *ports);
 
 /* Whether sa (len bytes) is an address sbxrun must never connect to for
  * the sandbox, whatever the policy: a classification of the address

@@ -56,12 +56,22 @@ sbx_network_prepare(
 			"ALL_PROXY",
 		};
 
-		if (sbx_proxy_open(&n->proxy, &p->proxy_allow, err) < 0)
+		struct sbx_proxy_rules rules = {
+			.allow = &p->proxy_allow,
+			.deny = &p->proxy_deny,
+			.methods = &p->proxy_methods,
+		};
+
+		if (sbx_proxy_open(&n->proxy, &rules, err) < 0)
 			return -1;
 		proxy_port = (uint16_t)sbx_proxy_port(n->proxy);
+		/* One port speaks both: HTTP for the *_PROXY variables, SOCKS5
+		 * with the proxy resolving names for ALL_PROXY. */
 		for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
-			sbx_strv_push_take(
-			    &n->env, sbx_xasprintf("%s=http://127.0.0.1:%u", vars[i], proxy_port));
+			sbx_strv_push_take(&n->env,
+			    sbx_xasprintf("%s=%s://127.0.0.1:%u", vars[i],
+				strcmp(vars[i], "ALL_PROXY") == 0 ? "socks5h" : "http",
+				proxy_port));
 	}
 	sbx_netrules_init(&n->rules, p, proxy_port);
 	if (n->rules.outbound)

@@ -90,6 +90,8 @@ sbx_policy_free(struct sbx_policy *p)
 	free(p->connect.v);
 	free(p->loopback.v);
 	sbx_strv_free(&p->proxy_allow);
+	sbx_strv_free(&p->proxy_deny);
+	sbx_strv_free(&p->proxy_methods);
 	for (size_t i = 0; i < p->nenv; i++) {
 		free(p->env[i].name);
 		free(p->env[i].value);
@@ -323,19 +325,38 @@ int
 sbx_parse_host_pattern(const char *s, char **out, struct sbx_err *err)
 {
 	_cleanup_free_ char *h = NULL;
-	const char *label;
+	const char *label, *colon;
+	uint16_t port = 0;
 	size_t len;
 
 	if (s == NULL || is_blank(s))
 		return sbx_err_set(err, EINVAL, "empty host name");
-	h = sbx_xstrdup(s);
+	/* "host:PORT": one port of that host. The host part never holds a
+	 * colon (IPv6 literals are not taken), so the last one splits. */
+	colon = strrchr(s, ':');
+	if (colon != NULL) {
+		if (sbx_parse_port(colon + 1, &port, NULL) < 0)
+			return sbx_err_set(err, EINVAL,
+			    "bad port in host '%s' (want HOST or HOST:PORT, PORT 1-65535)", s);
+		h = sbx_xstrndup(s, (size_t)(colon - s));
+	} else {
+		h = sbx_xstrdup(s);
+	}
 	len = strlen(h);
 	if (len > 1 && h[len - 1] == '.')
 		h[--len] = '\0';
 	if (len > 253)
 		return sbx_err_set(err, EINVAL, "host name '%s' is too long", s);
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++) {
+		/* The proxy matches the names clients send, which are ASCII:
+		 * an international name travels in its xn-- (punycode) form. */
+		if ((unsigned char)h[i] >= 0x80)
+			return sbx_err_set(err, EINVAL,
+			    "bad host name '%s' (write an international name in its ASCII "
+			    "xn-- form)",
+			    s);
 		h[i] = (char)tolower((unsigned char)h[i]);
+	}
 	label = h;
 	if (sbx_str_has_prefix(h, "*."))
 		label = h + 2;
@@ -350,7 +371,55 @@ sbx_parse_host_pattern(const char *s, char **out, struct sbx_err *err)
 		if (*c == '.' && (c[1] == '.' || c[1] == '\0'))
 			return sbx_err_set(err, EINVAL, "bad host name '%s'", s);
 	}
-	*out = steal_ptr(&h);
+	if (port != 0)
+		*out = sbx_xasprintf("%s:%u", h, port);
+	else
+		*out = steal_ptr(&h);
+	return 0;
+}
+
+int
+sbx_parse_method_list(const char *s, struct sbx_strv *methods, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = NULL;
+	struct sbx_strv parsed = { 0 };
+	char *save = NULL;
+
+	if (s == NULL)
+		return sbx_err_set(err, EINVAL, "empty method list");
+	copy = sbx_xstrdup(s);
+	for (char *tok = strtok_r(copy, ", \t", &save); tok != NULL;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		size_t n = strlen(tok);
+
+		if (n > 31) {
+			sbx_strv_free(&parsed);
+			return sbx_err_set(err, EINVAL, "method '%s' is too long", tok);
+		}
+		/* A method is an HTTP token; methods are written upper case
+		 * (RFC 9110 9.1), and "get" here means GET. */
+		for (char *c = tok; *c; c++) {
+			if (!(isalnum((unsigned char)*c) || strchr("!#$%&'*+-.^_`|~", *c))) {
+				sbx_strv_free(&parsed);
+				return sbx_err_set(err, EINVAL, "bad method '%s'", tok);
+			}
+			*c = (char)toupper((unsigned char)*c);
+		}
+		if (strcmp(tok, "CONNECT") == 0) {
+			sbx_strv_free(&parsed);
+			return sbx_err_set(err, EINVAL,
+			    "CONNECT is not a plain-HTTP method: tunnels (and SOCKS5) follow "
+			    "the host and port rules alone");
+		}
+		if (!sbx_strv_contains(&parsed, tok))
+			sbx_strv_push(&parsed, tok);
+	}
+	if (parsed.n == 0)
+		return sbx_err_set(err, EINVAL, "empty method list '%s'", s);
+	for (size_t i = 0; i < parsed.n; i++)
+		if (!sbx_strv_contains(methods, parsed.v[i]))
+			sbx_strv_push(methods, parsed.v[i]);
+	sbx_strv_free(&parsed);
 	return 0;
 }
 
@@ -726,15 +795,22 @@ add_ports(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 static int
 add_allow(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
 {
+	struct sbx_strv *list = strcmp(key, "deny") == 0 ? &p->proxy_deny : &p->proxy_allow;
 	char *host;
 
+	if (strcmp(key, "methods") == 0) {
+		if (sbx_parse_method_list(value, &p->proxy_methods, err) < 0)
+			return -1;
+		note_origin(p, "proxy", "methods", NULL);
+		return 0;
+	}
 	if (sbx_parse_host_pattern(value, &host, err) < 0)
 		return -1;
-	note_origin(p, "proxy", "allow", host);
-	if (sbx_strv_contains(&p->proxy_allow, host))
+	note_origin(p, "proxy", key, host);
+	if (sbx_strv_contains(list, host))
 		free(host);
 	else
-		sbx_strv_push_take(&p->proxy_allow, host);
+		sbx_strv_push_take(list, host);
 	return 0;
 }
 
@@ -809,6 +885,8 @@ static const struct key_def keys[] = {
 	{ "ports", "connect", true, false, add_ports },
 	{ "ports", "loopback", true, false, add_ports },
 	{ "proxy", "allow", true, false, add_allow },
+	{ "proxy", "deny", true, false, add_allow },
+	{ "proxy", "methods", true, false, add_allow },
 	{ "env", "pass", true, false, add_env },
 	{ "env", NULL, false, true, add_env },
 };
@@ -1286,7 +1364,21 @@ to_ini(const struct sbx_policy *p, bool origins, struct sbx_err *err)
 		ini_ports(&w, "connect", &p->connect);
 		ini_ports(&w, "loopback", &p->loopback);
 	}
-	ini_list(&w, "proxy", "allow", &p->proxy_allow);
+	if (p->proxy_allow.n || p->proxy_deny.n || p->proxy_methods.n) {
+		ini_section(&w, "proxy");
+		for (size_t i = 0; i < p->proxy_allow.n; i++)
+			ini_kv_item(&w, "allow", p->proxy_allow.v[i], p->proxy_allow.v[i]);
+		for (size_t i = 0; i < p->proxy_deny.n; i++)
+			ini_kv_item(&w, "deny", p->proxy_deny.v[i], p->proxy_deny.v[i]);
+		if (p->proxy_methods.n) {
+			struct sbx_buf m = { 0 };
+
+			for (size_t i = 0; i < p->proxy_methods.n; i++)
+				sbx_buf_printf(&m, "%s%s", i ? ", " : "", p->proxy_methods.v[i]);
+			ini_kv(&w, "methods", m.data);
+			free(m.data);
+		}
+	}
 	ini_list(&w, "protect", "path", &p->protect);
 	if (p->nenv > 0 || p->env_pass.n > 0) {
 		ini_section(&w, "env");

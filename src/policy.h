@@ -88,7 +88,9 @@ struct sbx_policy {
 	struct sbx_mount *mounts;
 	size_t nmounts;
 	struct sbx_ports listen, connect, loopback;
-	struct sbx_strv proxy_allow; /* host names: exact or "*.suffix" */
+	struct sbx_strv proxy_allow; /* "host" or "host:port"; host exact or "*.suffix" */
+	struct sbx_strv proxy_deny; /* the same form; refused even when allowed */
+	struct sbx_strv proxy_methods; /* plain-HTTP methods, upper case; empty: all */
 	struct sbx_envvar *env; /* [env] NAME = VALUE, in order */
 	size_t nenv;
 	struct sbx_strv env_pass; /* [env] pass = NAME */
@@ -160,6 +162,7 @@ int sbx_parse_bool(const char *s, bool *out, struct sbx_err *err);
 int sbx_parse_port(const char *s, uint16_t *out, struct sbx_err *err);
 int sbx_parse_port_list(const char *s, struct sbx_ports *ports, struct sbx_err *err);
 int sbx_parse_host_pattern(const char *s, char **out, struct sbx_err *err);
+int sbx_parse_method_list(const char *s, struct sbx_strv *methods, struct sbx_err *err);
 bool sbx_ports_contains(const struct sbx_ports *ports, uint16_t port);
 void sbx_ports_add(struct sbx_ports *ports, uint16_t port);
 

@@ -19,8 +19,8 @@
  *       byte from the sandbox (linux-proxyjail.c): ids 65534 and no
  *       groups for a root caller, no capabilities and no_new_privs for
  *       anyone, a Landlock domain that reads only the resolver's files,
- *       binds no TCP port and keeps its signals and abstract sockets
- *       home, and a seccomp allow-list of the calls below. Only then does
+ *       binds no TCP port, connects only to the ports the allow entries
+ *       name (and 53), and keeps its signals and abstract sockets home, and a seccomp allow-list of the calls below. Only then does
  *       it say READY and start the threads that serve the sandbox.
  *
  * A helper that misbehaves can lie in its events and refuse service to
@@ -76,6 +76,7 @@
 #include <unistd.h>
 
 #include "linux-proxyjail.h"
+#include "policy.h"
 #include "proxy.h"
 
 #define SBX_PROXY_HDR_MAX (16 * 1024)
@@ -94,7 +95,7 @@ struct server {
 	int lfd;
 	int port;
 	int wake[2]; /* written once by stop, never drained */
-	struct sbx_strv allow;
+	struct sbx_strv allow, deny, methods; /* see struct sbx_proxy_rules */
 	sbx_proxy_log_fn log;
 	void *log_ctx;
 	pthread_t acceptor;
@@ -261,13 +262,30 @@ status_text(int status)
 /* Answers the client with an error and closes our side gracefully: unread
  * request bytes would make close() send a reset, which can destroy the
  * answer before the client reads it, so they are drained for a moment. */
+/* Closes our side of fd gracefully after an answer: unread request
+ * bytes would make close() send a reset, which can destroy the answer
+ * before the client reads it, so they are drained for a moment. */
+static void
+linger_close(struct server *p, int fd)
+{
+	char drain[4096];
+	uint64_t deadline;
+	ssize_t n;
+
+	shutdown(fd, SHUT_WR);
+	deadline = now_ms() + SBX_PROXY_LINGER_MS;
+	while (wait_fd(p, fd, POLLIN, deadline) > 0) {
+		n = recv(fd, drain, sizeof(drain), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && !again()))
+			break;
+	}
+}
+
+/* Answers the client with an error and closes our side gracefully. */
 static void
 answer(struct server *p, int fd, int status, const char *reason)
 {
 	struct sbx_buf b = { 0 };
-	char drain[4096];
-	uint64_t deadline;
-	ssize_t n;
 	int rc;
 
 	sbx_buf_printf(&b,
@@ -276,15 +294,8 @@ answer(struct server *p, int fd, int status, const char *reason)
 	    status, status_text(status), strlen("sbxrun proxy: \n") + strlen(reason), reason);
 	rc = send_all(p, fd, b.data, b.len, now_ms() + SBX_PROXY_SEND_TIMEOUT_MS);
 	sbx_buf_free(&b);
-	if (rc < 0)
-		return;
-	shutdown(fd, SHUT_WR);
-	deadline = now_ms() + SBX_PROXY_LINGER_MS;
-	while (wait_fd(p, fd, POLLIN, deadline) > 0) {
-		n = recv(fd, drain, sizeof(drain), MSG_DONTWAIT);
-		if (n == 0 || (n < 0 && !again()))
-			break;
-	}
+	if (rc == 0)
+		linger_close(p, fd);
 }
 
 /* The end of the header block in buf (len bytes): the offset just past
@@ -307,9 +318,8 @@ header_end(const char *buf, size_t len, size_t from)
 /* Reads the request header into c->hdr. Returns its length, 0 when the
  * client went away or the proxy is stopping, or -408/-431. */
 static long
-read_request(struct conn *c)
+read_request(struct conn *c, uint64_t deadline)
 {
-	uint64_t deadline = now_ms() + SBX_PROXY_HDR_TIMEOUT_MS;
 	size_t end, from = 0;
 
 	for (;;) {
@@ -852,26 +862,146 @@ refuse(struct conn *c, struct sbx_proxy_event *ev, int status, const char *reaso
 	answer(c->p, c->cfd, status, reason);
 }
 
+/* The outcome of dial(): a connected socket, or why there is none. */
+struct dialed {
+	int fd; /* -1 when refused or failed */
+	bool stopping; /* the proxy is stopping: say nothing, just end */
+	int status; /* 403 (policy) or 502 (resolution, connection) */
+	int err; /* the connect's errno, 0 if none */
+	bool resolve_failed;
+	const char *reason;
+	char why[128];
+	char addr[SBX_ADDR_STRLEN]; /* the address connected to or refused */
+};
+
+/* Resolves host (normalized) once, checks every address, and connects
+ * only to a checked one: the sockaddr that passed is the sockaddr used, so
+ * no second lookup (DNS rebinding) can put another address in its place. */
 static void
-serve(struct conn *c)
+dial(struct server *p, const char *host, uint16_t port, struct dialed *d)
 {
-	struct server *p = c->p;
-	struct sbx_proxy_event ev = { .id = c->id };
-	struct request r;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
 	struct addrinfo *res = NULL;
 	struct sbx_addrlist own = { 0 };
-	struct sbx_buf first = { 0 };
 	struct sbx_err err;
-	char name[SBX_HOST_MAX], addr[SBX_ADDR_STRLEN], why[128];
-	const char *reason;
+	struct in_addr a4;
+	char name[SBX_HOST_MAX];
 	uint64_t deadline;
 	bool refused_any = false;
-	int ufd = -1, last_errno = 0, rc, one = 1;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if (host[0] == '[') {
+		snprintf(name, sizeof(name), "%.*s", (int)strlen(host) - 2, host + 1);
+		hints.ai_flags = AI_NUMERICHOST;
+	} else {
+		snprintf(name, sizeof(name), "%s", host);
+	}
+	if (inet_pton(AF_INET, name, &a4) == 1)
+		hints.ai_flags = AI_NUMERICHOST;
+	rc = getaddrinfo(name, NULL, &hints, &res);
+	if (is_stopping(p)) {
+		if (rc == 0)
+			freeaddrinfo(res);
+		d->stopping = true;
+		return;
+	}
+	if (rc != 0) {
+		snprintf(d->why, sizeof(d->why), "cannot resolve host: %s", gai_strerror(rc));
+		d->status = 502;
+		d->reason = d->why;
+		d->resolve_failed = true;
+		return;
+	}
+	if (sbx_own_addrs(&own, &err) < 0) {
+		freeaddrinfo(res);
+		snprintf(d->why, sizeof(d->why), "cannot list local addresses: %s", err.msg);
+		d->status = 502;
+		d->reason = d->why;
+		return;
+	}
+	deadline = now_ms() + SBX_PROXY_CONNECT_TIMEOUT_MS;
+	for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
+		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+			continue;
+		if (ai->ai_family == AF_INET)
+			((struct sockaddr_in *)ai->ai_addr)->sin_port = htons(port);
+		else
+			((struct sockaddr_in6 *)ai->ai_addr)->sin6_port = htons(port);
+		if (sbx_addr_refused(ai->ai_addr, ai->ai_addrlen, &own)) {
+			if (!refused_any)
+				sbx_addr_format(
+				    ai->ai_addr, ai->ai_addrlen, d->addr, sizeof(d->addr));
+			refused_any = true;
+			continue;
+		}
+		sbx_addr_format(ai->ai_addr, ai->ai_addrlen, d->addr, sizeof(d->addr));
+		d->fd = connect_addr(p, ai, deadline);
+		if (d->fd >= 0 && connected_to_self(d->fd)) {
+			close(d->fd);
+			d->fd = -1;
+			d->err = 0;
+			refused_any = true;
+			continue;
+		}
+		if (d->fd >= 0)
+			break;
+		d->err = errno;
+		if (errno == ECANCELED)
+			break;
+	}
+	freeaddrinfo(res);
+	sbx_addrlist_free(&own);
+	if (d->fd >= 0)
+		return;
+	if (d->err == ECANCELED) {
+		d->stopping = true;
+	} else if (d->err != 0) {
+		snprintf(d->why, sizeof(d->why), "cannot connect: %s", strerror(d->err));
+		d->status = 502;
+		d->reason = d->why;
+	} else if (refused_any) {
+		d->status = 403;
+		d->reason = "host resolves only to local addresses";
+	} else {
+		d->status = 502;
+		d->reason = "host has no IPv4 or IPv6 address";
+	}
+	if (!(refused_any || d->err != 0))
+		d->addr[0] = '\0';
+}
+
+/* Carries an allowed connection to its end and logs it: first holds the
+ * bytes that go to the server before anything the client sends now. */
+static void
+carry(struct conn *c, struct sbx_proxy_event *ev, int ufd, struct sbx_buf *first, bool plain)
+{
+	int one = 1;
+
+	/* Tunnelled protocols are often request and answer: Nagle's
+	 * algorithm against the peer's delayed ACK would stall each turn. */
+	(void)setsockopt(ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)setsockopt(c->cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	relay(c, ufd, first, plain, &ev->bytes_up, &ev->bytes_down);
+	close(ufd);
+	ev->kind = SBX_PROXY_CLOSED;
+	emit(c->p, ev);
+}
+
+static void
+serve_http(struct conn *c, uint64_t deadline)
+{
+	struct server *p = c->p;
+	struct sbx_proxy_event ev = { .id = c->id };
+	struct sbx_buf first = { 0 };
+	struct request r;
+	struct dialed d;
+	enum sbx_host_verdict v;
+	const char *reason;
 	long end;
 
-	addr[0] = '\0';
-	end = read_request(c);
+	end = read_request(c, deadline);
 	if (end == 0)
 		return;
 	if (end < 0) {
@@ -889,104 +1019,40 @@ serve(struct conn *c)
 	ev.method = r.method;
 	ev.host = r.host;
 	ev.port = r.port;
-	if (!sbx_host_allowed(&p->allow, r.host)) {
-		refuse(c, &ev, 403, "host not allowed");
+	v = sbx_host_decide(&p->allow, &p->deny, r.host, r.port);
+	if (v != SBX_HOST_ALLOWED) {
+		refuse(c, &ev, 403, sbx_host_verdict_reason(v));
 		return;
 	}
-
-	/* Resolve once, check every address, connect only to a checked one:
-	 * the sockaddr that passed is the sockaddr used, so no second lookup
-	 * (DNS rebinding) can put another address in its place. */
-	if (r.host[0] == '[') {
-		snprintf(name, sizeof(name), "%.*s", (int)strlen(r.host) - 2, r.host + 1);
-		hints.ai_flags = AI_NUMERICHOST;
-	} else {
-		snprintf(name, sizeof(name), "%s", r.host);
-	}
-	{
-		struct in_addr a4;
-
-		if (inet_pton(AF_INET, name, &a4) == 1)
-			hints.ai_flags = AI_NUMERICHOST;
-	}
-	rc = getaddrinfo(name, NULL, &hints, &res);
-	if (is_stopping(p)) {
-		if (rc == 0)
-			freeaddrinfo(res);
+	/* Methods restrict plain requests only: what travels in a tunnel is
+	 * not the proxy's to read. */
+	if (!r.connect && p->methods.n > 0 && !sbx_strv_contains(&p->methods, r.method)) {
+		refuse(c, &ev, 403, "method not allowed");
 		return;
 	}
-	if (rc != 0) {
-		snprintf(why, sizeof(why), "cannot resolve host: %s", gai_strerror(rc));
-		refuse(c, &ev, 502, why);
+	dial(p, r.host, r.port, &d);
+	if (d.stopping)
+		return;
+	if (d.fd < 0) {
+		ev.addr = d.addr[0] ? d.addr : NULL;
+		refuse(c, &ev, d.status, d.reason);
 		return;
 	}
-	if (sbx_own_addrs(&own, &err) < 0) {
-		freeaddrinfo(res);
-		snprintf(why, sizeof(why), "cannot list local addresses: %s", err.msg);
-		refuse(c, &ev, 502, why);
-		return;
-	}
-	deadline = now_ms() + SBX_PROXY_CONNECT_TIMEOUT_MS;
-	for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
-		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
-			continue;
-		if (ai->ai_family == AF_INET)
-			((struct sockaddr_in *)ai->ai_addr)->sin_port = htons(r.port);
-		else
-			((struct sockaddr_in6 *)ai->ai_addr)->sin6_port = htons(r.port);
-		if (sbx_addr_refused(ai->ai_addr, ai->ai_addrlen, &own)) {
-			if (!refused_any)
-				sbx_addr_format(ai->ai_addr, ai->ai_addrlen, addr, sizeof(addr));
-			refused_any = true;
-			continue;
-		}
-		sbx_addr_format(ai->ai_addr, ai->ai_addrlen, addr, sizeof(addr));
-		ufd = connect_addr(p, ai, deadline);
-		if (ufd >= 0 && connected_to_self(ufd)) {
-			close(ufd);
-			ufd = -1;
-			last_errno = 0;
-			refused_any = true;
-			continue;
-		}
-		if (ufd >= 0)
-			break;
-		last_errno = errno;
-		if (errno == ECANCELED)
-			break;
-	}
-	freeaddrinfo(res);
-	sbx_addrlist_free(&own);
-	if (ufd < 0) {
-		if (last_errno == ECANCELED)
-			return;
-		ev.addr = addr[0] && (refused_any || last_errno) ? addr : NULL;
-		if (last_errno != 0) {
-			snprintf(why, sizeof(why), "cannot connect: %s", strerror(last_errno));
-			refuse(c, &ev, 502, why);
-		} else if (refused_any) {
-			refuse(c, &ev, 403, "host resolves only to local addresses");
-		} else {
-			refuse(c, &ev, 502, "host has no IPv4 or IPv6 address");
-		}
-		return;
-	}
-
-	/* Tunnelled protocols are often request and answer: Nagle's
-	 * algorithm against the peer's delayed ACK would stall each turn. */
-	(void)setsockopt(ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	(void)setsockopt(c->cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	ev.kind = SBX_PROXY_DECISION;
 	ev.allowed = true;
-	ev.addr = addr;
+	ev.addr = d.addr;
 	if (r.connect) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
 		ev.status = 200;
 		emit(p, &ev);
 		if (send_all(p, c->cfd, ok, sizeof(ok) - 1, now_ms() + SBX_PROXY_SEND_TIMEOUT_MS) <
-		    0)
-			goto closed;
+		    0) {
+			close(d.fd);
+			ev.kind = SBX_PROXY_CLOSED;
+			emit(p, &ev);
+			return;
+		}
 	} else {
 		ev.status = 0;
 		emit(p, &ev);
@@ -996,12 +1062,236 @@ serve(struct conn *c)
 	 * TLS hello sent without waiting for the 200) go first. */
 	if (c->hlen > (size_t)end)
 		sbx_buf_add(&first, c->hdr + end, c->hlen - (size_t)end);
-	relay(c, ufd, &first, !r.connect, &ev.bytes_up, &ev.bytes_down);
-closed:
-	close(ufd);
+	carry(c, &ev, d.fd, &first, !r.connect);
 	sbx_buf_free(&first);
-	ev.kind = SBX_PROXY_CLOSED;
+}
+
+/* ---- SOCKS5 (RFC 1928) on the same port ------------------------------
+ *
+ * CONNECT only, with no authentication: a client that offers only other
+ * methods (username/password, GSSAPI) is told that none is acceptable.
+ * Names are resolved by the proxy (socks5h); a name or an address goes
+ * through exactly the host and port rules of a CONNECT tunnel. */
+
+#define SOCKS_VERSION 5
+#define SOCKS_OK 0x00
+#define SOCKS_FAILURE 0x01
+#define SOCKS_RULESET 0x02
+#define SOCKS_NET_UNREACH 0x03
+#define SOCKS_HOST_UNREACH 0x04
+#define SOCKS_REFUSED 0x05
+#define SOCKS_BAD_COMMAND 0x07
+#define SOCKS_BAD_ATYP 0x08
+
+/* Reads until c->hdr holds at least need bytes (need <= the buffer).
+ * Returns 1, 0 when the client went away or the proxy stops, -1 when the
+ * deadline passed. */
+static int
+read_at_least(struct conn *c, size_t need, uint64_t deadline)
+{
+	while (c->hlen < need) {
+		ssize_t n;
+		int w = wait_fd(c->p, c->cfd, POLLIN, deadline);
+
+		if (w <= 0)
+			return w < 0 ? 0 : -1;
+		n = recv(c->cfd, c->hdr + c->hlen, SBX_PROXY_HDR_MAX - c->hlen, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && !again()))
+			return 0;
+		if (n > 0) {
+			c->hlen += (size_t)n;
+			c->hdr[c->hlen] = '\0';
+		}
+	}
+	return 1;
+}
+
+/* Sends a SOCKS reply with code rep and an unspecified bound address;
+ * for a refusal, then closes our side as answer() does. */
+static int
+socks_reply(struct server *p, int fd, int rep, bool final)
+{
+	const char r[10] = { SOCKS_VERSION, (char)rep, 0, 1, 0, 0, 0, 0, 0, 0 };
+
+	if (send_all(p, fd, r, sizeof(r), now_ms() + SBX_PROXY_SEND_TIMEOUT_MS) < 0)
+		return -1;
+	if (final)
+		linger_close(p, fd);
+	return 0;
+}
+
+static void
+socks_refuse(struct conn *c, struct sbx_proxy_event *ev, int rep, int status, const char *reason)
+{
+	ev->kind = SBX_PROXY_DECISION;
+	ev->allowed = false;
+	ev->status = status;
+	ev->reason = reason;
+	emit(c->p, ev);
+	(void)socks_reply(c->p, c->cfd, rep, true);
+}
+
+/* The SOCKS reply for a connection that could not be made. */
+static int
+socks_dial_code(const struct dialed *d)
+{
+	if (d->status == 403)
+		return SOCKS_RULESET;
+	if (d->resolve_failed)
+		return SOCKS_HOST_UNREACH;
+	switch (d->err) {
+	case ECONNREFUSED: return SOCKS_REFUSED;
+	case ENETUNREACH: return SOCKS_NET_UNREACH;
+	case EHOSTUNREACH:
+	case ETIMEDOUT: return SOCKS_HOST_UNREACH;
+	default: return SOCKS_FAILURE;
+	}
+}
+
+static void
+serve_socks(struct conn *c, uint64_t deadline)
+{
+	static const char method_ok[2] = { SOCKS_VERSION, 0x00 };
+	static const char method_none[2] = { SOCKS_VERSION, (char)0xff };
+	struct server *p = c->p;
+	struct sbx_proxy_event ev = { .id = c->id, .method = "SOCKS5" };
+	struct sbx_buf first = { 0 };
+	const unsigned char *h = (const unsigned char *)c->hdr;
+	char host[SBX_HOST_MAX];
+	size_t g, need, alen;
+	enum sbx_host_verdict v;
+	struct dialed d;
+	uint16_t port;
+	int rc;
+
+	/* Greeting: version, the number of methods, the methods. */
+	if ((rc = read_at_least(c, 2, deadline)) <= 0 ||
+	    (rc = read_at_least(c, 2 + (size_t)h[1], deadline)) <= 0) {
+		if (rc < 0)
+			socks_refuse(
+			    c, &ev, SOCKS_FAILURE, 408, "SOCKS5 greeting not complete in time");
+		return;
+	}
+	g = 2 + (size_t)h[1];
+	if (memchr(h + 2, 0x00, g - 2) == NULL) {
+		ev.kind = SBX_PROXY_DECISION;
+		ev.status = 400;
+		ev.reason = "SOCKS5 client offers no 'no authentication' method";
+		emit(p, &ev);
+		if (send_all(p, c->cfd, method_none, 2, now_ms() + SBX_PROXY_SEND_TIMEOUT_MS) == 0)
+			linger_close(p, c->cfd);
+		return;
+	}
+	if (send_all(p, c->cfd, method_ok, 2, now_ms() + SBX_PROXY_SEND_TIMEOUT_MS) < 0)
+		return;
+
+	/* Request: version, command, reserved, address type, address, port. */
+	if ((rc = read_at_least(c, g + 5, deadline)) <= 0) {
+		if (rc < 0)
+			socks_refuse(
+			    c, &ev, SOCKS_FAILURE, 408, "SOCKS5 request not complete in time");
+		return;
+	}
+	if (h[g] != SOCKS_VERSION || h[g + 2] != 0) {
+		socks_refuse(c, &ev, SOCKS_FAILURE, 400, "bad SOCKS5 request");
+		return;
+	}
+	switch (h[g + 3]) {
+	case 1: alen = 4; break;
+	case 3: alen = 1 + (size_t)h[g + 4]; break;
+	case 4: alen = 16; break;
+	default:
+		socks_refuse(c, &ev, SOCKS_BAD_ATYP, 400, "SOCKS5 address type not supported");
+		return;
+	}
+	need = g + 4 + alen + 2;
+	if ((rc = read_at_least(c, need, deadline)) <= 0) {
+		if (rc < 0)
+			socks_refuse(
+			    c, &ev, SOCKS_FAILURE, 408, "SOCKS5 request not complete in time");
+		return;
+	}
+	port = (uint16_t)(h[need - 2] << 8 | h[need - 1]);
+	ev.port = port;
+	if (h[g + 1] != 1) {
+		/* BIND and UDP ASSOCIATE would open the host to inbound
+		 * traffic or UDP: refused by sbxrun's rules, so a denial. */
+		socks_refuse(
+		    c, &ev, SOCKS_BAD_COMMAND, 403, "SOCKS5 command not supported (CONNECT only)");
+		return;
+	}
+	if (h[g + 3] == 3) {
+		if (!sbx_host_normalize(c->hdr + g + 5, alen - 1, host, sizeof(host))) {
+			socks_refuse(c, &ev, SOCKS_RULESET, 403, "bad host name");
+			return;
+		}
+	} else {
+		char text[INET6_ADDRSTRLEN];
+		int n;
+
+		if (inet_ntop(h[g + 3] == 1 ? AF_INET : AF_INET6, h + g + 4, text, sizeof(text)) ==
+		    NULL) {
+			socks_refuse(c, &ev, SOCKS_FAILURE, 400, "bad SOCKS5 address");
+			return;
+		}
+		n = snprintf(host, sizeof(host), h[g + 3] == 1 ? "%s" : "[%s]", text);
+		if (n < 0 || (size_t)n >= sizeof(host)) {
+			socks_refuse(c, &ev, SOCKS_FAILURE, 400, "bad SOCKS5 address");
+			return;
+		}
+	}
+	ev.host = host;
+	v = sbx_host_decide(&p->allow, &p->deny, host, port);
+	if (v != SBX_HOST_ALLOWED) {
+		socks_refuse(c, &ev, SOCKS_RULESET, 403, sbx_host_verdict_reason(v));
+		return;
+	}
+	dial(p, host, port, &d);
+	if (d.stopping)
+		return;
+	if (d.fd < 0) {
+		ev.addr = d.addr[0] ? d.addr : NULL;
+		socks_refuse(c, &ev, socks_dial_code(&d), d.status, d.reason);
+		return;
+	}
+	ev.kind = SBX_PROXY_DECISION;
+	ev.allowed = true;
+	ev.status = 200;
+	ev.addr = d.addr;
 	emit(p, &ev);
+	if (socks_reply(p, c->cfd, SOCKS_OK, false) < 0) {
+		close(d.fd);
+		ev.kind = SBX_PROXY_CLOSED;
+		emit(p, &ev);
+		return;
+	}
+	/* Bytes a client sent without waiting for the reply go first. */
+	if (c->hlen > need)
+		sbx_buf_add(&first, c->hdr + need, c->hlen - need);
+	carry(c, &ev, d.fd, &first, false);
+	sbx_buf_free(&first);
+}
+
+/* One client: SOCKS5 when its first byte is 5 (no HTTP request line
+ * starts with that byte), HTTP otherwise. */
+static void
+serve(struct conn *c)
+{
+	uint64_t deadline = now_ms() + SBX_PROXY_HDR_TIMEOUT_MS;
+	int rc = read_at_least(c, 1, deadline);
+
+	if (rc < 0) {
+		struct sbx_proxy_event ev = { .id = c->id };
+
+		refuse(c, &ev, 408, "request header not complete in time");
+		return;
+	}
+	if (rc == 0)
+		return;
+	if (c->hdr[0] == SOCKS_VERSION)
+		serve_socks(c, deadline);
+	else
+		serve_http(c, deadline);
 }
 
 static void
@@ -1014,6 +1304,8 @@ proxy_destroy(struct server *p)
 	if (p->wake[1] >= 0)
 		close(p->wake[1]);
 	sbx_strv_free(&p->allow);
+	sbx_strv_free(&p->deny);
+	sbx_strv_free(&p->methods);
 	pthread_cond_destroy(&p->idle);
 	pthread_mutex_destroy(&p->mu);
 	pthread_mutex_destroy(&p->logmu);
@@ -1150,7 +1442,7 @@ accept_main(void *arg)
 
 /* The server inside the helper, serving the listener lfd. */
 static int
-server_open(struct server **sp, int lfd, const struct sbx_strv *allow, struct sbx_err *err)
+server_open(struct server **sp, int lfd, const struct sbx_proxy_rules *rules, struct sbx_err *err)
 {
 	struct server *p;
 	pthread_condattr_t ca;
@@ -1165,8 +1457,12 @@ server_open(struct server **sp, int lfd, const struct sbx_strv *allow, struct sb
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->idle, &ca);
 	pthread_condattr_destroy(&ca);
-	if (allow != NULL)
-		sbx_strv_copy(&p->allow, allow);
+	if (rules->allow != NULL)
+		sbx_strv_copy(&p->allow, rules->allow);
+	if (rules->deny != NULL)
+		sbx_strv_copy(&p->deny, rules->deny);
+	if (rules->methods != NULL)
+		sbx_strv_copy(&p->methods, rules->methods);
 	if (pipe2(p->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		sbx_err_sys(err, "proxy: pipe");
 		proxy_destroy(p);
@@ -1402,8 +1698,9 @@ static void __attribute__((noreturn)) helper_fail(int chan, const struct sbx_err
 
 /* The helper, from fork() to _exit(): never returns. */
 static void __attribute__((noreturn))
-helper_main(pid_t parent, int lfd, int chan, const struct sbx_strv *allow)
+helper_main(pid_t parent, int lfd, int chan, const struct sbx_proxy_rules *rules)
 {
+	struct sbx_ports ports = { 0 };
 	static char test_open[4096];
 	struct sbx_err err = { 0 };
 	struct server *srv;
@@ -1452,9 +1749,13 @@ helper_main(pid_t parent, int lfd, int chan, const struct sbx_strv *allow)
 		explicit_bzero(*e, strlen(*e));
 	(void)clearenv();
 
-	if (server_open(&srv, HELPER_LFD, allow, &err) < 0)
+	if (server_open(&srv, HELPER_LFD, rules, &err) < 0)
 		helper_fail(chan, &err);
-	if (sbx_proxyjail_enter(NULL, &err) < 0)
+	/* The helper connects only to the ports the allow entries name, and
+	 * to 53, where the resolver retries a truncated answer over TCP. */
+	sbx_host_allow_ports(rules->allow, &ports);
+	sbx_ports_add(&ports, 53);
+	if (sbx_proxyjail_enter(&ports, &err) < 0)
 		helper_fail(chan, &err);
 	/* A test's probe of the walls: a file this opens stays open, in
 	 * sight of /proc/PID/fd; one the walls refuse leaves no trace. */
@@ -1560,7 +1861,7 @@ proxy_release(struct sbx_proxy *p)
 }
 
 int
-sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_strv *allow, struct sbx_err *err)
+sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_proxy_rules *rules, struct sbx_err *err)
 {
 	struct sbx_proxy *p;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -1606,7 +1907,7 @@ sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_strv *allow, struct sbx_e
 		return -1;
 	}
 	if (p->pid == 0)
-		helper_main(parent, lfd, sv[1], allow);
+		helper_main(parent, lfd, sv[1], rules);
 	close(lfd);
 	close(sv[1]);
 	p->pidfd = (int)syscall(__NR_pidfd_open, p->pid, 0);

@@ -1,5 +1,7 @@
 /* The built-in allowlist proxy (--allow-host, [proxy] allow): an HTTP
- * proxy for CONNECT tunnels and plain http:// requests, served on a free
+ * proxy for CONNECT tunnels and plain http:// requests, and a SOCKS5
+ * proxy (CONNECT, names resolved by the proxy) on the same port, served
+ * on a free
  * port of 127.0.0.1 for the length of one run by a helper process of its
  * own, confined before it reads a byte from the sandbox (see proxy.c and
  * doc/design/proxy.md).
@@ -69,13 +71,21 @@ struct sbx_proxy_event {
  * way from the helper (strings bounded and terminated, values in range). */
 typedef void (*sbx_proxy_log_fn)(void *ctx, const struct sbx_proxy_event *ev);
 
+/* What the proxy lets through, as the policy holds it (entries as
+ * sbx_parse_host_pattern() makes them; see sbx_host_decide()). */
+struct sbx_proxy_rules {
+	const struct sbx_strv *allow; /* [proxy] allow: "host" or "host:port" */
+	const struct sbx_strv *deny; /* [proxy] deny; NULL for none */
+	const struct sbx_strv *methods; /* plain-HTTP methods; NULL or empty: all */
+};
+
 /* Binds 127.0.0.1 on a free port, listens and starts the confined helper
- * with the listener and allow (patterns as sbx_parse_host_pattern() makes
- * them). The caller keeps no copy of the listener; its own end of the
+ * with the listener and rules; the helper can connect only to the ports
+ * the allow entries name (and 53, for the resolver). The caller keeps no copy of the listener; its own end of the
  * channel to the helper is close-on-exec. The helper dies with the thread
  * that calls this (PR_SET_PDEATHSIG): call it from the main thread. On
  * success *pp is the caller's, to release with sbx_proxy_free(). */
-int sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_strv *allow, struct sbx_err *err);
+int sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_proxy_rules *rules, struct sbx_err *err);
 
 /* The loopback port the proxy listens on. */
 int sbx_proxy_port(const struct sbx_proxy *p);
@@ -92,8 +102,10 @@ int sbx_proxy_start(struct sbx_proxy *p, sbx_proxy_log_fn log, void *ctx, struct
  * more than once, and on a proxy never started. */
 void sbx_proxy_stop(struct sbx_proxy *p);
 
-/* Requests refused by policy so far (403s: host not allowed, or only
- * refused addresses), as counted by sbxrun from the helper's events.
+/* Requests refused by policy so far (403s: host, port or method not
+ * allowed, host denied, only refused addresses; for SOCKS5 every request
+ * answered "not allowed by ruleset" or "command not supported"), as
+ * counted by sbxrun from the helper's events.
  * Malformed requests, timeouts and unreachable hosts are not denials. */
 uint64_t sbx_proxy_denials(const struct sbx_proxy *p);
 

@@ -1,9 +1,10 @@
 /* The allowlist proxy alone, without a sandbox, for
  * tests/integration/proxy.sh and bench/net-proxy:
  *
- *	proxy-driver [PATTERN]...
+ *	proxy-driver [--deny PATTERN] [--methods LIST] [PATTERN]...
  *
- * Each PATTERN is an --allow-host value (checked as sbxrun checks it).
+ * Each PATTERN is an --allow-host value, --deny a --deny-host value and
+ * --methods an --allow-method value (checked as sbxrun checks them).
  * Prints {"port":N} once the proxy listens, then one JSON line per proxy
  * event, and serves until its standard input reaches end of file; then it
  * stops the proxy and prints {"stopped":true,"denials":N,"stop_ms":T}.
@@ -75,22 +76,33 @@ now_ms(void)
 int
 main(int argc, char **argv)
 {
-	struct sbx_strv allow = { 0 };
+	struct sbx_strv allow = { 0 }, deny = { 0 }, methods = { 0 };
+	struct sbx_proxy_rules rules = { .allow = &allow, .deny = &deny, .methods = &methods };
 	struct sbx_proxy *p = NULL;
 	struct sbx_err err = { 0 };
 	char buf[256];
 	uint64_t t;
 
 	for (int i = 1; i < argc; i++) {
+		bool is_deny = strcmp(argv[i], "--deny") == 0 && i + 1 < argc;
 		char *h;
 
+		if (strcmp(argv[i], "--methods") == 0 && i + 1 < argc) {
+			if (sbx_parse_method_list(argv[++i], &methods, &err) < 0) {
+				fprintf(stderr, "proxy-driver: %s\n", err.msg);
+				return 2;
+			}
+			continue;
+		}
+		if (is_deny)
+			i++;
 		if (sbx_parse_host_pattern(argv[i], &h, &err) < 0) {
 			fprintf(stderr, "proxy-driver: %s\n", err.msg);
 			return 2;
 		}
-		sbx_strv_push_take(&allow, h);
+		sbx_strv_push_take(is_deny ? &deny : &allow, h);
 	}
-	if (sbx_proxy_open(&p, &allow, &err) < 0) {
+	if (sbx_proxy_open(&p, &rules, &err) < 0) {
 		fprintf(stderr, "proxy-driver: %s\n", err.msg);
 		return 1;
 	}
@@ -108,5 +120,7 @@ main(int argc, char **argv)
 	    (unsigned long long)sbx_proxy_denials(p), (unsigned long long)(now_ms() - t)));
 	sbx_proxy_free(p);
 	sbx_strv_free(&allow);
+	sbx_strv_free(&deny);
+	sbx_strv_free(&methods);
 	return 0;
 }

@@ -123,7 +123,7 @@ printf '[sandbox]\nlisten = 80\n' >"$T/wrongsec.ini"
 bad_input "$T/wrongsec.ini:2: unknown key 'listen' in [sandbox]; it belongs in [ports]" -p "$T/wrongsec.ini"
 bad_input "unknown option '--alow-read'; did you mean '--allow-read'?" --alow-read /x
 bad_input "unknown option '--alow-read'; did you mean '--allow-read'?" --alow-read=/x
-bad_input "option '--allow' is ambiguous: --allow-read, --allow-host, --allow-degraded" --allow /x
+bad_input "option '--allow' is ambiguous: --allow-read, --allow-host, --allow-method, --allow-degraded" --allow /x
 bad_input "option '--keep' takes no argument" --keep=yes
 bad_input "unknown option '--frobnicate'" --frobnicate
 bad_input "port 8080 is both a listen and a loopback port" --listen 8080 --loopback 8080

@@ -18,7 +18,9 @@ if ! rjail_ok; then
 fi
 D=$NET_DOMAIN
 R4=$NET_REMOTE4
-ALLOW="--allow-host remote.$D --allow-host loop.$D --allow-host self.$D"
+# Each name on the port it is tried on: an entry without a port would
+# allow 80 and 443 only.
+ALLOW="--allow-host remote.$D:8080 --allow-host loop.$D:$HL_TCP --allow-host self.$D:$HL_TCP"
 
 cat >"$NETWD/urlget.py" <<'EOF'
 import sys, urllib.error, urllib.request
@@ -57,10 +59,12 @@ rjail -w "$NETWD" $ALLOW -- sh allowed.sh
 is_status 0 "allowed: the script ran"
 port=$(jget proxy.port)
 ok "the diagnostics name the proxy's port" [ "$port" -gt 0 ] 2>/dev/null
-for v in HTTPS_PROXY HTTP_PROXY https_proxy http_proxy ALL_PROXY; do
+for v in HTTPS_PROXY HTTP_PROXY https_proxy http_proxy; do
 	like "$(cat "$T/out")" "ENV:$v=http://127.0.0.1:$port
 " "$v is set inside to the proxy"
 done
+like "$(cat "$T/out")" "ENV:ALL_PROXY=socks5h://127.0.0.1:$port
+" "ALL_PROXY is set inside to the proxy's SOCKS5 side (socks5h)"
 is "$(code_of plain)" "200:000" "curl, plain http:// through the proxy: 200"
 like "$(cat "$NETWD/plain.body" 2>/dev/null)" "hello from the remote host" "... with the remote host's answer"
 is "$(code_of tunnel)" "200:200" "curl through a CONNECT tunnel: 200"
@@ -96,6 +100,31 @@ nok "the remote host logged no request for the name not listed" rl_has "t=other"
 nok "... nor a connection at all" rl_has "tcp 8080 "
 is "$(hl_new)" "" "this machine's listener (behind loop.$D and self.$D) logged nothing"
 denials_are 5 "refused: denials counts the five 403s"
+
+# --- ports, methods -------------------------------------------------------
+rm -f "$NETWD/curl.err"
+{
+	curl_line port "" "http://remote.$D:8001/?t=port"
+	curl_line portc "-p" "http://remote.$D:8002/?t=portc"
+	curl_line get "" "http://remote.$D:8080/hello?t=get"
+	curl_line post "-d x" "http://remote.$D:8080/hello?t=post"
+	curl_line postc "-p -d x" "http://remote.$D:8080/hello?t=postc"
+} >"$NETWD/methods.sh"
+rl_mark
+# shellcheck disable=SC2086
+rjail -w "$NETWD" $ALLOW --allow-method GET,HEAD -- sh methods.sh
+is_status 0 "methods: the script ran"
+is "$(code_of port)" "403:000" "an allowed name on a port it is not allowed on: 403"
+is "$(code_of portc)" "000:403" "... and its CONNECT: 403"
+is "$(code_of get)" "200:000" "--allow-method GET,HEAD: a plain GET passes"
+is "$(code_of post)" "403:000" "... a plain POST gets 403"
+is "$(code_of postc)" "200:200" "... a POST inside a CONNECT tunnel is not the proxy's to see"
+sleep 0.3
+ok "the remote host logged the GET" rl_has "GET /hello?t=get HTTP/1.1"
+nok "the remote host logged no plain POST" rl_has "t=post HTTP"
+ok "the remote host logged the tunnelled POST" rl_has "POST /hello?t=postc HTTP/1.1"
+nok "the remote host logged no connection to 8001 or 8002" rl_has "tcp 800"
+denials_are 3 "methods: denials counts the two port refusals and the POST"
 
 # --- nothing else reachable directly --------------------------------------
 {

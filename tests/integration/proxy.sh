@@ -251,8 +251,12 @@ wait_for '[ -e "$T/ready" ]' 10 || diag "the servers did not start: $(cat "$T/se
 
 mkfifo "$T/ctl"
 INHERITED=" $(ls /proc/$$/fd | tr '\n' ' ') "
-"$DRIVER" allowed.test allowed6.test '*.wild.test' localhost loop.test loop6.test \
-	self.test metadata.test mixed.test unknown.test 10.231.0.2 127.0.0.1 \
+# Every name on the servers' ports (an entry without a port allows 80
+# and 443 only); metadata.test on those two.
+"$DRIVER" allowed.test:8080 allowed.test:7000 allowed6.test:8080 '*.wild.test:8080' \
+	allowed.test:9 localhost:8080 loop.test:8080 loop6.test:8080 self.test:8080 metadata.test \
+	mixed.test:8080 unknown.test:8080 10.231.0.2:8080 127.0.0.1:8080 \
+	--deny deny.wild.test --deny allowed.test:7001 \
 	<"$T/ctl" >"$T/events" 2>"$T/driver.err" &
 DRV=$!
 BG_PIDS="$BG_PIDS $DRV"
@@ -328,6 +332,58 @@ is "$(code http://127.0.0.1:8080/echo)" 403 "127.0.0.1, though listed"
 is "$(pcurl -p -o /dev/null -w '%{http_connect}' http://loop.test:8080/ 2>/dev/null)" 403 \
 	"CONNECT to a listed name resolving to 127.0.0.1: 403"
 
+# Ports and deny entries.
+like "$(pcurl http://allowed.test:9999/echo)" "port not allowed" "a listed host on another port: 403"
+is "$(code http://allowed.test/echo)" 403 "a host listed with a port is not allowed on 80"
+is "$(pcurl -p -o /dev/null -w '%{http_connect}' http://allowed.test:443/ 2>/dev/null)" 403 \
+	"... nor CONNECT on 443"
+like "$(pcurl http://deny.wild.test:8080/echo)" "host denied" "a denied name under an allowed *.suffix: 403"
+is "$(pcurl -p -o /dev/null -w '%{http_connect}' http://deny.wild.test:8080/ 2>/dev/null)" 403 \
+	"... and its CONNECT"
+
+# SOCKS5 on the same port: names resolved by the proxy (socks5h), or
+# addresses resolved by the client (socks5), under the same rules.
+scurl() {
+	curl -sS --max-time 20 -x "socks5h://127.0.0.1:$PORT" "$@"
+}
+like "$(scurl http://allowed.test:8080/echo)" "GET /echo HTTP/1.1" "SOCKS5 (socks5h): a listed name and port"
+out=$(scurl http://allowed.test:8080/file/rand | sha256sum)
+is "$out" "$(sha256sum <"$T/rand")" "SOCKS5: 8 MiB arrive intact"
+out=$(curl -sS --max-time 20 -x "socks5://127.0.0.1:$PORT" http://allowed.test:8080/echo)
+like "$out" "GET /echo HTTP/1.1" "SOCKS5 with an IPv4 address (10.231.0.2:8080 listed)"
+scurl -o /dev/null http://allowed.test:9999/ 2>"$T/s1"
+like "$(cat "$T/s1")" ". (2)" "SOCKS5, a listed name on another port: refused, code 2 (ruleset)"
+scurl -o /dev/null http://deny.wild.test:8080/ 2>"$T/s2"
+like "$(cat "$T/s2")" ". (2)" "SOCKS5, a denied name: code 2"
+scurl -o /dev/null http://denied.test:8080/ 2>"$T/s3"
+like "$(cat "$T/s3")" ". (2)" "SOCKS5, a name not listed: code 2"
+scurl -o /dev/null http://loop.test:8080/ 2>"$T/s4"
+like "$(cat "$T/s4")" ". (2)" "SOCKS5, a listed name resolving to 127.0.0.1: code 2"
+socks_raw() {
+	"$PY" - "$PORT" "$1" <<'PYEOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(bytes.fromhex(sys.argv[2]))
+out = b""
+try:
+    while len(out) < 12:
+        b = s.recv(64)
+        if not b:
+            break
+        out += b
+except OSError:
+    pass
+print(out.hex())
+PYEOF
+}
+# Greeting + BIND (command 2) to allowed.test:8080, then UDP ASSOCIATE.
+is "$(socks_raw 050100050200030c616c6c6f7765642e746573741f90)" "050005070001000000000000" \
+	"SOCKS5 BIND: command not supported"
+is "$(socks_raw 050100050300030c616c6c6f7765642e746573741f90)" "050005070001000000000000" \
+	"SOCKS5 UDP ASSOCIATE: command not supported"
+is "$(socks_raw 050102)" "05ff" "SOCKS5 without the no-authentication method: no acceptable method"
+is "$(socks_raw 0501000501000900)" "050005080001000000000000" "SOCKS5 unknown address type: not supported"
+
 # Malformed, unresolvable, unreachable.
 raw() {
 	"$PY" "$T/client.py" raw "$PORT" "$1"
@@ -345,7 +401,7 @@ like "$(raw 'GET http://allowed.test:8080/ HTTP/1.1\r\n folded\r\n\r\n')" " 400 
 like "$(raw 'GET http://allowed.test:8080/ HTTP/2.0\r\n\r\n')" " 400 " "HTTP/2.0 on the wire: 400"
 like "$("$PY" "$T/client.py" big-header "$PORT")" " 431 " "a header over 16 KiB: 431"
 like "$(raw 'GET http://ALLOWED.TEST.:8080/echo HTTP/1.0\r\n\r\n')" " 200 " "case and a trailing dot do not matter"
-is "$(code http://unknown.test/)" 502 "a listed name that does not resolve: 502"
+is "$(code http://unknown.test:8080/)" 502 "a listed name that does not resolve: 502"
 is "$(code http://allowed.test:9/)" 502 "a listed name with nothing listening: 502"
 
 # Every descriptor of the proxy is close-on-exec (O_CLOEXEC is 02000000),
@@ -420,6 +476,18 @@ if not find("allowed6.test", allowed=True, addr="fd00:231::2"):
     errs.append("no allowed6.test at fd00:231::2")
 if not find("mixed.test", allowed=True, addr="10.231.0.2"):
     errs.append("mixed.test not connected to 10.231.0.2")
+if not find("allowed.test", allowed=True, status=200, method="SOCKS5"):
+    errs.append("no allowed SOCKS5 connection to allowed.test")
+if not find("allowed.test", allowed=False, status=403, method="SOCKS5", port=9999,
+            reason="port not allowed for this host"):
+    errs.append("no SOCKS5 refusal of allowed.test:9999")
+if not find("deny.wild.test", allowed=False, status=403, method="SOCKS5", reason="host denied"):
+    errs.append("no SOCKS5 refusal of deny.wild.test")
+if not find("deny.wild.test", allowed=False, status=403, method="GET", reason="host denied"):
+    errs.append("no HTTP refusal of deny.wild.test")
+if not [e for e in dec if e["method"] == "SOCKS5" and e["status"] == 403
+        and e["reason"].startswith("SOCKS5 command not supported")]:
+    errs.append("no SOCKS5 refusal of BIND")
 if not find("denied.test", allowed=False, status=403, reason="host not allowed"):
     errs.append("no refusal of denied.test")
 if not [e for e in find("localhost", allowed=False, status=403,

@@ -7,6 +7,7 @@
 #include <sys/un.h>
 
 #include "hostmatch.h"
+#include "policy.h"
 #include "tap.h"
 
 static void
@@ -208,6 +209,163 @@ check_allowed(void)
 		sbx_strv_free(&b);
 	}
 	sbx_strv_free(&pats);
+}
+
+static const char *
+verdict_name(enum sbx_host_verdict v)
+{
+	switch (v) {
+	case SBX_HOST_ALLOWED: return "allowed";
+	case SBX_HOST_NOT_LISTED: return "not listed";
+	case SBX_HOST_PORT: return "port not allowed";
+	case SBX_HOST_DENIED: return "denied";
+	}
+	return "?";
+}
+
+static void
+decides(const struct sbx_strv *allow, const struct sbx_strv *deny, const char *host, uint16_t port,
+    enum sbx_host_verdict want)
+{
+	enum sbx_host_verdict v = sbx_host_decide(allow, deny, host, port);
+
+	if (!ok(v == want, "'%s' port %u is %s", host, port, verdict_name(want)))
+		diag("got: %s", verdict_name(v));
+}
+
+/* Ports, deny over allow, IDN, case and trailing dots: the rules of the
+ * allow and deny entries together (sbx_host_decide()). */
+static void
+check_decide(void)
+{
+	static const char *const allow_list[] = {
+		"api.example.com",
+		"git.example.com:22",
+		"*.example.org",
+		"*.corp.example:5432",
+		"db.example.net:5432",
+		"db.example.net:6379",
+		"xn--bcher-kva.example",
+		"192.0.2.1:8080",
+		"[2001:db8::1]:22",
+		"mixed.example.com",
+		"mixed.example.com:8443",
+		"uploads.example.org",
+		"Upper.Example.COM.:993",
+		NULL,
+	};
+	static const char *const deny_list[] = {
+		"uploads.example.org",
+		"*.internal.example.org",
+		"mixed.example.com:443",
+		"*.corp.example:5432",
+		NULL,
+	};
+	struct sbx_strv allow = strv(allow_list), deny = strv(deny_list), none = { 0 };
+	struct sbx_ports ports = { 0 };
+
+	/* No port: 80 and 443, nothing else. */
+	decides(&allow, &deny, "api.example.com", 443, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "api.example.com", 80, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "api.example.com", 9090, SBX_HOST_PORT);
+	decides(&allow, &deny, "api.example.com", 22, SBX_HOST_PORT);
+	decides(&allow, &deny, "api.example.com", 8443, SBX_HOST_PORT);
+	decides(&allow, &deny, "api.example.com", 0, SBX_HOST_PORT);
+	/* A port: only that port, not 80 or 443 as well. */
+	decides(&allow, &deny, "git.example.com", 22, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "git.example.com", 443, SBX_HOST_PORT);
+	decides(&allow, &deny, "git.example.com", 80, SBX_HOST_PORT);
+	decides(&allow, &deny, "git.example.com", 2222, SBX_HOST_PORT);
+	decides(&allow, &deny, "db.example.net", 5432, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "db.example.net", 6379, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "db.example.net", 3306, SBX_HOST_PORT);
+	/* Entries add up: no port and a port on the same host. */
+	decides(&allow, &deny, "mixed.example.com", 80, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "mixed.example.com", 8443, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "mixed.example.com", 8080, SBX_HOST_PORT);
+	/* *.suffix with and without a port. */
+	decides(&allow, &deny, "a.example.org", 443, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "a.b.example.org", 80, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "a.example.org", 22, SBX_HOST_PORT);
+	decides(&allow, &deny, "example.org", 443, SBX_HOST_NOT_LISTED);
+	decides(&allow, &deny, "badexample.org", 443, SBX_HOST_NOT_LISTED);
+	decides(&allow, &deny, "a.example.org.evil.net", 443, SBX_HOST_NOT_LISTED);
+	/* Deny wins over allow: a whole host, a wildcard inside an allowed
+	 * wildcard, one port of a host, and a wildcard equal to an allow. */
+	decides(&allow, &deny, "uploads.example.org", 443, SBX_HOST_DENIED);
+	decides(&allow, &deny, "uploads.example.org", 80, SBX_HOST_DENIED);
+	decides(&allow, &deny, "uploads.example.org", 9999, SBX_HOST_DENIED);
+	decides(&allow, &deny, "UPLOADS.Example.Org.", 443, SBX_HOST_DENIED);
+	decides(&allow, &deny, "a.internal.example.org", 443, SBX_HOST_DENIED);
+	decides(&allow, &deny, "internal.example.org", 443, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "mixed.example.com", 443, SBX_HOST_DENIED);
+	decides(&allow, &deny, "db.corp.example", 5432, SBX_HOST_DENIED);
+	decides(&allow, &deny, "db.corp.example", 443, SBX_HOST_PORT);
+	decides(&none, &deny, "uploads.example.org", 443, SBX_HOST_DENIED);
+	decides(&allow, NULL, "uploads.example.org", 443, SBX_HOST_ALLOWED);
+	/* Case and one trailing dot, on either side. */
+	decides(&allow, &deny, "API.Example.Com.", 443, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "upper.example.com", 993, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "api.example.com..", 443, SBX_HOST_NOT_LISTED);
+	/* International names: their xn-- form only, case aside; the UTF-8
+	 * spelling (which no client sends on the wire) and a look-alike
+	 * never match. */
+	decides(&allow, &deny, "xn--bcher-kva.example", 443, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "XN--BCHER-KVA.EXAMPLE.", 80, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "b\xc3\xbccher.example", 443, SBX_HOST_NOT_LISTED);
+	decides(&allow, &deny, "xn--bcher-kvb.example", 443, SBX_HOST_NOT_LISTED);
+	decides(&allow, &deny, "bucher.example", 443, SBX_HOST_NOT_LISTED);
+	/* Addresses with ports: exact address and port. */
+	decides(&allow, &deny, "192.0.2.1", 8080, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "192.0.2.1", 80, SBX_HOST_PORT);
+	decides(&allow, &deny, "3221225985", 8080, SBX_HOST_NOT_LISTED);
+	decides(&allow, &deny, "[2001:db8::1]", 22, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "[2001:DB8:0::1]", 22, SBX_HOST_ALLOWED);
+	decides(&allow, &deny, "[2001:db8::1]", 443, SBX_HOST_PORT);
+	/* Nothing listed, or nothing at all. */
+	decides(&none, NULL, "api.example.com", 443, SBX_HOST_NOT_LISTED);
+	decides(NULL, NULL, "api.example.com", 443, SBX_HOST_NOT_LISTED);
+	decides(&allow, &deny, NULL, 443, SBX_HOST_NOT_LISTED);
+	decides(&allow, &deny, "", 443, SBX_HOST_NOT_LISTED);
+	{
+		static const char *const bad[] = { "a.com:", "a.com:0", "a.com:65536", "a.com:x",
+			"a.com:1:2", NULL };
+		struct sbx_strv b = strv(bad);
+
+		decides(&b, NULL, "a.com", 443, SBX_HOST_NOT_LISTED);
+		decides(&b, NULL, "a.com", 1, SBX_HOST_NOT_LISTED);
+		decides(&allow, &b, "api.example.com", 443, SBX_HOST_ALLOWED);
+		ok(true, "malformed entries neither allow nor deny");
+		sbx_strv_free(&b);
+	}
+	ok(strcmp(sbx_host_verdict_reason(SBX_HOST_DENIED), "host denied") == 0 &&
+		sbx_host_verdict_reason(SBX_HOST_ALLOWED) == NULL,
+	    "each verdict has its reason");
+
+	/* The ports the helper may connect to: 80 and 443 for an entry
+	 * without a port, each named port. */
+	sbx_host_allow_ports(&allow, &ports);
+	{
+		static const uint16_t want[] = { 22, 80, 443, 993, 5432, 6379, 8080, 8443 };
+		bool same = ports.n == SBX_ARRAY_LEN(want);
+
+		for (size_t i = 0; same && i < ports.n; i++)
+			same = ports.v[i] == want[i];
+		ok(same, "the allow entries give ports 22 80 443 993 5432 6379 8080 8443");
+	}
+	free(ports.v);
+	ports = (struct sbx_ports){ 0 };
+	{
+		static const char *const only[] = { "git.example.com:22", NULL };
+		struct sbx_strv o = strv(only);
+
+		sbx_host_allow_ports(&o, &ports);
+		ok(ports.n == 1 && ports.v[0] == 22, "a single host:22 gives port 22 alone");
+		sbx_strv_free(&o);
+	}
+	free(ports.v);
+	sbx_strv_free(&allow);
+	sbx_strv_free(&deny);
 }
 
 struct addr {
@@ -444,6 +602,7 @@ main(void)
 {
 	check_normalize();
 	check_allowed();
+	check_decide();
 	check_local();
 	check_own();
 	return done_testing();

@@ -366,6 +366,29 @@ host_bad(const char *s)
 }
 
 static void
+test_methods(void)
+{
+	struct sbx_strv m = { 0 };
+	struct sbx_err err = { 0 };
+
+	ok(sbx_parse_method_list("GET, head,OPTIONS", &m, &err) == 0 && m.n == 3 &&
+		strcmp(m.v[0], "GET") == 0 && strcmp(m.v[1], "HEAD") == 0 &&
+		strcmp(m.v[2], "OPTIONS") == 0,
+	    "a method list parses, upper case, in order");
+	ok(sbx_parse_method_list("get,POST", &m, &err) == 0 && m.n == 4 &&
+		strcmp(m.v[3], "POST") == 0,
+	    "a second list extends it without duplicates");
+	is_int(sbx_parse_method_list("CONNECT", &m, &err), -1, "CONNECT is refused");
+	like(err.msg, "host and port rules", "... saying tunnels follow the host rules");
+	is_int(sbx_parse_method_list("GET,connect", &m, &err), -1, "connect in a list too");
+	is_int(sbx_parse_method_list("G ET;", &m, &err), -1, "a bad token is refused");
+	is_int(sbx_parse_method_list(" , ", &m, &err), -1, "an empty list is refused");
+	is_int(sbx_parse_method_list("GET\nPOST", &m, &err), -1, "a newline is refused");
+	ok(m.n == 4, "refused lists add nothing");
+	sbx_strv_free(&m);
+}
+
+static void
 test_hosts(void)
 {
 	char long_name[300];
@@ -379,6 +402,12 @@ test_hosts(void)
 	host_ok("xn--bcher-kva.example", "xn--bcher-kva.example");
 	host_ok("a-b.c-d.example", "a-b.c-d.example");
 	host_ok("10.0.0.1", "10.0.0.1");
+	host_ok("example.com:443", "example.com:443");
+	host_ok("Git.Example.COM.:22", "git.example.com:22");
+	host_ok("*.example.org:8443", "*.example.org:8443");
+	host_ok("example.com:065535", "example.com:65535");
+	host_ok("10.0.0.1:5432", "10.0.0.1:5432");
+	host_ok("XN--BCHER-KVA.example:22", "xn--bcher-kva.example:22");
 
 	host_bad("");
 	host_bad("  ");
@@ -395,7 +424,16 @@ test_hosts(void)
 	host_bad("*..example.com");
 	host_bad("example.com..");
 	host_bad("http://example.com");
-	host_bad("example.com:443");
+	host_bad("example.com:");
+	host_bad("example.com:0");
+	host_bad("example.com:65536");
+	host_bad("example.com:x");
+	host_bad("example.com:443:22");
+	host_bad(":443");
+	host_bad("*:443");
+	host_bad("example.com:-1");
+	host_bad("b\xc3\xbccher.example");
+	host_bad("*.b\xc3\xbccher.example:22");
 	host_bad("user@example.com");
 	host_bad("[::1]");
 	host_bad("ex_ample.com");
@@ -667,6 +705,7 @@ main(void)
 	test_ports();
 	test_port_lists();
 	test_hosts();
+	test_methods();
 	test_relative_paths();
 	test_mount_values();
 	test_expand_home();

@@ -180,6 +180,10 @@ policy_diff(const struct sbx_policy *a, const struct sbx_policy *b)
 		return "loopback";
 	if (!strv_eq(&a->proxy_allow, &b->proxy_allow))
 		return "[proxy]";
+	if (!strv_eq(&a->proxy_deny, &b->proxy_deny))
+		return "[proxy] deny";
+	if (!strv_eq(&a->proxy_methods, &b->proxy_methods))
+		return "[proxy] methods";
 	if (a->nenv != b->nenv)
 		return "[env] count";
 	for (size_t i = 0; i < a->nenv; i++)
@@ -637,6 +641,8 @@ test_parse_misc(void)
 			"--connect",
 			"--loopback",
 			"--allow-host",
+			"--deny-host",
+			"--allow-method",
 			"--env",
 			"--pass-env",
 			"--timeout",
@@ -676,7 +682,9 @@ static const char every_key[] =
     "[read]\npath = /opt/datasets\npath = ~/data\n[deny]\npath = ~/.config/gh\npath = /srv/s\n"
     "[mounts]\ndata = /srv/data:ro\nout = ~/out:rw\nmy data = /srv/my data\n"
     "[ports]\nlisten = 8080, 8081\nconnect = 443\nconnect = 80\nloopback = 8899\n"
-    "[proxy]\nallow = api.example.com\nallow = *.example.org\n"
+    "[proxy]\nallow = api.example.com\nallow = *.example.org\nallow = git.example.com:22\n"
+    "deny = uploads.example.org\ndeny = *.example.org:8080\nmethods = GET, head\n"
+    "methods = OPTIONS\n"
     "[protect]\npath = .envrc\npath = sub/dir\n"
     "[env]\nLANG = C.UTF-8\nEMPTY =\nEQ = a=b\nHASH = #x\npass = TERM\npass = LC_ALL\n";
 
@@ -707,10 +715,27 @@ test_round_trips(void)
 		    "--pids", "7", "--cpu", "1500ms", "--file-size", "5K", "--open-files", "9",
 		    "--trace", "/tmp/t.jsonl", "--docker-image", "alpine:3", "-r", "/a",
 		    "--deny-read", "/b", "--protect", "p", "-m", "/s:t:rw", "--listen", "1,2",
-		    "--connect", "3", "--loopback", "4", "--allow-host", "*.x.org", "-e", "K=v",
-		    "--pass-env", "P"),
+		    "--connect", "3", "--loopback", "4", "--allow-host", "*.x.org", "--allow-host",
+		    "g.x.org:22", "--deny-host", "u.x.org", "--allow-method", "GET,POST", "-e",
+		    "K=v", "--pass-env", "P"),
 		"every flag"))
 		round_trip(&p, "a policy made of every flag");
+	sbx_policy_free(&p);
+
+	/* The proxy's rules as --print-policy shows them. */
+	if (merge_ok(&p, NULL,
+		ARGS("--allow-host", "A.com.", "--allow-host", "g.com:022", "--deny-host",
+		    "U.com:443", "--allow-method", "get,HEAD", "--allow-method", "head"),
+		"proxy rules")) {
+		char *ini = sbx_policy_to_ini(&p, &err);
+
+		like(ini,
+		    "[proxy]\nallow = a.com\nallow = g.com:22\ndeny = u.com:443\n"
+		    "methods = GET, HEAD\n",
+		    "allow, deny and methods print normalized, in one [proxy] section");
+		free(ini);
+		round_trip(&p, "proxy rules");
+	}
 	sbx_policy_free(&p);
 
 	for (int i = 0; i < 6; i++) {
@@ -856,6 +881,16 @@ test_adversarial_round_trips(void)
 		{ "--env", "X=a ; b", "an env value holding ' ; '" },
 		{ "--pass-env", "A\nB", "a passed env name holding a newline" },
 		{ "--allow-host", "a.com\nallow = b.com", "a host holding a newline" },
+		{ "--allow-host", "a.com:22\ndeny = b.com", "a host:port holding a newline" },
+		{ "--allow-host", "a.com:22 ;x", "a host:port holding ' ;'" },
+		{ "--allow-host", "a.com: 22", "a port after a blank" },
+		{ "--deny-host", "a.com\n[proxy]\nallow = b.com",
+		    "a denied host holding a newline" },
+		{ "--deny-host", ";a.com", "a denied host starting with ';'" },
+		{ "--allow-method", "GET\n[proxy]\nallow = b.com", "a method holding a newline" },
+		{ "--allow-method", "GET ;POST", "a method list holding ' ;'" },
+		{ "--allow-method", "#GET", "a method starting with '#'" },
+		{ "--allow-method", "[proxy]", "a method that looks like a header" },
 		{ "--docker-image", "img\n", "a docker image holding a newline" },
 	};
 	/* Profile lines: the same line parses the same whether it is shorter
@@ -877,6 +912,12 @@ test_adversarial_round_trips(void)
 		{ "[sandbox]", "workdir = /w" },
 		{ "[protect]", "path = p=q" },
 		{ "[protect]", "path = p:q" },
+		{ "[proxy]", "allow = a.com:22 ;c" },
+		{ "[proxy]", "allow = a.com:22;c" },
+		{ "[proxy]", "deny = a.com ;c" },
+		{ "[proxy]", "methods = GET ;POST" },
+		{ "[proxy]", "methods = GET,#POST" },
+		{ "[proxy]", "methods: GET" },
 	};
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(flag_cases); i++) {
@@ -1203,8 +1244,9 @@ test_suggest(void)
 	    "unknown option '--print-polcy'; did you mean '--print-policy'?", "--print-polcy");
 	flag_fails(ARGS("--frobnicate"), "unknown option '--frobnicate'", "--frobnicate");
 	flag_fails(ARGS("--allow", "x"),
-	    "option '--allow' is ambiguous: --allow-read, --allow-host, --allow-degraded",
-	    "--allow (an abbreviation of three)");
+	    "option '--allow' is ambiguous: --allow-read, --allow-host, --allow-method, "
+	    "--allow-degraded",
+	    "--allow (an abbreviation of four)");
 	flag_fails(ARGS("--keep=yes"), "option '--keep' takes no argument", "--keep=yes");
 	flag_fails(ARGS("-Z"), "unknown option '-Z'", "-Z");
 }
