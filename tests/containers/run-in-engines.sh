@@ -41,6 +41,13 @@ fi
 W=$(mktemp -d /tmp/sbxrun-engines.XXXXXX) || exit 1
 chmod 755 "$W"
 DOCK="docker -H unix://$W/docker.sock"
+# podman sets a container's nofile and nproc to the host's maximum, which
+# runc cannot set where sbxrun's CI itself runs without CAP_SYS_RESOURCE
+# (exit 126 before anything runs): ask for limits below any hard limit.
+printf '[containers]\ndefault_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]\n' \
+    >"$W/containers.conf"
+CONTAINERS_CONF=$W/containers.conf
+export CONTAINERS_CONF
 # The engines and their containers (--network host) live in a network
 # namespace of ours holding the remote test network (tests/net-fixture),
 # so that the net-*.sh scripts have a remote host to be kept from.
@@ -95,6 +102,11 @@ cp "$SBXRUN" "$R/usr/local/bin/sbxrun"
 py=$(readlink -f /usr/bin/python3)
 copy_libs "$SBXRUN"
 copy_with_libs "$py" /usr/bin/git /usr/bin/curl
+# glibc opens libgcc_s at the first pthread_exit (no ldd names it): a
+# threaded server inside aborts without it.
+gcc_s=$(ldconfig -p | sed -n 's/.*libgcc_s\.so\.1 (libc6,x86-64) => //p' | head -n 1)
+[ -n "$gcc_s" ] || gcc_s=$(ldconfig -p | sed -n 's/.*libgcc_s\.so\.1 .* => //p' | head -n 1)
+[ -n "$gcc_s" ] && copy_with_libs "$gcc_s"
 pyv=$(basename "$py")
 tar -C / --exclude='__pycache__' --exclude="usr/lib/$pyv/test" \
     --exclude="usr/lib/$pyv/idlelib" --exclude="usr/lib/$pyv/tkinter" \
