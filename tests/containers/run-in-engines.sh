@@ -33,6 +33,8 @@ need=""
 command -v dockerd >/dev/null 2>&1 || need="$need docker.io"
 command -v podman >/dev/null 2>&1 || need="$need podman"
 command -v busybox >/dev/null 2>&1 || need="$need busybox-static"
+# podman kube play builds its pod's pause image around catatonit.
+command -v catatonit >/dev/null 2>&1 || need="$need catatonit"
 if [ -n "$need" ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need >/dev/null 2>&1 ||
 		{ echo "Bail out! cannot install$need"; exit 1; }
@@ -156,8 +158,12 @@ until $DOCK info >/dev/null 2>&1; do
 	[ $i -gt 300 ] && { echo "Bail out! dockerd did not start"; tail -5 "$W/dockerd.log"; exit 1; }
 	sleep 0.1
 done
-$DOCK import "$W/root.tar" "$IMAGE" >/dev/null || { echo "Bail out! docker import"; exit 1; }
-podman import -q "$W/root.tar" "$IMAGE" >/dev/null || { echo "Bail out! podman import"; exit 1; }
+# An imported root has no configuration: give it the PATH real images set
+# (podman kube play, unlike run, adds none).
+$DOCK import -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' "$W/root.tar" "$IMAGE" >/dev/null ||
+	{ echo "Bail out! docker import"; exit 1; }
+podman import -q -c 'ENV=PATH=/usr/local/bin:/usr/bin:/bin' "$W/root.tar" "$IMAGE" >/dev/null ||
+	{ echo "Bail out! podman import"; exit 1; }
 
 # CELLS (a b c d e f k; default all) picks cells, for runs by hand.
 want() { case " ${CELLS:-a b c d e f k} " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -165,9 +171,8 @@ want() { case " ${CELLS:-a b c d e f k} " in *" $1 "*) return 0 ;; esac; return 
 # cell ID NAME ENGINE [RUN OPTION]...: the scripts inside, TAP counted here.
 cell() {
 	want "$1" || return 0
-	name=$2 engine=$3 refused=$4
+	out=$W/cell-$1.out name=$2 engine=$3 refused=$4
 	shift 4
-	out=$W/cell.out
 	$IN $engine run --rm --network host -v "$W/fx:$W/fx:ro" -e SBX_NET_FIXTURE="$W/fx" \
 	    -v "$W/fx/resolv.conf:/etc/resolv.conf:ro" \
 	    -e REFUSED="$refused" "$@" "$IMAGE" sh /opt/sbx/in-container.sh $SCRIPTS >"$out" 2>&1
@@ -187,14 +192,16 @@ cell() {
 	[ $rc = 0 ] || echo "# $name: exit $rc"
 }
 
-# REFUSED names the network rules a cell must refuse with 125: Docker's
-# default profile refuses pidfd_getfd, without which the network
-# supervisor cannot act on the sandbox's sockets (man/sbxrun.1, CONTAINERS).
+# REFUSED names the network rules a cell must refuse with 125: without
+# pidfd_getfd the network supervisor cannot act on the sandbox's sockets
+# (man/sbxrun.1, CONTAINERS). Docker's default profile refuses the call;
+# root in either engine has no CAP_SYS_PTRACE, which taking a descriptor
+# of its uid-65534 sandbox needs.
 DREF="listen proxy"
 cell a "docker default seccomp, user 1000" "$DOCK" "$DREF" --user 1000:1000
 cell b "docker default seccomp, root" "$DOCK" "$DREF"
 cell c "podman default, user 1000" podman "" --user 1000:1000
-cell d "podman default, root" podman ""
+cell d "podman default, root" podman "$DREF"
 cell e "docker cap-drop ALL no-new-privileges, user 1000" "$DOCK" "$DREF" \
     --cap-drop ALL --security-opt no-new-privileges --user 1000:1000
 
@@ -222,9 +229,10 @@ kube() {
 	kst=$(podman inspect -f '{{.State.ExitCode}}' sbxrun-ci-job 2>/dev/null)
 	podman logs sbxrun-ci-job >"$W/kube.out" 2>&1
 	diagline=$(grep '^{"version"' "$W/kube.out" | tail -n 1)
-	case "$kst:$diagline" in
-	0:*'"isolation":"full"'*'"exit_code":0'*)
-		tap OK "podman kube play: the pod's sbxrun run exits 0, isolation full" ;;
+	said=$(grep -c '^hello from the sandbox$' "$W/kube.out")
+	case "$kst:$said:$diagline" in
+	0:1:*'"backend":"landlock","isolation":"full"'*'"exit_code":0'*)
+		tap OK "podman kube play: the pod's sbxrun run exits 0 under landlock, isolation full" ;;
 	*)
 		tap FAIL "podman kube play: exit ${kst:-?}, diagnostics: ${diagline:-none}"
 		sed 's/^/#   /' "$W/kube.out" "$W/kube.err" | head -10 ;;

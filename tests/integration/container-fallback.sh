@@ -195,4 +195,16 @@ is_status 0 "... with --allow-degraded it runs"
 is "$(jget isolation "$T/diag")" partial "... isolation partial"
 like "$(jget unenforced "$T/diag")" "listen" "... unenforced names 'listen'"
 
+# A root caller's landlock sandbox runs as uid 65534: without CAP_SYS_PTRACE
+# (the set Docker and podman give root) its descriptors cannot be taken,
+# so the network rules are refused by name, not failed half-way.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	setpriv --bounding-set=-sys_ptrace "$SBXRUN" --diag fd:3 --backend landlock \
+	    --listen 8080 -w "$WD" <"$T/script" >"$T/out" 2>"$T/err" 3>"$T/diag"
+	SBX_STATUS=$?
+	is_status 125 "root without CAP_SYS_PTRACE, --listen under landlock: 125"
+	like "$(jget error "$T/diag")" "cannot enforce: network, listen" "... naming the rule 'listen'"
+	unlike "$(output)" "^ran" "... nothing ran"
+fi
+
 done_testing
