@@ -162,6 +162,17 @@ ll_probe(struct sbx_caps *caps, struct sbx_err *err)
 			return -1;
 		if (!caps->vm_readv && !caps->proc_mem)
 			return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->mem_why);
+		/* A root caller's sandbox runs as uid 65534: taking a descriptor
+		 * of a process of another uid is a ptrace access that needs
+		 * CAP_SYS_PTRACE (ptrace(2), "Ptrace access mode checking"),
+		 * which container runtimes leave out of root's set. */
+		if (caps->pidfd_getfd && caps->caller_uid == 0 && !has_cap(CAP_SYS_PTRACE)) {
+			caps->pidfd_getfd = false;
+			snprintf(caps->pidfd_getfd_why, sizeof(caps->pidfd_getfd_why),
+			    "root without CAP_SYS_PTRACE cannot take descriptors of a uid %d "
+			    "sandbox (pidfd_getfd)",
+			    SBX_LL_NOBODY);
+		}
 	}
 	return 0;
 }

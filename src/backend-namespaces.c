@@ -115,20 +115,24 @@ payload_net(struct ns_payload *pl, const struct sbx_netrules *r)
 	sbx_netrules_landlock_ports(r, &pl->bind, &pl->connect, &pl->net.connect_any);
 }
 
-/* "auto" and --probe measure every step in a throwaway child (a runtime's
- * masked /proc paths let a user namespace be made but not a fresh /proc
- * mounted in it); the listener and the unix-socket guard need a descriptor
- * taken from init with pidfd_getfd(), and the sockaddr of a connect read
- * from the sandbox's memory. */
+/* --probe measures every step in a throwaway child (a runtime's masked
+ * /proc paths let a user namespace be made but not a fresh /proc mounted
+ * in it). A run does not: it makes the real jail, and a step that fails
+ * before the command runs ends the spawn with SBX_EUNAVAIL and nothing
+ * left behind (ns_spawn), which sends "auto" on to the next backend. The
+ * listener and the unix-socket guard need a descriptor taken from init
+ * with pidfd_getfd(), and the sockaddr of a connect read from the
+ * sandbox's memory. */
 static int
 ns_probe(struct sbx_caps *caps, struct sbx_err *err)
 {
 	caps->landlock_abi = sbx_landlock_abi();
-	if (caps->full_probe)
+	if (caps->full_probe) {
 		caps->seccomp = sbx_seccomp_probe(&caps->seccomp_notify, NULL) == 0;
-	if (!caps->probed_userns && sbx_probe_namespaces(caps, true, err) < 0)
-		return -1;
-	if (!caps->userns)
+		if (!caps->probed_userns && sbx_probe_namespaces(caps, true, err) < 0)
+			return -1;
+	}
+	if (caps->probed_userns && !caps->userns)
 		return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->userns_why);
 	if (sbx_probe_supervision(caps, err) < 0)
 		return -1;
@@ -636,11 +640,6 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	if (m.kind != 0) {
 		m.msg[sizeof(m.msg) - 1] = '\0';
 		sbx_err_set(err, m.errnum, "%s", m.msg);
-		/* Namespaces that exist but give no power inside (as under
-		 * some distributions' restrictions) count as unavailable;
-		 * any other failure is this run's, and is reported. */
-		if (m.errnum == ENOSYS)
-			err->errnum = SBX_EUNAVAIL;
 		goto fail;
 	}
 	if (m.fd >= 0) {
@@ -690,12 +689,24 @@ fail:
 	close(sync[0]);
 	free(pl.bind.v);
 	free(pl.connect.v);
+	/* Killing init ends its pid namespace, and nothing of the caller's
+	 * has run: init execs nothing before the ack above. */
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
 		;
 	sbx_child_close(c);
 	sbx_plan_free(&plan);
 	state_free(st);
+	/* Every step here comes before the command: a runtime that lets the
+	 * namespaces be made but refuses a step in them (a fresh /proc under
+	 * masked paths, a mount under AppArmor, an idmapped tree) leaves this
+	 * backend unusable, and "auto" goes on with the step named. */
+	{
+		char why[sizeof(err->msg)];
+
+		strlcpy(why, err->msg, sizeof(why));
+		sbx_err_set(err, SBX_EUNAVAIL, "the jail could not be set up: %s", why);
+	}
 	return -1;
 }
 

@@ -11,9 +11,11 @@
  * with the step that failed; -1 with SBX_EUNAVAIL in err then. */
 int sbx_probe_namespaces(struct sbx_caps *caps, bool net, struct sbx_err *err);
 
-/* Tries, once, on a child of ours what the supervisor does to a sandbox
- * process: pidfd_getfd, process_vm_readv and a read of /proc/PID/mem.
- * Fills the caps fields; -1 only when no child could be made. */
+/* Tries, once, what the supervisor does to a sandbox process:
+ * pidfd_getfd, process_vm_readv and a read of /proc/PID/mem. For --probe
+ * (caps->full_probe) on a child of ours; for a run on sbxrun itself, which
+ * needs no process (the run then meets the real sandbox process). Fills
+ * the caps fields; -1 only when no child could be made. */
 int sbx_probe_supervision(struct sbx_caps *caps, struct sbx_err *err);
 
 #endif

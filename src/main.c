@@ -742,12 +742,20 @@ run_main(struct run *run, int argc, char **argv)
 			break;
 		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
 			return fail(run, &err);
-		/* "auto" measured this backend unusable by trying it: next. */
-		if (run->cli.verbose)
-			say(run, "%s", err.msg);
-		b = choose_backend(run, b, &err);
-		if (b == NULL)
-			return fail(run, &err);
+		/* "auto" measured this backend unusable by trying it: next,
+		 * with the step that failed named in -v and in the warnings. */
+		{
+			_cleanup_free_ char *why =
+			    sbx_xasprintf("backend %s: %s", b->name, err.msg);
+
+			if (run->cli.verbose)
+				say(run, "%s", why);
+			b = choose_backend(run, b, &err);
+			if (b == NULL)
+				return fail(run, &err);
+			sbx_strv_push_take(&r->warnings,
+			    sbx_xasprintf("%s; ran under backend %s instead", why, b->name));
+		}
 	}
 
 	if (sbx_relay_start(&run->relay, &err) < 0) {

@@ -159,9 +159,30 @@ for what in maskproc,pidfd,vm pidfd,vm; do
 	absent "[$what] a marker outside the workdir is not created" "$JT/$tag"
 	rm -f "$WD/mine" "$WD/byfd"
 done
-denied maskproc,pidfd,vm -v -w "$WD"
-like "$(cat "$T/err")" "namespaces unavailable: cannot mount a fresh /proc" \
+
+# --- a run meets the masked /proc in its real jail, and leaves nothing -----------
+# A run makes no throwaway probe: it builds the real jail, whose fresh
+# /proc is refused before anything of the caller's ran; auto then goes on
+# to landlock with no trace of the half-made jail (the empty .git the
+# jail makes in a workdir without one is removed before landlock starts).
+new_wd
+echo 'ls -A; echo ran' >"$T/script"
+denied maskproc -v -w "$WD"
+is_status 0 "[maskproc] auto: the real jail fails at its fresh /proc, the script runs"
+is "$(jget backend "$T/diag"):$(jget isolation "$T/diag")" landlock:full \
+    "[maskproc] ... under landlock, isolation full"
+like "$(cat "$T/err")" "backend namespaces: the jail could not be set up: cannot mount /proc" \
     "-v names the step that made auto pass namespaces over"
+like "$(jget warnings "$T/diag")" \
+    "backend namespaces: the jail could not be set up: cannot mount /proc: Operation not permitted; ran under backend landlock instead" \
+    "... and so do the warnings"
+is "$(cat "$T/out")" ran "... the sandbox saw an empty workdir (no placeholder left for it)"
+is "$(ls -A "$WD")" "" "... and the workdir is empty on the host afterwards"
+denied maskproc --backend namespaces -w "$WD"
+is_status 125 "--backend namespaces under a masked /proc: 125"
+like "$(jget error "$T/diag")" "the jail could not be set up: cannot mount /proc" \
+    "... naming the step"
+is "$(cat "$T/out"):$(ls -A "$WD")" ":" "... nothing ran and nothing is left in the workdir"
 
 # --- network rules need the sandbox's sockets: refused by name -------------------
 echo 'echo ran' >"$T/script"
@@ -173,5 +194,17 @@ denied pidfd --backend landlock --listen 8080 --allow-degraded -w "$WD"
 is_status 0 "... with --allow-degraded it runs"
 is "$(jget isolation "$T/diag")" partial "... isolation partial"
 like "$(jget unenforced "$T/diag")" "listen" "... unenforced names 'listen'"
+
+# A root caller's landlock sandbox runs as uid 65534: without CAP_SYS_PTRACE
+# (the set Docker and podman give root) its descriptors cannot be taken,
+# so the network rules are refused by name, not failed half-way.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	setpriv --bounding-set=-sys_ptrace "$SBXRUN" --diag fd:3 --backend landlock \
+	    --listen 8080 -w "$WD" <"$T/script" >"$T/out" 2>"$T/err" 3>"$T/diag"
+	SBX_STATUS=$?
+	is_status 125 "root without CAP_SYS_PTRACE, --listen under landlock: 125"
+	like "$(jget error "$T/diag")" "cannot enforce: network, listen" "... naming the rule 'listen'"
+	unlike "$(output)" "^ran" "... nothing ran"
+fi
 
 done_testing

@@ -464,6 +464,11 @@ CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
 resolv = sys.argv[1]
 uid, gid = os.getuid(), os.getgid()
+# A container whose engine bound the fixture's file over /etc/resolv.conf
+# already (tests/containers) needs no namespace of its own for it.
+with open(resolv, "rb") as a, open("/etc/resolv.conf", "rb") as b:
+    if a.read() == b.read():
+        os.execv(sys.argv[2], sys.argv[2:])
 def check(r, what):
     if r != 0:
         sys.stderr.write("nswrap: %s: %s\n" % (what, os.strerror(ctypes.get_errno())))

@@ -204,6 +204,9 @@ is "$SBX_STATUS" 125 "-w through a missing directory and '..' is refused (no lex
 # sbxrun's own --probe: with a user namespace or Landlock available it
 # runs a full jail; with neither it refuses.
 mkdir -p "$T/wa/d"
+# Where auto picks landlock for a root caller (a container), the sandbox
+# runs as uid 65534, which must be able to enter the workdir's parents.
+chmod 711 "$T"
 sbx_script 'echo ran > d/ran' -w "$T/wa"
 if host_userns || [ "$(host_landlock_abi)" -ge 6 ]; then
 	diag "host: userns $(host_userns && echo yes || echo no), Landlock ABI $(host_landlock_abi)"
