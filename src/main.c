@@ -458,7 +458,7 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	run->exec.fs = &run->fs;
 	run->exec.net = run->net.supervised ? &run->net.rules : NULL;
 	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
-	sbx_limits_plan(&run->policy, &run->exec, &run->report);
+	sbx_limits_plan(&run->policy, b, &run->caps, &run->exec, &run->report);
 	return 0;
 }
 
