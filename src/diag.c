@@ -66,8 +66,10 @@ sbx_rules_requested(const struct sbx_policy *p)
 		r |= SBX_RULE_BIT(SBX_RULE_PROXY);
 	if (p->timeout_ms > 0)
 		r |= SBX_RULE_BIT(SBX_RULE_TIMEOUT);
+	/* A default limit is held where the backend can, never asked for:
+	 * no backend is refused for lacking it. */
 	for (size_t i = 0; i < SBX_LIMIT__COUNT; i++)
-		if (p->limits[i].set)
+		if (p->limits[i].set && !p->limits[i].builtin)
 			r |= SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i));
 	return r;
 }
@@ -171,8 +173,11 @@ json_limits(struct sbx_json *j, const struct sbx_report *r, const struct sbx_pol
 		sbx_json_key(j, unit[i]);
 		sbx_json_uint(j, p->limits[i].value);
 		sbx_json_key(j, "by");
+		/* A default is not among the requested rules: the limits plan
+		 * leaves its "by" unset where the backend cannot hold it. */
 		sbx_json_str(j,
-		    r->enforced & SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i))
+		    p->limits[i].builtin ||
+			    (r->enforced & SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i)))
 			? r->limits[i].by
 			: NULL);
 		sbx_json_obj_end(j);

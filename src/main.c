@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "resolve.h"
 #include "rlimits.h"
+#include "cgroup.h"
 #include "selftest.h"
 #include "linux-stdio.h"
 #include "supervise.h"
@@ -458,7 +459,7 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	run->exec.fs = &run->fs;
 	run->exec.net = run->net.supervised ? &run->net.rules : NULL;
 	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
-	sbx_limits_plan(&run->policy, &run->exec, &run->report);
+	sbx_limits_plan(&run->policy, b, &run->caps, &run->exec, &run->report);
 	return 0;
 }
 
@@ -677,14 +678,25 @@ run_main(struct run *run, int argc, char **argv)
 	b = choose_backend(run, NULL, &err);
 	if (b == NULL)
 		return fail(run, &err);
-	/* SPEC: a cgroup v2 leaf when one can be made, else rlimits, and the
-	 * diagnostics say so. sbxrun makes no cgroup (none is delegated to it
-	 * on the machines it was built for; the v1 hierarchies are not its). */
+	/* A cgroup v2 leaf when one can be made, else rlimits, and the
+	 * diagnostics say why (sbxrun.1, LIMITS). */
 	if (b->id != SBX_BACKEND_DOCKER &&
-	    (r->enforced & (SBX_RULE_BIT(SBX_RULE_MEMORY) | SBX_RULE_BIT(SBX_RULE_PIDS))))
-		sbx_strv_push(&r->warnings,
-		    "memory and pids are rlimits, not a cgroup: memory is RLIMIT_AS (the "
-		    "address space, so swap cannot add to it), pids is RLIMIT_NPROC");
+	    (r->enforced & (SBX_RULE_BIT(SBX_RULE_MEMORY) | SBX_RULE_BIT(SBX_RULE_PIDS)))) {
+		const char *why = "no cgroup v2 on this system";
+#ifdef __linux__
+		struct sbx_cg_decision cg;
+
+		sbx_cgroup_probe(&cg);
+		why = cg.way == SBX_CG_NONE ? cg.why
+					    : "a cgroup v2 leaf could be made here, but this "
+					      "version does not make one yet";
+#endif
+		sbx_strv_push_take(&r->warnings,
+		    sbx_xasprintf("memory and pids are rlimits, not a cgroup: %s; memory is "
+				  "RLIMIT_AS (the address space, so swap cannot add to it), pids "
+				  "is RLIMIT_NPROC",
+			why));
+	}
 	/* Set but meaningless for this backend: said, not silently dropped. */
 	if (p->docker_image && b->id != SBX_BACKEND_DOCKER)
 		sbx_strv_push_take(&r->warnings,

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "policy.h"
 
@@ -69,6 +70,27 @@ sbx_policy_init(struct sbx_policy *p, const char *home)
 	p->backend = SBX_BACKEND_AUTO;
 	p->fs = SBX_FS_STRICT;
 	p->network = false;
+	/* Limits by default (sbxrun.profile(5)), so that a fork bomb or a leak
+	 * under the default policy stays off the host's pids and memory. */
+	{
+		long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+		uint64_t phys = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+
+		p->limits[SBX_LIMIT_MEMORY] = (struct sbx_limit){
+			.set = true, .builtin = true, .value = sbx_default_memory(phys)
+		};
+		p->limits[SBX_LIMIT_PIDS] =
+		    (struct sbx_limit){ .set = true, .builtin = true, .value = SBX_DEFAULT_PIDS };
+	}
+}
+
+uint64_t
+sbx_default_memory(uint64_t phys)
+{
+	const uint64_t mib = 1024 * 1024;
+	uint64_t v = phys / 2 / mib * mib;
+
+	return v < 256 * mib ? 256 * mib : v;
 }
 
 void
@@ -682,6 +704,7 @@ set_limit(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 	if (v == 0)
 		return sbx_err_set(err, EINVAL, "%s must be greater than 0", key);
 	p->limits[id].set = true;
+	p->limits[id].builtin = false;
 	p->limits[id].value = v;
 	return 0;
 }

@@ -37,7 +37,17 @@ enum sbx_limit_id {
 struct sbx_limit {
 	bool set;
 	uint64_t value;
+	bool builtin; /* the default of sbx_policy_init, not asked for: held
+	                 where the backend can, never a reason to refuse */
 };
+
+/* The default pids limit: room for a parallel build or a test suite's
+ * workers and their threads, far below the host's pid_max. */
+#define SBX_DEFAULT_PIDS 1024
+
+/* The default memory limit for a machine with phys bytes of memory: half
+ * of it, at least 256 MiB, in whole MiB. */
+uint64_t sbx_default_memory(uint64_t phys);
 
 /* A sorted list of distinct TCP ports. */
 struct sbx_ports {

@@ -1,6 +1,11 @@
 #include "config.h"
 
+#include <dirent.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "rlimits.h"
@@ -30,21 +35,84 @@ sbx_limits_rlimit_rules(const struct sbx_policy *p)
 	return rules;
 }
 
-void
-sbx_limits_plan(const struct sbx_policy *p, struct sbx_exec *x, struct sbx_report *r)
+/* The tasks (processes and threads) whose real uid is uid, as the kernel
+ * counts them against RLIMIT_NPROC; 0 where /proc cannot be read. A
+ * process hidden from us (hidepid) is missed, which only makes the limit
+ * stricter. */
+static uint64_t
+uid_tasks(uid_t uid)
 {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	uint64_t n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		char path[64], line[128];
+		FILE *f;
+		unsigned long real = ULONG_MAX, threads = 0;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		f = fopen(path, "re");
+		if (f == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			if (strncmp(line, "Uid:", 4) == 0)
+				real = strtoul(line + 4, NULL, 10);
+			else if (strncmp(line, "Threads:", 8) == 0)
+				threads = strtoul(line + 8, NULL, 10);
+		}
+		fclose(f);
+		if (real == (unsigned long)uid)
+			n += threads;
+	}
+	closedir(d);
+	return n;
+}
+
+void
+sbx_limits_plan(const struct sbx_policy *p, const struct sbx_backend *b,
+    const struct sbx_caps *caps, struct sbx_exec *x, struct sbx_report *r)
+{
+	uint32_t held = b->enforces(p, caps);
+
 	x->nrlimits = 0;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(map); i++) {
 		const struct sbx_limit *l = &p->limits[map[i].id];
+		const char *by = "rlimit";
 		uint64_t v;
 
+		r->limits[map[i].id].by = NULL;
 		if (!l->set || x->nrlimits >= SBX_MAX_RLIMITS)
+			continue;
+		if (l->builtin && !(held & SBX_RULE_BIT(sbx_limit_rule(map[i].id))))
 			continue;
 		v = l->value;
 		if (map[i].id == SBX_LIMIT_CPU)
 			v = (v + 999) / 1000; /* RLIMIT_CPU counts whole seconds */
+		/* The kernel counts RLIMIT_NPROC per user namespace and uid
+		 * (ucounts). The namespaces backend's jail has a user namespace
+		 * of its own, so the count is the sandbox's tree. Elsewhere it
+		 * is every task of the uid on the host, the payload's or not:
+		 * the limit is what the uid holds now plus the sandbox's share,
+		 * so that the uid's other processes do not eat into it (nor can
+		 * the sandbox take more than its share while they run). */
+		if (map[i].id == SBX_LIMIT_PIDS && b->id != SBX_BACKEND_NAMESPACES &&
+		    b->id != SBX_BACKEND_DOCKER) {
+			/* landlock runs a root caller's payload as uid 65534. */
+			uid_t uid = x->caller_uid == 0 && b->id == SBX_BACKEND_LANDLOCK
+			    ? 65534
+			    : x->caller_uid;
+			uint64_t now = uid_tasks(uid);
+
+			v = v + now < v ? UINT64_MAX : v + now;
+			by = "rlimit-uid";
+		}
 		x->rlimits[x->nrlimits++] = (struct sbx_rlimit){ map[i].resource, v };
-		r->limits[map[i].id].by = "rlimit";
+		r->limits[map[i].id].by = by;
 	}
 }
 

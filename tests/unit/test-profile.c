@@ -228,13 +228,17 @@ test_sandbox_values(void)
 			p.limits[SBX_LIMIT_CPU].value == 120000 &&
 			p.limits[SBX_LIMIT_PIDS].value == UINT64_C(1) << 30,
 		    "memory 1g, file_size 10K, cpu 2m, pids 2^30");
+	ok(!p.limits[SBX_LIMIT_MEMORY].builtin && !p.limits[SBX_LIMIT_PIDS].builtin,
+	    "a limit in a profile is asked for, not the default");
 	sbx_policy_free(&p);
 	if (load_ok(&p, "[sandbox]\nfs = open\n", "no limits"))
-		ok(!p.limits[SBX_LIMIT_MEMORY].set && !p.limits[SBX_LIMIT_PIDS].set &&
+		ok(p.limits[SBX_LIMIT_MEMORY].builtin && p.limits[SBX_LIMIT_PIDS].builtin &&
+			p.limits[SBX_LIMIT_PIDS].value == SBX_DEFAULT_PIDS &&
 			!p.limits[SBX_LIMIT_CPU].set && !p.limits[SBX_LIMIT_FILE_SIZE].set &&
 			!p.limits[SBX_LIMIT_OPEN_FILES].set && p.timeout_ms == 0 &&
 			p.workdir == NULL && p.trace == NULL && p.docker_image == NULL,
-		    "defaults: no limit, no timeout, no workdir, no trace, no image");
+		    "defaults: memory and pids built in, no other limit, no timeout, "
+		    "no workdir, no trace, no image");
 	sbx_policy_free(&p);
 	if (load_ok(&p, "[sandbox]\ndocker_image = ghcr.io/o/img@sha256:abc\n", "docker image"))
 		is_str(p.docker_image, "ghcr.io/o/img@sha256:abc", "docker image with a digest");

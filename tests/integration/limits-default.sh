@@ -1,0 +1,108 @@
+# The default policy protects the host (sbxrun.profile(5), memory and
+# pids): with no limit asked for, a fork bomb is held to the default pids
+# count and the host can still fork while it runs; sbxrun returns and
+# nothing survives; an address-space grab past the default memory fails;
+# and a parallel build (make -j4 of C files) runs under the same defaults.
+# Run for $SBX_BACKEND; every verdict is taken from the host: processes
+# counted with pgrep, forks made by the host, files in the workdir.
+#
+# The bomb is bounded: at most 1500 sleeps (the default is 1024, the
+# host's pid_max far higher), each living 29.5 s at most, and the run is
+# ended by SIGTERM from here once the host has counted.
+. "$(dirname "$0")/jail-lib.sh"
+
+if [ "$SBX_BACKEND" = namespaces ]; then
+	pids_by=rlimit
+else
+	pids_by=rlimit-uid
+fi
+
+# --- the defaults, in the diagnostics ---------------------------------------------------
+jail -w "$WD" -- true
+is_status 0 "a run with no limit asked for"
+is "$(jget limits.pids)" "{\"by\":\"$pids_by\",\"count\":1024}" \
+	"limits.pids: the default 1024, by $pids_by"
+is "$(jget limits.memory.by)" rlimit "limits.memory: a default, by rlimit"
+phys=$(($(getconf _PHYS_PAGES) * $(getconf PAGESIZE)))
+half=$((phys / 2 / 1048576 * 1048576))
+[ "$half" -lt 268435456 ] && half=268435456
+is "$(jget limits.memory.bytes)" "$half" "limits.memory: half the machine's memory"
+unlike "$(jget unenforced)" pids "a default limit is never unenforced"
+
+# --- a fork bomb -------------------------------------------------------------------------
+# The inner shell forks until fork fails (dash then exits); the outer one
+# says so and replaces itself with a sleep: no fork needed.
+new_wd
+tag=29.$$
+printf '%s\n' "sh -c 'i=0; while [ \$i -lt 1500 ]; do sleep $tag & i=\$((i+1)); done' 2>/dev/null
+: >full
+exec sleep $tag" >"$T/bomb"
+BG_STDIN=$T/bomb sbx_bg -w "$WD" -t 60s
+ok "the bomb filled its share" wait_for "[ -e '$WD/full' ]" 40
+n=$(pgrep -fc "sleep $tag")
+diag "bomb processes seen from the host: $n"
+ok "the bomb holds at most 1024 processes (seen from the host: $n)" test "$n" -le 1024
+ok "... and it did fork (more than 500)" test "$n" -gt 500
+# The host forks 100 processes while the bomb holds its share.
+forked=$(sh -c 'i=0; while [ $i -lt 100 ]; do /bin/true || exit 1; i=$((i+1)); done; echo $i' 2>/dev/null)
+is "$forked" 100 "the host can still fork while the bomb runs"
+kill -TERM "$SBX_PID"
+sbx_bg_wait 20
+ok "sbxrun returns after SIGTERM (status $SBX_STATUS)" test "$SBX_STATUS" -ne 137
+no_survivors "no process of the bomb outlives sbxrun" "sleep $tag"
+
+# --- --pids N is this sandbox's share, whatever else the uid runs --------------------
+# 60 processes of the uid the payload runs as (65534 for root under
+# landlock) sleep on the host; a --pids 100 sandbox still forks about 100.
+new_wd
+tag=28.$$
+if [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" = 0 ]; then
+	as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+else
+	as=
+fi
+i=0
+while [ $i -lt 60 ]; do
+	$as sleep $tag &
+	BG_PIDS="$BG_PIDS $!"
+	i=$((i + 1))
+done
+printf '%s\n' "sh -c 'i=0; while [ \$i -lt 150 ]; do sleep $tag & i=\$((i+1)); done' 2>/dev/null
+: >full
+exec sleep $tag" >"$T/bomb"
+BG_STDIN=$T/bomb sbx_bg -w "$WD" -t 60s --pids 100
+ok "the bounded bomb filled its share" wait_for "[ -e '$WD/full' ]" 40
+n=$(($(pgrep -fc "sleep $tag") - 60))
+kill -TERM "$SBX_PID"
+sbx_bg_wait 20
+is "$(jget limits.pids.by "$T/bg.diag")" "$pids_by" "--pids 100: by $pids_by"
+ok "--pids 100 beside 60 other processes of the uid: the sandbox had 90 to 100 ($n)" \
+	test "$n" -ge 90 -a "$n" -le 100
+survivors "sleep $tag" >/dev/null
+
+# --- an address-space grab --------------------------------------------------------------
+new_wd
+jail_sh "python3 -c 'import mmap; m = mmap.mmap(-1, $half + (1 << 30)); open(\"mapped\", \"w\")'
+echo done >ran" -w "$WD"
+ok "the grab ran" test -e "$WD/ran"
+absent "a mapping past the default memory fails" "$WD/mapped"
+
+# --- a parallel build runs under the defaults -------------------------------------------
+new_wd
+i=0
+while [ $i -lt 12 ]; do
+	printf 'int f%d(int x) { return x * %d; }\n' $i $i >"$WD/f$i.c"
+	i=$((i + 1))
+done
+printf 'int main(void) { return 0; }\n' >"$WD/main.c"
+printf 'SRC := $(wildcard *.c)\nprog: $(SRC:.c=.o)\n\tcc -o $@ $^\n%%.o: %%.c\n\tcc -O2 -c -o $@ $<\n' \
+	>"$WD/Makefile"
+# Eight Python workers at once, as a test runner's -n 8 would start them
+# (processes, not a multiprocessing pool: landlock has no POSIX semaphores).
+jail_sh "make -j4 >build.log 2>&1 &&
+seq 1 16 | xargs -P 8 -I{} python3 -c 'import sys, threading; threading.Thread(target=print).start(); open(\"w{}\", \"w\").write(\"{}\")'" -w "$WD"
+is_status 0 "make -j4 and eight Python workers at a time run under the defaults"
+ok "the build made its program" test -x "$WD/prog"
+is "$(cat "$WD"/w* 2>/dev/null | wc -c)" 23 "the sixteen Python workers did their work"
+
+done_testing
