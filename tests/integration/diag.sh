@@ -119,7 +119,7 @@ like "$(jget unenforced)" '"fs"' "backend none: fs is listed as unenforced"
 like "$(jget unenforced)" '"network"' "backend none: network is listed as unenforced"
 is "$(jget layers.userns):$(jget layers.netns):$(jget layers.seccomp):$(jget layers.landlock_abi)" \
 	"false:false:false:0" "backend none: no layer claimed"
-is "$(jget version)" "$("$SBXRUN" --version | sed 's/^sbxrun //')" "version = --version"
+is "$(jget version)" "$("$SBXRUN" --version | sed -n "1s/^sbxrun //p")" "version = the first line of --version"
 
 sbx_script 'kill -KILL $$' --backend none -w "$WD"
 ok "killed: every member, right types" check_diag "$T/diag"
