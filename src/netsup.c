@@ -109,6 +109,7 @@ struct sbx_netsup {
 	pthread_t thread;
 	bool started;
 	bool abandoned; /* a thread outlived the stop: its memory is kept */
+	bool fs_refused; /* the dispatcher could not take the sandbox's fsuid */
 	sbx_net_log_fn log;
 	void *ctx;
 	pthread_mutex_t lock; /* the fields below, and the log */
@@ -994,6 +995,10 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	struct call *c;
 	int domain;
 
+	if (ns->fs_refused) {
+		respond(ns, req->id, 0, EPERM); /* fail closed */
+		return;
+	}
 	if ((ns->flags & SBX_NETSUP_META) && sbx_metasup_handles(req->data.nr)) {
 		handle_meta(ns, req);
 		return;
@@ -1131,6 +1136,19 @@ dispatcher(void *arg)
 
 	if (seccomp_notify_alloc(&req, &resp) < 0)
 		goto out;
+	/* A root caller's sandbox has other ids: this thread's filesystem
+	 * ids become its ids for good (raw calls: this thread only), so that
+	 * every path resolved here for the sandbox (its cwd, its root, a
+	 * unix socket's directory) is searched as the sandbox would search
+	 * it; an O_PATH descriptor opened with root's search rights would
+	 * hand them to the worker. The ptrace-like access stays (its real
+	 * ids and capabilities are kept). */
+	if (ns->meta.as_uid >= 0) {
+		syscall(SYS_setfsgid, ns->meta.as_gid);
+		syscall(SYS_setfsuid, ns->meta.as_uid);
+		ns->fs_refused = (int)syscall(SYS_setfsuid, -1) != ns->meta.as_uid ||
+		    (int)syscall(SYS_setfsgid, -1) != ns->meta.as_gid;
+	}
 	pfd[0] = (struct pollfd){ .fd = ns->fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = ns->done_fd, .events = POLLIN };

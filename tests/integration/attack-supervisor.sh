@@ -63,7 +63,7 @@ like "$during" user.sbx "xattrs: a user.* attribute is set (control)"
 # With port rules set, unix connects and binds go through the supervisor.
 # A 0600 root socket stays unreachable to uid 65534; port 81 stays
 # unbindable even when --listen names it.
-N_ROOT=4
+N_ROOT=5
 if root_only "a root-only socket and a low port are root's alone" "$N_ROOT"; then
 	low=
 	for p in 81 82 83 84 85 86 87 88 89; do
@@ -79,39 +79,48 @@ if root_only "a root-only socket and a low port are root's alone" "$N_ROOT"; the
 		# The landlock backend judges unix sockets in the writable trees.
 		sock=$WD/root.sock
 		inside=root.sock
+		inside2=
 		mnt=
 	else
 		# The workdir is the sandbox's own (idmapped): a read-only mount
 		# of a host directory shows the host's owner.
 		sock=$JT/sockdir/root.sock
 		inside=sd/root.sock
+		inside2=sd/private/any.sock
 		mnt="-m $JT/sockdir:sd"
 	fi
-	"$PY" - "$sock" "$JT/sock.log" <<'EOF' &
-import os, socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o600); s.listen(8)
-log = open(sys.argv[2], "a", buffering=1)
-s.settimeout(1)
+	# And a 0666 socket in a 0700 root directory (namespaces: in the
+	# mounted one): uid 65534 cannot search its way to it.
+	mkdir -p "$JT/sockdir/private"
+	chmod 700 "$JT/sockdir/private"
+	sock2=$JT/sockdir/private/any.sock
+	"$PY" - "$sock" "$sock2" "$JT/sock.log" <<'EOF' &
+import os, select, socket, sys, time
+ls = []
+for path, mode in ((sys.argv[1], 0o600), (sys.argv[2], 0o666)):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(path); os.chmod(path, mode); s.listen(8)
+    ls.append(s)
+log = open(sys.argv[3], "a", buffering=1)
 end = time.time() + 120
 while time.time() < end:
-    try:
+    r, _, _ = select.select(ls, [], [], 1)
+    for s in r:
         c, _ = s.accept()
-    except socket.timeout:
-        continue
-    log.write("accepted\n")
-    c.close()
+        log.write("accepted on %s\n" % s.getsockname())
+        c.close()
 EOF
 	JAIL_PIDS="$JAIL_PIDS $!"
-	wait_for "[ -S '$sock' ]" 10
+	wait_for "[ -S '$sock' ] && [ -S '$sock2' ]" 10
 	: >>"$JT/sock.log"
 	cat >"$WD/reach.py" <<'EOF'
 import os, socket, sys, time
-u = socket.socket(socket.AF_UNIX)
-try:
-    u.connect(sys.argv[1]); print("R:unix:0")
-except OSError as e:
-    print("R:unix:%d" % e.errno)
+for tag, path in (("unix", sys.argv[1]), ("unix2", sys.argv[3])):
+    u = socket.socket(socket.AF_UNIX)
+    try:
+        u.connect(path); print("R:%s:0" % tag)
+    except OSError as e:
+        print("R:%s:%d" % (tag, e.errno))
 t = socket.socket()
 try:
     t.bind(("0.0.0.0", int(sys.argv[2]))); t.listen(4); print("R:low:0")
@@ -127,7 +136,7 @@ EOF
 	# $mnt: options without spaces, split on purpose.
 	# shellcheck disable=SC2086
 	sbx_bg -w "$WD" --connect 443 --listen "${low:-81}" $mnt -- python3 reach.py "$inside" \
-	    "${low:-81}"
+	    "${low:-81}" "${inside2:-/nonexistent}"
 	wait_for "[ -e '$WD/ready' ]" 20
 	if [ -n "$low" ]; then
 		listening=$(ss -ltnH "sport = :$low" 2>/dev/null)
@@ -137,7 +146,15 @@ EOF
 	: >"$WD/go"
 	sbx_bg_wait 30
 	bg_status 0 "root: the script ran"
-	is "$(cat "$JT/sock.log")" "" "root: a 0600 root unix socket logged no connection"
+	is "$(cat "$JT/sock.log")" "" \
+	    "root: a 0600 root unix socket, and one in a 0700 root directory, logged nothing"
+	if [ -n "$inside2" ]; then
+		like "$(cat "$T/bg.out")" "R:unix2:13" "root: the socket in a 0700 directory: EACCES"
+	else
+		# The landlock backend lends a root caller's workdir (the only
+		# place its unix sockets may be) to uid 65534 for the run.
+		skip "landlock: no root-only directory can be in a lent workdir"
+	fi
 	is "$listening" "" "root: nothing listens on port ${low:-81} on the host"
 	like "$(cat "$T/bg.out")" "R:low:13" "root: the bind of port ${low:-81} failed with EACCES"
 	diag "inside: $(tr '\n' ' ' <"$T/bg.out")"
