@@ -316,7 +316,7 @@ sbx_metasup_prepare(const struct sbx_meta_ctx *mc, int notify_fd, const struct s
     struct sbx_meta_op **out, int *errnum, const char **reason)
 {
 	struct sbx_meta_op *op = sbx_xcalloc(1, sizeof(*op));
-	int pid = (int)req->pid, ouid = -1, ogid = -1, r = 0;
+	int pid = (int)req->pid, r = 0;
 	uint64_t id = req->id;
 	struct stat st;
 
@@ -328,18 +328,10 @@ sbx_metasup_prepare(const struct sbx_meta_ctx *mc, int notify_fd, const struct s
 		*errnum = ENOSYS;
 		goto done;
 	}
-	/* A root caller's sandbox runs as another uid: resolve as that uid,
-	 * so that search permissions judge the path as they would for it.
-	 * setfsuid is per thread (raw call: see linux-creds.h). */
-	if (mc->as_uid >= 0) {
-		ogid = (int)syscall(SYS_setfsgid, mc->as_gid);
-		ouid = (int)syscall(SYS_setfsuid, mc->as_uid);
-	}
+	/* Resolved with this thread's filesystem ids, which the supervisor's
+	 * dispatcher holds as the sandbox's for good (netsup.c): search
+	 * permissions judge the path as they would for the sandbox. */
 	op->fd = open_target(pid, &op->m, &op->real_fd, errnum);
-	if (mc->as_uid >= 0) {
-		syscall(SYS_setfsuid, ouid);
-		syscall(SYS_setfsgid, ogid);
-	}
 	if (op->fd < 0)
 		goto done;
 	if (op->m.kind == META_TIMES) {

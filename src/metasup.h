@@ -19,7 +19,7 @@
 
 struct sbx_meta_ctx {
 	const struct sbx_strv *writable; /* canonical directories */
-	int as_uid; /* -1: sbxrun's own ids */
+	int as_uid; /* the sandbox's ids outside; -1: the caller's own */
 	int as_gid;
 };
 
