@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/capability.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -63,6 +64,19 @@ load_filter(const char *const *allow, int write_fd, struct sbx_err *err)
 	return 0;
 }
 
+/* Whether the calling thread's ids all are uid and gid, with no groups. */
+static bool
+holds_only(int uid, int gid)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+
+	return syscall(SYS_getresuid, &ru, &eu, &su) == 0 &&
+	    syscall(SYS_getresgid, &rg, &eg, &sg) == 0 && ru == (uid_t)uid && eu == (uid_t)uid &&
+	    su == (uid_t)uid && rg == (gid_t)gid && eg == (gid_t)gid && sg == (gid_t)gid &&
+	    syscall(SYS_getgroups, 0, NULL) == 0;
+}
+
 int
 sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, struct sbx_err *err)
 {
@@ -71,43 +85,45 @@ sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, 
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
 
-	if (uid >= 0) {
+	/* A thread made by one already dropped (the dispatcher, under the
+	 * landlock backend) has nothing to change, and no right to. */
+	if (uid >= 0 && !holds_only(uid, gid)) {
 		/* The bounding set is per thread in the kernel (it lives in
 		 * the thread's credentials); emptying it needs CAP_SETPCAP,
 		 * which goes with the uid change below. */
 		for (int cap = last_cap(); cap >= 0; cap--)
 			if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
 			    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-				return sbx_err_sys(err, "cannot empty a worker's bounding set");
+				return sbx_err_sys(err, "cannot empty a thread's bounding set");
 		/* Raw calls: this thread only (see linux-creds.h). Leaving uid
 		 * 0 for another clears the permitted and effective sets. */
 		if (syscall(SYS_setgroups, 0, NULL) < 0)
-			return sbx_err_sys(err, "cannot drop a worker's groups");
+			return sbx_err_sys(err, "cannot drop a thread's groups");
 		if (syscall(SYS_setresgid, gid, gid, gid) < 0 ||
 		    syscall(SYS_setresuid, uid, uid, uid) < 0)
-			return sbx_err_sys(err, "cannot take uid %d in a worker", uid);
+			return sbx_err_sys(err, "cannot take uid %d in a thread", uid);
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-		return sbx_err_sys(err, "cannot clear a worker's ambient capabilities");
+		return sbx_err_sys(err, "cannot clear a thread's ambient capabilities");
 	memset(caps, 0, sizeof(caps));
 	if (syscall(SYS_capset, &hdr, caps) < 0)
-		return sbx_err_sys(err, "cannot drop a worker's capabilities");
+		return sbx_err_sys(err, "cannot drop a thread's capabilities");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return sbx_err_sys(err, "cannot set no_new_privs in a worker");
+		return sbx_err_sys(err, "cannot set no_new_privs in a thread");
 
 	/* Checked, not assumed: what the kernel now holds for this thread. */
 	if (syscall(SYS_getresuid, &ru, &eu, &su) < 0 || syscall(SYS_getresgid, &rg, &eg, &sg) < 0)
-		return sbx_err_sys(err, "cannot read a worker's ids");
+		return sbx_err_sys(err, "cannot read a thread's ids");
 	if (uid >= 0 &&
 	    (ru != (uid_t)uid || eu != (uid_t)uid || su != (uid_t)uid || rg != (gid_t)gid ||
 		eg != (gid_t)gid || sg != (gid_t)gid || syscall(SYS_getgroups, 0, NULL) != 0 ||
 		syscall(SYS_setfsuid, -1) != uid || syscall(SYS_setfsgid, -1) != gid))
-		return sbx_err_set(err, EPERM, "a worker kept other ids than %d", uid);
+		return sbx_err_set(err, EPERM, "a thread kept other ids than %d", uid);
 	hdr = (struct __user_cap_header_struct){ .version = _LINUX_CAPABILITY_VERSION_3 };
 	if (syscall(SYS_capget, &hdr, caps) < 0)
-		return sbx_err_sys(err, "cannot read a worker's capabilities");
+		return sbx_err_sys(err, "cannot read a thread's capabilities");
 	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
 		if (caps[i].effective || caps[i].permitted || caps[i].inheritable)
-			return sbx_err_set(err, EPERM, "a worker kept capabilities");
-	return load_filter(allow, write_fd, err);
+			return sbx_err_set(err, EPERM, "a thread kept capabilities");
+	return allow != NULL ? load_filter(allow, write_fd, err) : 0;
 }

@@ -21,13 +21,14 @@
  *
  *  - uid >= 0 (a root caller, whose sandbox runs as uid outside): the
  *    bounding set emptied, no supplementary groups, real, effective, saved
- *    and filesystem gid = gid and uid = uid;
+ *    and filesystem gid = gid and uid = uid (nothing to do, and no right
+ *    to do it, in a thread made by one already dropped);
  *  - uid < 0 (an unprivileged caller, whose sandbox runs as the caller):
  *    the ids are kept, they already are the sandbox's;
  *
  * and then, in both cases, the effective, permitted, inheritable and
- * ambient capability sets emptied, no_new_privs set, and a seccomp filter
- * loaded that allows the system calls named in allow (libseccomp names,
+ * ambient capability sets emptied, no_new_privs set, and (allow not NULL)
+ * a seccomp filter loaded that allows the system calls named in allow (libseccomp names,
  * NULL-terminated; names unknown here are skipped), write(2) on write_fd
  * alone (when >= 0), and fails every other with EPERM. Each step is checked; on any failure the thread is left
  * part-way and must not be used for the sandbox (fail closed). */

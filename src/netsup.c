@@ -8,14 +8,18 @@
  *   launcher thread  (network.h) takes the Landlock network domain (and
  *                    no_new_privs) and starts the jail and this supervisor
  *                    from inside it; the sandbox's domain nests in it.
- *   dispatcher       one thread, made by the launcher: the caller's ids in
- *                    that domain. It reads notifications, reads the
- *                    sandbox's memory (process_vm_readv), takes its
- *                    descriptors (pidfd_getfd), resolves paths in its view
- *                    and decides. Those need ptrace access to the sandbox,
- *                    which a thread holding only the sandbox's own rights
- *                    lacks under the namespaces backend for a root caller
- *                    (the sandbox's user namespace is owned by root). It
+ *   dispatcher       one thread, made by the launcher, in that domain. It
+ *                    reads notifications, reads the sandbox's memory
+ *                    (process_vm_readv), takes its descriptors
+ *                    (pidfd_getfd), resolves paths in its view and
+ *                    decides. Those need ptrace access to the sandbox.
+ *                    Under the landlock backend (SBX_NETSUP_READ_DROPPED)
+ *                    it first drops to the sandbox's ids and no capability,
+ *                    which keep that access. Under namespaces a root
+ *                    caller's dispatcher keeps root's real ids and
+ *                    capabilities (a uid-65534 thread has no CAP_SYS_PTRACE
+ *                    in the root-owned user namespace of the sandbox) but
+ *                    takes the sandbox's filesystem ids for good. It
  *                    performs no call for the sandbox and never blocks on
  *                    one: it only answers.
  *   workers          a pool of at most MAX_WORKERS threads, made by the
@@ -1143,7 +1147,15 @@ dispatcher(void *arg)
 	 * it; an O_PATH descriptor opened with root's search rights would
 	 * hand them to the worker. The ptrace-like access stays (its real
 	 * ids and capabilities are kept). */
-	if (ns->meta.as_uid >= 0) {
+	if (ns->flags & SBX_NETSUP_READ_DROPPED) {
+		/* Drop before reading anything of the sandbox's: the same ids
+		 * as the workers, no capability, no filter (it needs many
+		 * more calls). The workers it makes start from there. */
+		struct sbx_err err = { 0 };
+
+		ns->fs_refused =
+		    sbx_creds_drop_thread(ns->meta.as_uid, ns->meta.as_gid, NULL, -1, &err) < 0;
+	} else if (ns->meta.as_uid >= 0) {
 		syscall(SYS_setfsgid, ns->meta.as_gid);
 		syscall(SYS_setfsuid, ns->meta.as_uid);
 		ns->fs_refused = (int)syscall(SYS_setfsuid, -1) != ns->meta.as_uid ||

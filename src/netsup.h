@@ -53,6 +53,15 @@ typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
  * an abstract connect made for the sandbox is judged by the kernel
  * (only sockets of the sandbox's own, nested, domain are reachable). */
 #define SBX_NETSUP_ABSTRACT_SCOPED 0x8u
+/* The sandbox runs in sbxrun's own user namespace, as the ids given to
+ * sbx_netsup_set_meta() (the landlock backend): the dispatcher drops to
+ * those ids and no capability too, before it reads anything of the
+ * sandbox's, and keeps its ptrace-like access (same ids; the sandbox holds
+ * no capability either). Without it (namespaces: the sandbox's user
+ * namespace is owned by the caller, and a root caller's dispatcher must
+ * keep CAP_SYS_PTRACE in it) the dispatcher takes the sandbox's
+ * filesystem ids only. */
+#define SBX_NETSUP_READ_DROPPED 0x10u
 
 /* Makes a supervisor for rules (copied by reference: they must outlive it). */
 struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags);
