@@ -113,7 +113,7 @@ struct sbx_netsup {
 	pthread_t thread;
 	bool started;
 	bool abandoned; /* a thread outlived the stop: its memory is kept */
-	bool fs_refused; /* the dispatcher could not take the sandbox's fsuid */
+	bool refuse_all; /* the dispatcher could not drop: every call fails */
 	sbx_net_log_fn log;
 	void *ctx;
 	pthread_mutex_t lock; /* the fields below, and the log */
@@ -999,7 +999,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	struct call *c;
 	int domain;
 
-	if (ns->fs_refused) {
+	if (ns->refuse_all) {
 		respond(ns, req->id, 0, EPERM); /* fail closed */
 		return;
 	}
@@ -1153,12 +1153,12 @@ dispatcher(void *arg)
 		 * more calls). The workers it makes start from there. */
 		struct sbx_err err = { 0 };
 
-		ns->fs_refused =
+		ns->refuse_all =
 		    sbx_creds_drop_thread(ns->meta.as_uid, ns->meta.as_gid, NULL, -1, &err) < 0;
 	} else if (ns->meta.as_uid >= 0) {
 		syscall(SYS_setfsgid, ns->meta.as_gid);
 		syscall(SYS_setfsuid, ns->meta.as_uid);
-		ns->fs_refused = (int)syscall(SYS_setfsuid, -1) != ns->meta.as_uid ||
+		ns->refuse_all = (int)syscall(SYS_setfsuid, -1) != ns->meta.as_uid ||
 		    (int)syscall(SYS_setfsgid, -1) != ns->meta.as_gid;
 	}
 	pfd[0] = (struct pollfd){ .fd = ns->fd, .events = POLLIN };
