@@ -162,7 +162,7 @@ fi
 
 # --- (c) the stall ---------------------------------------------------------------
 # A peer on the host accepts and never reads. The sandbox flips O_NONBLOCK
-# on its socket from one thread while eight others make blocking sends:
+# on its socket from one thread while 64 others make blocking sends:
 # whatever the flag says when the supervisor looks, no send it performs may
 # hold up the end of the run. --timeout and SIGTERM still end it, with the
 # JSON line.
@@ -213,12 +213,14 @@ main(int argc, char **argv)
 	a.sin_port = htons((unsigned short)atoi(argv[1]));
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
 	s = socket(AF_INET, SOCK_STREAM, 0);
+	/* A small send buffer: full, so every send blocks, at once. */
+	setsockopt(s, SOL_SOCKET, SO_SNDBUF, &(int){ 4096 }, sizeof(int));
 	if (connect(s, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		perror("connect");
 		return 1;
 	}
 	pthread_create(&t, NULL, flip, NULL);
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 64; i++)
 		pthread_create(&t, NULL, sender, NULL);
 	pause();
 	return 0;
@@ -257,7 +259,7 @@ PEER=$(cat "$JT/peer.port")
 wait_full() {
 	wait_for "ss -tnH state established '( sport = :$PEER )' | awk '\$1 > 0 {f=1} END {exit !f}'" 20 ||
 	    diag "the peer's queue never filled"
-	sleep 1
+	sleep 2
 }
 
 if [ -z "$cc_ok" ]; then
