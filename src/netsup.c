@@ -123,7 +123,8 @@ struct sbx_netsup {
 	struct call *done, *done_end; /* performed, waiting for the answer */
 	struct call *running, *running_end; /* on a worker now */
 	pthread_t pool[MAX_WORKERS];
-	int nworkers, idle, alive;
+	int nworkers, idle, alive, nqueued;
+	atomic_bool drop_failed; /* a thread could not take the sandbox's rights */
 	atomic_bool stopping;
 	atomic_uint_fast64_t denials;
 };
@@ -215,6 +216,12 @@ sbx_netsup_set_meta(struct sbx_netsup *ns, const struct sbx_strv *writable, int 
 	ns->meta.writable = writable;
 	ns->meta.as_uid = as_uid;
 	ns->meta.as_gid = as_gid;
+}
+
+bool
+sbx_netsup_drop_failed(const struct sbx_netsup *ns)
+{
+	return ns != NULL && atomic_load(&ns->drop_failed);
 }
 
 uint64_t
@@ -467,6 +474,9 @@ worker(void *arg)
 	bool dropped = sbx_creds_drop_thread(
 			   ns->meta.as_uid, ns->meta.as_gid, worker_calls, ns->done_fd, &err) == 0;
 
+	if (!dropped)
+		ns->drop_failed = true;
+
 	pthread_mutex_lock(&ns->lock);
 	for (;;) {
 		struct call *c;
@@ -480,6 +490,7 @@ worker(void *arg)
 			break;
 		c = ns->queue;
 		list_remove(&ns->queue, &ns->queue_end, c);
+		ns->nqueued--;
 		list_append(&ns->running, &ns->running_end, c);
 		pthread_mutex_unlock(&ns->lock);
 		c->result = dropped ? perform(c) : -EPERM;
@@ -501,8 +512,6 @@ worker(void *arg)
 static void
 submit(struct sbx_netsup *ns, struct call *c)
 {
-	int queued = 0;
-
 	pthread_mutex_lock(&ns->lock);
 	if (ns->stopping) {
 		pthread_mutex_unlock(&ns->lock);
@@ -511,9 +520,8 @@ submit(struct sbx_netsup *ns, struct call *c)
 		return;
 	}
 	list_append(&ns->queue, &ns->queue_end, c);
-	for (struct call *q = ns->queue; q; q = q->next)
-		queued++;
-	if (queued > ns->idle && ns->nworkers < MAX_WORKERS &&
+	ns->nqueued++;
+	if (ns->nqueued > ns->idle && ns->nworkers < MAX_WORKERS &&
 	    pthread_create(&ns->pool[ns->nworkers], NULL, worker, ns) == 0) {
 		ns->nworkers++;
 		ns->alive++;
@@ -521,6 +529,7 @@ submit(struct sbx_netsup *ns, struct call *c)
 	if (ns->nworkers == 0) {
 		/* No worker could be made: refused, never made here. */
 		list_remove(&ns->queue, &ns->queue_end, c);
+		ns->nqueued--;
 		pthread_mutex_unlock(&ns->lock);
 		respond(ns, c->id, 0, EAGAIN);
 		call_free(c);
@@ -1155,11 +1164,13 @@ dispatcher(void *arg)
 
 		ns->refuse_all =
 		    sbx_creds_drop_thread(ns->meta.as_uid, ns->meta.as_gid, NULL, -1, &err) < 0;
+		ns->drop_failed = ns->refuse_all;
 	} else if (ns->meta.as_uid >= 0) {
 		syscall(SYS_setfsgid, ns->meta.as_gid);
 		syscall(SYS_setfsuid, ns->meta.as_uid);
 		ns->refuse_all = (int)syscall(SYS_setfsuid, -1) != ns->meta.as_uid ||
 		    (int)syscall(SYS_setfsgid, -1) != ns->meta.as_gid;
+		ns->drop_failed = ns->refuse_all;
 	}
 	pfd[0] = (struct pollfd){ .fd = ns->fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };

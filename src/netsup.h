@@ -89,6 +89,10 @@ void sbx_netsup_set_meta(
 
 uint64_t sbx_netsup_denials(const struct sbx_netsup *ns);
 
+/* Whether a thread of the supervisor could not take the sandbox's
+ * credentials (every call it was to make then failed with EPERM). */
+bool sbx_netsup_drop_failed(const struct sbx_netsup *ns);
+
 /* Helpers shared by the handlers of trapped calls: a copy of the caller's
  * descriptor fd (through a pidfd of the calling thread), and a copy of len
  * bytes of its memory at addr. */
