@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -448,115 +449,131 @@ apply(const struct meta *m, int fd, bool real_fd, const struct timespec *ts, con
 /* Whether a change on fd touches a path the plan keeps from the
  * sandbox's own calls: at or below a hidden or a protected path, or a
  * frozen directory itself (its entries are fixed, and so is who may
- * change them and how it looks). The walk up from fd is made with
- * sbxrun's own filesystem ids (ouid, ogid), which can search the
- * ancestors of the workdir that the sandbox's ids may not. */
+ * change them and how it looks). The walk up from fd is made with this
+ * thread's filesystem ids, the sandbox's (doc/design/supervisor.md): it
+ * stops at the root of the writable tree, and an ancestor those ids cannot
+ * open counts as guarded, so the walk fails closed. */
 static bool
-meta_guarded(const struct sbx_meta_ctx *mc, int fd, int ouid, int ogid, const char **reason)
+meta_guarded(const struct sbx_meta_ctx *mc, int fd, const char **reason)
 {
-	bool r;
-
-	if (mc->as_uid >= 0) {
-		syscall(SYS_setfsgid, ogid);
-		syscall(SYS_setfsuid, ouid);
-	}
-	r = sbx_metasup_guarded(
+	return sbx_metasup_guarded(
 	    mc, fd, SBX_GUARD_HIDDEN | SBX_GUARD_PROTECT | SBX_GUARD_FROZEN, reason);
-	if (mc->as_uid >= 0) {
-		syscall(SYS_setfsgid, mc->as_gid);
-		syscall(SYS_setfsuid, mc->as_uid);
-	}
-	return r;
+}
+
+/* One allowed change, with everything it needs copied: applied later, on
+ * a worker thread holding the sandbox's credentials. */
+struct sbx_meta_op {
+	struct meta m;
+	int fd; /* O_PATH, or a real descriptor (real_fd) */
+	bool real_fd;
+	bool now; /* times: "now" */
+	struct timespec ts[2];
+	char name[XATTR_NAME_MAX + 1];
+	void *value;
+};
+
+void
+sbx_metasup_op_free(struct sbx_meta_op *op)
+{
+	if (op == NULL)
+		return;
+	if (op->fd >= 0)
+		close(op->fd);
+	free(op->value);
+	free(op);
+}
+
+/* Only the user namespace of extended attributes may be set or removed
+ * for the sandbox. The kernel judges security.* and trusted.* by
+ * capability alone, not by the file's permissions (a file capability is
+ * a security.capability value), and system.* carries ACLs: none of them
+ * is the sandbox's to change, whoever makes the call. */
+static bool
+xattr_name_ok(const char *name)
+{
+	return strncmp(name, "user.", 5) == 0;
 }
 
 int
-sbx_metasup_run(const struct sbx_meta_ctx *mc, int notify_fd, const struct seccomp_notif *req,
-    int64_t *val, int *errnum, const char **reason)
+sbx_metasup_prepare(const struct sbx_meta_ctx *mc, int notify_fd, const struct seccomp_notif *req,
+    struct sbx_meta_op **out, int *errnum, const char **reason)
 {
-	struct meta m;
-	struct timespec ts[2], *tsp = ts;
-	char name[XATTR_NAME_MAX + 1] = "";
-	void *value = NULL;
-	bool real_fd = false;
-	int pid = (int)req->pid, fd = -1, ouid = -1, ogid = -1, r = 0;
+	struct sbx_meta_op *op = sbx_xcalloc(1, sizeof(*op));
+	int pid = (int)req->pid, r = 0;
 	uint64_t id = req->id;
 	struct stat st;
-	int64_t res;
 
-	*val = 0;
+	*out = NULL;
 	*errnum = 0;
 	*reason = NULL;
-	if (parse(req->data.nr, req->data.args, &m) < 0) {
+	op->fd = -1;
+	if (parse(req->data.nr, req->data.args, &op->m) < 0) {
 		*errnum = ENOSYS;
-		return 0;
-	}
-	/* A root caller's sandbox runs as another uid: resolve and change as
-	 * that uid, so file permissions judge as they would for it. */
-	if (mc->as_uid >= 0) {
-		ogid = (int)syscall(SYS_setfsgid, mc->as_gid);
-		ouid = (int)syscall(SYS_setfsuid, mc->as_uid);
-	}
-	fd = open_target(pid, &m, &real_fd, errnum);
-	if (fd < 0)
 		goto done;
-	if (m.kind == META_TIMES) {
-		r = read_times(pid, &m, ts);
+	}
+	/* Resolved with this thread's filesystem ids, which the supervisor's
+	 * dispatcher holds as the sandbox's for good (netsup.c): search
+	 * permissions judge the path as they would for the sandbox. */
+	op->fd = open_target(pid, &op->m, &op->real_fd, errnum);
+	if (op->fd < 0)
+		goto done;
+	if (op->m.kind == META_TIMES) {
+		r = read_times(pid, &op->m, op->ts);
 		if (r < 0) {
 			*errnum = EFAULT;
 			goto done;
 		}
-		if (r > 0)
-			tsp = NULL;
+		op->now = r > 0;
 	}
-	if ((m.kind == META_XSET || m.kind == META_XREMOVE) &&
-	    peek_string(pid, m.name, name, sizeof(name)) < 0) {
+	if ((op->m.kind == META_XSET || op->m.kind == META_XREMOVE) &&
+	    peek_string(pid, op->m.name, op->name, sizeof(op->name)) < 0) {
 		*errnum = ERANGE;
 		goto done;
 	}
-	if (m.kind == META_XSET) {
-		if (m.size > XATTR_SIZE_MAX) {
+	if (op->m.kind == META_XSET) {
+		if (op->m.size > XATTR_SIZE_MAX) {
 			*errnum = E2BIG;
 			goto done;
 		}
-		value = sbx_xmalloc(m.size ? m.size : 1);
-		if (sbx_notify_peek(pid, m.value, value, m.size) < 0) {
+		op->value = sbx_xmalloc(op->m.size ? op->m.size : 1);
+		if (sbx_notify_peek(pid, op->m.value, op->value, op->m.size) < 0) {
 			*errnum = EFAULT;
 			goto done;
 		}
 	}
 	/* Everything is copied: is the caller still the one that trapped? */
 	if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0) {
-		r = -1;
-		goto out;
+		sbx_metasup_op_free(op);
+		return -1;
 	}
-	if (!sbx_metasup_in_writable(mc, fd)) {
+	if (!sbx_metasup_in_writable(mc, op->fd)) {
 		*errnum = EPERM;
 		*reason = "metadata change outside the writable trees";
 		goto done;
 	}
-	if (meta_guarded(mc, fd, ouid, ogid, reason)) {
+	if (meta_guarded(mc, op->fd, reason)) {
 		*errnum = EPERM;
 		goto done;
 	}
-	if (!real_fd && m.nofollow && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+	if (!op->real_fd && op->m.nofollow && fstat(op->fd, &st) == 0 && S_ISLNK(st.st_mode)) {
 		*errnum = EPERM;
 		*reason = "metadata change of a symlink";
 		goto done;
 	}
-	res = apply(&m, fd, real_fd, tsp, name, value);
-	if (res < 0)
-		*errnum = (int)-res;
-	else
-		*val = res;
-done:
-	r = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(value);
-	if (mc->as_uid >= 0) {
-		syscall(SYS_setfsuid, ouid);
-		syscall(SYS_setfsgid, ogid);
+	if ((op->m.kind == META_XSET || op->m.kind == META_XREMOVE) && !xattr_name_ok(op->name)) {
+		*errnum = EPERM;
+		*reason = "extended attribute outside user.*";
+		goto done;
 	}
-	return r;
+	*out = op;
+	return 0;
+done:
+	sbx_metasup_op_free(op);
+	return 0;
+}
+
+int64_t
+sbx_metasup_apply(const struct sbx_meta_op *op)
+{
+	return apply(&op->m, op->fd, op->real_fd, op->now ? NULL : op->ts, op->name, op->value);
 }

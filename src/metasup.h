@@ -4,8 +4,10 @@
  * here by the supervisor (netsup.c): the target is resolved in the
  * caller's context to an O_PATH descriptor, allowed only when it lies in a
  * writable tree (the workdir, the private TMPDIR, rw mount sources), and
- * the change is then made by sbxrun on that very descriptor, so a path
- * swapped after the check changes nothing. */
+ * the change is then made on that very descriptor, so a path swapped
+ * after the check changes nothing, by a worker thread holding the
+ * sandbox's own credentials (netsup.h). Extended attributes outside
+ * user.* are refused. */
 #ifndef SBX_METASUP_H
 #define SBX_METASUP_H
 
@@ -41,7 +43,7 @@ struct sbx_meta_id {
 
 struct sbx_meta_ctx {
 	const struct sbx_strv *writable; /* canonical directories */
-	int as_uid; /* -1: sbxrun's own ids */
+	int as_uid; /* the sandbox's ids outside; -1: the caller's own */
 	int as_gid;
 	struct sbx_meta_id *ids; /* the guard's paths as they resolved at start */
 	size_t nids;
@@ -73,10 +75,23 @@ void sbx_metasup_guard_free(struct sbx_meta_guard *g);
  * cannot be opened counts as guarded: refuse rather than guess. */
 bool sbx_metasup_guarded(const struct sbx_meta_ctx *m, int fd, unsigned what, const char **reason);
 
-/* Decides and, when allowed, makes the trapped call req. Fills *val or
- * *errnum for the answer, and *reason (static) when refused by policy.
- * Returns -1 when the notification is no longer valid (nothing to answer). */
-int sbx_metasup_run(const struct sbx_meta_ctx *m, int notify_fd, const struct seccomp_notif *req,
-    int64_t *val, int *errnum, const char **reason);
+/* One allowed change, ready to be made (opaque). */
+struct sbx_meta_op;
+
+/* Decides the trapped call req, copying everything it needs out of the
+ * caller: on the supervisor's thread that can read the sandbox. When the
+ * call is allowed, *op is the change to make (with sbx_metasup_apply, on a
+ * thread holding the sandbox's credentials); else *op is NULL and
+ * *errnum is the answer, with *reason (static) when refused by policy.
+ * Returns -1 when the notification is no longer valid (nothing to
+ * answer). */
+int sbx_metasup_prepare(const struct sbx_meta_ctx *m, int notify_fd,
+    const struct seccomp_notif *req, struct sbx_meta_op **op, int *errnum, const char **reason);
+
+/* Makes the change op: the call's result (>= 0) or -errno. It takes no
+ * decision: the calling thread's credentials are the last judge. */
+int64_t sbx_metasup_apply(const struct sbx_meta_op *op);
+
+void sbx_metasup_op_free(struct sbx_meta_op *op);
 
 #endif

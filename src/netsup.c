@@ -1,3 +1,49 @@
+/* The supervisor of the sandbox's trapped calls (network and, under the
+ * landlock backend, metadata): its process and thread model, and who holds
+ * which rights (doc/design/supervisor.md says more).
+ *
+ *   main thread      sbxrun's lifecycle with the caller's rights: spawn,
+ *                    wait, kill, the report, removing sbxrun's own files.
+ *                    It never acts for the sandbox.
+ *   launcher thread  (network.h) takes the Landlock network domain (and
+ *                    no_new_privs) and starts the jail and this supervisor
+ *                    from inside it; the sandbox's domain nests in it.
+ *   dispatcher       one thread, made by the launcher, in that domain. It
+ *                    reads notifications, reads the sandbox's memory
+ *                    (process_vm_readv), takes its descriptors
+ *                    (pidfd_getfd), resolves paths in its view and
+ *                    decides. Those need ptrace access to the sandbox.
+ *                    Under the landlock backend (SBX_NETSUP_READ_DROPPED)
+ *                    it first drops to the sandbox's ids and no capability,
+ *                    which keep that access. Under namespaces a root
+ *                    caller's dispatcher keeps root's real ids and
+ *                    capabilities (a uid-65534 thread has no CAP_SYS_PTRACE
+ *                    in the root-owned user namespace of the sandbox) but
+ *                    takes the sandbox's filesystem ids for good. It
+ *                    performs no call for the sandbox and never blocks on
+ *                    one: it only answers.
+ *   workers          a pool of at most MAX_WORKERS threads, made by the
+ *                    dispatcher when a call waits and none is idle (never
+ *                    one per call). Each first drops itself for good to
+ *                    the sandbox's credentials (linux-creds.h: for a root
+ *                    caller uid/gid 65534, no groups, no capabilities;
+ *                    for another caller its own ids), sets no_new_privs
+ *                    and loads a seccomp filter of its own allowing only
+ *                    the calls below; it keeps the Landlock domain. Every
+ *                    call made for the sandbox (connect, bind, listen,
+ *                    send*, metadata changes) is made there, so the kernel
+ *                    judges it as it would judge the sandbox: a root-only
+ *                    socket, a port below 1024, a security.* attribute stay
+ *                    out of reach. A worker may block as long as the peer
+ *                    wants; nobody waits for it without a bound.
+ *
+ * The end of a run (sbx_netsup_stop): stopping is marked, every socket
+ * held for the sandbox is shut down (again and again, until the workers
+ * are out), and every join is bounded; a thread still stuck then is left
+ * behind, with the memory it uses, for the process exit to end.
+ *
+ * Nothing in sbxrun may call glibc's set*id wrappers once these threads
+ * exist: they would take every thread back to the caller's ids. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -18,6 +64,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -27,6 +74,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "linux-creds.h"
 #include "metasup.h"
 #include "netsup.h"
 #include "notifydecode.h"
@@ -42,6 +90,12 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
 #endif
 
+/* The workers: at most this many calls are in progress for the sandbox at
+ * once (the others wait in the queue, in order). */
+#define MAX_WORKERS 8
+/* How long the end of a run waits for the supervisor's threads. */
+#define STOP_GRACE_MS 2000
+
 struct sbx_netsup {
 	const struct sbx_netrules *rules;
 	unsigned flags;
@@ -49,16 +103,23 @@ struct sbx_netsup {
 	int diag; /* sock_diag in the jail's netns, or -1 */
 	pthread_mutex_t diag_lock;
 	int wake[2];
-	struct sbx_meta_ctx meta; /* SBX_NETSUP_META */
+	int done_fd; /* eventfd: a worker finished a call */
+	struct sbx_meta_ctx meta; /* SBX_NETSUP_META; as_uid: the workers' ids */
 	pthread_t thread;
 	bool started;
+	bool abandoned; /* a thread outlived the stop: its memory is kept */
+	bool refuse_all; /* the dispatcher could not drop: every call fails */
 	sbx_net_log_fn log;
 	void *ctx;
-	pthread_mutex_t lock;
-	pthread_cond_t idle;
-	int workers;
-	int *active; /* sockets workers are using */
-	size_t nactive;
+	pthread_mutex_t lock; /* the fields below, and the log */
+	pthread_cond_t work; /* the queue got a call, or stopping */
+	pthread_cond_t gone; /* a worker ended */
+	struct call *queue, *queue_end; /* allowed, waiting for a worker */
+	struct call *done, *done_end; /* performed, waiting for the answer */
+	struct call *running, *running_end; /* on a worker now */
+	pthread_t pool[MAX_WORKERS];
+	int nworkers, idle, alive, nqueued;
+	atomic_bool drop_failed; /* a thread could not take the sandbox's rights */
 	atomic_bool stopping;
 	atomic_uint_fast64_t denials;
 };
@@ -84,6 +145,9 @@ struct call {
 	struct mmsghdr *mmsg; /* sendmmsg, our copies */
 	uint64_t mmsg_at; /* ... and where the caller's array is */
 	unsigned vlen;
+	struct sbx_meta_op *meta; /* a metadata change, or NULL */
+	int64_t result; /* performed: >= 0 or -errno */
+	struct call *next, *prev; /* in a queue of sbx_netsup */
 };
 
 static void
@@ -99,6 +163,7 @@ call_free(struct call *c)
 	free(c->data);
 	sbx_decode_msghdr_free(&c->msg);
 	sbx_decode_mmsg_free(c->mmsg, c->vlen);
+	sbx_metasup_op_free(c->meta);
 	free(c);
 }
 
@@ -106,16 +171,22 @@ struct sbx_netsup *
 sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 {
 	struct sbx_netsup *ns = sbx_xcalloc(1, sizeof(*ns));
+	pthread_condattr_t ca;
 
 	ns->rules = rules;
 	ns->flags = flags;
 	ns->fd = -1;
 	ns->diag = -1;
+	ns->done_fd = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
 	ns->wake[0] = ns->wake[1] = -1;
 	pthread_mutex_init(&ns->lock, NULL);
 	pthread_mutex_init(&ns->diag_lock, NULL);
-	pthread_cond_init(&ns->idle, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ns->work, &ca);
+	pthread_cond_init(&ns->gone, &ca);
+	pthread_condattr_destroy(&ca);
 	return ns;
 }
 
@@ -134,20 +205,27 @@ sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard)
 		sbx_metasup_set_guard(&ns->meta, guard);
 }
 
+bool
+sbx_netsup_drop_failed(const struct sbx_netsup *ns)
+{
+	return ns != NULL && atomic_load(&ns->drop_failed);
+}
+
 uint64_t
 sbx_netsup_denials(const struct sbx_netsup *ns)
 {
 	return ns ? atomic_load(&ns->denials) : 0;
 }
 
+/* Answers a notification with a result or an error, never with
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE: another thread of the sandbox could
+ * change what the call refers to before the kernel went on with it. */
 static void
-respond(struct sbx_netsup *ns, uint64_t id, int64_t val, int errnum, bool cont)
+respond(struct sbx_netsup *ns, uint64_t id, int64_t val, int errnum)
 {
 	struct seccomp_notif_resp resp = { .id = id };
 
-	if (cont)
-		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	else if (errnum)
+	if (errnum)
 		resp.error = -errnum;
 	else
 		resp.val = val;
@@ -333,16 +411,10 @@ is_local(const struct sockaddr *sa, socklen_t len)
 	return r == 0 || errno == EADDRINUSE || errno == EACCES;
 }
 
-static bool
-nonblocking(int sock)
-{
-	int fl = fcntl(sock, F_GETFL);
-
-	return fl >= 0 && (fl & O_NONBLOCK);
-}
-
-/* Performs an allowed call on our copy of the socket; returns the result
- * as the syscall would (>= 0) or -errno. */
+/* Performs an allowed call on our copy of the socket (or the metadata
+ * change); returns the result as the syscall would (>= 0) or -errno. Runs
+ * on a worker, with the sandbox's credentials: the kernel judges the call
+ * as it would judge the sandbox's own. */
 static int64_t
 perform(struct call *c)
 {
@@ -350,22 +422,11 @@ perform(struct call *c)
 	ssize_t n = -1;
 	int r = -1;
 
+	if (c->meta != NULL)
+		return sbx_metasup_apply(c->meta);
 	if (c->nr == SCMP_SYS(connect))
 		r = connect(c->sock, sa, c->addrlen);
-	else if (c->nr == SCMP_SYS(bind) && sa && sa->sa_family == AF_UNIX &&
-	    c->ns->meta.as_uid >= 0) {
-		/* The socket file is made as the sandbox's ids, which own
-		 * what it makes (an idmapped workdir, its own tmpfs). */
-		int ogid = (int)syscall(SYS_setfsgid, c->ns->meta.as_gid);
-		int ouid = (int)syscall(SYS_setfsuid, c->ns->meta.as_uid);
-
-		r = bind(c->sock, sa, c->addrlen);
-		if (r < 0)
-			r = -errno;
-		syscall(SYS_setfsuid, ouid);
-		syscall(SYS_setfsgid, ogid);
-		return r;
-	} else if (c->nr == SCMP_SYS(bind))
+	else if (c->nr == SCMP_SYS(bind))
 		r = bind(c->sock, sa, c->addrlen);
 	else if (c->nr == SCMP_SYS(listen))
 		r = listen(c->sock, (int)c->arg);
@@ -376,84 +437,176 @@ perform(struct call *c)
 		    : n;
 	else if (c->nr == SCMP_SYS(sendmsg))
 		return (n = sendmsg(c->sock, &c->msg, (int)c->arg | MSG_NOSIGNAL)) < 0 ? -errno : n;
-	else if (c->nr == SCMP_SYS(sendmmsg)) {
+	else if (c->nr == SCMP_SYS(sendmmsg))
 		r = sendmmsg(c->sock, c->mmsg, c->vlen, (int)c->arg | MSG_NOSIGNAL);
-		if (r < 0)
-			return -errno;
-		/* sendmmsg reports each message's sent length in its msg_len:
-		 * write ours back into the caller's array (glibc's resolver
-		 * reads them). */
-		for (int i = 0; i < r; i++)
-			sbx_notify_poke(c->pid,
-			    c->mmsg_at + (uint64_t)i * sizeof(struct mmsghdr) +
-				offsetof(struct mmsghdr, msg_len),
-			    &c->mmsg[i].msg_len, sizeof(c->mmsg[i].msg_len));
-		return r;
-	}
 	return r < 0 ? -errno : r;
 }
 
+/* What a worker may call: the calls it makes for the sandbox, and what
+ * its own life in the pool needs (its lock, its end). Anything else fails
+ * with EPERM; write(2) is allowed on the completion eventfd only. */
+static const char *const worker_calls[] = {
+	"connect",
+	"bind",
+	"listen",
+	"sendto",
+	"sendmsg",
+	"sendmmsg",
+	"chmod",
+	"fchmod",
+	"fchmodat",
+	"fchownat",
+	"utimensat",
+	"setxattr",
+	"fsetxattr",
+	"removexattr",
+	"fremovexattr",
+	"futex",
+	"madvise",
+	"munmap",
+	"exit",
+	"rt_sigprocmask",
+	"rt_sigreturn",
+	"restart_syscall",
+	"sched_yield",
+	"clock_gettime",
+	"getpid",
+	"gettid",
+	NULL,
+};
+
+/* The lists of calls: a call is in at most one at a time. */
 static void
-track(struct sbx_netsup *ns, int sock, bool add)
+list_append(struct call **head, struct call **end, struct call *c)
 {
-	pthread_mutex_lock(&ns->lock);
-	if (add) {
-		ns->active = sbx_xreallocarray(ns->active, ns->nactive + 1, sizeof(int));
-		ns->active[ns->nactive++] = sock;
-		ns->workers++;
-	} else {
-		for (size_t i = 0; i < ns->nactive; i++) {
-			if (ns->active[i] == sock) {
-				ns->active[i] = ns->active[--ns->nactive];
-				break;
-			}
-		}
-		if (--ns->workers == 0)
-			pthread_cond_broadcast(&ns->idle);
-	}
-	pthread_mutex_unlock(&ns->lock);
+	c->next = NULL;
+	c->prev = *end;
+	if (*end)
+		(*end)->next = c;
+	else
+		*head = c;
+	*end = c;
+}
+
+static void
+list_remove(struct call **head, struct call **end, struct call *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		*head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		*end = c->prev;
+	c->next = c->prev = NULL;
 }
 
 static void *
 worker(void *arg)
 {
-	struct call *c = arg;
-	struct sbx_netsup *ns = c->ns;
-	int64_t r = perform(c);
+	struct sbx_netsup *ns = arg;
+	struct sbx_err err = { 0 };
+	uint64_t one = 1;
+	/* Before the first call, for good. If this fails, the worker still
+	 * answers (so nothing waits on it) but makes no call: EPERM. */
+	bool dropped = sbx_creds_drop_thread(
+			   ns->meta.as_uid, ns->meta.as_gid, worker_calls, ns->done_fd, &err) == 0;
 
-	respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0, false);
-	emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
-	track(ns, c->sock, false);
-	call_free(c);
+	if (!dropped)
+		ns->drop_failed = true;
+
+	pthread_mutex_lock(&ns->lock);
+	for (;;) {
+		struct call *c;
+
+		while (ns->queue == NULL && !ns->stopping) {
+			ns->idle++;
+			pthread_cond_wait(&ns->work, &ns->lock);
+			ns->idle--;
+		}
+		if (ns->stopping)
+			break;
+		c = ns->queue;
+		list_remove(&ns->queue, &ns->queue_end, c);
+		ns->nqueued--;
+		list_append(&ns->running, &ns->running_end, c);
+		pthread_mutex_unlock(&ns->lock);
+		c->result = dropped ? perform(c) : -EPERM;
+		pthread_mutex_lock(&ns->lock);
+		list_remove(&ns->running, &ns->running_end, c);
+		list_append(&ns->done, &ns->done_end, c);
+		if (write(ns->done_fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is already non-zero */
+		}
+	}
+	ns->alive--;
+	pthread_cond_broadcast(&ns->gone);
+	pthread_mutex_unlock(&ns->lock);
 	return NULL;
 }
 
-/* Runs an allowed call: here when it cannot block, else on a thread. */
+/* Hands an allowed call to the pool; a worker is made when none is idle
+ * for it, up to MAX_WORKERS. The dispatcher itself never performs. */
 static void
-dispatch(struct sbx_netsup *ns, struct call *c, bool may_block)
+submit(struct sbx_netsup *ns, struct call *c)
 {
-	pthread_attr_t attr;
-	pthread_t t;
-
-	if (may_block) {
-		track(ns, c->sock, true);
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &attr, worker, c) == 0) {
-			pthread_attr_destroy(&attr);
-			return;
-		}
-		pthread_attr_destroy(&attr);
-		track(ns, c->sock, false);
-		respond(ns, c->id, 0, EAGAIN, false);
+	pthread_mutex_lock(&ns->lock);
+	if (ns->stopping) {
+		pthread_mutex_unlock(&ns->lock);
+		respond(ns, c->id, 0, ECONNABORTED);
 		call_free(c);
 		return;
 	}
-	{
-		int64_t r = perform(c);
+	list_append(&ns->queue, &ns->queue_end, c);
+	ns->nqueued++;
+	if (ns->nqueued > ns->idle && ns->nworkers < MAX_WORKERS &&
+	    pthread_create(&ns->pool[ns->nworkers], NULL, worker, ns) == 0) {
+		ns->nworkers++;
+		ns->alive++;
+	}
+	if (ns->nworkers == 0) {
+		/* No worker could be made: refused, never made here. */
+		list_remove(&ns->queue, &ns->queue_end, c);
+		ns->nqueued--;
+		pthread_mutex_unlock(&ns->lock);
+		respond(ns, c->id, 0, EAGAIN);
+		call_free(c);
+		return;
+	}
+	pthread_cond_signal(&ns->work);
+	pthread_mutex_unlock(&ns->lock);
+}
 
-		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0, false);
-		emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
+/* Answers the calls the workers finished. */
+static void
+finish(struct sbx_netsup *ns)
+{
+	struct call *list, *c;
+	uint64_t n;
+
+	if (read(ns->done_fd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: nothing new; the list says */
+	}
+	pthread_mutex_lock(&ns->lock);
+	list = ns->done;
+	ns->done = ns->done_end = NULL;
+	pthread_mutex_unlock(&ns->lock);
+	while ((c = list) != NULL) {
+		int64_t r = c->result;
+
+		list = c->next;
+		/* sendmmsg reports each message's sent length in its msg_len:
+		 * write ours back into the caller's array (glibc's resolver
+		 * reads them). Done here: it needs access to the caller. */
+		for (int64_t i = 0; c->nr == SCMP_SYS(sendmmsg) && i < r; i++)
+			sbx_notify_poke(c->pid,
+			    c->mmsg_at + (uint64_t)i * sizeof(struct mmsghdr) +
+				offsetof(struct mmsghdr, msg_len),
+			    &c->mmsg[i].msg_len, sizeof(c->mmsg[i].msg_len));
+		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+		if (c->meta == NULL)
+			emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
 		call_free(c);
 	}
 }
@@ -791,31 +944,46 @@ decide_unix_bind(struct sbx_netsup *ns, struct call *c)
 	return (struct sbx_netverdict){ .allow = true };
 }
 
+/* A metadata call: decided here (metasup.c), made by a worker. */
 static void
 handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
-	struct call c = {
-		.id = req->id, .pid = (int)req->pid, .opname = "metadata", .sock = -1, .target = -1
-	};
+	struct call *c = sbx_xcalloc(1, sizeof(*c));
 	const char *reason = NULL;
-	int64_t val = 0;
 	int errnum = 0;
 
-	if (sbx_metasup_run(&ns->meta, ns->fd, req, &val, &errnum, &reason) < 0)
-		return; /* the caller went away */
-	respond(ns, req->id, val, errnum, false);
+	c->ns = ns;
+	c->id = req->id;
+	c->pid = (int)req->pid;
+	c->nr = req->data.nr;
+	c->opname = "metadata";
+	c->sock = c->target = -1;
+	if (sbx_metasup_prepare(&ns->meta, ns->fd, req, &c->meta, &errnum, &reason) < 0) {
+		call_free(c); /* the caller went away */
+		return;
+	}
+	if (c->meta != NULL) {
+		submit(ns, c);
+		return;
+	}
+	respond(ns, c->id, 0, errnum);
 	if (reason)
-		emit(ns, &c, false, reason, -errnum);
+		emit(ns, c, false, reason, -errnum);
+	call_free(c);
 }
 
 static void
 handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
 	struct sbx_netverdict v = { .allow = false, .errnum = EPERM, .reason = "not understood" };
-	bool stream_fastopen, may_block;
+	bool stream_fastopen;
 	struct call *c;
 	int domain;
 
+	if (ns->refuse_all) {
+		respond(ns, req->id, 0, EPERM); /* fail closed */
+		return;
+	}
 	if ((ns->flags & SBX_NETSUP_META) && sbx_metasup_handles(req->data.nr)) {
 		handle_meta(ns, req);
 		return;
@@ -837,7 +1005,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		return;
 	}
 	if (domain < 0) {
-		respond(ns, c->id, 0, -domain, false);
+		respond(ns, c->id, 0, -domain);
 		call_free(c);
 		return;
 	}
@@ -872,8 +1040,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		}
 		if (!v.allow)
 			goto refused;
-		dispatch(ns, c,
-		    !nonblocking(c->sock) && c->nr != SCMP_SYS(bind) && c->nr != SCMP_SYS(listen));
+		submit(ns, c);
 		return;
 	}
 	if (domain != AF_INET && domain != AF_INET6) {
@@ -936,13 +1103,12 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	}
 	if (!v.allow)
 		goto refused;
-	may_block = !nonblocking(c->sock) &&
-	    (c->nr == SCMP_SYS(connect) || c->nr == SCMP_SYS(sendto) ||
-		c->nr == SCMP_SYS(sendmsg) || c->nr == SCMP_SYS(sendmmsg));
-	dispatch(ns, c, may_block);
+	/* Whatever the socket's flags say now (the sandbox may flip them at
+	 * any instant): a worker performs it, never this thread. */
+	submit(ns, c);
 	return;
 refused:
-	respond(ns, c->id, 0, v.errnum, false);
+	respond(ns, c->id, 0, v.errnum);
 	emit(ns, c, false, v.reason, -v.errnum);
 	call_free(c);
 }
@@ -953,28 +1119,61 @@ dispatcher(void *arg)
 	struct sbx_netsup *ns = arg;
 	struct seccomp_notif *req = NULL;
 	struct seccomp_notif_resp *resp = NULL;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 
 	if (seccomp_notify_alloc(&req, &resp) < 0)
-		return NULL;
+		goto out;
+	/* A root caller's sandbox has other ids: this thread's filesystem
+	 * ids become its ids for good (raw calls: this thread only), so that
+	 * every path resolved here for the sandbox (its cwd, its root, a
+	 * unix socket's directory) is searched as the sandbox would search
+	 * it; an O_PATH descriptor opened with root's search rights would
+	 * hand them to the worker. The ptrace-like access stays (its real
+	 * ids and capabilities are kept). */
+	if (ns->flags & SBX_NETSUP_READ_DROPPED) {
+		/* Drop before reading anything of the sandbox's: the same ids
+		 * as the workers, no capability, no filter (it needs many
+		 * more calls). The workers it makes start from there. */
+		struct sbx_err err = { 0 };
+
+		ns->refuse_all =
+		    sbx_creds_drop_thread(ns->meta.as_uid, ns->meta.as_gid, NULL, -1, &err) < 0;
+		ns->drop_failed = ns->refuse_all;
+	} else if (ns->meta.as_uid >= 0) {
+		syscall(SYS_setfsgid, ns->meta.as_gid);
+		syscall(SYS_setfsuid, ns->meta.as_uid);
+		ns->refuse_all = (int)syscall(SYS_setfsuid, -1) != ns->meta.as_uid ||
+		    (int)syscall(SYS_setfsgid, -1) != ns->meta.as_gid;
+		ns->drop_failed = ns->refuse_all;
+	}
 	pfd[0] = (struct pollfd){ .fd = ns->fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = ns->done_fd, .events = POLLIN };
 	while (!ns->stopping) {
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (pfd[1].revents)
 			break;
+		if (pfd[2].revents)
+			finish(ns);
 		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			break;
+		if (!(pfd[0].revents & POLLIN))
+			continue;
 		memset(req, 0, sizeof(*req));
 		if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
 			continue; /* ENOENT: the caller went away */
 		handle(ns, req);
 	}
 	seccomp_notify_free(req, resp);
+out:
+	pthread_mutex_lock(&ns->lock);
+	ns->alive--;
+	pthread_cond_broadcast(&ns->gone);
+	pthread_mutex_unlock(&ns->lock);
 	return NULL;
 }
 
@@ -994,12 +1193,18 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 	ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags);
 	if (pipe2(ns->wake, O_CLOEXEC) < 0)
 		return sbx_err_sys(err, "pipe");
-	/* sbxrun's signalfd must keep getting every signal. */
+	ns->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ns->done_fd < 0)
+		return sbx_err_sys(err, "eventfd");
+	/* sbxrun's signalfd must keep getting every signal: this thread and
+	 * the workers it makes block them all. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ns->alive = 1;
 	r = pthread_create(&ns->thread, NULL, dispatcher, ns);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
+		ns->alive = 0;
 		errno = r;
 		return sbx_err_sys(err, "cannot start the network supervisor");
 	}
@@ -1007,25 +1212,82 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 	return 0;
 }
 
+/* Shuts down every socket a worker is using for the sandbox: a send or
+ * connect blocked on a peer returns. With ns->lock held. */
+static void
+cut_loose(struct sbx_netsup *ns)
+{
+	for (struct call *c = ns->running; c; c = c->next)
+		if (c->sock >= 0)
+			shutdown(c->sock, SHUT_RDWR);
+}
+
+static void
+free_list(struct call *c)
+{
+	while (c != NULL) {
+		struct call *next = c->next;
+
+		call_free(c);
+		c = next;
+	}
+}
+
 void
 sbx_netsup_stop(struct sbx_netsup *ns)
 {
+	struct timespec deadline, step;
+
 	if (ns == NULL || !ns->started)
 		return;
+	ns->started = false;
+	pthread_mutex_lock(&ns->lock);
 	ns->stopping = true;
+	pthread_cond_broadcast(&ns->work);
+	pthread_mutex_unlock(&ns->lock);
 	if (write(ns->wake[1], "x", 1) < 0) {
 		/* the dispatcher also ends when the notify fd hangs up */
 	}
-	pthread_join(ns->thread, NULL);
-	ns->started = false;
-	/* Workers blocked in a connect for a sandbox that is gone: cut them
-	 * loose and wait for them. */
+	/* Bounded: every socket held for the sandbox is shut down, again at
+	 * each step (a call may have begun just after the last pass), until
+	 * every thread is out or the grace is over. */
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += STOP_GRACE_MS / 1000;
 	pthread_mutex_lock(&ns->lock);
-	for (size_t i = 0; i < ns->nactive; i++)
-		shutdown(ns->active[i], SHUT_RDWR);
-	while (ns->workers > 0)
-		pthread_cond_wait(&ns->idle, &ns->lock);
+	for (;;) {
+		cut_loose(ns);
+		if (ns->alive == 0)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &step);
+		if (step.tv_sec > deadline.tv_sec ||
+		    (step.tv_sec == deadline.tv_sec && step.tv_nsec >= deadline.tv_nsec))
+			break;
+		step.tv_nsec += 50 * 1000000L;
+		if (step.tv_nsec >= 1000000000L) {
+			step.tv_sec++;
+			step.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&ns->gone, &ns->lock, &step);
+	}
+	if (ns->alive > 0) {
+		/* Stuck past the grace in something no shutdown reaches: left
+		 * to the process exit, with everything it may touch. */
+		ns->abandoned = true;
+		pthread_mutex_unlock(&ns->lock);
+		pthread_detach(ns->thread);
+		for (int i = 0; i < ns->nworkers; i++)
+			pthread_detach(ns->pool[i]);
+		return;
+	}
 	pthread_mutex_unlock(&ns->lock);
+	/* Each has said it is leaving: these joins return at once. */
+	pthread_join(ns->thread, NULL);
+	for (int i = 0; i < ns->nworkers; i++)
+		pthread_join(ns->pool[i], NULL);
+	ns->nworkers = 0;
+	free_list(ns->queue);
+	free_list(ns->done);
+	ns->queue = ns->queue_end = ns->done = ns->done_end = NULL;
 	close(ns->fd);
 	ns->fd = -1;
 }
@@ -1036,18 +1298,22 @@ sbx_netsup_free(struct sbx_netsup *ns)
 	if (ns == NULL)
 		return;
 	sbx_netsup_stop(ns);
+	if (ns->abandoned)
+		return; /* a thread may still use it */
 	if (ns->wake[0] >= 0)
 		close(ns->wake[0]);
 	if (ns->wake[1] >= 0)
 		close(ns->wake[1]);
+	if (ns->done_fd >= 0)
+		close(ns->done_fd);
 	if (ns->fd >= 0)
 		close(ns->fd);
 	if (ns->diag >= 0)
 		close(ns->diag);
-	free(ns->active);
 	free(ns->meta.ids);
 	pthread_mutex_destroy(&ns->lock);
 	pthread_mutex_destroy(&ns->diag_lock);
-	pthread_cond_destroy(&ns->idle);
+	pthread_cond_destroy(&ns->work);
+	pthread_cond_destroy(&ns->gone);
 	free(ns);
 }

@@ -2,21 +2,20 @@
  * notifications. For each trapped connect, bind, listen or send to an
  * address it takes the caller's socket (pidfd_getfd), copies the address
  * out of the caller's memory, checks the notification is still live,
- * decides with sbx_net_decide() and then performs the call itself on the
- * shared socket, answering with its result. It never answers CONTINUE for
- * a decision it made: a racing thread could rewrite the address after the
- * check (measured in NETWORK.md). CONTINUE is used only where the kernel
- * itself judges in the sandbox's context: unix sockets under a private
- * filesystem view, and stream sends that cannot carry an address.
+ * decides with sbx_net_decide() and then has the call performed on the
+ * shared socket, answering with its result. It never answers CONTINUE: a
+ * racing thread could rewrite the address after the check (measured in
+ * NETWORK.md), or point the descriptor at another socket.
  *
- * Threads: one dispatcher reads notifications and answers what cannot
- * block; a call that may block (a connect or send on a blocking socket)
- * goes to a thread of its own, so one slow peer never stalls the others.
- * Its threads inherit the Landlock network domain of the thread that
- * starts it (see network.h): the sandbox's domain is nested in that one,
- * which is what lets them take its sockets and read its memory (Landlock
- * allows ptrace only into nested domains), and every call they make for
- * the sandbox passes the same TCP port rules, a second kernel-held check. */
+ * Threads (netsup.c says who holds which rights): one dispatcher reads,
+ * decides and answers, and never performs a call nor blocks on one; a
+ * bounded pool of workers, each holding only the sandbox's credentials,
+ * performs every allowed call. They all inherit the Landlock network
+ * domain of the thread that starts the supervisor (see network.h): the
+ * sandbox's domain is nested in that one, which is what lets the
+ * dispatcher take its sockets and read its memory (Landlock allows ptrace
+ * only into nested domains), and every call the workers make for the
+ * sandbox passes the same TCP port rules, a second kernel-held check. */
 #ifndef SBX_NETSUP_H
 #define SBX_NETSUP_H
 
@@ -54,6 +53,15 @@ typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
  * an abstract connect made for the sandbox is judged by the kernel
  * (only sockets of the sandbox's own, nested, domain are reachable). */
 #define SBX_NETSUP_ABSTRACT_SCOPED 0x8u
+/* The sandbox runs in sbxrun's own user namespace, as the ids given to
+ * sbx_netsup_set_meta() (the landlock backend): the dispatcher drops to
+ * those ids and no capability too, before it reads anything of the
+ * sandbox's, and keeps its ptrace-like access (same ids; the sandbox holds
+ * no capability either). Without it (namespaces: the sandbox's user
+ * namespace is owned by the caller, and a root caller's dispatcher must
+ * keep CAP_SYS_PTRACE in it) the dispatcher takes the sandbox's
+ * filesystem ids only. */
+#define SBX_NETSUP_READ_DROPPED 0x10u
 
 /* Makes a supervisor for rules (copied by reference: they must outlive it). */
 struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags);
@@ -65,13 +73,17 @@ struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned fla
 int sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log,
     void *ctx, struct sbx_err *err);
 
-/* Stops: no more answers (pending calls fail), workers cut loose and
- * joined. Safe on a supervisor never started. */
+/* Stops: no more answers (pending calls fail); every socket a worker
+ * holds for the sandbox is shut down, and the threads are joined within a
+ * bound (STOP_GRACE_MS); one still stuck then is left to the process exit
+ * (the supervisor's memory is then never freed). Safe on a supervisor
+ * never started. */
 void sbx_netsup_stop(struct sbx_netsup *ns);
 
-/* For SBX_NETSUP_META: the directories where metadata may change (kept
- * by reference), and the ids the changes are made as (-1: sbxrun's own;
- * a root caller's sandbox runs as another uid). */
+/* The directories where metadata may change, for SBX_NETSUP_META (kept
+ * by reference), and the sandbox's ids outside: the workers take them, and
+ * the dispatcher resolves paths with them (-1: the caller's own, which the
+ * sandbox of a caller other than root runs as). Called before start. */
 void sbx_netsup_set_meta(
     struct sbx_netsup *ns, const struct sbx_strv *writable, int as_uid, int as_gid);
 
@@ -81,6 +93,10 @@ void sbx_netsup_set_meta(
 void sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard);
 
 uint64_t sbx_netsup_denials(const struct sbx_netsup *ns);
+
+/* Whether a thread of the supervisor could not take the sandbox's
+ * credentials (every call it was to make then failed with EPERM). */
+bool sbx_netsup_drop_failed(const struct sbx_netsup *ns);
 
 /* Helpers shared by the handlers of trapped calls: a copy of the caller's
  * descriptor fd (through a pidfd of the calling thread), and a copy of len

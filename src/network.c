@@ -151,6 +151,10 @@ sbx_network_stop(struct sbx_network *n, struct sbx_report *r)
 	if (n->sup) {
 		sbx_netsup_stop(n->sup);
 		r->denials += sbx_netsup_denials(n->sup);
+		if (sbx_netsup_drop_failed(n->sup))
+			sbx_strv_push(&r->warnings,
+			    "the supervisor could not take the sandbox's credentials: the calls "
+			    "it was to make for the sandbox failed with EPERM");
 	}
 }
 

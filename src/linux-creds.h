@@ -1,0 +1,38 @@
+/* The credentials of one thread: how a supervisor's worker thread takes
+ * the sandbox's own rights before it makes any call on the sandbox's
+ * behalf (see doc/design/supervisor.md).
+ *
+ * Everything here acts on the CALLING THREAD ONLY. Linux keeps ids,
+ * capabilities, no_new_privs and seccomp filters per thread; glibc's
+ * setuid/setresuid/setgroups wrappers hide that by signalling every thread
+ * of the process to change too (POSIX says ids are per process). So this
+ * module uses the raw system calls, and, once supervisor threads exist,
+ * nothing in sbxrun may call glibc's set*id family (setuid, setgid,
+ * seteuid, setegid, setreuid, setregid, setresuid, setresgid, setgroups,
+ * initgroups): glibc would take the dropped threads back to whatever the
+ * calling thread holds. Forked children (single-threaded) are not
+ * affected. */
+#ifndef SBX_LINUX_CREDS_H
+#define SBX_LINUX_CREDS_H
+
+#include "err.h"
+
+/* Drops the calling thread, for good, to the sandbox's credentials:
+ *
+ *  - uid >= 0 (a root caller, whose sandbox runs as uid outside): the
+ *    bounding set emptied, no supplementary groups, real, effective, saved
+ *    and filesystem gid = gid and uid = uid (nothing to do, and no right
+ *    to do it, in a thread made by one already dropped);
+ *  - uid < 0 (an unprivileged caller, whose sandbox runs as the caller):
+ *    the ids are kept, they already are the sandbox's;
+ *
+ * and then, in both cases, the effective, permitted, inheritable and
+ * ambient capability sets emptied, no_new_privs set, and (allow not NULL)
+ * a seccomp filter loaded that allows the system calls named in allow (libseccomp names,
+ * NULL-terminated; names unknown here are skipped), write(2) on write_fd
+ * alone (when >= 0), and fails every other with EPERM. Each step is checked; on any failure the thread is left
+ * part-way and must not be used for the sandbox (fail closed). */
+int sbx_creds_drop_thread(
+    int uid, int gid, const char *const *allow, int write_fd, struct sbx_err *err);
+
+#endif

@@ -1,0 +1,294 @@
+# The supervisor as the weak wall (SPEC section 7): every call sbxrun
+# makes on the sandbox's behalf is made with the sandbox's credentials,
+# and nothing the sandbox does stalls sbxrun. Each attack runs inside the
+# sandbox; each verdict is read on the host: the file's attributes, a
+# root-only listener's log, ss(8), sbxrun's own status and JSON line.
+# Run for $SBX_BACKEND (default namespaces).
+. "$(dirname "$0")/jail-lib.sh"
+
+# The status of the last sbx_bg run (its stderr is in $T/bg.err).
+bg_status() {
+	is "$SBX_STATUS" "$1" "$2" || diag "stderr: $(tail -n 3 "$T/bg.err" 2>/dev/null)"
+}
+
+# --- (a) extended attributes outside user.* ------------------------------------
+# A root caller's sandbox (uid 65534 outside, no capabilities) cannot set
+# security.capability (a file capability: anyone running the file would
+# get it) or trusted.*; the supervisor that makes metadata calls for it
+# under landlock must not either. Checked while the sandbox still runs
+# (the end of the run hands files back, which may clear some) and after.
+new_wd
+cp /bin/true "$WD/prog"
+chmod 755 "$WD/prog"
+xattrs() {
+	"$PY" -c 'import os, sys; print(" ".join(sorted(os.listxattr(sys.argv[1]))))' "$1" 2>&1
+}
+# A v2 file capability (cap_net_raw, effective): what setcap would write.
+cat >"$WD/plant.py" <<'EOF'
+import os, sys, time
+cap = bytes.fromhex("0100000200200000000000000000000000000000")
+for name, value in (("security.capability", cap), ("trusted.sbx", b"1"),
+                    ("security.sbx", b"1"), ("user.sbx", b"1")):
+    try:
+        os.setxattr("prog", name, value)
+        print("R:%s:0" % name)
+    except OSError as e:
+        print("R:%s:%d" % (name, e.errno))
+sys.stdout.flush()
+open("planted", "w").close()
+for _ in range(200):
+    if os.path.exists("go"):
+        break
+    time.sleep(0.1)
+EOF
+sbx_bg -w "$WD" -- python3 plant.py
+if wait_for "[ -e '$WD/planted' ]" 20; then
+	during=$(xattrs "$WD/prog")
+else
+	during="(the sandbox never planted)"
+fi
+: >"$WD/go"
+sbx_bg_wait 30
+after=$(xattrs "$WD/prog")
+bg_status 0 "xattrs: the script ran"
+unlike "$during" security.capability "xattrs: no file capability on the host during the run"
+unlike "$during" trusted. "xattrs: no trusted.* attribute on the host during the run"
+unlike "$during" security.sbx "xattrs: no security.* attribute on the host during the run"
+unlike "$after" security.capability "xattrs: no file capability on the host after the run"
+unlike "$after" trusted. "xattrs: no trusted.* attribute on the host after the run"
+like "$during" user.sbx "xattrs: a user.* attribute is set (control)"
+[ -n "$(getcap "$WD/prog" 2>/dev/null)" ] && diag "getcap: $(getcap "$WD/prog")"
+
+# --- (b) a root-only unix socket and a port below 1024 -------------------------
+# With port rules set, unix connects and binds go through the supervisor.
+# A 0600 root socket stays unreachable to uid 65534; port 81 stays
+# unbindable even when --listen names it.
+N_ROOT=5
+if root_only "a root-only socket and a low port are root's alone" "$N_ROOT"; then
+	low=
+	for p in 81 82 83 84 85 86 87 88 89; do
+		if [ -z "$(ss -ltnH "sport = :$p" 2>/dev/null)" ]; then
+			low=$p
+			break
+		fi
+	done
+	new_wd
+	mkdir -p "$JT/sockdir"
+	chmod 755 "$JT/sockdir"
+	if [ "$SBX_BACKEND" = landlock ]; then
+		# The landlock backend judges unix sockets in the writable trees.
+		sock=$WD/root.sock
+		inside=root.sock
+		inside2=
+		mnt=
+	else
+		# The workdir is the sandbox's own (idmapped): a read-only mount
+		# of a host directory shows the host's owner.
+		sock=$JT/sockdir/root.sock
+		inside=sd/root.sock
+		inside2=sd/private/any.sock
+		mnt="-m $JT/sockdir:sd"
+	fi
+	# And a 0666 socket in a 0700 root directory (namespaces: in the
+	# mounted one): uid 65534 cannot search its way to it.
+	mkdir -p "$JT/sockdir/private"
+	chmod 700 "$JT/sockdir/private"
+	sock2=$JT/sockdir/private/any.sock
+	"$PY" - "$sock" "$sock2" "$JT/sock.log" <<'EOF' &
+import os, select, socket, sys, time
+ls = []
+for path, mode in ((sys.argv[1], 0o600), (sys.argv[2], 0o666)):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(path); os.chmod(path, mode); s.listen(8)
+    ls.append(s)
+log = open(sys.argv[3], "a", buffering=1)
+end = time.time() + 120
+while time.time() < end:
+    r, _, _ = select.select(ls, [], [], 1)
+    for s in r:
+        c, _ = s.accept()
+        log.write("accepted on %s\n" % s.getsockname())
+        c.close()
+EOF
+	JAIL_PIDS="$JAIL_PIDS $!"
+	wait_for "[ -S '$sock' ] && [ -S '$sock2' ]" 10
+	: >>"$JT/sock.log"
+	cat >"$WD/reach.py" <<'EOF'
+import os, socket, sys, time
+for tag, path in (("unix", sys.argv[1]), ("unix2", sys.argv[3])):
+    u = socket.socket(socket.AF_UNIX)
+    try:
+        u.connect(path); print("R:%s:0" % tag)
+    except OSError as e:
+        print("R:%s:%d" % (tag, e.errno))
+t = socket.socket()
+try:
+    t.bind(("0.0.0.0", int(sys.argv[2]))); t.listen(4); print("R:low:0")
+except OSError as e:
+    print("R:low:%d" % e.errno)
+sys.stdout.flush()
+open("ready", "w").close()
+for _ in range(200):
+    if os.path.exists("go"):
+        break
+    time.sleep(0.1)
+EOF
+	# $mnt: options without spaces, split on purpose.
+	# shellcheck disable=SC2086
+	sbx_bg -w "$WD" --connect 443 --listen "${low:-81}" $mnt -- python3 reach.py "$inside" \
+	    "${low:-81}" "${inside2:-/nonexistent}"
+	wait_for "[ -e '$WD/ready' ]" 20
+	if [ -n "$low" ]; then
+		listening=$(ss -ltnH "sport = :$low" 2>/dev/null)
+	else
+		listening="(ports 81-89 all in use on this host)"
+	fi
+	: >"$WD/go"
+	sbx_bg_wait 30
+	bg_status 0 "root: the script ran"
+	is "$(cat "$JT/sock.log")" "" \
+	    "root: a 0600 root unix socket, and one in a 0700 root directory, logged nothing"
+	if [ -n "$inside2" ]; then
+		like "$(cat "$T/bg.out")" "R:unix2:13" "root: the socket in a 0700 directory: EACCES"
+	else
+		# The landlock backend lends a root caller's workdir (the only
+		# place its unix sockets may be) to uid 65534 for the run.
+		skip "landlock: no root-only directory can be in a lent workdir"
+	fi
+	is "$listening" "" "root: nothing listens on port ${low:-81} on the host"
+	like "$(cat "$T/bg.out")" "R:low:13" "root: the bind of port ${low:-81} failed with EACCES"
+	diag "inside: $(tr '\n' ' ' <"$T/bg.out")"
+fi
+
+# --- (c) the stall ---------------------------------------------------------------
+# A peer on the host accepts and never reads. The sandbox flips O_NONBLOCK
+# on its socket from one thread while 64 others make blocking sends:
+# whatever the flag says when the supervisor looks, no send it performs may
+# hold up the end of the run. --timeout and SIGTERM still end it, with the
+# JSON line.
+cc_ok=
+if command -v "${CC:-cc}" >/dev/null 2>&1; then
+	cat >"$T/stall.c" <<'EOF'
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int s;
+static char buf[65536];
+
+static void *
+flip(void *arg)
+{
+	int fl = fcntl(s, F_GETFL);
+
+	for (;;) {
+		fcntl(s, F_SETFL, fl | O_NONBLOCK);
+		fcntl(s, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	return arg;
+}
+
+static void *
+sender(void *arg)
+{
+	for (;;) {
+		struct iovec v = { buf, sizeof(buf) };
+		struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1 };
+
+		sendmsg(s, &m, 0);
+	}
+	return arg;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	pthread_t t;
+
+	a.sin_port = htons((unsigned short)atoi(argv[1]));
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	/* A small send buffer: full, so every send blocks, at once. */
+	setsockopt(s, SOL_SOCKET, SO_SNDBUF, &(int){ 4096 }, sizeof(int));
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		perror("connect");
+		return 1;
+	}
+	pthread_create(&t, NULL, flip, NULL);
+	for (int i = 0; i < 64; i++)
+		pthread_create(&t, NULL, sender, NULL);
+	pause();
+	return 0;
+}
+EOF
+	"${CC:-cc}" -O2 -pthread -o "$T/stall" "$T/stall.c" 2>"$T/cc.err" && cc_ok=1
+fi
+# The peer: accepts, never reads, holds every connection.
+"$PY" - "$JT/peer.port" "$JT/peer.log" <<'EOF' &
+import socket, sys, time
+s = socket.socket()
+# A small window: the sandbox's sends fill it, and block, at once.
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.bind(("127.0.0.1", 0)); s.listen(16)
+held = []
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+log = open(sys.argv[2], "a", buffering=1)
+s.settimeout(1)
+end = time.time() + 300
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+    except socket.timeout:
+        continue
+    held.append(c)
+    log.write("accepted\n")
+EOF
+JAIL_PIDS="$JAIL_PIDS $!"
+wait_for "[ -s '$JT/peer.port' ]" 10
+PEER=$(cat "$JT/peer.port")
+: >>"$JT/peer.log"
+
+# Waits until the sandbox's connection is full (the peer's receive queue
+# holds data), then a little more for the race to be met.
+wait_full() {
+	wait_for "ss -tnH state established '( sport = :$PEER )' | awk '\$1 > 0 {f=1} END {exit !f}'" 20 ||
+	    diag "the peer's queue never filled"
+	sleep 2
+}
+
+if [ -z "$cc_ok" ]; then
+	# build-essential is a build dependency: a missing compiler is a setup
+	# error, not a skip.
+	fail "stall: cannot compile the attack ($(cat "$T/cc.err" 2>/dev/null))"
+else
+	new_wd
+	cp "$T/stall" "$WD/stall"
+	chmod 755 "$WD/stall"
+	sbx_bg -w "$WD" --loopback "$PEER" --timeout 2 -- ./stall "$PEER"
+	# Bounded: 2 s of timeout, then the grace; 30 s is far past both.
+	sbx_bg_wait 30
+	bg_status 124 "stall: --timeout still ends the run with 124"
+	json_line "$T/bg.diag" && pass "stall: the JSON line is printed" ||
+	    fail "stall: the JSON line is printed"
+	is "$(jget timed_out "$T/bg.diag")" true "stall: the JSON line says timed_out"
+
+	new_wd
+	cp "$T/stall" "$WD/stall"
+	chmod 755 "$WD/stall"
+	sbx_bg -w "$WD" --loopback "$PEER" --timeout 10m -- ./stall "$PEER"
+	wait_full
+	kill -TERM "$SBX_PID" 2>/dev/null
+	sbx_bg_wait 30
+	bg_status 143 "stall: SIGTERM still ends the run with 143"
+	json_line "$T/bg.diag" && pass "stall: SIGTERM: the JSON line is printed" ||
+	    fail "stall: SIGTERM: the JSON line is printed"
+	is "$(jget status "$T/bg.diag")" 143 "stall: SIGTERM: the JSON line says 143"
+fi
+
+done_testing
