@@ -281,7 +281,7 @@ collect_binds(
 	} else if (errno == ENOENT) {
 		sbx_strv_push(&b->scrub, ".git");
 	}
-	sbx_protect_list(p, &prot);
+	sbx_protect_list(p, x->fs, &prot);
 	for (size_t i = 0; i < prot.n; i++) {
 		_cleanup_free_ char *path = sbx_path_join(wd, prot.v[i]);
 		_cleanup_free_ char *real = NULL;

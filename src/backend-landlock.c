@@ -64,6 +64,7 @@
 #include "linux-gitguard.h"
 #include "linux-owner.h"
 #include "linux-probe.h"
+#include "linux-protsnap.h"
 #include "linux-seccomp.h"
 #include "netsup.h"
 #include "network.h"
@@ -87,6 +88,7 @@ struct ll_state {
 	struct sbx_meta_guard guard; /* what the supervisor leaves alone there */
 	char *workdir;
 	struct sbx_strv scrub; /* the plan's: removed from the workdir after */
+	struct sbx_protsnap *snap; /* the plan's watched paths, copied */
 	struct sbx_report *report; /* for warnings after the run, or NULL */
 };
 
@@ -214,10 +216,10 @@ ll_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 }
 
 static int
-build_plan(const struct sbx_exec *x, const struct sbx_policy *p, struct sbx_plan *plan,
+build_plan(const struct sbx_exec *x, const struct sbx_policy *p, bool watch, struct sbx_plan *plan,
     struct sbx_err *err)
 {
-	struct sbx_plan_opts opts = { .mounts = false, .tmpdir = x->tmpdir };
+	struct sbx_plan_opts opts = { .mounts = false, .tmpdir = x->tmpdir, .watch = watch };
 	struct sbx_host_ids ids;
 	struct sbx_fsfacts facts;
 
@@ -243,7 +245,7 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	struct sbx_plan plan;
 	int abi = caps->landlock_abi;
 
-	if (build_plan(x, p, &plan, err) < 0)
+	if (build_plan(x, p, true, &plan, err) < 0)
 		return -1;
 	sbx_buf_printf(out,
 	    "# backend landlock: no namespaces; Landlock ABI %d%s, seccomp%s, "
@@ -276,6 +278,12 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		    out, "symlink    %s/%s -> %s\n", x->fs->workdir, m->target, m->source);
 	}
 	sbx_plan_describe(&plan, out);
+	for (size_t i = 0; i < plan.watch.n; i++)
+		sbx_buf_printf(out,
+		    "# protected (built-in list): %s/%s is copied before the run; if the "
+		    "sandbox touched it, what it left is moved aside and the copy put back "
+		    "(too large to copy: read-only rules instead)\n",
+		    x->fs->workdir, plan.watch.v[i]);
 	for (size_t i = 0; i < plan.frozen.n; i++)
 		sbx_buf_printf(out,
 		    "# frozen: %s takes no new entry, removal or rename (a hidden or "
@@ -446,7 +454,7 @@ lend_skips(const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_strv
 	struct stat sb;
 
 	sbx_strv_copy(out, &x->fs->hidden);
-	sbx_protect_list(p, &rel);
+	sbx_protect_list(p, x->fs, &rel);
 	for (size_t i = 0; i < rel.n; i++)
 		sbx_strv_push_take(out, sbx_path_join(x->fs->workdir, rel.v[i]));
 	if (lstat(git, &sb) == 0 && !S_ISDIR(sb.st_mode))
@@ -467,7 +475,7 @@ make_guard(const struct sbx_policy *p, const struct sbx_exec *x, const struct sb
 	struct stat sb;
 
 	sbx_strv_copy(&g->hidden, &x->fs->hidden);
-	sbx_protect_list(p, &rel);
+	sbx_protect_list(p, x->fs, &rel);
 	for (size_t i = 0; i < rel.n; i++)
 		sbx_strv_push_take(&g->protect, sbx_path_join(x->fs->workdir, rel.v[i]));
 	if (lstat(git, &sb) == 0 && !S_ISDIR(sb.st_mode))
@@ -520,6 +528,8 @@ warn(struct sbx_report *r, char *text)
 static void
 scrub(struct ll_state *st)
 {
+	sbx_protsnap_restore(st->snap, st->report ? &st->report->warnings : NULL);
+	st->snap = NULL;
 	for (size_t i = 0; i < st->scrub.n; i++) {
 		struct sbx_err err = { 0 };
 		_cleanup_free_ char *aside = sbx_move_aside(-1, st->workdir, st->scrub.v[i], &err);
@@ -577,6 +587,27 @@ ll_cleanup(struct sbx_child *c)
 	c->priv = NULL;
 }
 
+/* Copies the plan's watched paths before anything of the sandbox runs
+ * (and before a root caller's lend, which leaves them alone). When they
+ * cannot be copied, the plan is built again with read-only rules for
+ * them: the directories above them then take no new entry. */
+static int
+watch_or_rebuild(const struct sbx_exec *x, const struct sbx_policy *p, struct ll_state *st,
+    struct sbx_plan *plan, struct sbx_report *r, struct sbx_err *err)
+{
+	struct sbx_err why = { 0 };
+
+	if (plan->watch.n == 0 ||
+	    sbx_protsnap_take(sbx_fsview_workdir_fd(x->fs), &plan->watch, &st->snap, &why) == 0)
+		return 0;
+	warn(r,
+	    sbx_xasprintf("landlock: %s; the built-in protected paths get read-only rules "
+			  "instead",
+		why.msg));
+	sbx_plan_free(plan);
+	return build_plan(x, p, false, plan, err);
+}
+
 static int
 ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
     struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
@@ -618,7 +649,8 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	for (size_t i = 0; i < p->nmounts; i++)
 		if (p->mounts[i].rw)
 			sbx_strv_push(&st->writable, p->mounts[i].source);
-	if (build_plan(x, p, &plan, err) < 0) {
+	if (build_plan(x, p, true, &plan, err) < 0 ||
+	    watch_or_rebuild(x, p, st, &plan, r, err) < 0) {
 		free(pl.bind.v);
 		free(pl.connect.v);
 		sbx_strv_free(&st->writable);

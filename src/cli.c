@@ -19,6 +19,8 @@ static const char usage[] =
     "  -r, --allow-read PATH        add a readable path (allowlist mode)\n"
     "      --deny-read PATH         add a never-readable path\n"
     "      --protect PATH           keep PATH (relative to the workdir) read-only\n"
+    "      --no-protect-defaults    drop the built-in protect list (.envrc, .vscode/,\n"
+    "                               shell rc files in a home, ...; sbxrun.profile(5))\n"
     "  -m, --mount SRC:TARGET[:ro|:rw]\n"
     "                               mount SRC at WORKDIR/TARGET (read-only by default)\n"
     "  -w, --workdir DIR            the workdir (default: a fresh temporary directory)\n"
@@ -83,6 +85,7 @@ enum {
 	OPT_FS,
 	OPT_DENY_READ,
 	OPT_PROTECT,
+	OPT_NO_PROTECT_DEFAULTS,
 	OPT_KEEP,
 	OPT_NETWORK,
 	OPT_LISTEN,
@@ -117,6 +120,7 @@ static const struct option long_options[] = {
 	{ "allow-read", required_argument, NULL, 'r' },
 	{ "deny-read", required_argument, NULL, OPT_DENY_READ },
 	{ "protect", required_argument, NULL, OPT_PROTECT },
+	{ "no-protect-defaults", no_argument, NULL, OPT_NO_PROTECT_DEFAULTS },
 	{ "mount", required_argument, NULL, 'm' },
 	{ "workdir", required_argument, NULL, 'w' },
 	{ "keep", no_argument, NULL, OPT_KEEP },
@@ -166,6 +170,7 @@ static const struct {
 	{ 'r', "--allow-read", "read", "path", NULL },
 	{ OPT_DENY_READ, "--deny-read", "deny", "path", NULL },
 	{ OPT_PROTECT, "--protect", "protect", "path", NULL },
+	{ OPT_NO_PROTECT_DEFAULTS, "--no-protect-defaults", "sandbox", "protect_defaults", "no" },
 	{ 'w', "--workdir", "sandbox", "workdir", NULL },
 	{ OPT_KEEP, "--keep", "sandbox", "keep", "yes" },
 	{ OPT_NETWORK, "--network", "sandbox", "network", NULL },

@@ -345,14 +345,80 @@ build_hides(struct builder *b)
 	}
 }
 
-void
-sbx_protect_list(const struct sbx_policy *p, struct sbx_strv *out)
+/* The one built-in list: what other tools run or load without being asked
+ * (on cd, on opening the folder, on git status or commit, at login), so
+ * that code in the sandbox cannot plant commands for them. man/sbxrun.profile.5
+ * gives the same reasons and what was left out. */
+const struct sbx_protect_default sbx_protect_defaults[] = {
+	{ ".envrc", false, "direnv runs it on cd" },
+	{ ".vscode", false,
+	    "VS Code runs its tasks and takes interpreters and terminal settings from it" },
+	{ ".idea", false, "JetBrains IDEs run its run configurations and startup tasks" },
+	{ ".devcontainer", false, "dev containers run its initializeCommand on the host" },
+	{ ".devcontainer.json", false, "the same, at the top level" },
+	{ ".gitmodules", false, "git fetches the submodule URLs it names" },
+	{ ".gitattributes", false,
+	    "it picks the filter and diff commands git status and diff run" },
+	{ ".pre-commit-config.yaml", false, "pre-commit's git hook runs the commands it lists" },
+	{ ".profile", true, "sh and bash login shells run it" },
+	{ ".bashrc", true, "bash runs it" },
+	{ ".bash_profile", true, "bash login shells run it" },
+	{ ".bash_login", true, "bash login shells run it" },
+	{ ".bash_logout", true, "bash login shells run it on exit" },
+	{ ".zshenv", true, "zsh runs it" },
+	{ ".zprofile", true, "zsh login shells run it" },
+	{ ".zshrc", true, "zsh runs it" },
+	{ ".zlogin", true, "zsh login shells run it" },
+	{ ".zlogout", true, "zsh login shells run it on exit" },
+	{ ".config/fish", true, "fish runs config.fish, conf.d and functions" },
+	{ ".inputrc", true, "readline binds keys to command lines from it" },
+	{ ".gitconfig", true, "every git command reads it (core.fsmonitor, aliases, hooksPath)" },
+	{ ".config/git", true, "the same, where git also looks" },
+	{ ".vimrc", true, "vim runs it" },
+	{ ".config/nvim", true, "neovim runs it" },
+	{ ".emacs", true, "Emacs runs it" },
+	{ ".emacs.d/init.el", true, "Emacs runs it" },
+	{ ".xsessionrc", true, "an X session runs it at login" },
+	{ ".xprofile", true, "an X session runs it at login" },
+	{ ".config/autostart", true, "a desktop session starts what it lists" },
+	{ ".config/systemd", true, "the user's service manager starts its units" },
+	{ ".config/environment.d", true, "the user's service manager takes variables from it" },
+	{ ".config/direnv", true, "its whitelist lets direnv run .envrc files without asking" },
+	{ ".local/share/direnv", true,
+	    "its allow list lets direnv run .envrc files without asking" },
+	{ NULL, false, NULL },
+};
+
+bool
+sbx_protect_home(const struct sbx_fsview *fs)
 {
+	return fs->workdir_home || sbx_strv_contains(&fs->homes, fs->workdir);
+}
+
+void
+sbx_protect_list(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out)
+{
+	bool home = sbx_protect_home(fs);
+
 	sbx_strv_push(out, ".git/hooks");
 	sbx_strv_push(out, ".git/config");
+	for (size_t i = 0; p->protect_defaults && sbx_protect_defaults[i].path; i++)
+		if (home || !sbx_protect_defaults[i].home_only)
+			sbx_strv_push(out, sbx_protect_defaults[i].path);
 	for (size_t i = 0; i < p->protect.n; i++)
 		if (!sbx_strv_contains(out, p->protect.v[i]))
 			sbx_strv_push(out, p->protect.v[i]);
+}
+
+bool
+sbx_protect_is_default(const struct sbx_policy *p, const char *rel)
+{
+	if (!p->protect_defaults || sbx_strv_contains(&p->protect, rel))
+		return false;
+	for (size_t i = 0; sbx_protect_defaults[i].path; i++)
+		if (strcmp(sbx_protect_defaults[i].path, rel) == 0)
+			return true;
+	return false;
 }
 
 /* Binds each directory between the workdir and path onto itself, so that
@@ -388,6 +454,24 @@ protect_ll(struct builder *b, const char *path)
 		sbx_strv_push(&b->ro, path);
 }
 
+/* Whether a directory on the way from the workdir to rel is a symlink. */
+static bool
+through_link(struct builder *b, const char *rel)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+
+	for (char *c = copy; (c = strchr(c, '/')) != NULL; c++) {
+		_cleanup_free_ char *path = NULL;
+
+		*c = '\0';
+		path = sbx_path_join(b->fs->workdir, copy);
+		*c = '/';
+		if (b->facts->kind(b->facts->ctx, path, NULL) == SBX_KIND_SYMLINK)
+			return true;
+	}
+	return false;
+}
+
 static void
 build_protects(struct builder *b)
 {
@@ -421,7 +505,7 @@ build_protects(struct builder *b)
 		    sbx_xstrdup(".git does not exist: one made during the run is moved "
 				"aside after it"));
 	}
-	sbx_protect_list(b->p, &list);
+	sbx_protect_list(b->p, b->fs, &list);
 	for (size_t i = 0; i < list.n; i++) {
 		const char *rel = list.v[i];
 		_cleanup_free_ char *path = sbx_path_join(b->fs->workdir, rel);
@@ -441,6 +525,26 @@ build_protects(struct builder *b)
 		}
 		if (in_git && gk != SBX_KIND_DIR)
 			continue;
+		if (sbx_protect_is_default(b->p, rel) && through_link(b, rel)) {
+			/* A dotfile manager's ~/.config -> dotfiles/config: a
+			 * mount cannot be placed through it (nothing is
+			 * followed), and what lies behind is not the workdir's. */
+			note(b->plan,
+			    sbx_xasprintf("built-in protected path %s passes through a "
+					  "symlink: left alone",
+				rel));
+			continue;
+		}
+		if (!b->opts->mounts && b->opts->watch && sbx_protect_is_default(b->p, rel) &&
+		    k != SBX_KIND_NONE) {
+			/* Rules would freeze every directory above it, the
+			 * workdir's top level included (see ll_rules_for), and
+			 * a home or a project holding .vscode/ would take no new
+			 * file: the backend keeps a copy and puts it back after
+			 * the run instead if it was touched. */
+			sbx_strv_push(&b->plan->watch, rel);
+			continue;
+		}
 		if (k == SBX_KIND_SYMLINK) {
 			note(b->plan,
 			    sbx_xasprintf(
@@ -702,6 +806,7 @@ sbx_plan_free(struct sbx_plan *plan)
 	sbx_strv_free(&plan->created);
 	sbx_strv_free(&plan->frozen);
 	sbx_strv_free(&plan->scrub);
+	sbx_strv_free(&plan->watch);
 	memset(plan, 0, sizeof(*plan));
 }
 

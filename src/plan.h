@@ -105,6 +105,12 @@ struct sbx_plan {
 	                                   it without writing the caller's disk;
 	                                   what is there after the run is moved
 	                                   aside */
+	struct sbx_strv watch; /* Landlock-only plans (opts->watch): built-in
+	                                   protected paths, relative to the
+	                                   workdir, that exist and get no rule;
+	                                   the backend copies them before the
+	                                   run and puts the copy back if they
+	                                   were touched */
 };
 
 struct sbx_plan_opts {
@@ -112,6 +118,8 @@ struct sbx_plan_opts {
 	bool idmap_rw; /* rw trees go through idmapped mounts (root caller) */
 	bool mounts; /* build the mount list (namespaces backend) */
 	const char *tmpdir; /* the private /tmp seen by Landlock-only jails, or NULL */
+	bool watch; /* Landlock-only: existing built-in protected paths go to
+	               plan->watch instead of getting read-only rules */
 };
 
 /* Builds the plan for p. fs holds the canonical paths (resolve.h). */
@@ -124,8 +132,31 @@ void sbx_plan_free(struct sbx_plan *plan);
 /* Writes the mount table and the Landlock rules as text, one per line. */
 void sbx_plan_describe(const struct sbx_plan *plan, struct sbx_buf *out);
 
-/* The paths a jail keeps read-only inside the workdir (.git/hooks,
- * .git/config, [protect]), relative to it. */
-void sbx_protect_list(const struct sbx_policy *p, struct sbx_strv *out);
+/* One entry of the built-in protect list: a path relative to the workdir,
+ * whether it counts only when the workdir is the caller's home, and why
+ * it is on the list. */
+struct sbx_protect_default {
+	const char *path;
+	bool home_only;
+	const char *why;
+};
+
+/* The built-in protect list, ended by an entry whose path is NULL. */
+extern const struct sbx_protect_default sbx_protect_defaults[];
+
+/* Whether the workdir is the caller's home, so that the home-only entries
+ * of the built-in list apply. */
+bool sbx_protect_home(const struct sbx_fsview *fs);
+
+/* The paths a jail keeps read-only inside the workdir, relative to it:
+ * .git/hooks and .git/config, the built-in list (unless protect_defaults
+ * is off; its home-only entries when the workdir is the home), then
+ * [protect]. Every backend takes the list from here. */
+void sbx_protect_list(
+    const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out);
+
+/* Whether rel is on that list by the built-in list alone (not also a
+ * [protect] path). */
+bool sbx_protect_is_default(const struct sbx_policy *p, const char *rel);
 
 #endif

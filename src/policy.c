@@ -70,6 +70,7 @@ sbx_policy_init(struct sbx_policy *p, const char *home)
 	p->backend = SBX_BACKEND_AUTO;
 	p->fs = SBX_FS_STRICT;
 	p->network = false;
+	p->protect_defaults = true;
 	/* Limits by default (sbxrun.profile(5)), so that a fork bomb or a leak
 	 * under the default policy stays off the host's pids and memory. */
 	{
@@ -676,6 +677,12 @@ set_allow_degraded(struct sbx_policy *p, const char *key, const char *value, str
 }
 
 static int
+set_protect_defaults(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	return sbx_parse_bool(value, &p->protect_defaults, err);
+}
+
+static int
 set_timeout(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
 {
 	return sbx_parse_duration_ms(value, &p->timeout_ms, err);
@@ -892,6 +899,7 @@ static const struct key_def keys[] = {
 	{ "sandbox", "workdir", false, false, set_workdir },
 	{ "sandbox", "keep", false, false, set_keep },
 	{ "sandbox", "allow_degraded", false, false, set_allow_degraded },
+	{ "sandbox", "protect_defaults", false, false, set_protect_defaults },
 	{ "sandbox", "timeout", false, false, set_timeout },
 	{ "sandbox", "memory", false, false, set_limit },
 	{ "sandbox", "pids", false, false, set_limit },
@@ -1347,6 +1355,7 @@ to_ini(const struct sbx_policy *p, bool origins, struct sbx_err *err)
 		ini_kv(&w, "workdir", p->workdir);
 	ini_kv(&w, "keep", p->keep ? "yes" : "no");
 	ini_kv(&w, "allow_degraded", p->allow_degraded ? "yes" : "no");
+	ini_kv(&w, "protect_defaults", p->protect_defaults ? "yes" : "no");
 	{
 		_cleanup_free_ char *t = sbx_format_duration(p->timeout_ms);
 

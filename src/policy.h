@@ -87,6 +87,7 @@ struct sbx_policy {
 	char *workdir; /* NULL: a fresh private temp dir */
 	bool keep;
 	bool allow_degraded;
+	bool protect_defaults; /* the built-in protect list (plan.h) applies */
 	uint64_t timeout_ms; /* 0: none */
 	struct sbx_limit limits[SBX_LIMIT__COUNT];
 	char *trace;

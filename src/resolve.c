@@ -691,6 +691,15 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 	v->workdir = sbx_xstrdup(wd->path);
 	v->workdir_temp = p->workdir == NULL;
 	wd_st = wd->st;
+	for (size_t i = 0; i < homes->n; i++) {
+		struct stat hs;
+
+		/* Only to widen the built-in protect list (plan.c): a home
+		 * reached through a link is still the home. */
+		if (stat(homes->v[i], &hs) == 0 && hs.st_dev == wd_st.st_dev &&
+		    hs.st_ino == wd_st.st_ino)
+			v->workdir_home = true;
+	}
 	if (!S_ISDIR(wd->st.st_mode))
 		return sbx_err_set(err, ENOTDIR, "workdir '%s' is not a directory",
 		    p->workdir ? p->workdir : v->workdir);

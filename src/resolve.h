@@ -25,6 +25,7 @@ struct sbx_pin {
 struct sbx_fsview {
 	char *workdir; /* absolute, canonical */
 	bool workdir_temp; /* a fresh temp dir that sbxrun removes */
+	bool workdir_home; /* the workdir is one of homes (by identity) */
 	struct sbx_strv homes; /* the caller's home directories */
 	struct sbx_strv hidden; /* never readable: secrets + [deny], each
 	                                   as written and, when it exists, resolved */

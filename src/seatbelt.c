@@ -5,7 +5,8 @@
  *                mount sources and a few devices; no hard links or clones
  *   reads        (strict, allowlist) deny all but metadata; give back the
  *                system roots, [read] paths, mount sources, the workdir
- *   protect      .git/hooks, .git/config and [protect] stay read-only
+ *   protect      .git, the built-in protect list and [protect] stay
+ *                read-only (and cannot be made)
  *   hidden       the secret list and [deny]: no read, no write, in every
  *                mode; emitted after every allow so that nothing reopens it
  *   processes    signals within the sandbox only; no launchd job, no
@@ -354,11 +355,18 @@ section_protect(const struct sbx_policy *p, const struct sbx_fsview *fs, struct 
 
 	if (canon(fs->workdir, &wd, err) < 0)
 		return -1;
-	sbx_protect_list(p, &list);
+	/* The whole of .git, as the Linux backends keep it: git also reads a
+	 * commondir, worktree configs and submodule hooks that the sandbox
+	 * could otherwise make next to hooks and config. Seatbelt judges
+	 * names, so a missing one cannot be made either. */
+	sbx_strv_push(&list, ".git");
+	sbx_protect_list(p, fs, &list);
 	for (size_t i = 0; i < list.n; i++) {
 		_cleanup_free_ char *joined = sbx_path_join(wd, list.v[i]);
 		_cleanup_free_ char *c = NULL;
 
+		if (sbx_str_has_prefix(list.v[i], ".git/"))
+			continue;
 		if (canon(joined, &c, err) < 0 || add_exact(&f, "subpath", c, err) < 0 ||
 		    add_ancestors(&up, wd, c, err) < 0)
 			goto out;
@@ -366,8 +374,9 @@ section_protect(const struct sbx_policy *p, const struct sbx_fsview *fs, struct 
 	for (size_t i = 0; i < up.n; i++)
 		add_filter(&f, sbx_xstrdup(up.v[i]));
 	sbx_buf_puts(out,
-	    "\n;; Read-only inside the workdir: .git/hooks, .git/config and [protect],\n"
-	    ";; and the directories between them and the workdir (no rename, no swap).\n");
+	    "\n;; Read-only inside the workdir: .git, the built-in protect list and\n"
+	    ";; [protect], and the directories between them and the workdir (no rename,\n"
+	    ";; no swap).\n");
 	emit(out, "deny file-write*", &f);
 	rc = 0;
 out:

@@ -149,6 +149,8 @@ policy_diff(const struct sbx_policy *a, const struct sbx_policy *b)
 		return "keep";
 	if (a->allow_degraded != b->allow_degraded)
 		return "allow_degraded";
+	if (a->protect_defaults != b->protect_defaults)
+		return "protect_defaults";
 	if (a->timeout_ms != b->timeout_ms)
 		return "timeout";
 	for (size_t i = 0; i < SBX_LIMIT__COUNT; i++)
@@ -656,6 +658,7 @@ test_parse_misc(void)
 			"--trace",
 			"--diag",
 			"--allow-degraded",
+			"--no-protect-defaults",
 			"--print-policy",
 			"--print-backend",
 			"--probe",
@@ -676,7 +679,8 @@ test_parse_misc(void)
 
 static const char every_key[] =
     "[sandbox]\nbackend = namespaces\nfs = allowlist\nnetwork = on\nworkdir = ~/proj\n"
-    "keep = yes\nallow_degraded = yes\ntimeout = 1500ms\nmemory = 512M\npids = 256\n"
+    "keep = yes\nallow_degraded = yes\nprotect_defaults = no\ntimeout = 1500ms\nmemory = "
+    "512M\npids = 256\n"
     "cpu = 90s\nfile_size = 1536\nopen_files = 1024\ntrace = run.trace.jsonl\n"
     "docker_image = debian:stable-slim\n"
     "[read]\npath = /opt/datasets\npath = ~/data\n[deny]\npath = ~/.config/gh\npath = /srv/s\n"
@@ -711,13 +715,13 @@ test_round_trips(void)
 
 	if (merge_ok(&p, NULL,
 		ARGS("--backend", "docker", "--fs", "open", "--network", "off", "-w",
-		    "/srv/work dir", "--keep", "--allow-degraded", "-t", "2h", "--memory", "3G",
-		    "--pids", "7", "--cpu", "1500ms", "--file-size", "5K", "--open-files", "9",
-		    "--trace", "/tmp/t.jsonl", "--docker-image", "alpine:3", "-r", "/a",
-		    "--deny-read", "/b", "--protect", "p", "-m", "/s:t:rw", "--listen", "1,2",
-		    "--connect", "3", "--loopback", "4", "--allow-host", "*.x.org", "--allow-host",
-		    "g.x.org:22", "--deny-host", "u.x.org", "--allow-method", "GET,POST", "-e",
-		    "K=v", "--pass-env", "P"),
+		    "/srv/work dir", "--keep", "--allow-degraded", "--no-protect-defaults", "-t",
+		    "2h", "--memory", "3G", "--pids", "7", "--cpu", "1500ms", "--file-size", "5K",
+		    "--open-files", "9", "--trace", "/tmp/t.jsonl", "--docker-image", "alpine:3",
+		    "-r", "/a", "--deny-read", "/b", "--protect", "p", "-m", "/s:t:rw", "--listen",
+		    "1,2", "--connect", "3", "--loopback", "4", "--allow-host", "*.x.org",
+		    "--allow-host", "g.x.org:22", "--deny-host", "u.x.org", "--allow-method",
+		    "GET,POST", "-e", "K=v", "--pass-env", "P"),
 		"every flag"))
 		round_trip(&p, "a policy made of every flag");
 	sbx_policy_free(&p);
@@ -1068,6 +1072,7 @@ test_origins(void)
 		like(ini, "; After each value", "a first comment line says what the comments are");
 		like_line(ini, "backend = auto", "built-in");
 		like_line(ini, "keep = no", "built-in");
+		like_line(ini, "protect_defaults = yes", "built-in");
 		like_line(ini, "network = on", "t.ini:3");
 		like_line(ini, "timeout = 9s", "--timeout");
 		like_line(ini, "fs = allowlist", "--fs");
@@ -1163,6 +1168,18 @@ test_origins(void)
 		free(ini2);
 		sbx_policy_free(&p);
 	}
+	/* The built-in protect list: on unless a profile or the flag drops
+	 * it, and --print-policy says which did. */
+	if (merge_ok(&p, "[sandbox]\nprotect_defaults = yes\n", ARGS("--no-protect-defaults"),
+		"--no-protect-defaults after a profile")) {
+		char *ini2 = sbx_policy_to_ini_origins(&p, &err);
+
+		ok(!p.protect_defaults, "--no-protect-defaults drops the built-in protect list");
+		like_line(ini2, "protect_defaults = no", "--no-protect-defaults");
+		round_trip(&p, "a policy without the built-in protect list");
+		free(ini2);
+	}
+	sbx_policy_free(&p);
 }
 
 /* The edit distance and the suggestions made from it. */

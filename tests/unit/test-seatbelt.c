@@ -610,6 +610,10 @@ test_edges(void)
 		{ "workdir-home", HOME, "" },
 		{ "workdir-tmp", "/tmp/sbxrun.Ab12Cd", "" },
 		{ "protect", NULL, "[protect]\npath = .envrc\npath = config/deploy/secrets.yml\n" },
+		/* Only .git and [protect] stay: the built-in list is dropped, in
+		 * a home too. */
+		{ "no-protect-defaults", HOME,
+		    "[sandbox]\nprotect_defaults = no\n[protect]\npath = .envrc\n" },
 	};
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++) {

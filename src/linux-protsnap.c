@@ -1,0 +1,378 @@
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "linux-protsnap.h"
+#include "resolve.h"
+
+/* Editor folders and rc files are small; a copy that grows past these is
+ * not what the list is about, and the caller falls back to rules. */
+#define SNAP_MAX_BYTES (64u << 20)
+#define SNAP_MAX_ENTRIES 20000u
+#define SNAP_MAX_DEPTH 32
+
+struct snap_entry {
+	char *rel;
+	dev_t dev;
+	ino_t ino;
+	mode_t type;
+};
+
+struct sbx_protsnap {
+	int wd;
+	char *dir; /* the private copy: dir/N is entry N */
+	struct snap_entry *v;
+	size_t n;
+	struct timespec start;
+};
+
+struct budget {
+	unsigned long long bytes;
+	unsigned entries;
+	bool bounded;
+};
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Opens the directory holding rel (from wd, following nothing) with
+ * O_PATH and points *leaf at rel's last component. */
+static int
+open_parent(int wd, const char *rel, char **copy, const char **leaf)
+{
+	char *slash;
+	struct stat st;
+	int fd;
+
+	*copy = sbx_xstrdup(rel);
+	slash = strrchr(*copy, '/');
+	if (slash == NULL) {
+		*leaf = *copy;
+		return fcntl(wd, F_DUPFD_CLOEXEC, 3);
+	}
+	*slash = '\0';
+	*leaf = slash + 1;
+	fd = sbx_open_nofollow(wd, *copy, &st);
+	if (fd >= 0 && !S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = ENOTDIR;
+		return -1;
+	}
+	return fd;
+}
+
+static int
+copy_data(int in, int out, struct budget *b)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t r = read(in, buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return (int)r;
+		b->bytes += (unsigned long long)r;
+		if (b->bounded && b->bytes > SNAP_MAX_BYTES) {
+			errno = EFBIG;
+			return -1;
+		}
+		for (ssize_t off = 0; off < r;) {
+			ssize_t w = write(out, buf + off, (size_t)(r - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -1;
+			off += w;
+		}
+	}
+}
+
+/* Copies sdir/sname to ddir/dname (which must not exist), following no
+ * symlink: regular files, directories and symlinks, with their mode bits
+ * (no set-id) and times; other kinds are skipped. */
+static int
+copy_tree(int sdir, const char *sname, int ddir, const char *dname, int depth, struct budget *b)
+{
+	struct stat st;
+	int in = -1, out = -1, r = -1;
+	const struct timespec *times = NULL;
+
+	if (fstatat(sdir, sname, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (b->bounded && ++b->entries > SNAP_MAX_ENTRIES) {
+		errno = EFBIG;
+		return -1;
+	}
+	times = (const struct timespec[2]){ st.st_atim, st.st_mtim };
+	if (S_ISLNK(st.st_mode)) {
+		char target[4096];
+		ssize_t n = readlinkat(sdir, sname, target, sizeof(target) - 1);
+
+		if (n < 0)
+			return -1;
+		target[n] = '\0';
+		if (symlinkat(target, ddir, dname) < 0)
+			return -1;
+		utimensat(ddir, dname, times, AT_SYMLINK_NOFOLLOW);
+		return 0;
+	}
+	if (S_ISREG(st.st_mode)) {
+		in = openat(sdir, sname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		out =
+		    openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (in < 0 || out < 0 || copy_data(in, out, b) < 0)
+			goto out;
+	} else if (S_ISDIR(st.st_mode)) {
+		DIR *d;
+		struct dirent *e;
+
+		if (depth > SNAP_MAX_DEPTH) {
+			errno = ELOOP;
+			return -1;
+		}
+		if (mkdirat(ddir, dname, 0700) < 0)
+			return -1;
+		in = openat(sdir, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		out = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (in < 0 || out < 0)
+			goto out;
+		d = fdopendir(in);
+		if (d == NULL)
+			goto out;
+		in = -1; /* the DIR's now */
+		r = 0;
+		while (r == 0 && (errno = 0, e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				r = copy_tree(dirfd(d), e->d_name, out, e->d_name, depth + 1, b);
+		if (r == 0 && errno != 0)
+			r = -1;
+		closedir(d);
+		if (r < 0)
+			goto out;
+		r = -1;
+	} else {
+		return 0; /* a fifo, socket or device: nothing a tool loads */
+	}
+	if (fchmod(out, st.st_mode & 0777) < 0)
+		goto out;
+	futimens(out, times);
+	r = 0;
+out:
+	close_fd(&in);
+	close_fd(&out);
+	return r;
+}
+
+int
+sbx_protsnap_take(
+    int wd, const struct sbx_strv *watch, struct sbx_protsnap **out, struct sbx_err *err)
+{
+	struct sbx_protsnap *s = sbx_xcalloc(1, sizeof(*s));
+	const char *tmp = getenv("TMPDIR");
+	struct budget b = { .bounded = true };
+	int dfd = -1;
+
+	*out = NULL;
+	s->wd = fcntl(wd, F_DUPFD_CLOEXEC, 3);
+	s->dir = sbx_xasprintf("%s/sbxrun-protect.XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (s->wd < 0 || mkdtemp(s->dir) == NULL) {
+		sbx_err_sys(err, "cannot make a private copy of the protected paths");
+		free(s->dir);
+		s->dir = NULL;
+		goto fail;
+	}
+	dfd = open(s->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		sbx_err_sys(err, "cannot open %s", s->dir);
+		goto fail;
+	}
+	/* ctime comes from the coarse clock: the fine one may be ahead of
+	 * what the first change in the run records. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &s->start);
+	s->v = sbx_xcalloc(watch->n ? watch->n : 1, sizeof(*s->v));
+	for (size_t i = 0; i < watch->n; i++) {
+		_cleanup_free_ char *copy = NULL, *name = sbx_xasprintf("%zu", i);
+		const char *leaf;
+		int pfd = open_parent(s->wd, watch->v[i], &copy, &leaf);
+		struct stat st;
+		int r = -1;
+
+		if (pfd >= 0 && fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			r = copy_tree(pfd, leaf, dfd, name, 0, &b);
+		if (pfd >= 0)
+			close(pfd);
+		if (r < 0) {
+			sbx_err_sys(err, "cannot copy %s%s", watch->v[i],
+			    errno == EFBIG ? " (the protected paths are too large to copy)" : "");
+			goto fail;
+		}
+		s->v[s->n++] = (struct snap_entry){
+			.rel = sbx_xstrdup(watch->v[i]),
+			.dev = st.st_dev,
+			.ino = st.st_ino,
+			.type = st.st_mode & S_IFMT,
+		};
+	}
+	close(dfd);
+	*out = s;
+	return 0;
+fail:
+	if (dfd >= 0)
+		close(dfd);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].rel);
+	s->n = 0;
+	sbx_protsnap_restore(s, NULL);
+	return -1;
+}
+
+static bool
+changed_since(const struct stat *st, const struct timespec *t)
+{
+	return st->st_ctim.tv_sec > t->tv_sec ||
+	    (st->st_ctim.tv_sec == t->tv_sec && st->st_ctim.tv_nsec >= t->tv_nsec);
+}
+
+/* Whether anything at or below dir/name changed since t; any doubt (too
+ * deep, too many, unreadable) counts as a change. */
+static bool
+touched(int dir, const char *name, const struct timespec *t, int depth, unsigned *left)
+{
+	struct stat st;
+	struct dirent *e;
+	bool hit = false;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || changed_since(&st, t) ||
+	    *left == 0 || depth > SNAP_MAX_DEPTH)
+		return true;
+	(*left)--;
+	if (!S_ISDIR(st.st_mode))
+		return false;
+	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return true;
+	}
+	while (!hit && (e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			hit = touched(dirfd(d), e->d_name, t, depth + 1, left);
+	closedir(d);
+	return hit;
+}
+
+static void
+warn(struct sbx_strv *w, char *text)
+{
+	if (w)
+		sbx_strv_push_take(w, text);
+	else
+		free(text);
+}
+
+/* Puts entry i back when the run touched it; false when the copy must
+ * stay (it could not be put back). */
+static bool
+restore_one(struct sbx_protsnap *s, size_t i, int dfd, struct sbx_strv *warnings)
+{
+	const struct snap_entry *e = &s->v[i];
+	_cleanup_free_ char *copy = NULL, *name = sbx_xasprintf("%zu", i), *aside = NULL;
+	struct sbx_err err = { 0 };
+	struct budget b = { .bounded = false };
+	unsigned left = 2 * SNAP_MAX_ENTRIES;
+	const char *leaf;
+	struct stat st;
+	int pfd = open_parent(s->wd, e->rel, &copy, &leaf);
+	bool there;
+
+	if (pfd < 0) {
+		warn(warnings,
+		    sbx_xasprintf("protected path %s: the directory holding it is gone or was "
+				  "replaced; the original stays in %s/%zu",
+			e->rel, s->dir, i));
+		return false;
+	}
+	there = fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (there && st.st_dev == e->dev && st.st_ino == e->ino &&
+	    (st.st_mode & S_IFMT) == e->type && !touched(pfd, leaf, &s->start, 0, &left)) {
+		close(pfd);
+		return true;
+	}
+	if (there) {
+		aside = sbx_move_aside_at(s->wd, e->rel, &err);
+		if (aside == NULL) {
+			warn(warnings,
+			    sbx_xasprintf("protected path %s was changed in the run and could not "
+					  "be moved aside (%s); the original stays in %s/%zu",
+				e->rel, err.msg, s->dir, i));
+			close(pfd);
+			return false;
+		}
+	}
+	if (copy_tree(dfd, name, pfd, leaf, 0, &b) < 0) {
+		warn(warnings,
+		    sbx_xasprintf("protected path %s was changed in the run; the original could "
+				  "not be put back (%s) and stays in %s/%zu",
+			e->rel, strerror(errno), s->dir, i));
+		close(pfd);
+		return false;
+	}
+	close(pfd);
+	if (aside)
+		warn(warnings,
+		    sbx_xasprintf("the sandbox changed %s, which is protected: what it left was "
+				  "moved aside to %s and the original put back",
+			e->rel, aside));
+	else
+		warn(warnings,
+		    sbx_xasprintf("the sandbox removed %s, which is protected: the original was "
+				  "put back",
+			e->rel));
+	return true;
+}
+
+void
+sbx_protsnap_restore(struct sbx_protsnap *s, struct sbx_strv *warnings)
+{
+	bool keep = false;
+	int dfd;
+
+	if (s == NULL)
+		return;
+	dfd = s->dir ? open(s->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	for (size_t i = 0; dfd >= 0 && i < s->n; i++)
+		if (!restore_one(s, i, dfd, warnings))
+			keep = true;
+	if (dfd >= 0)
+		close(dfd);
+	if (s->dir && !keep) {
+		struct sbx_err err = { 0 };
+
+		sbx_rm_rf(s->dir, &err);
+	}
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].rel);
+	free(s->v);
+	free(s->dir);
+	if (s->wd >= 0)
+		close(s->wd);
+	free(s);
+}

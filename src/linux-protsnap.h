@@ -1,0 +1,29 @@
+/* The landlock backend's way of keeping the built-in protected paths
+ * (plan.h) read-only without freezing the directories above them: a
+ * private copy taken before the run, compared after it, and put back when
+ * the sandbox touched the original (doc/design/protect.md). */
+#ifndef SBX_LINUX_PROTSNAP_H
+#define SBX_LINUX_PROTSNAP_H
+
+#include "err.h"
+#include "util.h"
+
+struct sbx_protsnap;
+
+/* Copies each path of watch (relative to the workdir, reached from wd, a
+ * descriptor of it, without following any symlink) into a new private
+ * directory of sbxrun's, and notes the time. Fails (nothing kept) when a
+ * path cannot be copied in full, or when all of them together pass the
+ * size bound: the caller then protects them another way. */
+int sbx_protsnap_take(
+    int wd, const struct sbx_strv *watch, struct sbx_protsnap **out, struct sbx_err *err);
+
+/* After the run, the tree gone: each watched path that was removed,
+ * replaced, or has anything at or below it whose inode changed since the
+ * copy (ctime, which no call of the sandbox can set back) is moved aside
+ * (rel.sbxrun-untrusted.N) and the copy put back in its place; warnings
+ * (may be NULL) name each. Then the copy is removed, unless one could not
+ * be put back (a warning names where it stays). Frees s; NULL is fine. */
+void sbx_protsnap_restore(struct sbx_protsnap *s, struct sbx_strv *warnings);
+
+#endif

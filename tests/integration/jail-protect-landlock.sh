@@ -1,0 +1,3 @@
+# jail-protect.sh against the landlock backend.
+SBX_BACKEND=landlock
+. "$(dirname "$0")/jail-protect.sh"

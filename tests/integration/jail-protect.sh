@@ -1,0 +1,125 @@
+# The built-in protect list (sbxrun.profile(5)): inside the workdir, the
+# files other tools run or load without asking (.envrc, .vscode/, ...; the
+# shell rc files when the workdir is a home) stay as they were, whatever
+# the sandbox writes, chmods, renames or creates; what it makes at a
+# missing one is moved aside after the run. --no-protect-defaults drops
+# the list (the control: the same writes then land). Every verdict is read
+# on the host. Run for $SBX_BACKEND (default namespaces).
+. "$(dirname "$0")/jail-lib.sh"
+
+FILES=".envrc .devcontainer.json .gitmodules .gitattributes .pre-commit-config.yaml"
+DIRS=".vscode .idea .devcontainer"
+
+# Every entry, existing: files hold "orig", directories a file "f" that does.
+populate() {
+	for f in $FILES; do
+		echo "orig $f" >"$WD/$f"
+		chmod 644 "$WD/$f"
+	done
+	for d in $DIRS; do
+		mkdir -p "$WD/$d"
+		echo "orig $d" >"$WD/$d/f"
+		chmod 755 "$WD/$d"
+	done
+}
+
+# The attack on every entry: write in place, chmod, make a new entry in a
+# directory, rename away and plant another under the name.
+ATTACK="for f in $FILES; do
+	echo evil >>\$f; chmod 777 \$f; mv \$f \$f.moved; echo evil >\$f
+done
+for d in $DIRS; do
+	echo evil >>\$d/f; echo evil >\$d/new; chmod 777 \$d; mv \$d \$d.moved
+	mkdir -p \$d; echo evil >\$d/f
+done
+echo fine >newfile
+exit 0"
+
+state() {
+	for f in $FILES; do
+		printf '%s %s %s\n' "$f" "$(stat -c %a "$WD/$f" 2>&1)" "$(cat "$WD/$f" 2>&1)"
+	done
+	for d in $DIRS; do
+		printf '%s %s %s %s\n' "$d" "$(stat -c %a "$WD/$d" 2>&1)" \
+		    "$(ls -A "$WD/$d" 2>&1 | tr '\n' ' ')" "$(cat "$WD/$d/f" 2>&1)"
+	done
+}
+
+# --- existing entries -----------------------------------------------------------
+for mode in strict open; do
+	new_wd
+	populate
+	state >"$T/before"
+	jail_sh "$ATTACK" --fs "$mode" -w "$WD"
+	is_status 0 "$mode: the attack script ran"
+	is "$(state)" "$(cat "$T/before")" \
+	    "$mode: every built-in entry keeps its content, mode and listing"
+	is "$(cat "$WD/newfile" 2>&1)" fine \
+	    "$mode: a new top-level file next to them still appears (control)"
+done
+
+# --- missing entries ------------------------------------------------------------
+new_wd
+jail_sh "for f in $FILES; do echo evil >\$f; done
+for d in $DIRS; do mkdir \$d && echo evil >\$d/f; done
+echo fine >newfile
+exit 0" -w "$WD"
+is_status 0 "missing entries: the planting script ran"
+for n in $FILES $DIRS; do
+	absent "missing $n: nothing is left under that name" "$WD/$n"
+	like "$(jget warnings)" "made $n, where nothing may be made; it was moved aside to $n.sbxrun-untrusted.1" \
+	    "missing $n: warnings name where it went"
+done
+is "$(cat "$WD/newfile" 2>&1)" fine "missing entries: other new files stay (control)"
+
+# --- the control: --no-protect-defaults -------------------------------------------
+new_wd
+populate
+jail_sh "$ATTACK" --no-protect-defaults -w "$WD"
+is_status 0 "--no-protect-defaults: the script ran"
+is "$(cat "$WD/.envrc" 2>&1)" evil "--no-protect-defaults: .envrc is writable (the test can fail)"
+is "$(cat "$WD/.vscode.moved/new" 2>&1)" evil \
+    "--no-protect-defaults: .vscode/ takes new files and can be renamed"
+ok "--no-protect-defaults: .gitmodules could be renamed" test -e "$WD/.gitmodules.moved"
+new_wd
+jail_sh "echo evil >.envrc; exit 0" -w "$WD" -p "$(printf '[sandbox]\nprotect_defaults = no\n' >"$T/np.ini"; echo "$T/np.ini")"
+is "$(cat "$WD/.envrc" 2>&1)" evil "protect_defaults = no: a new .envrc stays"
+
+# --- a workdir that is the home -----------------------------------------------------
+RC=".bashrc .profile .zshenv .inputrc .gitconfig"
+home_populate() {
+	for f in $RC; do
+		echo "orig $f" >"$HOME/$f"
+		chmod 644 "$HOME/$f"
+	done
+	mkdir -p "$HOME/.config/fish"
+	echo "orig fish" >"$HOME/.config/fish/config.fish"
+}
+home_state() {
+	for f in $RC .config/fish/config.fish; do
+		printf '%s %s %s\n' "$f" "$(stat -c %a "$HOME/$f" 2>&1)" "$(cat "$HOME/$f" 2>&1)"
+	done
+	ls -A "$HOME/.config/fish"
+}
+home_populate
+home_state >"$T/home.before"
+jail_sh "for f in $RC; do echo evil >>\$f; chmod 777 \$f; mv \$f \$f.moved; echo evil >\$f; done
+echo evil >>.config/fish/config.fish; echo evil >.config/fish/conf.d
+mv .config/fish .config/fish.moved; mkdir -p .config/fish; echo evil >.config/fish/config.fish
+echo evil >.zshrc; echo evil >.bash_profile
+echo fine >newfile
+exit 0" -w "$HOME"
+is_status 0 "home: the rc-file script ran"
+is "$(home_state)" "$(cat "$T/home.before")" "home: rc files keep content, mode and place"
+absent "home: a new .zshrc is not left" "$HOME/.zshrc"
+absent "home: a new .bash_profile is not left" "$HOME/.bash_profile"
+is "$(cat "$HOME/newfile" 2>&1)" fine "home: a new file in the home still appears (control)"
+rm -rf "$HOME"/.[!.]* "$HOME"/newfile
+
+# Not a home: the same names are the project's own (control).
+new_wd
+echo orig >"$WD/.bashrc"
+jail_sh "echo evil >.bashrc; exit 0" -w "$WD"
+is "$(cat "$WD/.bashrc")" evil "not a home: .bashrc is an ordinary file (control)"
+
+done_testing
