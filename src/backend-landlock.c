@@ -8,10 +8,11 @@
  * Launch order:
  *
  *   sbxrun (parent)     builds the plan (pure; no mounts, the private
- *                       TMPDIR among the rules); for a root caller lends
- *                       the workdir to uid 65534 and checks that uid can
- *                       reach it and the TMPDIR; under --allow-degraded
- *                       makes the mount symlinks; sbx_launch_plain().
+ *                       TMPDIR among the rules); the keeper (keeper.h)
+ *                       makes the mount symlinks (--allow-degraded) and,
+ *                       for a root caller, lends the workdir to uid
+ *                       65534; sbxrun checks that uid can reach it and
+ *                       the TMPDIR; sbx_launch_plain().
  *   init                a fork of sbxrun: new session, child subreaper,
  *                       the caller's ids, outside any Landlock domain (so
  *                       the payload's signal scope keeps it out of the
@@ -31,8 +32,9 @@
  *                       them), taken by sbxrun with pidfd_getfd; sbxrun
  *                       answers them.
  *
- * Init never loads a filter: if sbxrun dies it must hand a lent workdir
- * back with chown calls that nobody would be left to answer. With network
+ * What the run changes on the host (the lend, the links, what the sandbox
+ * makes where nothing may be made) is made and undone by sbxrun's keeper
+ * (keeper.h), which outlives sbxrun and init. With network
  * rules, sbxrun spawns from a launcher thread already in the network's
  * Landlock domain (main.c, network.h), so init and the payload nest inside
  * it. Unix socket connects and addressed datagrams are refused then: with
@@ -352,9 +354,7 @@ payload_setup(void *ctx, struct sbx_err *err)
 /* Runs in the payload after its setup: the filter that traps the
  * metadata calls (Landlock does not judge chmod, chown, times, xattrs)
  * and, under network rules, the network calls to sbxrun's supervisor.
- * Loaded here, not in init: init must stay free to hand a lent workdir
- * back if sbxrun dies, and its chown calls would be trapped with nobody
- * left to answer. */
+ * Loaded here, not in init, which stays unfiltered. */
 static int
 payload_listener(void *ctx, int *fd, struct sbx_err *err)
 {
