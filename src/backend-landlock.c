@@ -8,10 +8,11 @@
  * Launch order:
  *
  *   sbxrun (parent)     builds the plan (pure; no mounts, the private
- *                       TMPDIR among the rules); for a root caller lends
- *                       the workdir to uid 65534 and checks that uid can
- *                       reach it and the TMPDIR; under --allow-degraded
- *                       makes the mount symlinks; sbx_launch_plain().
+ *                       TMPDIR among the rules); the keeper (keeper.h)
+ *                       makes the mount symlinks (--allow-degraded) and,
+ *                       for a root caller, lends the workdir to uid
+ *                       65534; sbxrun checks that uid can reach it and
+ *                       the TMPDIR; sbx_launch_plain().
  *   init                a fork of sbxrun: new session, child subreaper,
  *                       the caller's ids, outside any Landlock domain (so
  *                       the payload's signal scope keeps it out of the
@@ -31,8 +32,9 @@
  *                       them), taken by sbxrun with pidfd_getfd; sbxrun
  *                       answers them.
  *
- * Init never loads a filter: if sbxrun dies it must hand a lent workdir
- * back with chown calls that nobody would be left to answer. With network
+ * What the run changes on the host (the lend, the links, what the sandbox
+ * makes where nothing may be made) is made and undone by sbxrun's keeper
+ * (keeper.h), which outlives sbxrun and init. With network
  * rules, sbxrun spawns from a launcher thread already in the network's
  * Landlock domain (main.c, network.h), so init and the payload nest inside
  * it. Unix socket connects and addressed datagrams are refused then: with
@@ -56,6 +58,7 @@
 
 #include "backend.h"
 #include "fsutil.h"
+#include "keeper.h"
 #include "launch.h"
 #include "linux-caps.h"
 #include "linux-hostfilter.h"
@@ -76,18 +79,16 @@
  * backend maps root to, so both backends leave the same traces. */
 #define SBX_LL_NOBODY 65534
 
-/* What the run changed on the host, undone by ll_cleanup() (or by init
- * when sbxrun died: ll_orphaned()). */
+/* The run's state in sbxrun. What it changes on the host (the lend, the
+ * mount links, what the sandbox may make where nothing may be made) is
+ * made and recorded by the keeper, which undoes it when ll_cleanup() asks,
+ * or alone when sbxrun dies (keeper.h). */
 struct ll_state {
-	struct sbx_lease lease;
-	bool leased;
+	struct sbx_keeper *keeper;
 	struct sbx_strv links; /* mount symlinks made in the workdir */
 	struct sbx_strv targets; /* what each of them points to */
-	struct sbx_strv made; /* directories made for them, outermost first */
 	struct sbx_strv writable; /* where the supervisor lets metadata change */
 	struct sbx_meta_guard guard; /* what the supervisor leaves alone there */
-	char *workdir;
-	struct sbx_strv scrub; /* the plan's: removed from the workdir after */
 	struct sbx_protsnap *snap; /* the plan's watched paths, copied */
 	struct sbx_report *report; /* for warnings after the run, or NULL */
 };
@@ -372,9 +373,7 @@ payload_setup(void *ctx, struct sbx_err *err)
 /* Runs in the payload after its setup: the filter that traps the
  * metadata calls (Landlock does not judge chmod, chown, times, xattrs)
  * and, under network rules, the network calls to sbxrun's supervisor.
- * Loaded here, not in init: init must stay free to hand a lent workdir
- * back if sbxrun dies, and its chown calls would be trapped with nobody
- * left to answer. */
+ * Loaded here, not in init, which stays unfiltered. */
 static int
 payload_listener(void *ctx, int *fd, struct sbx_err *err)
 {
@@ -384,60 +383,23 @@ payload_listener(void *ctx, int *fd, struct sbx_err *err)
 	    SBX_SECCOMP_META_NOTIFY | (pl->trap_net ? SBX_SECCOMP_NET_NOTIFY : 0), fd, err);
 }
 
-static void
-remove_links(struct ll_state *st)
-{
-	char buf[4096];
-	struct stat sb;
-
-	for (size_t i = 0; i < st->links.n; i++) {
-		const char *link = st->links.v[i];
-		ssize_t n = readlink(link, buf, sizeof(buf) - 1);
-
-		/* Only our own link: the sandbox may have put anything there. */
-		if (n < 0 || lstat(link, &sb) < 0 || !S_ISLNK(sb.st_mode))
-			continue;
-		buf[n] = '\0';
-		if (strcmp(buf, st->targets.v[i]) == 0)
-			unlink(link);
-	}
-	for (size_t i = st->made.n; i-- > 0;)
-		rmdir(st->made.v[i]); /* only when left empty */
-	sbx_strv_free(&st->links);
-	sbx_strv_free(&st->targets);
-	sbx_strv_free(&st->made);
-}
-
 /* Under --allow-degraded a mount becomes WORKDIR/TARGET -> SOURCE: the
  * source's own rules apply wherever it is reached from, but it is a
  * symlink, not a mount (find and cp -r do not descend into it, an
  * atomic rename over a file mount replaces the link). An existing
  * target is refused: it would have to be moved away. */
 static int
-make_links(const struct sbx_policy *p, const char *wd, struct ll_state *st, struct sbx_err *err)
+make_links(
+    const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st, struct sbx_err *err)
 {
-	struct stat sb;
+	int wd = sbx_fsview_workdir_fd(x->fs);
 
 	for (size_t i = 0; i < p->nmounts; i++) {
 		const struct sbx_mount *m = &p->mounts[i];
-		_cleanup_free_ char *link = sbx_path_join(wd, m->target);
 
-		for (char *c = link + strlen(wd) + 1; (c = strchr(c, '/')) != NULL; c++) {
-			*c = '\0';
-			if (mkdir(link, 0755) == 0)
-				sbx_strv_push(&st->made, link);
-			else if (errno != EEXIST)
-				return sbx_err_sys(err, "landlock: cannot make %s", link);
-			*c = '/';
-		}
-		if (lstat(link, &sb) == 0)
-			return sbx_err_set(err, EEXIST,
-			    "landlock: mount target %s exists; without a "
-			    "mount namespace only a symbolic link to %s could be made there",
-			    m->target, m->source);
-		if (symlink(m->source, link) < 0)
-			return sbx_err_sys(err, "landlock: cannot make %s", link);
-		sbx_strv_push(&st->links, link);
+		if (sbx_keeper_link(st->keeper, wd, m->target, m->source, err) < 0)
+			return -1;
+		sbx_strv_push_take(&st->links, sbx_path_join(x->fs->workdir, m->target));
 		sbx_strv_push(&st->targets, m->source);
 	}
 	return 0;
@@ -484,7 +446,9 @@ make_guard(const struct sbx_policy *p, const struct sbx_exec *x, const struct sb
 	sbx_strv_free(&rel);
 }
 
-/* A root caller's workdir and TMPDIR become the sandbox's for the run. */
+/* A root caller's workdir and TMPDIR become the sandbox's for the run:
+ * the keeper lends them, so that they are handed back even if sbxrun is
+ * killed during the lend, the run or the hand-back. */
 static int
 lend_to_nobody(
     const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st, struct sbx_err *err)
@@ -492,21 +456,12 @@ lend_to_nobody(
 	struct sbx_strv skip = { 0 };
 	int r;
 
-	/* EINVAL: the id is not mapped, as for root in a user namespace
-	 * that maps only itself. */
-	if (chown(x->tmpdir, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0)
-		return sbx_err_sys(err, "landlock: cannot give %s to uid %d%s", x->tmpdir,
-		    SBX_LL_NOBODY,
-		    errno == EINVAL ? " (that id does not exist in this user "
-				      "namespace)"
-				    : "");
 	lend_skips(p, x, &skip);
-	r = sbx_owner_lend(&st->lease, x->fs->workdir, x->caller_uid, x->caller_gid, SBX_LL_NOBODY,
-	    SBX_LL_NOBODY, &skip, err);
+	r = sbx_keeper_lend(st->keeper, x->fs->workdir, x->tmpdir, x->caller_uid, x->caller_gid,
+	    SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, err);
 	sbx_strv_free(&skip);
 	if (r < 0)
 		return -1;
-	st->leased = true;
 	if (sbx_owner_check_reach(x->fs->workdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0 ||
 	    sbx_owner_check_reach(x->tmpdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0)
 		return sbx_err_wrap(err,
@@ -522,60 +477,22 @@ warn(struct sbx_report *r, char *text)
 	sbx_strv_push_take(&r->warnings, text);
 }
 
-/* Moves aside what the sandbox made where nothing may be made (a .git, a
- * protected path that did not exist), before the workdir goes back to the
- * caller: under that name no git or direnv of theirs will read it. */
-static void
-scrub(struct ll_state *st)
-{
-	sbx_protsnap_restore(st->snap, st->report ? &st->report->warnings : NULL);
-	st->snap = NULL;
-	for (size_t i = 0; i < st->scrub.n; i++) {
-		struct sbx_err err = { 0 };
-		_cleanup_free_ char *aside = sbx_move_aside(-1, st->workdir, st->scrub.v[i], &err);
-
-		if (st->report == NULL)
-			continue;
-		if (aside)
-			warn(st->report,
-			    sbx_xasprintf("landlock: the sandbox made %s, where nothing may be "
-					  "made; it was moved aside to %s",
-				st->scrub.v[i], aside));
-		else if (err.msg[0])
-			warn(st->report, sbx_xasprintf("landlock: %s", err.msg));
-	}
-	sbx_strv_free(&st->scrub);
-}
-
+/* Once the tree is gone (or the spawn failed): the built-in protected
+ * entries the sandbox touched are put back from their copies; then the
+ * keeper moves aside what the sandbox made where nothing may be made (a
+ * .git, a protected path that did not exist), so that no git or direnv of
+ * the caller's reads it, removes the links and hands the workdir back. */
 static void
 state_free(struct ll_state *st)
 {
-	scrub(st);
-	remove_links(st);
-	if (st->leased)
-		sbx_owner_return(&st->lease, st->report ? &st->report->warnings : NULL);
+	sbx_protsnap_restore(st->snap, st->report ? &st->report->warnings : NULL);
+	st->snap = NULL;
+	sbx_keeper_undo_run(st->keeper, st->report ? &st->report->warnings : NULL);
+	sbx_strv_free(&st->links);
+	sbx_strv_free(&st->targets);
 	sbx_strv_free(&st->writable);
 	sbx_metasup_guard_free(&st->guard);
-	free(st->workdir);
 	free(st);
-}
-
-/* In init, when sbxrun was killed: the tree is gone, so the workdir goes
- * back to the caller from init's copy of the state (init still holds the
- * caller's ids), rather than staying lent to uid 65534, and the private
- * TMPDIR goes away as it would have. */
-static void
-ll_orphaned(void *ctx)
-{
-	const struct ll_payload *pl = ctx;
-	struct sbx_err err = { 0 };
-
-	sbx_rm_rf(pl->tmpdir, &err);
-	pl->state->report = NULL; /* sbxrun's, which is gone */
-	scrub(pl->state);
-	remove_links(pl->state);
-	if (pl->state->leased)
-		sbx_owner_return(&pl->state->lease, NULL);
 }
 
 /* After the run (the tree is gone): links away, the workdir back. */
@@ -626,7 +543,6 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	};
 	struct sbx_payload_hooks hooks = {
 		.setup = payload_setup,
-		.orphaned = ll_orphaned,
 		.ctx = &pl,
 	};
 
@@ -657,13 +573,20 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		free(st);
 		return -1;
 	}
-	st->workdir = sbx_xstrdup(x->fs->workdir);
-	sbx_strv_copy(&st->scrub, &plan.scrub);
+	st->keeper = x->keeper;
 	make_guard(p, x, &plan, &st->guard);
 	st->report = r;
+	/* Recorded before anything runs: the keeper moves these aside after
+	 * the run, or after sbxrun's death. */
+	{
+		struct sbx_strv none = { 0 };
+
+		sbx_keeper_watch(
+		    st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none, &plan.scrub);
+	}
 	/* The links first, so that a root caller's lend covers the
 	 * directories made for them. */
-	if ((p->nmounts > 0 && make_links(p, x->fs->workdir, st, err) < 0) ||
+	if ((p->nmounts > 0 && make_links(p, x, st, err) < 0) ||
 	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0) ||
 	    sbx_launch_plain(x, &hooks, c, err) < 0) {
 		state_free(st);

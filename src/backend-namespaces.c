@@ -47,6 +47,7 @@
 
 #include "backend.h"
 #include "fsutil.h"
+#include "keeper.h"
 #include "launch.h"
 #include "linux-caps.h"
 #include "linux-hostfilter.h"
@@ -67,13 +68,12 @@
 #define NS_FLAGS \
 	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
-/* What the run may have left in the workdir, undone after it through the
- * workdir's pinned descriptor (or by init, when sbxrun died first). */
+/* What the run may have left in the workdir (mount targets made, what
+ * the sandbox made where nothing may be made) is recorded with the keeper
+ * before the jail starts and undone by it, through the workdir's
+ * descriptor, when the tree is gone, or when sbxrun died (keeper.h). */
 struct ns_state {
-	int wd; /* the workdir, O_PATH (a copy of the pin) */
-	char *workdir; /* its path, as the jail sees it too */
-	struct sbx_strv created; /* mount targets made, relative, outermost first */
-	struct sbx_strv scrub; /* the plan's: moved aside if made */
+	struct sbx_keeper *keeper;
 	struct sbx_report *report; /* for warnings after the run, or NULL */
 };
 
@@ -362,8 +362,6 @@ payload_setup(void *ctx, struct sbx_err *err)
 	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err);
 }
 
-static void ns_orphaned(void *ctx);
-
 /* Runs in the cloned child: becomes the jail's init. */
 static noreturn void
 child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_launch_pipes *lp,
@@ -372,7 +370,6 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	struct sbx_init_args a = { .exec = x, .pid1 = true };
 	struct sbx_payload_hooks hooks = {
 		.setup = payload_setup,
-		.orphaned = ns_orphaned,
 		.ctx = pl,
 	};
 	struct sbx_err e = { 0 };
@@ -451,44 +448,17 @@ fail : {
 }
 }
 
-/* Moves aside what the sandbox made where nothing may be made (a .git, a
- * protected path that did not exist) and removes the mount targets made
- * for the run if still empty, innermost first; every path is reached from
- * the workdir's descriptor without following a link the sandbox may have
- * planted on the way. */
-static void
-undo_workdir(struct ns_state *st)
-{
-	for (size_t i = 0; i < st->scrub.n; i++) {
-		struct sbx_err err = { 0 };
-		_cleanup_free_ char *aside = sbx_move_aside_at(st->wd, st->scrub.v[i], &err);
-
-		if (st->report == NULL)
-			continue;
-		if (aside)
-			sbx_strv_push_take(&st->report->warnings,
-			    sbx_xasprintf("namespaces: the sandbox made %s, where nothing may be "
-					  "made; it was moved aside to %s",
-				st->scrub.v[i], aside));
-		else if (err.msg[0])
-			sbx_strv_push_take(
-			    &st->report->warnings, sbx_xasprintf("namespaces: %s", err.msg));
-	}
-	for (size_t i = st->created.n; i-- > 0;)
-		sbx_remove_empty_at(st->wd, st->created.v[i]);
-	sbx_strv_free(&st->scrub);
-	sbx_strv_free(&st->created);
-}
-
+/* Once the tree is gone: the keeper moves aside what the sandbox made
+ * where nothing may be made (a .git, a protected path that did not exist)
+ * and removes the mount targets made for the run if still empty,
+ * innermost first, every path reached from the workdir's descriptor
+ * without following a link the sandbox may have planted on the way. */
 static void
 state_free(struct ns_state *st)
 {
 	if (st == NULL)
 		return;
-	undo_workdir(st);
-	if (st->wd >= 0)
-		close(st->wd);
-	free(st->workdir);
+	sbx_keeper_undo_run(st->keeper, st->report ? &st->report->warnings : NULL);
 	free(st);
 }
 
@@ -497,25 +467,6 @@ ns_cleanup(struct sbx_child *c)
 {
 	state_free(c->priv);
 	c->priv = NULL;
-}
-
-/* In init, when sbxrun was killed and the tree is gone: the same undoing,
- * from init's view of the workdir (its own mount namespace, where the
- * workdir lies at its host path). Init holds the sandbox's ids, which own
- * the workdir there, and is under neither Landlock nor the sandbox's
- * reach any more. Mount targets are mount points in this namespace and
- * cannot be removed from it (EBUSY). */
-static void
-ns_orphaned(void *ctx)
-{
-	struct ns_payload *pl = ctx;
-	struct ns_state *st = pl->state;
-	struct stat sb;
-
-	st->report = NULL; /* sbxrun's, which is gone */
-	st->wd = sbx_open_nofollow(AT_FDCWD, st->workdir, &sb);
-	if (st->wd >= 0)
-		undo_workdir(st);
 }
 
 static pid_t
@@ -591,11 +542,16 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		return -1;
 	}
 	st = sbx_xcalloc(1, sizeof(*st));
-	st->wd = fcntl(sbx_fsview_workdir_fd(x->fs), F_DUPFD_CLOEXEC, 0);
-	st->workdir = sbx_xstrdup(x->fs->workdir);
-	sbx_strv_copy(&st->scrub, &plan.scrub);
-	for (size_t i = 0; i < plan.created.n; i++)
-		sbx_strv_push(&st->created, plan.created.v[i] + strlen(x->fs->workdir) + 1);
+	st->keeper = x->keeper;
+	{
+		struct sbx_strv created = { 0 };
+
+		for (size_t i = 0; i < plan.created.n; i++)
+			sbx_strv_push(&created, plan.created.v[i] + strlen(x->fs->workdir) + 1);
+		sbx_keeper_watch(
+		    st->keeper, sbx_fsview_workdir_fd(x->fs), "namespaces", &created, &plan.scrub);
+		sbx_strv_free(&created);
+	}
 	pl.state = st;
 	fflush(NULL);
 	pid = clone_jail(flags, &pidfd);

@@ -13,6 +13,7 @@
 #include "util.h"
 
 struct sbx_meta_guard;
+struct sbx_keeper;
 
 /* What this machine offers; filled by the probes. */
 struct sbx_caps {
@@ -58,6 +59,7 @@ struct sbx_exec {
 	const char *tmpdir; /* the host directory made for the sandbox as
 	                               its TMPDIR (needs_tmpdir), else NULL */
 	int stdin_fd; /* handed to the payload as fd 0; -1 keeps 0 */
+	struct sbx_keeper *keeper; /* records what the run changes (keeper.h) */
 	uid_t caller_uid;
 	gid_t caller_gid;
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];

@@ -70,6 +70,14 @@ sbx_rm_rf(const char *path, struct sbx_err *err)
 	return 0;
 }
 
+int
+sbx_rm_rf_at(int dir, const char *name, const char *shown, struct sbx_err *err)
+{
+	if (rm_at(dir, name, 0) < 0)
+		return sbx_err_sys(err, "cannot remove %s", shown);
+	return 0;
+}
+
 /* Opens path relative to dirfd following no symbolic link in any of its
  * components; with beneath, path must also stay below dirfd (no "..", no
  * absolute path). Linux does both in the kernel (openat2 with
@@ -184,11 +192,11 @@ copy_fd(int out, int in, const char *shown, struct sbx_err *err)
 }
 
 int
-sbx_script_store(struct sbx_script *s, const char *workdir, const char *name, int in, uid_t owner,
-    struct sbx_err *err)
+sbx_script_create(struct sbx_script *s, const char *workdir, const char *name, uid_t owner,
+    int *out, struct sbx_err *err)
 {
 	_cleanup_free_ char *shown = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", workdir, name);
-	_cleanup_close_ int fd = -1;
+	int fd;
 	struct stat st;
 
 	s->wd = s->dir = -1;
@@ -227,11 +235,32 @@ sbx_script_store(struct sbx_script *s, const char *workdir, const char *name, in
 	if (fd < 0)
 		return -1;
 	s->made_file = true;
-	if (copy_fd(fd, in, shown, err) < 0)
+	*out = fd;
+	return 0;
+}
+
+int
+sbx_script_fill(int fd, const char *shown, int in, struct sbx_err *err)
+{
+	if (copy_fd(fd, in, shown, err) < 0) {
+		close(fd);
 		return -1;
-	if (close(steal_fd(&fd)) < 0)
+	}
+	if (close(fd) < 0)
 		return sbx_err_sys(err, "cannot write %s", shown);
 	return 0;
+}
+
+int
+sbx_script_store(struct sbx_script *s, const char *workdir, const char *name, int in, uid_t owner,
+    struct sbx_err *err)
+{
+	_cleanup_free_ char *shown = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", workdir, name);
+	int fd;
+
+	if (sbx_script_create(s, workdir, name, owner, &fd, err) < 0)
+		return -1;
+	return sbx_script_fill(fd, shown, in, err);
 }
 
 void

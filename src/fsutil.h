@@ -11,6 +11,9 @@
  * the sandbox made unwritable are made writable first. */
 int sbx_rm_rf(const char *path, struct sbx_err *err);
 
+/* The same for name in the directory dir (shown in the error as shown). */
+int sbx_rm_rf_at(int dir, const char *name, const char *shown, struct sbx_err *err);
+
 /* The directory of the --interp script, relative to the workdir. */
 #define SBX_SCRIPT_DIR ".sbxrun"
 
@@ -33,6 +36,15 @@ struct sbx_script {
  * was made, for sbx_script_remove. */
 int sbx_script_store(struct sbx_script *s, const char *workdir, const char *name, int in,
     uid_t owner, struct sbx_err *err);
+
+/* The first half of sbx_script_store(): makes the file and returns it,
+ * opened for writing, in *out. */
+int sbx_script_create(struct sbx_script *s, const char *workdir, const char *name, uid_t owner,
+    int *out, struct sbx_err *err);
+
+/* The second half: copies in into fd (taken and closed); shown names the
+ * file in errors. */
+int sbx_script_fill(int fd, const char *shown, int in, struct sbx_err *err);
 
 /* Removes what sbx_script_store made, through its descriptors only, and
  * releases s. Safe on a zeroed s whose descriptors are -1. */

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "exec.h"
+#include "keeper.h"
 #include "launch.h"
 #include "proc.h"
 
@@ -199,6 +200,7 @@ sbx_init_main(const struct sbx_init_args *a)
 	pid_t payload;
 	int sfd, status = 0;
 	bool payload_done = false, orphaned = false;
+	int hold = sbx_keeper_hold_fd(a->exec->keeper);
 	struct sbx_err err = { 0 };
 
 	if (!a->pid1)
@@ -221,11 +223,12 @@ sbx_init_main(const struct sbx_init_args *a)
 		payload_main(a);
 
 	/* Init keeps nothing of the caller's: no terminal, no pipes, none of
-	 * sbxrun's descriptors. */
+	 * sbxrun's descriptors, but its copy of the keeper's hold pipe, whose
+	 * end of file tells the keeper that the tree is gone (keeper.h). */
 	{
-		int keep[] = { sfd, a->status_fd, a->life_fd };
+		int keep[] = { sfd, a->status_fd, a->life_fd, hold };
 
-		sbx_close_fds_except(keep, a->life_fd >= 0 ? 3 : 2);
+		sbx_close_fds_except(keep, SBX_ARRAY_LEN(keep));
 	}
 	sbx_stdio_to_null();
 

@@ -18,6 +18,9 @@
 #include "diag.h"
 #include "exec.h"
 #include "fsutil.h"
+#ifdef __linux__
+#include "keeper.h"
+#endif
 #include "launch.h"
 #include "network.h"
 #include "paths.h"
@@ -44,10 +47,11 @@ struct run {
 	struct sbx_strv homes;
 	struct sbx_exec exec;
 	struct sbx_network net;
+	struct sbx_keeper *keeper; /* makes, records and undoes the run's files */
 	char *temp_workdir;
 	char *private_tmp; /* the TMPDIR of a needs_tmpdir backend */
 	char *script_path;
-	struct sbx_script script; /* --interp: what was made, by descriptor */
+	struct sbx_script script; /* --interp, without a keeper: what was made */
 	bool have_script;
 	int diag_fd; /* --diag PATH, opened before anything runs */
 	bool spawned; /* a payload was started: it may have written to stderr */
@@ -250,22 +254,38 @@ check_unbuilt(const struct run *run, struct sbx_err *err)
 	return 0;
 }
 
-static int
-make_temp_workdir(struct run *run, struct sbx_err *err)
+/* A new directory PREFIX.XXXXXX in $TMPDIR (else /tmp): made by the
+ * keeper, which removes it even if sbxrun is killed (keeper.h). */
+static char *
+make_temp_dir(struct run *run, const char *prefix, const char *what, struct sbx_err *err)
 {
 	const char *tmp = getenv("TMPDIR");
-	char *tmpl;
+	char *path = NULL;
 
 	if (tmp == NULL || tmp[0] != '/')
 		tmp = "/tmp";
-	tmpl = sbx_xasprintf("%s/sbxrun.XXXXXX", tmp);
-	if (mkdtemp(tmpl) == NULL) {
-		sbx_err_sys(err, "cannot create a workdir in %s", tmp);
-		free(tmpl);
-		return -1;
+#ifdef __linux__
+	if (sbx_keeper_mkdtemp(run->keeper, tmp, prefix, &path, err) < 0) {
+		sbx_err_wrap(err, "cannot create %s in %s", what, tmp);
+		return NULL;
 	}
-	run->temp_workdir = tmpl;
-	return 0;
+#else
+	(void)run;
+	path = sbx_xasprintf("%s/%s.XXXXXX", tmp, prefix);
+	if (mkdtemp(path) == NULL) {
+		sbx_err_sys(err, "cannot create %s in %s", what, tmp);
+		free(path);
+		return NULL;
+	}
+#endif
+	return path;
+}
+
+static int
+make_temp_workdir(struct run *run, struct sbx_err *err)
+{
+	run->temp_workdir = make_temp_dir(run, "sbxrun", "a workdir", err);
+	return run->temp_workdir ? 0 : -1;
 }
 
 /* The empty TMPDIR of a backend without a private /tmp of its own: made
@@ -273,19 +293,8 @@ make_temp_workdir(struct run *run, struct sbx_err *err)
 static int
 make_private_tmp(struct run *run, struct sbx_err *err)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *tmpl;
-
-	if (tmp == NULL || tmp[0] != '/')
-		tmp = "/tmp";
-	tmpl = sbx_xasprintf("%s/sbxrun-tmp.XXXXXX", tmp);
-	if (mkdtemp(tmpl) == NULL) {
-		sbx_err_sys(err, "cannot create a private temporary directory in %s", tmp);
-		free(tmpl);
-		return -1;
-	}
-	run->private_tmp = tmpl;
-	return 0;
+	run->private_tmp = make_temp_dir(run, "sbxrun-tmp", "a private temporary directory", err);
+	return run->private_tmp ? 0 : -1;
 }
 
 /* --interp: the script from stdin becomes WORKDIR/.sbxrun/NAME, made
@@ -298,11 +307,17 @@ store_script(struct run *run, struct sbx_err *err)
 	_cleanup_free_ char *name = run->cli.script_name ? sbx_xstrdup(run->cli.script_name)
 							 : sbx_exec_script_name(run->cli.interp);
 
-	run->have_script = true;
-	if (sbx_script_store(&run->script, run->fs.workdir, name, STDIN_FILENO, geteuid(), err) < 0)
-		return -1;
 	run->script_path = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", run->fs.workdir, name);
-	return 0;
+#ifdef __linux__
+	int fd;
+
+	if (sbx_keeper_script(run->keeper, run->fs.workdir, name, geteuid(), &fd, err) < 0)
+		return -1;
+	return sbx_script_fill(fd, run->script_path, STDIN_FILENO, err);
+#else
+	run->have_script = true;
+	return sbx_script_store(&run->script, run->fs.workdir, name, STDIN_FILENO, geteuid(), err);
+#endif
 }
 
 static void
@@ -310,6 +325,20 @@ cleanup_files(struct run *run)
 {
 	struct sbx_err err = { 0 };
 
+#ifdef __linux__
+	struct sbx_strv warnings = { 0 };
+
+	(void)err;
+	if (run->temp_workdir && run->policy.keep && run->report.status != 125) {
+		sbx_keeper_forget(run->keeper, run->temp_workdir);
+		say(run, "kept the workdir %s", run->temp_workdir);
+	}
+	/* The keeper removes the script and the directories it made. */
+	sbx_keeper_finish(steal_ptr(&run->keeper), &warnings);
+	for (size_t i = 0; i < warnings.n; i++)
+		say(run, "%s", warnings.v[i]);
+	sbx_strv_free(&warnings);
+#else
 	if (run->have_script)
 		sbx_script_remove(&run->script);
 	run->have_script = false;
@@ -321,6 +350,7 @@ cleanup_files(struct run *run)
 		else if (sbx_rm_rf(run->temp_workdir, &err) < 0)
 			say(run, "%s", err.msg);
 	}
+#endif
 }
 
 static void add_reason(struct sbx_err *err, const char *fmt, ...)
@@ -459,6 +489,7 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	run->exec.fs = &run->fs;
 	run->exec.net = run->net.supervised ? &run->net.rules : NULL;
 	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
+	run->exec.keeper = run->keeper;
 	sbx_limits_plan(&run->policy, b, &run->caps, &run->exec, &run->report);
 	return 0;
 }
@@ -702,6 +733,12 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_strv_push_take(&r->warnings,
 		    sbx_xasprintf("docker_image %s is not used: the backend is %s", p->docker_image,
 			b->name));
+#ifdef __linux__
+	/* Before anything is made on the caller's disk (keeper.h). */
+	run->keeper = sbx_keeper_start(&err);
+	if (run->keeper == NULL)
+		return fail(run, &err);
+#endif
 	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
 	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)

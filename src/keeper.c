@@ -1,0 +1,884 @@
+/* The keeper (keeper.h, doc/design/lifecycle.md).
+ *
+ * sbxrun and the keeper talk over a SOCK_SEQPACKET pair, one request per
+ * message: a header, then NUL-terminated strings, and at most one
+ * descriptor (SCM_RIGHTS). Requests that change the disk are answered
+ * (REPLY) once done; records are not; undo requests are answered with
+ * WARN messages, then DONE. The keeper makes every change itself, so its
+ * memory holds the record of a change before sbxrun can learn that it was
+ * made, and sbxrun's death at any point leaves nothing unrecorded.
+ *
+ * The keeper is not sbxrun's child but an orphan (a double fork): the
+ * supervisor kills every descendant of sbxrun as the sandbox's tree.
+ *
+ * A second channel, a pipe, tells it when to undo alone: sbxrun holds its
+ * write end and the jail's init keeps the copy it inherits until it exits
+ * (launch.c), so the end of file comes only when neither is left. Until
+ * then a lent tree is never handed back under a running sandbox. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "fsutil.h"
+#include "keeper.h"
+#include "launch.h"
+#include "resolve.h"
+#ifdef __linux__
+#include "linux-owner.h"
+#endif
+
+enum k_op {
+	K_MKDTEMP = 1,
+	K_FORGET,
+	K_SCRIPT,
+	K_LEND,
+	K_LINK,
+	K_WATCH,
+	K_UNDO_RUN,
+	K_FINISH,
+	K_REPLY,
+	K_WARN,
+	K_DONE,
+};
+
+struct k_hdr {
+	uint32_t op;
+	int32_t err; /* REPLY: 0 or an errno */
+	uint32_t a, b, c, d; /* ids, counts */
+	uint32_t nstr;
+};
+
+/* One message as read: the header and its strings. */
+struct k_msg {
+	struct k_hdr h;
+	char *data;
+	size_t len;
+	const char **str;
+	int fd; /* a descriptor that came with it, or -1 */
+};
+
+struct sbx_keeper {
+	int sock;
+	int hold; /* the pipe's write end */
+};
+
+/* In the keeper process: everything to undo. */
+struct k_tmp {
+	int parent;
+	char *name;
+	char *path;
+};
+
+struct k_watch {
+	int wd;
+	char *tag;
+	struct sbx_strv created, scrub;
+};
+
+struct k_state {
+	struct k_tmp *tmp;
+	size_t ntmp;
+	struct sbx_script script;
+	bool have_script;
+#ifdef __linux__
+	struct sbx_lease lease;
+	bool leased;
+#endif
+	struct k_watch *w;
+	size_t nw;
+	int link_wd;
+	struct sbx_strv links, sources, made; /* made: directories, outermost first */
+	struct sbx_strv warnings;
+	int sock; /* -1 once sbxrun is gone */
+};
+
+/* ---- the wire ---- */
+
+static int
+k_send(int sock, const struct k_hdr *h, const struct sbx_strv *strs, int fd)
+{
+	struct sbx_buf b = { 0 };
+	struct k_hdr hh = *h;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	hh.nstr = strs ? (uint32_t)strs->n : 0;
+	sbx_buf_add(&b, &hh, sizeof(hh));
+	for (size_t i = 0; strs && i < strs->n; i++)
+		sbx_buf_add(&b, strs->v[i], strlen(strs->v[i]) + 1);
+	iov.iov_base = b.data;
+	iov.iov_len = b.len;
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	sbx_buf_free(&b);
+	return n < 0 ? -1 : 0;
+}
+
+static void
+k_msg_free(struct k_msg *m)
+{
+	free(m->data);
+	free(m->str);
+	if (m->fd >= 0)
+		close(m->fd);
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+}
+
+/* 1 with a message, 0 at the end of file, -1 on an error (errno; EAGAIN
+ * with MSG_DONTWAIT and nothing there) or a malformed message. */
+static int
+k_recv(int sock, struct k_msg *m, int flags)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+	ssize_t n;
+	char *p;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	do
+		n = recv(sock, NULL, 0, MSG_PEEK | MSG_TRUNC | flags);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n == 0 ? 0 : -1;
+	m->data = sbx_xmalloc((size_t)n + 1);
+	iov.iov_base = m->data;
+	iov.iov_len = (size_t)n;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		k_msg_free(m);
+		return n == 0 ? 0 : -1;
+	}
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&m->fd, CMSG_DATA(c), sizeof(int));
+	m->len = (size_t)n;
+	m->data[n] = '\0';
+	if (m->len < sizeof(m->h)) {
+		k_msg_free(m);
+		return -1;
+	}
+	memcpy(&m->h, m->data, sizeof(m->h));
+	m->str = sbx_xcalloc(m->h.nstr + 1, sizeof(*m->str));
+	p = m->data + sizeof(m->h);
+	for (uint32_t i = 0; i < m->h.nstr; i++) {
+		if (p >= m->data + m->len) {
+			k_msg_free(m);
+			return -1;
+		}
+		m->str[i] = p;
+		p += strlen(p) + 1;
+	}
+	return 1;
+}
+
+/* ---- in the keeper ---- */
+
+static void
+k_warn(struct k_state *st, char *text)
+{
+	sbx_strv_push_take(&st->warnings, text);
+}
+
+static void
+k_reply(struct k_state *st, const struct sbx_err *err, const char *text, int fd)
+{
+	struct k_hdr h = { .op = K_REPLY,
+		.err = err && err->msg[0] ? (err->errnum ? err->errnum : EIO) : 0 };
+	struct sbx_strv s = { 0 };
+
+	sbx_strv_push(&s, err && err->msg[0] ? err->msg : text ? text : "");
+	if (st->sock >= 0 && k_send(st->sock, &h, &s, fd) < 0)
+		st->sock = -1;
+	sbx_strv_free(&s);
+}
+
+static void
+do_mkdtemp(struct k_state *st, const struct k_msg *m)
+{
+	struct sbx_err err = { 0 };
+	char *path;
+	int parent;
+
+	if (m->h.nstr < 2) {
+		sbx_err_set(&err, EINVAL, "keeper: malformed request");
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	parent = open(m->str[0], O_PATH | O_DIRECTORY | O_CLOEXEC);
+	path = sbx_xasprintf("%s/%s.XXXXXX", m->str[0], m->str[1]);
+	if (parent < 0 || mkdtemp(path) == NULL) {
+		sbx_err_sys(&err, "%s", m->str[0]);
+		if (parent >= 0)
+			close(parent);
+		free(path);
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	st->tmp = sbx_xreallocarray(st->tmp, st->ntmp + 1, sizeof(*st->tmp));
+	st->tmp[st->ntmp++] = (struct k_tmp){ parent, sbx_xstrdup(strrchr(path, '/') + 1), path };
+	k_reply(st, NULL, path, -1);
+}
+
+static void
+do_forget(struct k_state *st, const struct k_msg *m)
+{
+	for (size_t i = 0; m->h.nstr >= 1 && i < st->ntmp; i++) {
+		if (strcmp(st->tmp[i].path, m->str[0]) != 0)
+			continue;
+		close(st->tmp[i].parent);
+		free(st->tmp[i].name);
+		free(st->tmp[i].path);
+		st->tmp[i] = st->tmp[--st->ntmp];
+		return;
+	}
+}
+
+static void
+do_script(struct k_state *st, const struct k_msg *m)
+{
+	struct sbx_err err = { 0 };
+	int fd = -1;
+
+	if (m->h.nstr < 2 || st->have_script) {
+		sbx_err_set(&err, EINVAL, "keeper: malformed request");
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	st->have_script = true;
+	if (sbx_script_create(&st->script, m->str[0], m->str[1], (uid_t)m->h.a, &fd, &err) < 0) {
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	k_reply(st, NULL, NULL, fd);
+	close(fd);
+}
+
+static void
+do_lend(struct k_state *st, const struct k_msg *m)
+{
+	struct sbx_err err = { 0 };
+#ifdef __linux__
+	struct sbx_strv skip = { 0 };
+	uid_t to = (uid_t)m->h.c;
+	gid_t to_gid = (gid_t)m->h.d;
+
+	if (m->h.nstr < 2 || st->leased) {
+		sbx_err_set(&err, EINVAL, "keeper: malformed request");
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	/* EINVAL: the id is not mapped, as for root in a user namespace
+	 * that maps only itself. */
+	if (m->str[1][0] && chown(m->str[1], to, to_gid) < 0) {
+		sbx_err_sys(&err, "landlock: cannot give %s to uid %u%s", m->str[1], (unsigned)to,
+		    errno == EINVAL ? " (that id does not exist in this user namespace)" : "");
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	for (uint32_t i = 2; i < m->h.nstr; i++)
+		sbx_strv_push(&skip, m->str[i]);
+	if (sbx_owner_lend(
+		&st->lease, m->str[0], (uid_t)m->h.a, (gid_t)m->h.b, to, to_gid, &skip, &err) == 0)
+		st->leased = true;
+	sbx_strv_free(&skip);
+#else
+	sbx_err_set(&err, ENOTSUP, "keeper: no lend on this system");
+#endif
+	k_reply(st, &err, NULL, -1);
+}
+
+/* The directory holding rel below wd, opened following nothing, and the
+ * last component in *name (pointing into copy). */
+static int
+parent_of(int wd, char *copy, const char **name)
+{
+	char *slash = strrchr(copy, '/');
+	struct stat sb;
+	int fd;
+
+	if (slash == NULL) {
+		*name = copy;
+		return fcntl(wd, F_DUPFD_CLOEXEC, 0);
+	}
+	*slash = '\0';
+	*name = slash + 1;
+	fd = sbx_open_nofollow(wd, copy, &sb);
+	if (fd >= 0 && !S_ISDIR(sb.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+do_link(struct k_state *st, const struct k_msg *m)
+{
+	struct sbx_err err = { 0 };
+	_cleanup_free_ char *copy = NULL;
+	const char *last;
+	struct stat sb;
+	char *c;
+	int dir;
+
+	if (m->h.nstr < 2 || m->fd < 0) {
+		sbx_err_set(&err, EINVAL, "keeper: malformed request");
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	if (st->link_wd < 0)
+		st->link_wd = fcntl(m->fd, F_DUPFD_CLOEXEC, 0);
+	copy = sbx_xstrdup(m->str[0]);
+	dir = fcntl(st->link_wd, F_DUPFD_CLOEXEC, 0);
+	/* One component at a time from the workdir's descriptor, following
+	 * no symbolic link; each directory made is recorded at once. */
+	for (c = copy; dir >= 0 && (c = strchr(c, '/')) != NULL; c++) {
+		const char *name;
+		int next;
+
+		*c = '\0';
+		name = strrchr(copy, '/');
+		name = name ? name + 1 : copy;
+		if (mkdirat(dir, name, 0755) == 0) {
+			sbx_strv_push(&st->made, copy);
+		} else if (errno != EEXIST) {
+			sbx_err_sys(&err, "landlock: cannot make %s", copy);
+			break;
+		}
+		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		dir = next;
+		if (dir < 0)
+			sbx_err_sys(&err, "landlock: cannot open %s", copy);
+		*c = '/';
+	}
+	last = strrchr(m->str[0], '/');
+	last = last ? last + 1 : m->str[0];
+	if (dir >= 0 && !err.msg[0]) {
+		if (fstatat(dir, last, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			sbx_err_set(&err, EEXIST,
+			    "landlock: mount target %s exists; without a mount namespace only a "
+			    "symbolic link to %s could be made there",
+			    m->str[0], m->str[1]);
+		else if (symlinkat(m->str[1], dir, last) < 0)
+			sbx_err_sys(&err, "landlock: cannot make %s", m->str[0]);
+		else {
+			sbx_strv_push(&st->links, m->str[0]);
+			sbx_strv_push(&st->sources, m->str[1]);
+		}
+	}
+	if (dir >= 0)
+		close(dir);
+	k_reply(st, &err, NULL, -1);
+}
+
+static void
+do_watch(struct k_state *st, struct k_msg *m)
+{
+	struct k_watch *w;
+
+	if (m->fd < 0 || m->h.nstr < 1 || m->h.a > m->h.nstr - 1)
+		return;
+	st->w = sbx_xreallocarray(st->w, st->nw + 1, sizeof(*st->w));
+	w = &st->w[st->nw++];
+	memset(w, 0, sizeof(*w));
+	w->wd = steal_fd(&m->fd);
+	w->tag = sbx_xstrdup(m->str[0]);
+	for (uint32_t i = 1; i < m->h.nstr; i++)
+		sbx_strv_push(i <= m->h.a ? &w->created : &w->scrub, m->str[i]);
+}
+
+static void
+undo_links(struct k_state *st)
+{
+	char buf[4096];
+
+	for (size_t i = 0; st->link_wd >= 0 && i < st->links.n; i++) {
+		_cleanup_free_ char *copy = sbx_xstrdup(st->links.v[i]);
+		const char *name;
+		_cleanup_close_ int dir = parent_of(st->link_wd, copy, &name);
+		ssize_t n;
+
+		/* Only our own link: the sandbox may have put anything there. */
+		if (dir < 0 || (n = readlinkat(dir, name, buf, sizeof(buf) - 1)) < 0)
+			continue;
+		buf[n] = '\0';
+		if (strcmp(buf, st->sources.v[i]) == 0)
+			unlinkat(dir, name, 0);
+	}
+	for (size_t i = st->made.n; st->link_wd >= 0 && i-- > 0;)
+		sbx_remove_empty_at(st->link_wd, st->made.v[i]);
+	sbx_strv_free(&st->links);
+	sbx_strv_free(&st->sources);
+	sbx_strv_free(&st->made);
+}
+
+/* What the run changed in the workdirs: moved aside, removed, handed back. */
+static void
+undo_run(struct k_state *st)
+{
+	for (size_t k = 0; k < st->nw; k++) {
+		struct k_watch *w = &st->w[k];
+
+		for (size_t i = 0; i < w->scrub.n; i++) {
+			struct sbx_err err = { 0 };
+			_cleanup_free_ char *aside = sbx_move_aside_at(w->wd, w->scrub.v[i], &err);
+
+			if (aside)
+				k_warn(st,
+				    sbx_xasprintf("%s: the sandbox made %s, where nothing may be "
+						  "made; it was moved aside to %s",
+					w->tag, w->scrub.v[i], aside));
+			else if (err.msg[0])
+				k_warn(st, sbx_xasprintf("%s: %s", w->tag, err.msg));
+		}
+	}
+	undo_links(st);
+	for (size_t k = 0; k < st->nw; k++) {
+		struct k_watch *w = &st->w[k];
+
+		for (size_t i = w->created.n; i-- > 0;)
+			sbx_remove_empty_at(w->wd, w->created.v[i]);
+		close(w->wd);
+		free(w->tag);
+		sbx_strv_free(&w->created);
+		sbx_strv_free(&w->scrub);
+	}
+	free(st->w);
+	st->w = NULL;
+	st->nw = 0;
+#ifdef __linux__
+	if (st->leased)
+		sbx_owner_return(&st->lease, &st->warnings);
+	st->leased = false;
+#endif
+}
+
+static void
+undo_files(struct k_state *st)
+{
+	if (st->have_script)
+		sbx_script_remove(&st->script);
+	st->have_script = false;
+	for (size_t i = 0; i < st->ntmp; i++) {
+		struct sbx_err err = { 0 };
+
+		if (sbx_rm_rf_at(st->tmp[i].parent, st->tmp[i].name, st->tmp[i].path, &err) < 0)
+			k_warn(st, sbx_xstrdup(err.msg));
+		close(st->tmp[i].parent);
+		free(st->tmp[i].name);
+		free(st->tmp[i].path);
+	}
+	free(st->tmp);
+	st->tmp = NULL;
+	st->ntmp = 0;
+}
+
+/* The warnings gathered, then DONE. */
+static void
+report(struct k_state *st)
+{
+	struct k_hdr h = { .op = K_WARN };
+	struct k_hdr done = { .op = K_DONE };
+
+	for (size_t i = 0; st->sock >= 0 && i < st->warnings.n; i++) {
+		struct sbx_strv one = { 0 };
+
+		sbx_strv_push(&one, st->warnings.v[i]);
+		if (k_send(st->sock, &h, &one, -1) < 0)
+			st->sock = -1;
+		sbx_strv_free(&one);
+	}
+	sbx_strv_free(&st->warnings);
+	if (st->sock >= 0 && k_send(st->sock, &done, NULL, -1) < 0)
+		st->sock = -1;
+}
+
+/* 1 when sbxrun said FINISH, 0 after any other request, 2 when there is
+ * nothing to read (MSG_DONTWAIT), -1 when sbxrun is gone. */
+static int
+serve_one(struct k_state *st, int flags)
+{
+	struct k_msg m;
+	int r = k_recv(st->sock, &m, flags);
+
+	if (r < 0 && errno == EAGAIN)
+		return 2;
+	if (r <= 0)
+		return -1;
+	switch (m.h.op) {
+	case K_MKDTEMP: do_mkdtemp(st, &m); break;
+	case K_FORGET: do_forget(st, &m); break;
+	case K_SCRIPT: do_script(st, &m); break;
+	case K_LEND: do_lend(st, &m); break;
+	case K_LINK: do_link(st, &m); break;
+	case K_WATCH: do_watch(st, &m); break;
+	case K_UNDO_RUN:
+		undo_run(st);
+		report(st);
+		break;
+	case K_FINISH: k_msg_free(&m); return 1;
+	default: break;
+	}
+	k_msg_free(&m);
+	return 0;
+}
+
+static noreturn void
+keeper_main(int sock, int hold)
+{
+	struct k_state st = { .link_wd = -1, .sock = sock };
+	bool finish = false;
+	sigset_t all;
+
+	/* Only SIGKILL ends it: not the terminal's ^C, not a signal to
+	 * sbxrun's process group, not a closed pipe. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	(void)setsid();
+#ifdef __linux__
+	(void)prctl(PR_SET_NAME, "sbxrun-keeper", 0, 0, 0);
+#endif
+	if (chdir("/") < 0) {
+		/* it holds no path relative to its directory */
+	}
+	{
+		int keep[] = { sock, hold };
+
+		sbx_close_fds_except(keep, 2);
+		sbx_stdio_to_null();
+	}
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = st.sock, .events = POLLIN },
+			{ .fd = hold, .events = POLLIN },
+		};
+		char buf[64];
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents) {
+			int r = serve_one(&st, 0);
+
+			if (r == 1)
+				finish = true;
+			else if (r < 0) {
+				if (st.sock >= 0)
+					close(st.sock);
+				st.sock = -1;
+			}
+			continue;
+		}
+		if (pfd[1].revents) {
+			ssize_t n = read(hold, buf, sizeof(buf));
+
+			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				break;
+		}
+	}
+	/* Nothing of the run is left: what sbxrun sent before it closed its
+	 * end is read first. */
+	while (st.sock >= 0 && !finish) {
+		int r = serve_one(&st, MSG_DONTWAIT);
+
+		if (r == 1)
+			finish = true;
+		else if (r != 0)
+			break;
+	}
+	undo_run(&st);
+	undo_files(&st);
+	if (finish)
+		report(&st);
+	_exit(0);
+}
+
+/* ---- in sbxrun ---- */
+
+struct sbx_keeper *
+sbx_keeper_start(struct sbx_err *err)
+{
+	int sv[2], hold[2];
+	struct sbx_keeper *k;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		sbx_err_sys(err, "keeper: socketpair");
+		return NULL;
+	}
+	if (pipe2(hold, O_CLOEXEC) < 0) {
+		sbx_err_sys(err, "keeper: pipe");
+		close(sv[0]);
+		close(sv[1]);
+		return NULL;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		sbx_err_sys(err, "keeper: fork");
+		close(sv[0]);
+		close(sv[1]);
+		close(hold[0]);
+		close(hold[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		/* A grandchild, orphaned at once: not among sbxrun's
+		 * descendants, which the supervisor kills as the sandbox's tree
+		 * (sbxrun becomes a child subreaper only later). */
+		close(sv[0]);
+		close(hold[1]);
+		pid = fork();
+		if (pid == 0)
+			keeper_main(sv[1], hold[0]);
+		_exit(pid < 0 ? 1 : 0);
+	}
+	close(sv[1]);
+	close(hold[0]);
+	{
+		int st;
+
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			sbx_err_set(err, EAGAIN, "keeper: cannot fork");
+			close(sv[0]);
+			close(hold[1]);
+			return NULL;
+		}
+	}
+	k = sbx_xcalloc(1, sizeof(*k));
+	k->sock = sv[0];
+	k->hold = hold[1];
+	return k;
+}
+
+int
+sbx_keeper_hold_fd(const struct sbx_keeper *k)
+{
+	return k ? k->hold : -1;
+}
+
+/* Sends a request and waits for its REPLY: 0, or -1 with err (the
+ * keeper's message). The descriptor of the reply, if any, goes to *fd. */
+static int
+request(struct sbx_keeper *k, const struct k_hdr *h, const struct sbx_strv *strs, int send_fd,
+    char **text, int *fd, struct sbx_err *err)
+{
+	struct k_msg m;
+
+	if (k == NULL)
+		return sbx_err_set(err, EINVAL, "no keeper for this run");
+	if (k_send(k->sock, h, strs, send_fd) < 0)
+		return sbx_err_sys(err, "keeper: cannot send");
+	if (k_recv(k->sock, &m, 0) <= 0 || m.h.op != K_REPLY)
+		return sbx_err_set(err, EIO, "keeper: no answer");
+	if (m.h.err != 0) {
+		sbx_err_set(err, m.h.err, "%s", m.h.nstr ? m.str[0] : "keeper: failed");
+		k_msg_free(&m);
+		return -1;
+	}
+	if (text)
+		*text = sbx_xstrdup(m.h.nstr ? m.str[0] : "");
+	if (fd) {
+		*fd = m.fd;
+		m.fd = -1;
+	}
+	k_msg_free(&m);
+	return 0;
+}
+
+int
+sbx_keeper_mkdtemp(
+    struct sbx_keeper *k, const char *parent, const char *prefix, char **path, struct sbx_err *err)
+{
+	struct k_hdr h = { .op = K_MKDTEMP };
+	struct sbx_strv s = { 0 };
+	int r;
+
+	sbx_strv_push(&s, parent);
+	sbx_strv_push(&s, prefix);
+	r = request(k, &h, &s, -1, path, NULL, err);
+	sbx_strv_free(&s);
+	return r;
+}
+
+void
+sbx_keeper_forget(struct sbx_keeper *k, const char *path)
+{
+	struct k_hdr h = { .op = K_FORGET };
+	struct sbx_strv s = { 0 };
+
+	if (k == NULL)
+		return;
+	sbx_strv_push(&s, path);
+	k_send(k->sock, &h, &s, -1);
+	sbx_strv_free(&s);
+}
+
+int
+sbx_keeper_script(struct sbx_keeper *k, const char *workdir, const char *name, uid_t owner, int *fd,
+    struct sbx_err *err)
+{
+	struct k_hdr h = { .op = K_SCRIPT, .a = (uint32_t)owner };
+	struct sbx_strv s = { 0 };
+	int r;
+
+	*fd = -1;
+	sbx_strv_push(&s, workdir);
+	sbx_strv_push(&s, name);
+	r = request(k, &h, &s, -1, NULL, fd, err);
+	sbx_strv_free(&s);
+	if (r == 0 && *fd < 0)
+		return sbx_err_set(err, EIO, "keeper: no script file");
+	return r;
+}
+
+int
+sbx_keeper_lend(struct sbx_keeper *k, const char *root, const char *tmpdir, uid_t owner,
+    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err)
+{
+	struct k_hdr h = { .op = K_LEND, .a = owner, .b = owner_gid, .c = to, .d = to_gid };
+	struct sbx_strv s = { 0 };
+	int r;
+
+	sbx_strv_push(&s, root);
+	sbx_strv_push(&s, tmpdir ? tmpdir : "");
+	for (size_t i = 0; skip && i < skip->n; i++)
+		sbx_strv_push(&s, skip->v[i]);
+	r = request(k, &h, &s, -1, NULL, NULL, err);
+	sbx_strv_free(&s);
+	return r;
+}
+
+int
+sbx_keeper_link(
+    struct sbx_keeper *k, int wd, const char *rel, const char *source, struct sbx_err *err)
+{
+	struct k_hdr h = { .op = K_LINK };
+	struct sbx_strv s = { 0 };
+	int r;
+
+	sbx_strv_push(&s, rel);
+	sbx_strv_push(&s, source);
+	r = request(k, &h, &s, wd, NULL, NULL, err);
+	sbx_strv_free(&s);
+	return r;
+}
+
+void
+sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx_strv *created,
+    const struct sbx_strv *scrub)
+{
+	struct k_hdr h = { .op = K_WATCH, .a = (uint32_t)created->n };
+	struct sbx_strv s = { 0 };
+
+	if (k == NULL)
+		return;
+	sbx_strv_push(&s, tag);
+	for (size_t i = 0; i < created->n; i++)
+		sbx_strv_push(&s, created->v[i]);
+	for (size_t i = 0; i < scrub->n; i++)
+		sbx_strv_push(&s, scrub->v[i]);
+	k_send(k->sock, &h, &s, wd);
+	sbx_strv_free(&s);
+}
+
+/* Takes WARN messages into warnings until DONE. */
+static void
+collect(struct sbx_keeper *k, struct sbx_strv *warnings)
+{
+	struct k_msg m;
+
+	while (k_recv(k->sock, &m, 0) > 0) {
+		uint32_t op = m.h.op;
+
+		if (op == K_WARN && m.h.nstr && warnings)
+			sbx_strv_push(warnings, m.str[0]);
+		k_msg_free(&m);
+		if (op == K_DONE)
+			break;
+	}
+}
+
+void
+sbx_keeper_undo_run(struct sbx_keeper *k, struct sbx_strv *warnings)
+{
+	struct k_hdr h = { .op = K_UNDO_RUN };
+
+	if (k == NULL || k_send(k->sock, &h, NULL, -1) < 0)
+		return;
+	collect(k, warnings);
+}
+
+void
+sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings)
+{
+	struct k_hdr h = { .op = K_FINISH };
+
+	if (k == NULL)
+		return;
+	/* FINISH before the end of file, so that the keeper knows to answer. */
+	if (k_send(k->sock, &h, NULL, -1) == 0) {
+		close(k->hold);
+		k->hold = -1;
+		collect(k, warnings);
+	}
+	if (k->hold >= 0)
+		close(k->hold);
+	/* The keeper's end closes when it exits. */
+	{
+		struct k_msg m;
+
+		while (k_recv(k->sock, &m, 0) > 0)
+			k_msg_free(&m);
+	}
+	close(k->sock);
+	free(k);
+}

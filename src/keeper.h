@@ -1,0 +1,72 @@
+/* The keeper: a small process sbxrun forks before it changes anything on
+ * the caller's disk, which makes and records every change a run must undo
+ * (the temp workdir, the private TMPDIR, the --interp script, a root
+ * caller's lend, the mount links and targets, what the sandbox may leave
+ * where nothing may be made) and undoes them when sbxrun asks, or by
+ * itself once sbxrun and the jail's init are both gone, however sbxrun
+ * ended (SIGKILL included). See doc/design/lifecycle.md. */
+#ifndef SBX_KEEPER_H
+#define SBX_KEEPER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "util.h"
+
+struct sbx_keeper;
+
+/* Forks the keeper, in a session of its own, with every signal blocked
+ * and no descriptor of sbxrun's but its two channels. Must be called
+ * while sbxrun is single-threaded. NULL with err on failure. */
+struct sbx_keeper *sbx_keeper_start(struct sbx_err *err);
+
+/* The descriptor whose last copy closing tells the keeper that nothing
+ * of the run is left: sbxrun holds one, and the jail's init keeps the one
+ * it inherits until it exits. Close-on-exec. -1 for a NULL keeper. */
+int sbx_keeper_hold_fd(const struct sbx_keeper *k);
+
+/* Makes PARENT/PREFIX.XXXXXX (mode 0700), recorded for removal with all
+ * below it; *path is the caller's to free. */
+int sbx_keeper_mkdtemp(
+    struct sbx_keeper *k, const char *parent, const char *prefix, char **path, struct sbx_err *err);
+
+/* Stops the removal of a directory made by sbx_keeper_mkdtemp (--keep). */
+void sbx_keeper_forget(struct sbx_keeper *k, const char *path);
+
+/* Makes WORKDIR/.sbxrun/NAME as sbx_script_store() does (fsutil.h) and
+ * returns it opened for writing in *fd; what was made is removed at the
+ * end of the run. */
+int sbx_keeper_script(struct sbx_keeper *k, const char *workdir, const char *name, uid_t owner,
+    int *fd, struct sbx_err *err);
+
+/* Gives tmpdir (when not NULL) and the tree at root to uid to as
+ * sbx_owner_lend() does (linux-owner.h); the lease is handed back by
+ * sbx_keeper_undo_run(), or by the keeper alone if sbxrun dies. */
+int sbx_keeper_lend(struct sbx_keeper *k, const char *root, const char *tmpdir, uid_t owner,
+    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
+
+/* Makes rel (below the directory wd, with its missing parents) a
+ * symbolic link to source; an existing rel is refused. The link and the
+ * directories made for it are removed by the undo, the link only while
+ * it still points to source, the directories only while empty. */
+int sbx_keeper_link(
+    struct sbx_keeper *k, int wd, const char *rel, const char *source, struct sbx_err *err);
+
+/* Records, before the jail starts, what the run may leave in the
+ * directory wd: created (relative, outermost first) are removed by the
+ * undo while empty, scrub is moved aside when there (each warning starts
+ * with tag). */
+void sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx_strv *created,
+    const struct sbx_strv *scrub);
+
+/* Once the jail's tree is gone: undoes the watches, links and the lease
+ * now (in that order), adding what could not be done to warnings. */
+void sbx_keeper_undo_run(struct sbx_keeper *k, struct sbx_strv *warnings);
+
+/* At the end of sbxrun: undoes whatever is left (the script, the
+ * directories made), adds warnings, waits for the keeper and frees k
+ * (NULL is fine). */
+void sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings);
+
+#endif
