@@ -515,7 +515,8 @@ watch_or_rebuild(const struct sbx_exec *x, const struct sbx_policy *p, struct ll
 	struct sbx_err why = { 0 };
 
 	if (plan->watch.n == 0 ||
-	    sbx_protsnap_take(sbx_fsview_workdir_fd(x->fs), &plan->watch, &st->snap, &why) == 0)
+	    sbx_protsnap_take(
+		x->keeper, sbx_fsview_workdir_fd(x->fs), &plan->watch, &st->snap, &why) == 0)
 		return 0;
 	warn(r,
 	    sbx_xasprintf("landlock: %s; the built-in protected paths get read-only rules "

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "keeper.h"
 #include "linux-protsnap.h"
 #include "resolve.h"
 
@@ -27,6 +28,7 @@ struct snap_entry {
 };
 
 struct sbx_protsnap {
+	struct sbx_keeper *keeper; /* made the copy's directory, or NULL */
 	int wd;
 	char *dir; /* the private copy: dir/N is entry N */
 	struct snap_entry *v;
@@ -180,8 +182,8 @@ out:
 }
 
 int
-sbx_protsnap_take(
-    int wd, const struct sbx_strv *watch, struct sbx_protsnap **out, struct sbx_err *err)
+sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
+    struct sbx_protsnap **out, struct sbx_err *err)
 {
 	struct sbx_protsnap *s = sbx_xcalloc(1, sizeof(*s));
 	const char *tmp = getenv("TMPDIR");
@@ -189,13 +191,27 @@ sbx_protsnap_take(
 	int dfd = -1;
 
 	*out = NULL;
+	s->keeper = k;
 	s->wd = fcntl(wd, F_DUPFD_CLOEXEC, 3);
-	s->dir = sbx_xasprintf("%s/sbxrun-protect.XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
-	if (s->wd < 0 || mkdtemp(s->dir) == NULL) {
+	if (s->wd < 0) {
 		sbx_err_sys(err, "cannot make a private copy of the protected paths");
-		free(s->dir);
-		s->dir = NULL;
 		goto fail;
+	}
+	/* Made by the keeper, which removes it with the run even when sbxrun
+	 * is killed (doc/design/lifecycle.md). */
+	if (k != NULL) {
+		if (sbx_keeper_mkdtemp(
+			k, tmp && tmp[0] == '/' ? tmp : "/tmp", "sbxrun-protect", &s->dir, err) < 0)
+			goto fail;
+	} else {
+		s->dir =
+		    sbx_xasprintf("%s/sbxrun-protect.XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+		if (mkdtemp(s->dir) == NULL) {
+			sbx_err_sys(err, "cannot make a private copy of the protected paths");
+			free(s->dir);
+			s->dir = NULL;
+			goto fail;
+		}
 	}
 	dfd = open(s->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
@@ -367,6 +383,10 @@ sbx_protsnap_restore(struct sbx_protsnap *s, struct sbx_strv *warnings)
 		struct sbx_err err = { 0 };
 
 		sbx_rm_rf(s->dir, &err);
+	} else if (s->dir && s->keeper) {
+		/* A copy that could not be put back stays where the warning
+		 * says: the keeper must not remove it at the end. */
+		sbx_keeper_forget(s->keeper, s->dir);
 	}
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].rel);

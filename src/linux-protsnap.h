@@ -12,11 +12,14 @@ struct sbx_protsnap;
 
 /* Copies each path of watch (relative to the workdir, reached from wd, a
  * descriptor of it, without following any symlink) into a new private
- * directory of sbxrun's, and notes the time. Fails (nothing kept) when a
+ * directory, made by the keeper k when not NULL (so that a killed sbxrun
+ * leaves no copy behind), and notes the time. Fails (nothing kept) when a
  * path cannot be copied in full, or when all of them together pass the
  * size bound: the caller then protects them another way. */
-int sbx_protsnap_take(
-    int wd, const struct sbx_strv *watch, struct sbx_protsnap **out, struct sbx_err *err);
+struct sbx_keeper;
+
+int sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
+    struct sbx_protsnap **out, struct sbx_err *err);
 
 /* After the run, the tree gone: each watched path that was removed,
  * replaced, or has anything at or below it whose inode changed since the
