@@ -846,7 +846,7 @@ run_main(struct run *run, int argc, char **argv)
 	/* What the sandbox wrote comes before sbxrun's own lines. */
 	sbx_relay_finish(&run->relay);
 	r->status = status_of(r);
-	/* SPEC: a 125 always carries an error; here it is the child's own. */
+	/* sbxrun(1), DIAGNOSTICS: a 125 always carries an error; here it is the child's own. */
 	if (r->status == 125 && r->exited && r->error == NULL)
 		r->error = sbx_xstrdup("the sandboxed command itself exited with status 125");
 	if (r->timed_out)

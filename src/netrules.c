@@ -25,7 +25,7 @@ sbx_netrules_init(struct sbx_netrules *r, const struct sbx_policy *p, uint16_t p
 	copy_ports(&r->connect, &p->connect);
 	copy_ports(&r->loopback, &p->loopback);
 	r->proxy_port = proxy_port;
-	/* SPEC: the resolvers only with outbound permission; a proxy
+	/* sbxrun(1), NETWORK, DNS: the resolvers only with outbound permission; a proxy
 	 * allowlist alone resolves names in the proxy, never inside. */
 	r->outbound = p->network || p->connect.n > 0;
 }

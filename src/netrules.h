@@ -1,4 +1,4 @@
-/* The network decisions of SPEC section 8, as a pure function: given the
+/* The network decisions of sbxrun(1), NETWORK, as a pure function: given the
  * policy's ports and one operation the sandbox attempts (connect, send to
  * an address, bind, listen), allow or refuse. The system layer (netsup.c)
  * gathers the facts the decision needs: the socket's domain and type, the

@@ -5,7 +5,7 @@
  * decides with sbx_net_decide() and then has the call performed on the
  * shared socket, answering with its result. It never answers CONTINUE: a
  * racing thread could rewrite the address after the check (measured in
- * NETWORK.md), or point the descriptor at another socket.
+ * doc/design/network.md), or point the descriptor at another socket.
  *
  * Threads (netsup.c says who holds which rights): one dispatcher reads,
  * decides and answers, and never performs a call nor blocks on one; a

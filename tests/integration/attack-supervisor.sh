@@ -1,4 +1,4 @@
-# The supervisor as the weak wall (SPEC section 7): every call sbxrun
+# The supervisor as the weak wall (sbxrun(1), Filesystem): every call sbxrun
 # makes on the sandbox's behalf is made with the sandbox's credentials,
 # and nothing the sandbox does stalls sbxrun. Each attack runs inside the
 # sandbox; each verdict is read on the host: the file's attributes, a

@@ -1,6 +1,6 @@
 # The diagnostics line: where it goes (stderr as the last line, fd:N, a
-# PATH created 0600, none), that it is one JSON object with every SPEC
-# section 4 member and the right types, and that its numbers are true
+# PATH created 0600, none), that it is one JSON object with every member
+# sbxrun(1) DIAGNOSTICS names, with the right types, and that its numbers are true
 # (status, wall time, CPU time and memory of the whole tree, limits).
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,4 @@
-# Filesystem rules (SPEC section 7): the workdir is writable and its files
+# Filesystem rules (sbxrun(1), Filesystem): the workdir is writable and its files
 # stay the caller's; nothing else is; strict hides everything but the
 # system roots; allowlist adds exactly the named paths; open shows the
 # disk read-only. Run for $SBX_BACKEND (default namespaces).

@@ -1,4 +1,4 @@
-# Protected paths (SPEC section 7): inside the workdir, .git/hooks and
+# Protected paths (sbxrun(1), Filesystem): inside the workdir, .git/hooks and
 # .git/config stay read-only, and so does every --protect path, so that
 # code in the sandbox cannot plant commands the caller's git runs later.
 # Swapping them out (rename, remove, a new .git) must fail too. Run for

@@ -1,4 +1,4 @@
-# Lifecycle (SPEC section 10): nothing outlives sbxrun. The timeout kills
+# Lifecycle (sbxrun(1), LIMITS and SIGNALS): nothing outlives sbxrun. The timeout kills
 # the whole tree, daemons included (124); leftovers die when the main
 # process exits; SIGTERM/SIGINT/SIGHUP stop the tree (TERM, then KILL
 # after a short grace); a SIGKILLed sbxrun takes the tree with it. Each

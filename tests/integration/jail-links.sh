@@ -1,4 +1,4 @@
-# Symlinks and hard links give no way out (SPEC section 7): access is
+# Symlinks and hard links give no way out (sbxrun(1), Filesystem): access is
 # judged on what a path resolves to, and links made inside reach nothing
 # outside. Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"

@@ -1,4 +1,4 @@
-# Mounts (SPEC section 7): -m SRC:TARGET[:ro|:rw] shows SRC at
+# Mounts (sbxrun(1), Filesystem): -m SRC:TARGET[:ro|:rw] shows SRC at
 # WORKDIR/TARGET, writing through only with :rw; forbidden sources and
 # targets through a symlink are refused with 125 and a reason. Run for
 # $SBX_BACKEND (default namespaces).

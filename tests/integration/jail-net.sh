@@ -1,4 +1,4 @@
-# Network fully off (SPEC section 8, the default): nothing is reachable.
+# Network fully off (sbxrun(1), NETWORK, the default): nothing is reachable.
 # Host listeners (TCP on loopback and on every address, UDP, an abstract
 # unix socket, unix sockets in /tmp, /var/tmp and the workdir) log every connection
 # or datagram; after the sandbox has tried them all, the logs must hold

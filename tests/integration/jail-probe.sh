@@ -1,4 +1,4 @@
-# --probe and --print-backend (SPEC sections 6 and 11), and the layers a
+# --probe and --print-backend (sbxrun(1), OPTIONS and BACKENDS), and the layers a
 # real run reports. Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
 

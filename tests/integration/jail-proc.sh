@@ -1,4 +1,4 @@
-# Processes and environment (SPEC section 10): a new session without a
+# Processes and environment (sbxrun(1), LIMITS and SIGNALS): a new session without a
 # controlling terminal (no TIOCSTI into the caller's terminal), no
 # capabilities, no_new_privs, a seccomp filter, only fds 0-2, host
 # processes out of reach, the environment built rather than inherited.

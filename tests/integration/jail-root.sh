@@ -1,4 +1,4 @@
-# Root callers (SPEC section 7): run as root, the sandboxed code still
+# Root callers (sbxrun(1), Filesystem): run as root, the sandboxed code still
 # has no privilege over host files: it is not uid 0 outside the jail, so
 # a root-owned 0600 file that a mount, allowlist or "open" makes visible
 # stays unreadable, and files it leaves in the workdir belong to root

@@ -1,4 +1,4 @@
-# The seccomp filter (SPEC section 10, --print-backend's deny list): each
+# The seccomp filter (sbxrun(1), BACKENDS, --print-backend's deny list): each
 # listed call is refused, and where the kernel itself would have answered
 # otherwise (an unprivileged unshare succeeds, an ioctl on /dev/null says
 # ENOTTY) the answer must be the filter's EPERM. Syscalls of another ABI

@@ -1,4 +1,4 @@
-# The secret list (SPEC section 7): the caller's ~/.ssh ~/.aws ... and
+# The secret list (sbxrun(1), Filesystem): the caller's ~/.ssh ~/.aws ... and
 # /etc/shadow & co. stay unreadable in every mode, open included, also
 # when the workdir is the home itself or a -r path covers them; sbxrun
 # takes the home from both $HOME and the password database. --deny-read

@@ -1,5 +1,5 @@
-# The landlock backend where the machine takes features away (SPEC section
-# 11): "auto" falls back to landlock when no user namespace can be made,
+# The landlock backend where the machine takes features away (sbxrun(1),
+# BACKENDS): "auto" falls back to landlock when no user namespace can be made,
 # and the jail still holds; Landlock missing is refused with 125 naming the
 # rules it leaves unenforced, unless --allow-degraded (isolation partial);
 # with neither Landlock nor seccomp, auto runs "none" only when allowed.

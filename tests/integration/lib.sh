@@ -31,7 +31,7 @@
 #                            member as <missing>
 #   json_line FILE           FILE is exactly one newline-terminated line
 #                            holding one JSON object
-#   check_diag FILE          that line has every SPEC section 4 member with
+#   check_diag FILE          that line has every sbxrun(1) DIAGNOSTICS member with
 #                            the right type (prints what is wrong)
 #   last_line FILE           the last line of FILE
 #   leftovers                lists what is left in $TMPDIR (must be nothing)

@@ -1,4 +1,4 @@
-# --connect (SPEC section 8): outbound TCP to non-local addresses on the
+# --connect (sbxrun(1), NETWORK): outbound TCP to non-local addresses on the
 # declared ports only. The remote host (net-lib.sh) listens on 8001 (the
 # declared port), 8002, 8003 and 8080, and logs every connection; the
 # sandbox tries them all over IPv4 and IPv6, plainly, with TCP Fast Open

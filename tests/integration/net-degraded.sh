@@ -1,4 +1,4 @@
-# A network rule the chosen backend cannot enforce (SPEC section 8, and
+# A network rule the chosen backend cannot enforce (sbxrun(1), NETWORK, and
 # issue 5): sbxrun refuses with 125 and an error naming the rule, unless
 # --allow-degraded; then it runs, and "unenforced" names the rule. The
 # backend "none" enforces no network rule at all, so every port list and

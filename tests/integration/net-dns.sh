@@ -1,4 +1,4 @@
-# DNS (SPEC section 8): the resolvers named in /etc/resolv.conf are
+# DNS (sbxrun(1), NETWORK): the resolvers named in /etc/resolv.conf are
 # reachable only with outbound permission (--network on, or a connect
 # list); --listen, --loopback and a proxy allowlist alone give no
 # resolver. The resolver is the remote host's DNS server, named in a

@@ -1,5 +1,5 @@
-# Shared helpers of the net-*.sh integration tests (POSIX sh): SPEC
-# section 8, observed from outside the sandbox.
+# Shared helpers of the net-*.sh integration tests (POSIX sh): sbxrun(1),
+# NETWORK, observed from outside the sandbox.
 #
 # Each net-TOPIC.sh is a body run for $SBX_BACKEND (default namespaces);
 # net-TOPIC-landlock.sh sets SBX_BACKEND=landlock and sources it, as the

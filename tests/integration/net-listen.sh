@@ -1,4 +1,4 @@
-# --listen (SPEC section 8): a real HTTP server inside (Python's
+# --listen (sbxrun(1), NETWORK): a real HTTP server inside (Python's
 # http.server) binds a declared port and answers from the host on
 # 127.0.0.1 and ::1, seeing the host client's real address and port;
 # binding an undeclared port, binding port 0, listen() on an unbound socket

@@ -1,4 +1,4 @@
-# The network fully off (SPEC section 8, the default), against a real
+# The network fully off (sbxrun(1), NETWORK, the default), against a real
 # remote host and every service of this machine: no TCP, no UDP, no DNS,
 # no host loopback, none of the host's own interface addresses, no host
 # abstract socket, no host unix socket (in the workdir, or elsewhere under

@@ -1,4 +1,4 @@
-# --network on and --loopback (SPEC section 8): outbound to every
+# --network on and --loopback (sbxrun(1), NETWORK): outbound to every
 # non-local address, TCP and UDP, while every service of this machine stays
 # out of reach -- 127/8, ::1, IPv4-mapped loopback, 0.0.0.0, ::, and every
 # address of every interface (eth0, docker0, the fixture's veth end, link-

@@ -1,4 +1,4 @@
-# The allowlist proxy as the sandbox sees it (SPEC section 8), through
+# The allowlist proxy as the sandbox sees it (sbxrun(1), NETWORK), through
 # real clients inside: Debian's curl and Python's urllib. With
 # --allow-host, an allowed name reaches the remote host's HTTP server
 # (plain http:// and a CONNECT tunnel), a name not listed gets 403, a

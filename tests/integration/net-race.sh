@@ -1,4 +1,4 @@
-# The time-of-check race (NETWORK.md): the supervisor must judge and use
+# The time-of-check race (doc/design/network.md): the supervisor must judge and use
 # one copy of the address, or a second thread that rewrites it after the
 # check reaches a forbidden place. Here an attacker does exactly that: one
 # thread calls connect() (sendto() for UDP and TCP Fast Open) on fresh

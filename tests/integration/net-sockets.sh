@@ -1,5 +1,5 @@
-# The sockets and syscalls that never work inside (SPEC section 8 and
-# NETWORK.md): raw, packet and netlink-route sockets, SCTP, DCCP and MPTCP
+# The sockets and syscalls that never work inside (sbxrun(1), NETWORK;
+# doc/design/network.md): raw, packet and netlink-route sockets, SCTP, DCCP and MPTCP
 # (which Landlock's TCP rules do not see), io_uring (a full bypass of any
 # seccomp network rule), and syscalls of a foreign architecture (int 0x80
 # on x86-64 skips an x86-64-only filter). Tried with the network fully

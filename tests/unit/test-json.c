@@ -751,7 +751,7 @@ test_writer(void)
 	free(out);
 }
 
-/* Checks the SPEC section 4 members and their types; returns the parsed
+/* Checks the sbxrun(1) DIAGNOSTICS members and their types; returns the parsed
  * document for further checks (or J_NULL). */
 static bool
 diag_valid(const char *line, struct jv *v, const char *what)
@@ -803,7 +803,7 @@ diag_valid(const char *line, struct jv *v, const char *what)
 				    "member %s: %s", members[i].name, m ? "wrong type" : "missing");
 		}
 	}
-	is_int(bad, 0, "%s: every SPEC section 4 member, with its type", what);
+	is_int(bad, 0, "%s: every sbxrun(1) DIAGNOSTICS member, with its type", what);
 	m = jv_get(v, "isolation");
 	ok(m && m->t == J_STR &&
 		(!strcmp(m->s, "full") || !strcmp(m->s, "partial") || !strcmp(m->s, "none")),
@@ -812,7 +812,7 @@ diag_valid(const char *line, struct jv *v, const char *what)
 	ok(m && m->t == J_STR &&
 		(!strcmp(m->s, "namespaces") || !strcmp(m->s, "landlock") ||
 		    !strcmp(m->s, "seatbelt") || !strcmp(m->s, "docker") || !strcmp(m->s, "none")),
-	    "%s: backend is one of SPEC's", what);
+	    "%s: backend is one the man page names", what);
 	m = jv_get(v, "ports");
 	ok(m && jv_get(m, "listen") && jv_get(m, "listen")->t == J_ARR && jv_get(m, "connect") &&
 		jv_get(m, "connect")->t == J_ARR && jv_get(m, "loopback") &&
@@ -953,7 +953,7 @@ test_diag_run(void)
 			jv_get(m, "landlock_abi")->i == 6,
 		    "layers as set");
 		like(line, "\"memory\":{\"bytes\":536870912,\"by\":\"cgroup\"}",
-		    "limits.memory as in SPEC: {\"bytes\":N,\"by\":\"cgroup\"}");
+		    "limits.memory as documented: {\"bytes\":N,\"by\":\"cgroup\"}");
 		like(line, "\"pids\":{\"count\":256,\"by\":\"rlimit\"}", "limits.pids");
 		like(line, "\"timeout\":{\"ms\":30000,\"by\":\"supervisor\"}", "limits.timeout");
 	}

@@ -673,7 +673,7 @@ test_parse_misc(void)
 		for (size_t i = 0; i < SBX_ARRAY_LEN(flags); i++)
 			if (strstr(sbx_cli_usage(), flags[i]) == NULL && missing++ < 5)
 				diag("not in --help: %s", flags[i]);
-		is_int(missing, 0, "--help names every option of SPEC section 6");
+		is_int(missing, 0, "--help names every option of sbxrun(1) OPTIONS");
 	}
 }
 

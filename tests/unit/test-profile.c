@@ -66,7 +66,7 @@ write_file(const char *name, const void *data, size_t n)
 	return path;
 }
 
-/* The example profile of SPEC section 5, comments included. */
+/* The example profile of sbxrun.profile(5), comments included. */
 static const char spec_example[] =
     "[sandbox]\n"
     "backend = auto          ; auto|namespaces|landlock|seatbelt|docker|none\n"
@@ -114,7 +114,7 @@ test_spec_example(void)
 {
 	struct sbx_policy p;
 
-	if (!load_ok(&p, spec_example, "the SPEC example profile")) {
+	if (!load_ok(&p, spec_example, "the example profile of sbxrun.profile(5)")) {
 		sbx_policy_free(&p);
 		return;
 	}

@@ -111,7 +111,7 @@ test_secret_list(void)
 		for (size_t i = 0; i < sv.n; i++)
 			outside += !sbx_str_has_prefix(sv.v[i], "/home/u/");
 		ok(sv.n >= SBX_ARRAY_LEN(want) && outside == 0,
-		    "the home secret list holds SPEC's entries (and maybe more), all under the "
+		    "the home secret list holds documented entries (and maybe more), all under the "
 		    "home");
 	}
 	sbx_strv_free(&sv);
