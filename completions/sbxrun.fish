@@ -128,7 +128,7 @@ $c -l print-backend -d 'print what the backend would build and exit'
 $c -l probe -d "print this machine's isolation capabilities and exit"
 $c -l list-profiles -d 'list the profiles -p NAME finds (name, file, first comment line) and exit'
 $c -l selftest -d "try known escapes against this machine's jail (not built yet)"
-$c -s v -l verbose -d 'say what is being built'
+$c -s v -l verbose -d 'say what is being built and each refusal'
 $c -s q -l quiet -d "print no messages of sbxrun's own"
 $c -s h -l help -d 'print this help and exit'
 $c -s V -l version -d 'print the version and what was built in, and exit'

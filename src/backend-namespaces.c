@@ -62,7 +62,12 @@
 #include "resolve.h"
 #include "rlimits.h"
 
-/* The uid and gid a root caller's sandbox runs as, outside the jail. */
+/* The uid and gid a root caller's sandbox runs as, outside the jail and,
+ * since the same id inside, inside it too: the kernel shows every host
+ * file whose owner has no mapping (root's own files, among them) as the
+ * overflow id 65534, so the caller's files appear to belong to the
+ * sandbox, as they do for a caller other than root, and git, ssh and the
+ * like accept them (doc/design/everyday.md). */
 #define SBX_ROOT_MAPPED_ID 65534
 
 #define NS_FLAGS \
@@ -184,10 +189,10 @@ build_plan(const struct sbx_exec *x, struct sbx_plan *plan, const struct sbx_pol
 static void
 inside_ids(const struct sbx_exec *x, uid_t *uid, gid_t *gid)
 {
-	/* A root caller's sandbox is root only inside its own user namespace,
-	 * where that root maps to an unprivileged id outside. */
-	*uid = x->caller_uid == 0 ? 0 : x->caller_uid;
-	*gid = x->caller_uid == 0 ? 0 : x->caller_gid;
+	/* A root caller's sandbox is never root, inside or out: 65534 on
+	 * both sides of its user namespace. */
+	*uid = x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : x->caller_uid;
+	*gid = x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : x->caller_gid;
 }
 
 static int
@@ -205,7 +210,7 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	    net_fully_off(p) ? " net" : "");
 	if (x->caller_uid == 0)
 		sbx_buf_printf(out,
-		    "# ids: uid 0 and gid 0 inside are %d outside; the workdir and rw "
+		    "# ids: uid and gid %d inside and outside; the workdir and rw "
 		    "mounts are idmapped so files stay the caller's\n",
 		    SBX_ROOT_MAPPED_ID);
 	else
@@ -481,17 +486,60 @@ clone_jail(uint64_t flags, int *pidfd)
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
+/* The idmapping of a root caller's trees: a user namespace of its own
+ * where 0 is SBX_ROOT_MAPPED_ID, so that through the mount the caller's
+ * files (owned by 0 on disk) belong to the sandbox's id, and what the
+ * sandbox makes is owned by 0 on disk. The jail's own namespace maps
+ * SBX_ROOT_MAPPED_ID to itself and cannot serve: on-disk 0 would have no
+ * mapping there. A child is born in the new namespace, its maps are
+ * written, the namespace is kept by a descriptor and the child ends. */
 static int
-make_trees(pid_t pid, const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds,
-    struct sbx_err *err)
+idmap_userns(struct sbx_err *err)
 {
-	char path[64];
-	int userns;
+	struct clone_args args = { .flags = CLONE_NEWUSER, .exit_signal = 0 };
+	char path[64], map[64];
+	int hold[2], fd = -1;
+	pid_t pid;
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	userns = open(path, O_RDONLY | O_CLOEXEC);
+	if (pipe2(hold, O_CLOEXEC) < 0)
+		return sbx_err_sys(err, "pipe");
+	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0) {
+		char c;
+
+		close(hold[1]);
+		(void)!read(hold[0], &c, 1);
+		_exit(0);
+	}
+	close(hold[0]);
+	if (pid < 0) {
+		close(hold[1]);
+		return sbx_err_sys(err, "cannot make the idmapping's user namespace");
+	}
+	snprintf(map, sizeof(map), "0 %d 1\n", SBX_ROOT_MAPPED_ID);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	if (write_file(path, map) == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+		if (write_file(path, map) == 0) {
+			snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+	}
+	if (fd < 0)
+		sbx_err_sys(err, "cannot set up the idmapping (%s)", path);
+	close(hold[1]);
+	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	return fd;
+}
+
+static int
+make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds, struct sbx_err *err)
+{
+	int userns = idmap_userns(err);
+
 	if (userns < 0)
-		return sbx_err_sys(err, "cannot open %s", path);
+		return -1;
 	for (size_t i = 0; i < plan->ntrees; i++) {
 		fds[i] = sbx_mount_clone_tree(&plan->trees[i], fs, userns, err);
 		if (fds[i] < 0) {
@@ -581,7 +629,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	c->pidns = true;
 
 	if (write_maps(pid, x, err) < 0 ||
-	    (plan.ntrees > 0 && make_trees(pid, &plan, x->fs, fds, err) < 0) ||
+	    (plan.ntrees > 0 && make_trees(&plan, x->fs, fds, err) < 0) ||
 	    send_go(sync[0], fds, plan.ntrees, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan.ntrees; i++)

@@ -105,6 +105,65 @@ sbx_report_free(struct sbx_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The length of the longest prefix of s, at most max bytes, that does not
+ * end inside a UTF-8 sequence. */
+static size_t
+utf8_cut(const char *s, size_t max)
+{
+	size_t n = max;
+
+	/* Back over continuation bytes to the lead byte of the last
+	 * sequence, and drop it too if the sequence runs past max. */
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+void
+sbx_denied_add(struct sbx_denied_list *l, const char *kind, const char *what)
+{
+	struct sbx_denied *d;
+	size_t len;
+
+	if (l->n >= SBX_DENIED_MAX)
+		return;
+	d = &l->v[l->n++];
+	snprintf(d->kind, sizeof(d->kind), "%s", kind ? kind : "?");
+	what = what ? what : "";
+	len = strlen(what);
+	if (len <= SBX_DENIED_WHAT_MAX) {
+		memcpy(d->what, what, len + 1);
+		return;
+	}
+	len = utf8_cut(what, SBX_DENIED_WHAT_MAX);
+	memcpy(d->what, what, len);
+	memcpy(d->what + len, "...", 4);
+}
+
+void
+sbx_denied_printable(char *out, size_t size, const char *s)
+{
+	size_t o = 0;
+
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char one[5];
+		size_t n;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			one[0] = (char)c, one[1] = '\0', n = 1;
+		else
+			n = (size_t)snprintf(one, sizeof(one), "\\x%02x", c);
+		if (o + n + 4 > size) {
+			memcpy(out + o, "...", 4);
+			return;
+		}
+		memcpy(out + o, one, n);
+		o += n;
+	}
+	out[o] = '\0';
+}
+
 const char *
 sbx_report_isolation(const struct sbx_report *r)
 {
@@ -315,6 +374,17 @@ sbx_diag_render(const struct sbx_report *r, const struct sbx_policy *p)
 	json_layers(&j, &r->layers);
 	sbx_json_key(&j, "denials");
 	sbx_json_uint(&j, r->denials);
+	sbx_json_key(&j, "denied");
+	sbx_json_arr_begin(&j);
+	for (size_t i = 0; i < r->denied.n && i < SBX_DENIED_MAX; i++) {
+		sbx_json_obj_begin(&j);
+		sbx_json_key(&j, "kind");
+		sbx_json_str(&j, r->denied.v[i].kind);
+		sbx_json_key(&j, "what");
+		sbx_json_str(&j, r->denied.v[i].what);
+		sbx_json_obj_end(&j);
+	}
+	sbx_json_arr_end(&j);
 	sbx_json_obj_end(&j);
 	return sbx_json_steal(&j);
 }

@@ -57,6 +57,43 @@ struct sbx_layers {
 	bool seatbelt;
 };
 
+/* The refusals kept for the diagnostics line: the first SBX_DENIED_MAX,
+ * each with its kind ("connect", "bind", "listen", "send", "metadata",
+ * "proxy") and what it aimed at. The target comes from the sandbox: it is
+ * kept to at most SBX_DENIED_WHAT_MAX bytes (cut on a UTF-8 boundary,
+ * "..." marking the cut) and escaped only when written out. */
+#define SBX_DENIED_MAX 20
+#define SBX_DENIED_WHAT_MAX 160
+
+struct sbx_denied {
+	char kind[16];
+	char what[SBX_DENIED_WHAT_MAX + 4];
+};
+
+struct sbx_denied_list {
+	struct sbx_denied v[SBX_DENIED_MAX];
+	size_t n;
+};
+
+/* One refusal as it happens. Pointers are valid during the call only;
+ * what and why may be NULL. */
+struct sbx_refusal {
+	const char *kind;
+	const char *what; /* the target, as the sandbox named it */
+	const char *why; /* the rule that refused it (static text) */
+};
+
+typedef void (*sbx_refusal_fn)(void *ctx, const struct sbx_refusal *ref);
+
+/* Appends a refusal to l while it holds fewer than SBX_DENIED_MAX; the
+ * later ones are only counted (by the caller). Not thread-safe. */
+void sbx_denied_add(struct sbx_denied_list *l, const char *kind, const char *what);
+
+/* Writes s into out (size bytes, at least 8) for a terminal: printable
+ * ASCII as is, a backslash and every other byte as \xHH, cut with "..."
+ * when it does not fit. */
+void sbx_denied_printable(char *out, size_t size, const char *s);
+
 struct sbx_report {
 	const char *backend; /* static string */
 	uint32_t requested; /* rule bits */
@@ -77,6 +114,7 @@ struct sbx_report {
 	uint64_t trace_events;
 	int proxy_port; /* 0: no proxy */
 	uint64_t denials;
+	struct sbx_denied_list denied; /* the first of them */
 };
 
 void sbx_report_init(struct sbx_report *r);

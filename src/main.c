@@ -90,6 +90,27 @@ say(struct run *run, const char *fmt, ...)
 		run->said_after = true;
 }
 
+/* -v: one line per refusal, as it happens, from whichever thread refused
+ * (the network side serialises the calls). The target is the sandbox's
+ * text: written with every byte outside printable ASCII escaped, in one
+ * write(2), so that no terminal control sequence and no other thread's
+ * output lands inside the line. */
+static void
+say_refusal(void *ctx, const struct sbx_refusal *ref)
+{
+	char what[4 * SBX_DENIED_WHAT_MAX + 8], why[256], line[sizeof(what) + sizeof(why) + 64];
+	int n;
+
+	(void)ctx;
+	sbx_denied_printable(what, sizeof(what), ref->what);
+	sbx_denied_printable(why, sizeof(why), ref->why);
+	n = snprintf(line, sizeof(line), "sbxrun: denied %s %s%s%s%s\n", ref->kind, what,
+	    ref->why ? " (" : "", why, ref->why ? ")" : "");
+	if (n > 0)
+		(void)!write(
+		    STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 /* Whether the diagnostics line going to fd must be preceded by a newline
  * to start a line of its own: the payload's last output there may end in
  * "\r" (a progress bar) or in no newline at all. A regular file tells
@@ -751,6 +772,8 @@ run_main(struct run *run, int argc, char **argv)
 	if (b->id != SBX_BACKEND_DOCKER &&
 	    sbx_network_prepare(&run->net, p, run->caps.landlock_abi, &err) < 0)
 		return fail(run, &err);
+	if (run->cli.verbose && !run->cli.quiet)
+		sbx_network_on_refusal(&run->net, say_refusal, run);
 
 	if (run->cli.print_backend) {
 		struct sbx_buf out = { 0 };

@@ -572,6 +572,31 @@ done:
 	return 0;
 }
 
+void
+sbx_metasup_describe(const struct seccomp_notif *req, char *out, size_t size)
+{
+	_cleanup_free_ char *call =
+	    seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, req->data.nr);
+	char path[PATH_MAX], link[64];
+	struct meta m;
+	ssize_t n;
+
+	path[0] = '\0';
+	if (parse(req->data.nr, req->data.args, &m) < 0) {
+		snprintf(out, size, "%s", call ? call : "?");
+		return;
+	}
+	if (m.fd >= 0) {
+		/* fchmod and friends: where the caller's descriptor leads. */
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)req->pid, m.fd);
+		n = readlink(link, path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = '\0';
+	} else if (m.path == 0 || peek_string((int)req->pid, m.path, path, sizeof(path)) < 0) {
+		path[0] = '\0';
+	}
+	snprintf(out, size, "%s %s", call ? call : "?", path);
+}
+
 int64_t
 sbx_metasup_apply(const struct sbx_meta_op *op)
 {

@@ -88,6 +88,12 @@ struct sbx_meta_op;
 int sbx_metasup_prepare(const struct sbx_meta_ctx *m, int notify_fd,
     const struct seccomp_notif *req, struct sbx_meta_op **op, int *errnum, const char **reason);
 
+/* Describes the trapped call req for a person, as "chmod .git/hooks":
+ * the call's name and the path it names as the caller passed it (for a
+ * call on a descriptor, where that descriptor leads). Made while the
+ * caller still waits; the text is the sandbox's, bounded to size. */
+void sbx_metasup_describe(const struct seccomp_notif *req, char *out, size_t size);
+
 /* Makes the change op: the call's result (>= 0) or -errno. It takes no
  * decision: the calling thread's credentials are the last judge. */
 int64_t sbx_metasup_apply(const struct sbx_meta_op *op);

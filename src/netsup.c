@@ -111,6 +111,8 @@ struct sbx_netsup {
 	bool refuse_all; /* the dispatcher could not drop: every call fails */
 	sbx_net_log_fn log;
 	void *ctx;
+	sbx_refusal_fn refused; /* each counted denial, or NULL */
+	void *refused_ctx;
 	pthread_mutex_t lock; /* the fields below, and the log */
 	pthread_cond_t work; /* the queue got a call, or stopping */
 	pthread_cond_t gone; /* a worker ended */
@@ -146,6 +148,7 @@ struct call {
 	uint64_t mmsg_at; /* ... and where the caller's array is */
 	unsigned vlen;
 	struct sbx_meta_op *meta; /* a metadata change, or NULL */
+	const char *what; /* a refused metadata call, described; or NULL */
 	int64_t result; /* performed: >= 0 or -errno */
 	struct call *next, *prev; /* in a queue of sbx_netsup */
 };
@@ -211,6 +214,13 @@ sbx_netsup_drop_failed(const struct sbx_netsup *ns)
 	return ns != NULL && atomic_load(&ns->drop_failed);
 }
 
+void
+sbx_netsup_set_refusal_hook(struct sbx_netsup *ns, sbx_refusal_fn fn, void *ctx)
+{
+	ns->refused = fn;
+	ns->refused_ctx = ctx;
+}
+
 uint64_t
 sbx_netsup_denials(const struct sbx_netsup *ns)
 {
@@ -233,6 +243,53 @@ respond(struct sbx_netsup *ns, uint64_t id, int64_t val, int errnum)
 	ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+/* The target of a refused call as text: "127.0.0.1:5432", "[::1]:80", a
+ * unix socket's path ("@name" for an abstract one), or the metadata call
+ * and its path. Everything in it comes from the sandbox. */
+static const char *
+call_target(const struct call *c, char *buf, size_t size)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&c->addr;
+	char text[SBX_ADDR_STRLEN];
+
+	if (c->what != NULL)
+		return c->what;
+	if (c->addrlen < sizeof(sa_family_t))
+		return "";
+	if (sa->sa_family == AF_INET || sa->sa_family == AF_INET6) {
+		sbx_addr_format(sa, c->addrlen, text, sizeof(text));
+		snprintf(buf, size, sa->sa_family == AF_INET6 ? "[%s]:%u" : "%s:%u", text,
+		    (unsigned)sbx_sockaddr_port(sa, c->addrlen));
+	} else if (sa->sa_family == AF_UNIX) {
+		const struct sockaddr_un *un = (const struct sockaddr_un *)&c->addr;
+		size_t n = c->addrlen - offsetof(struct sockaddr_un, sun_path);
+
+		if (c->addrlen <= offsetof(struct sockaddr_un, sun_path))
+			snprintf(buf, size, "unix (unnamed)");
+		else if (un->sun_path[0] == '\0')
+			snprintf(buf, size, "@%.*s", (int)(n - 1), un->sun_path + 1);
+		else
+			snprintf(buf, size, "%.*s", (int)strnlen(un->sun_path, n), un->sun_path);
+	} else {
+		snprintf(buf, size, "address family %d", sa->sa_family);
+	}
+	return buf;
+}
+
+/* Hands one counted denial to the refusal hook (the diagnostics line's
+ * list and -v), which serialises its callers. */
+static void
+report_refusal(struct sbx_netsup *ns, const struct call *c, const char *reason)
+{
+	char buf[sizeof(((struct sockaddr_un *)0)->sun_path) + 32];
+	struct sbx_refusal ref = { .kind = c->opname, .why = reason };
+
+	if (ns->refused == NULL)
+		return;
+	ref.what = call_target(c, buf, sizeof(buf));
+	ns->refused(ns->refused_ctx, &ref);
+}
+
 static void
 emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reason, int result)
 {
@@ -249,8 +306,10 @@ emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reas
 	 * malformed address is an answer the kernel would have given too. */
 	if (!allowed &&
 	    (result == -EACCES || result == -EPERM || result == -EAFNOSUPPORT ||
-		result == -EOPNOTSUPP))
+		result == -EOPNOTSUPP)) {
 		atomic_fetch_add(&ns->denials, 1);
+		report_refusal(ns, c, reason);
+	}
 	if (ns->log == NULL)
 		return;
 	if (c->addrlen > 0) {
@@ -950,6 +1009,7 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
 	struct call *c = sbx_xcalloc(1, sizeof(*c));
 	const char *reason = NULL;
+	char what[SBX_DENIED_WHAT_MAX + 1];
 	int errnum = 0;
 
 	c->ns = ns;
@@ -965,6 +1025,12 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	if (c->meta != NULL) {
 		submit(ns, c);
 		return;
+	}
+	if (reason) {
+		/* Described while the caller still waits: its memory holds
+		 * the path it passed. */
+		sbx_metasup_describe(req, what, sizeof(what));
+		c->what = what;
 	}
 	respond(ns, c->id, 0, errnum);
 	if (reason)

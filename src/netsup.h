@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "err.h"
 #include "metasup.h"
 #include "netrules.h"
@@ -91,6 +92,11 @@ void sbx_netsup_set_meta(
  * see sbx_metasup_set_guard), refused to metadata and unix socket calls
  * made for the sandbox as they are to its own. NULL: none. */
 void sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard);
+
+/* Each call refused by policy (the ones sbx_netsup_denials() counts) is
+ * also handed to fn, from the supervisor's threads, possibly several at
+ * once: fn must serialise itself. Called before start. */
+void sbx_netsup_set_refusal_hook(struct sbx_netsup *ns, sbx_refusal_fn fn, void *ctx);
 
 uint64_t sbx_netsup_denials(const struct sbx_netsup *ns);
 

@@ -43,6 +43,8 @@ sbx_network_prepare(
 	uint16_t proxy_port = 0;
 
 	memset(n, 0, sizeof(*n));
+	pthread_mutex_init(&n->refusal_lock, NULL);
+	n->refusal_lock_made = true;
 	n->landlock_abi = landlock_abi;
 	if (sbx_policy_net_off(p))
 		return 0;
@@ -77,6 +79,27 @@ sbx_network_prepare(
 	if (n->rules.outbound)
 		read_resolvers(&n->rules);
 	return 0;
+}
+
+/* The one place refusals meet: the supervisor's dispatcher and the
+ * proxy's reader call it concurrently. */
+static void
+refused(void *ctx, const struct sbx_refusal *ref)
+{
+	struct sbx_network *n = ctx;
+
+	pthread_mutex_lock(&n->refusal_lock);
+	sbx_denied_add(&n->denied, ref->kind, ref->what);
+	if (n->on_refusal)
+		n->on_refusal(n->on_refusal_ctx, ref);
+	pthread_mutex_unlock(&n->refusal_lock);
+}
+
+void
+sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx)
+{
+	n->on_refusal = fn;
+	n->on_refusal_ctx = ctx;
 }
 
 int
@@ -121,6 +144,7 @@ sbx_network_supervise(
 	if ((flags & SBX_NETSUP_META) || n->meta_uid >= 0)
 		sbx_netsup_set_meta(n->sup, n->meta_writable, n->meta_uid, n->meta_gid);
 	sbx_netsup_set_guard(n->sup, n->meta_guard);
+	sbx_netsup_set_refusal_hook(n->sup, refused, n);
 	return sbx_netsup_start(n->sup, notify_fd, diag_fd, NULL, NULL, err);
 }
 
@@ -137,6 +161,7 @@ sbx_network_proxy(struct sbx_network *n, struct sbx_err *err)
 {
 	if (n->proxy == NULL)
 		return 0;
+	sbx_proxy_set_refusal_hook(n->proxy, refused, n);
 	return sbx_proxy_start(n->proxy, NULL, NULL, err);
 }
 
@@ -156,6 +181,15 @@ sbx_network_stop(struct sbx_network *n, struct sbx_report *r)
 			    "the supervisor could not take the sandbox's credentials: the calls "
 			    "it was to make for the sandbox failed with EPERM");
 	}
+	/* Under the lock: a supervisor thread left behind by the stop could
+	 * still be refusing. */
+	if (n->refusal_lock_made) {
+		pthread_mutex_lock(&n->refusal_lock);
+		for (size_t i = 0; i < n->denied.n; i++)
+			sbx_denied_add(&r->denied, n->denied.v[i].kind, n->denied.v[i].what);
+		n->denied.n = 0;
+		pthread_mutex_unlock(&n->refusal_lock);
+	}
 }
 
 void
@@ -165,5 +199,7 @@ sbx_network_free(struct sbx_network *n)
 	sbx_netsup_free(n->sup);
 	sbx_netrules_free(&n->rules);
 	sbx_strv_free(&n->env);
+	if (n->refusal_lock_made)
+		pthread_mutex_destroy(&n->refusal_lock);
 	memset(n, 0, sizeof(*n));
 }

@@ -26,6 +26,7 @@
 #ifndef SBX_NETWORK_H
 #define SBX_NETWORK_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,6 +52,13 @@ struct sbx_network {
 	int meta_uid, meta_gid;
 	const struct sbx_meta_guard *meta_guard;
 	int landlock_abi;
+	/* Every refusal of the supervisor and the proxy, from their threads:
+	 * the first ones for the report, and each to on_refusal (-v). */
+	pthread_mutex_t refusal_lock;
+	bool refusal_lock_made;
+	struct sbx_denied_list denied;
+	sbx_refusal_fn on_refusal;
+	void *on_refusal_ctx;
 };
 
 /* Whether p asks for no network at all: no outbound, no ports, no proxy. */
@@ -58,6 +66,11 @@ bool sbx_policy_net_off(const struct sbx_policy *p);
 
 int sbx_network_prepare(
     struct sbx_network *n, const struct sbx_policy *p, int landlock_abi, struct sbx_err *err);
+
+/* fn (may be NULL) gets each refusal as it happens, one call at a time
+ * whichever thread refused (so its lines never interleave). Called after
+ * sbx_network_prepare(), before anything starts. */
+void sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx);
 
 int sbx_network_enter(struct sbx_network *n, struct sbx_err *err);
 
@@ -72,7 +85,8 @@ void sbx_network_meta(struct sbx_network *n, const struct sbx_strv *writable, in
 
 int sbx_network_proxy(struct sbx_network *n, struct sbx_err *err);
 
-/* Stops everything; adds the denials and the proxy port to r. */
+/* Stops everything; adds the denials, the first of them and the proxy
+ * port to r. */
 void sbx_network_stop(struct sbx_network *n, struct sbx_report *r);
 
 void sbx_network_free(struct sbx_network *n);

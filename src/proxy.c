@@ -1796,6 +1796,8 @@ struct sbx_proxy {
 	bool stopped;
 	sbx_proxy_log_fn log;
 	void *log_ctx;
+	sbx_refusal_fn refused; /* each counted denial, or NULL */
+	void *refused_ctx;
 	uint64_t denials; /* atomic */
 };
 
@@ -1936,6 +1938,32 @@ sbx_proxy_port(const struct sbx_proxy *p)
 	return p->port;
 }
 
+/* Hands one counted denial to the refusal hook, naming what was asked
+ * for as "host:port" (the helper's checked, bounded strings). */
+static void
+report_refusal(struct sbx_proxy *p, const struct sbx_proxy_event *ev)
+{
+	char what[SBX_DENIED_WHAT_MAX + 8];
+	struct sbx_refusal ref = { .kind = "proxy", .what = what, .why = ev->reason };
+
+	if (p->refused == NULL)
+		return;
+	if (ev->host != NULL && ev->port != 0)
+		snprintf(what, sizeof(what), "%s:%u", ev->host, (unsigned)ev->port);
+	else if (ev->host != NULL)
+		snprintf(what, sizeof(what), "%s", ev->host);
+	else
+		snprintf(what, sizeof(what), "%s", ev->method ? ev->method : "?");
+	p->refused(p->refused_ctx, &ref);
+}
+
+void
+sbx_proxy_set_refusal_hook(struct sbx_proxy *p, sbx_refusal_fn fn, void *ctx)
+{
+	p->refused = fn;
+	p->refused_ctx = ctx;
+}
+
 /* sbxrun's reader: takes every message off the channel until the helper
  * is gone, counts the denials and hands each event to the log. */
 static void *
@@ -1952,8 +1980,10 @@ reader_main(void *arg)
 			helper_kill(p);
 			break;
 		}
-		if (ev.kind == SBX_PROXY_DECISION && ev.status == 403)
+		if (ev.kind == SBX_PROXY_DECISION && ev.status == 403) {
 			__atomic_add_fetch(&p->denials, 1, __ATOMIC_RELAXED);
+			report_refusal(p, &ev);
+		}
 		if (p->log != NULL)
 			p->log(p->log_ctx, &ev);
 	}

@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "err.h"
 #include "hostmatch.h"
 #include "util.h"
@@ -94,6 +95,11 @@ int sbx_proxy_port(const struct sbx_proxy *p);
  * signals blocked, so sbxrun's signalfd still gets SIGTERM/SIGINT/SIGHUP/
  * SIGCHLD. log (may be NULL) receives each event. Call once. */
 int sbx_proxy_start(struct sbx_proxy *p, sbx_proxy_log_fn log, void *ctx, struct sbx_err *err);
+
+/* Each request refused by policy (what sbx_proxy_denials() counts) is
+ * also handed to fn, from the reader thread, concurrently with the rest
+ * of sbxrun: fn must serialise itself. Called before sbx_proxy_start(). */
+void sbx_proxy_set_refusal_hook(struct sbx_proxy *p, sbx_refusal_fn fn, void *ctx);
 
 /* Stops serving: the helper closes the listener and cuts every
  * connection (the clients see their connection closed) and exits; after

@@ -31,8 +31,9 @@
 #                            member as <missing>
 #   json_line FILE           FILE is exactly one newline-terminated line
 #                            holding one JSON object
-#   check_diag FILE          that line has every sbxrun(1) DIAGNOSTICS member with
-#                            the right type (prints what is wrong)
+#   check_diag FILE          that line has every member sbxrun(1) lists for
+#                            it, with the right type, and "denied" agrees
+#                            with "denials" (prints what is wrong)
 #   last_line FILE           the last line of FILE
 #   leftovers                lists what is left in $TMPDIR (must be nothing)
 #   wait_for COND_CMD SECS   polls until COND_CMD succeeds; fails after SECS
@@ -259,6 +260,7 @@ want = {
     "timed_out": (B,), "oom_killed": (B,), "wall_ms": (I,), "cpu_user_ms": (I,),
     "cpu_sys_ms": (I,), "max_rss_kb": (I,), "limits": (O,), "warnings": (A,),
     "error": (S, N), "trace": (O, N), "layers": (O,), "denials": (I,),
+    "denied": (A,),
 }
 bad = []
 for k, types in want.items():
@@ -287,6 +289,17 @@ if type(l.get("landlock_abi")) is not int:
 for k in ("unenforced", "warnings"):
     if not all(isinstance(x, str) for x in v.get(k) or []):
         bad.append(k + " holds a non-string")
+# denied: the first 20 of the denials, each {"kind": str, "what": str}
+d = v.get("denied")
+if isinstance(d, list):
+    if len(d) != min(v.get("denials") if type(v.get("denials")) is int else 0, 20):
+        bad.append("denied holds %d entries for %r denials" % (len(d), v.get("denials")))
+    for x in d:
+        if not isinstance(x, dict) or set(x) != {"kind", "what"} or \
+                not all(isinstance(x[k], str) for k in x):
+            bad.append("denied entry %r" % (x,))
+        elif x["kind"] not in ("connect", "bind", "listen", "send", "metadata", "proxy"):
+            bad.append("denied kind %r" % x["kind"])
 for name, lim in (v.get("limits") or {}).items():
     if not isinstance(lim, dict) or "by" not in lim:
         bad.append("limits." + name)

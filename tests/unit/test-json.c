@@ -785,6 +785,7 @@ diag_valid(const char *line, struct jv *v, const char *what)
 		{ "trace", T(J_OBJ) | T(J_NULL) },
 		{ "layers", T(J_OBJ) },
 		{ "denials", T(J_INT) },
+		{ "denied", T(J_ARR) },
 	};
 	static const char *const layer_bools[] = { "userns", "netns", "seccomp", "cgroup" };
 	int bad = 0;
@@ -997,7 +998,8 @@ test_diag_run(void)
 	r.exit_code = 125;
 	line = sbx_diag_render(&r, &p);
 	if (diag_valid(line, &v, "a run whose payload exited 125"))
-		is_str(jv_get(&v, "isolation")->s, "partial", "the payload's own 125: isolation as enforced");
+		is_str(jv_get(&v, "isolation")->s, "partial",
+		    "the payload's own 125: isolation as enforced");
 	jv_free(&v);
 	free(line);
 
@@ -1033,6 +1035,68 @@ test_diag_run(void)
 	is_str(sbx_signal_name(200), "SIG200", "an unknown signal is SIG<n>");
 }
 
+/* The refusals' list: the first 20 only, each target bounded and cut on a
+ * UTF-8 boundary, anything the sandbox put in it escaped, and the -v form
+ * printable ASCII. */
+static void
+test_diag_denied(void)
+{
+	struct sbx_report r;
+	struct jv v = { 0 };
+	char *line, out[64], *huge;
+	const struct jv *m;
+
+	sbx_report_init(&r);
+	line = sbx_diag_render(&r, NULL);
+	if (diag_valid(line, &v, "no refusal")) {
+		m = jv_get(&v, "denied");
+		ok(m != NULL && m->t == J_ARR && m->n == 0, "no refusal: denied is []");
+	}
+	jv_free(&v);
+	free(line);
+
+	sbx_denied_add(&r.denied, "connect", "127.0.0.1:5432");
+	sbx_denied_add(&r.denied, "metadata", "chmod .git/hooks\n\x1b[31m\"\\\xff\xc3");
+	huge = malloc(1000);
+	memset(huge, 'a', 1000);
+	/* a three-byte character across the cut */
+	memcpy(huge + SBX_DENIED_WHAT_MAX - 1, "\xe2\x82\xac", 3);
+	huge[999] = '\0';
+	sbx_denied_add(&r.denied, "proxy", huge);
+	free(huge);
+	for (int i = 0; i < 30; i++)
+		sbx_denied_add(&r.denied, "send", "10.0.0.1:53");
+	r.denials = 33;
+	is_int((long long)r.denied.n, SBX_DENIED_MAX, "the list keeps the first 20 only");
+	line = sbx_diag_render(&r, NULL);
+	if (diag_valid(line, &v, "refusals")) {
+		m = jv_get(&v, "denied");
+		ok(m->t == J_ARR && m->n == SBX_DENIED_MAX, "denied: 20 entries for 33 denials");
+		ok(m->items[0].t == J_OBJ && !strcmp(jv_get(&m->items[0], "kind")->s, "connect") &&
+			!strcmp(jv_get(&m->items[0], "what")->s, "127.0.0.1:5432"),
+		    "denied[0]: {kind, what} in order");
+		is_str(jv_get(&m->items[1], "what")->s,
+		    "chmod .git/hooks\n\x1b[31m\"\\\xef\xbf\xbd\xef\xbf\xbd",
+		    "control bytes, quotes and invalid UTF-8 in what are escaped, not passed");
+		is_int((long long)jv_get(&m->items[2], "what")->n, SBX_DENIED_WHAT_MAX - 1 + 3,
+		    "a long target is cut before a character that does not fit, then ...");
+		ok(!strcmp(jv_get(&m->items[2], "what")->s + SBX_DENIED_WHAT_MAX - 1, "..."),
+		    "the cut is marked");
+		is_str(jv_get(&m->items[19], "kind")->s, "send", "the 20th is kept");
+	}
+	jv_free(&v);
+	free(line);
+
+	sbx_denied_printable(out, sizeof(out), "a\x1b[2J\\b\xc3\xa9\n");
+	is_str(out, "a\\x1b[2J\\x5cb\\xc3\\xa9\\x0a",
+	    "-v form: escape, backslash and non-ASCII bytes as \\xHH");
+	sbx_denied_printable(out, 12, "0123456789abcdef");
+	is_str(out, "01234567...", "-v form: bounded, the cut marked");
+	sbx_denied_printable(out, sizeof(out), NULL);
+	is_str(out, "", "-v form: nothing for NULL");
+	sbx_report_free(&r);
+}
+
 int
 main(void)
 {
@@ -1042,5 +1106,6 @@ main(void)
 	test_writer();
 	test_diag_error();
 	test_diag_run();
+	test_diag_denied();
 	return done_testing();
 }
