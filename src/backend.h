@@ -58,6 +58,7 @@ struct sbx_exec {
 	const char *tmpdir; /* the host directory made for the sandbox as
 	                               its TMPDIR (needs_tmpdir), else NULL */
 	int stdin_fd; /* handed to the payload as fd 0; -1 keeps 0 */
+	bool trace; /* --trace: the jail also traps what the trace observes */
 	uid_t caller_uid;
 	gid_t caller_gid;
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];

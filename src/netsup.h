@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "err.h"
 #include "metasup.h"
@@ -32,11 +33,16 @@ struct sbx_netsup;
 struct sbx_net_event {
 	const char *op; /* "connect", "bind", "listen", "send" */
 	bool allowed;
+	bool denial; /* refused by policy (counted in denials), not an error
+	                the kernel would have given too */
 	const char *reason; /* when refused */
-	const char *addr; /* text form, or NULL */
+	const char *addr; /* text form (a unix path as is), or NULL */
 	uint16_t port;
 	int pid; /* the caller, in sbxrun's pid namespace */
 	int result; /* the call's result when performed (0 or -errno) */
+	int type; /* the socket's type */
+	const struct iovec *iov; /* a performed send: one message's payload */
+	size_t iovlen;
 };
 
 typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
@@ -91,6 +97,13 @@ void sbx_netsup_set_meta(
  * see sbx_metasup_set_guard), refused to metadata and unix socket calls
  * made for the sandbox as they are to its own. NULL: none. */
 void sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard);
+
+struct sbx_trace;
+
+/* With a trace (linux-trace.h), before start: the calls trapped only to be
+ * observed are handed to it and let go on; the log given to start sees
+ * every decision. */
+void sbx_netsup_set_trace(struct sbx_netsup *ns, struct sbx_trace *t);
 
 uint64_t sbx_netsup_denials(const struct sbx_netsup *ns);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "linux-landlock.h"
+#include "linux-trace.h"
 #include "netsup.h"
 #include "network.h"
 #include "proxy.h"
@@ -112,6 +113,9 @@ sbx_network_supervise(
 	if (notify_fd < 0) {
 		if (diag_fd >= 0)
 			close(diag_fd);
+		if (n->trace)
+			return sbx_err_set(
+			    err, ENOTSUP, "the jail did not hand over the traced calls");
 		if (n->supervised)
 			return sbx_err_set(
 			    err, EINVAL, "the jail did not hand over its network calls");
@@ -121,7 +125,9 @@ sbx_network_supervise(
 	if ((flags & SBX_NETSUP_META) || n->meta_uid >= 0)
 		sbx_netsup_set_meta(n->sup, n->meta_writable, n->meta_uid, n->meta_gid);
 	sbx_netsup_set_guard(n->sup, n->meta_guard);
-	return sbx_netsup_start(n->sup, notify_fd, diag_fd, NULL, NULL, err);
+	sbx_netsup_set_trace(n->sup, n->trace);
+	return sbx_netsup_start(
+	    n->sup, notify_fd, diag_fd, n->trace ? sbx_trace_net : NULL, n->trace, err);
 }
 
 void
@@ -137,7 +143,7 @@ sbx_network_proxy(struct sbx_network *n, struct sbx_err *err)
 {
 	if (n->proxy == NULL)
 		return 0;
-	return sbx_proxy_start(n->proxy, NULL, NULL, err);
+	return sbx_proxy_start(n->proxy, n->trace ? sbx_trace_proxy : NULL, n->trace, err);
 }
 
 void

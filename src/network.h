@@ -39,6 +39,7 @@ struct sbx_meta_guard;
 
 struct sbx_proxy;
 struct sbx_netsup;
+struct sbx_trace;
 
 struct sbx_network {
 	bool supervised; /* the jail traps its network calls */
@@ -51,6 +52,7 @@ struct sbx_network {
 	int meta_uid, meta_gid;
 	const struct sbx_meta_guard *meta_guard;
 	int landlock_abi;
+	struct sbx_trace *trace; /* --trace (set before supervise), or NULL */
 };
 
 /* Whether p asks for no network at all: no outbound, no ports, no proxy. */
