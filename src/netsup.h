@@ -3,9 +3,10 @@
  * address it takes the caller's socket (pidfd_getfd), copies the address
  * out of the caller's memory, checks the notification is still live,
  * decides with sbx_net_decide() and then has the call performed on the
- * shared socket, answering with its result. It never answers CONTINUE: a
- * racing thread could rewrite the address after the check (measured in
- * NETWORK.md), or point the descriptor at another socket.
+ * shared socket, answering with its result. It never answers CONTINUE to
+ * a call it judges: a racing thread could rewrite the address after the
+ * check, or point the descriptor at another socket. (With a trace, calls
+ * trapped only to be observed are let go on: linux-trace.h.)
  *
  * Threads (netsup.c says who holds which rights): one dispatcher reads,
  * decides and answers, and never performs a call nor blocks on one; a
