@@ -151,6 +151,10 @@ is "$no_temp" 0 "no hidden file of the trace is left"
 # 5. Tracing never changes an outcome: the exit status, a refused call.
 rjail -w "$NETWD" --trace "$TR" -- sh -c 'echo x >y-'$$'; exit 7'
 is_status 7 "a traced run exits with the command's status"
+OUTSIDE=$JT/outside-$$
+rjail -w "$NETWD" --trace "$TR" -- sh -c "echo x >$OUTSIDE; exit 0"
+absent "a write the jail refuses stays refused when it is traced (let go on, judged by the kernel)" \
+    "$OUTSIDE"
 rjail -w "$NETWD" --connect 8002 --trace "$TR" -- python3 netc.py tcp,r,$NET_REMOTE4,8001
 is_status 0 "a refused connect under tracing: the client ran"
 is "$(res_of r)" EACCES "... and saw EACCES, as without a trace"
