@@ -161,6 +161,21 @@ is "$(res_of r)" EACCES "... and saw EACCES, as without a trace"
 ok "... the refusal is a denied event with its rule" tq "$TR" has \
     "E('kind')=='denied' and E('op')=='connect' and E('port')==8001 and E('rule')"
 
+# The proxy's decisions, and its refusal as a denied event.
+printf '%s\n' 'import sys, urllib.request' 'for u in sys.argv[1:]:' '    try:' \
+    '        print("F:" + str(urllib.request.urlopen(u, timeout=3).status))' \
+    '    except Exception as e:' '        print("F:" + str(e))' >"$NETWD/fetch-$$.py"
+chmod 644 "$NETWD/fetch-$$.py"
+rjail -w "$NETWD" --allow-host "$NET_REMOTE4:8080" --trace "$TR" -- python3 "fetch-$$.py" \
+    "http://$NET_REMOTE4:8080/" "http://refused-$$.example/"
+is_status 0 "proxy: the client ran"
+ok "proxy: the allowed request" tq "$TR" has \
+    "E('kind')=='proxy' and E('host')=='$NET_REMOTE4' and E('decision')=='allowed'"
+ok "proxy: the refused one, with its rule" tq "$TR" has \
+    "E('kind')=='proxy' and E('host')=='refused-$$.example' and E('decision')=='refused' and E('rule')"
+ok "proxy: ... and as a denied event" tq "$TR" has \
+    "E('kind')=='denied' and E('op')=='proxy' and E('host')=='refused-$$.example'"
+
 # 6. With tracing off: no trace file, and no trap of the trace's in the
 # filter (the description --print-backend gives of it).
 rm -f "$TR"
