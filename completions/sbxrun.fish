@@ -119,7 +119,8 @@ $c -l allow-degraded -d 'run even if some requested rule is not enforceable'
 # Running.
 $c -l interp -x -a '(__fish_complete_command)' -d 'store the script as a file and run PROG FILE'
 $c -l script-name -x -d 'name of that file (default main.py, main.js, main.sh or main)'
-$c -l trace -r -F -d 'a JSON Lines trace (not built yet: refused)'
+$c -l trace -r -F -d 'a JSON Lines trace of what the run touched'
+$c -l trace-all -d 'keep the noise in the trace too'
 $c -l diag -r -a 'stderr none fd:' -d 'diagnostics line to stderr, fd:N, PATH or none'
 
 # Inspection.

@@ -103,6 +103,7 @@ struct ll_payload {
 	bool net_off;
 	bool net_notify; /* the listener hook loads the common filter too */
 	bool trap_net; /* ... with the network calls in it */
+	bool trace; /* ... and what --trace observes */
 	struct sbx_landlock_net net;
 	struct sbx_ports bind, connect;
 	bool seccomp;
@@ -300,7 +301,7 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		    "stay signalable\n",
 		    abi);
 	if (caps->seccomp) {
-		sbx_seccomp_describe(0, out);
+		sbx_seccomp_describe(x->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0, out);
 		sbx_hostfilter_describe(host_filter_rules(p), out);
 	}
 	sbx_buf_printf(out,
@@ -379,8 +380,10 @@ payload_listener(void *ctx, int *fd, struct sbx_err *err)
 {
 	const struct ll_payload *pl = ctx;
 
-	return sbx_seccomp_load(
-	    SBX_SECCOMP_META_NOTIFY | (pl->trap_net ? SBX_SECCOMP_NET_NOTIFY : 0), fd, err);
+	return sbx_seccomp_load(SBX_SECCOMP_META_NOTIFY |
+		(pl->trap_net ? SBX_SECCOMP_NET_NOTIFY : 0) |
+		(pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0),
+	    fd, err);
 }
 
 /* Under --allow-degraded a mount becomes WORKDIR/TARGET -> SOURCE: the
@@ -556,6 +559,7 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		/* Without pidfd_getfd the network rules were refused, unless
 		 * --allow-degraded: then the calls go untrapped. */
 		pl.trap_net = x->net != NULL && caps->pidfd_getfd;
+		pl.trace = x->trace;
 		hooks.listener = payload_listener;
 		/* Untrapped, sendmsg can carry the listener to sbxrun (no
 		 * pidfd_getfd needed); trapped, it would wait on itself. */

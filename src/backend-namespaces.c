@@ -86,6 +86,7 @@ struct ns_payload {
 	struct ns_state *state;
 	bool trap; /* load the trapping filter in init */
 	bool guard; /* and open sock_diag for unix checks */
+	bool trace; /* trap what --trace observes (then a listener too) */
 	const struct sbx_plan *plan;
 	int abi;
 	struct sbx_landlock_net net;
@@ -243,7 +244,9 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		sbx_buf_puts(out,
 		    "# network: no net namespace; every connect, bind, listen and "
 		    "addressed send goes to sbxrun's network supervisor\n");
-	sbx_seccomp_describe(net_fully_off(p) ? 0 : SBX_SECCOMP_NET_NOTIFY, out);
+	sbx_seccomp_describe((net_fully_off(p) ? 0 : SBX_SECCOMP_NET_NOTIFY) |
+		(x->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0),
+	    out);
 	sbx_hostfilter_describe(SBX_HOSTF_NOSETID, out);
 	sbx_buf_puts(out,
 	    "# process: new session, no capabilities (bounding set empty, "
@@ -421,7 +424,9 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		}
 	}
 	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 ||
-	    sbx_seccomp_load(pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0, &notify_fd, &e) < 0 ||
+	    sbx_seccomp_load((pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0) |
+		    (pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0),
+		&notify_fd, &e) < 0 ||
 	    sbx_hostfilter_load(SBX_HOSTF_NOSETID, &e) < 0)
 		goto fail;
 	{
@@ -575,6 +580,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	payload_net(&pl, x->net);
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;
+	pl.trace = x->trace;
 	if (plan.ntrees > SBX_ARRAY_LEN(fds)) {
 		sbx_plan_free(&plan);
 		return sbx_err_set(err, E2BIG, "too many rw mounts");

@@ -60,6 +60,7 @@ struct sbx_exec {
 	                               its TMPDIR (needs_tmpdir), else NULL */
 	int stdin_fd; /* handed to the payload as fd 0; -1 keeps 0 */
 	struct sbx_keeper *keeper; /* records what the run changes (keeper.h) */
+	bool trace; /* --trace: the jail also traps what the trace observes */
 	uid_t caller_uid;
 	gid_t caller_gid;
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];

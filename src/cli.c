@@ -50,7 +50,9 @@ static const char usage[] =
     "      --interp PROG            store the script as a file and run PROG FILE\n"
     "      --script-name NAME       name of that file (default main.py, main.js,\n"
     "                               main.sh or main)\n"
-    "      --trace FILE             a JSON Lines trace (not built yet: refused)\n"
+    "      --trace FILE             a JSON Lines trace of what the run touched: files,\n"
+    "                               programs, connections, name lookups, refusals\n"
+    "      --trace-all              keep the noise too (reads of the system's trees)\n"
     "      --diag DEST              diagnostics line to stderr, fd:N, PATH or none\n"
     "\n"
     "Inspection:\n"
@@ -104,6 +106,7 @@ enum {
 	OPT_INTERP,
 	OPT_SCRIPT_NAME,
 	OPT_TRACE,
+	OPT_TRACE_ALL,
 	OPT_DIAG,
 	OPT_ALLOW_DEGRADED,
 	OPT_PRINT_POLICY,
@@ -143,6 +146,7 @@ static const struct option long_options[] = {
 	{ "interp", required_argument, NULL, OPT_INTERP },
 	{ "script-name", required_argument, NULL, OPT_SCRIPT_NAME },
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "trace-all", no_argument, NULL, OPT_TRACE_ALL },
 	{ "diag", required_argument, NULL, OPT_DIAG },
 	{ "allow-degraded", no_argument, NULL, OPT_ALLOW_DEGRADED },
 	{ "print-policy", no_argument, NULL, OPT_PRINT_POLICY },
@@ -189,6 +193,7 @@ static const struct {
 	{ OPT_FILE_SIZE, "--file-size", "sandbox", "file_size", NULL },
 	{ OPT_OPEN_FILES, "--open-files", "sandbox", "open_files", NULL },
 	{ OPT_TRACE, "--trace", "sandbox", "trace", NULL },
+	{ OPT_TRACE_ALL, "--trace-all", "sandbox", "trace_all", "yes" },
 	{ OPT_ALLOW_DEGRADED, "--allow-degraded", "sandbox", "allow_degraded", "yes" },
 };
 

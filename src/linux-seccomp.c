@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "linux-seccomp.h"
+#include "linux-trace.h"
 #include "metasup.h"
 
 #ifndef IPPROTO_MPTCP
@@ -167,7 +168,7 @@ socket_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 
 /* The calls that carry a network address go to the supervisor. */
 static int
-notify_rules(scmp_filter_ctx ctx, struct sbx_err *err)
+notify_rules(scmp_filter_ctx ctx, unsigned flags, struct sbx_err *err)
 {
 	static const int calls[] = {
 		SCMP_SYS(connect),
@@ -184,10 +185,32 @@ notify_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 		if (r < 0)
 			return sbx_err_set(err, -r, "seccomp: cannot trap syscall %d", calls[i]);
 	}
-	/* sendto without an address uses the connection connect() judged. */
-	r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &arg);
+	/* sendto without an address uses the connection connect() judged;
+	 * the trace observes it (a resolver's query on a connected socket). */
+	r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto),
+	    (flags & SBX_SECCOMP_TRACE_NOTIFY) ? 0 : 1, &arg);
 	if (r < 0)
 		return sbx_err_set(err, -r, "seccomp: cannot trap sendto");
+	return 0;
+}
+
+/* The calls the trace observes; those the metadata supervisor judges
+ * (SBX_SECCOMP_META_NOTIFY) are trapped for it already. */
+static int
+trace_rules(scmp_filter_ctx ctx, unsigned flags, struct sbx_err *err)
+{
+	for (size_t i = 0; sbx_trace_calls[i]; i++) {
+		int nr = seccomp_syscall_resolve_name(sbx_trace_calls[i]);
+		bool judged = false;
+
+		for (size_t k = 0; (flags & SBX_SECCOMP_META_NOTIFY) && sbx_metasup_calls[k]; k++)
+			judged = judged || strcmp(sbx_metasup_calls[k], sbx_trace_calls[i]) == 0;
+		if (nr == __NR_SCMP_ERROR || judged)
+			continue;
+		if (seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0) < 0)
+			return sbx_err_set(
+			    err, EINVAL, "seccomp: cannot trap %s", sbx_trace_calls[i]);
+	}
 	return 0;
 }
 
@@ -245,7 +268,9 @@ sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 	if (r == 0)
 		r = build(ctx, err) < 0 ? -EINVAL : 0;
 	if (r == 0 && (flags & SBX_SECCOMP_NET_NOTIFY))
-		r = notify_rules(ctx, err) < 0 ? -EINVAL : 0;
+		r = notify_rules(ctx, flags, err) < 0 ? -EINVAL : 0;
+	if (r == 0 && (flags & SBX_SECCOMP_TRACE_NOTIFY))
+		r = trace_rules(ctx, flags, err) < 0 ? -EINVAL : 0;
 	for (size_t i = 0; r == 0 && (flags & SBX_SECCOMP_META_NOTIFY) && sbx_metasup_calls[i];
 	     i++) {
 		int nr = seccomp_syscall_resolve_name(sbx_metasup_calls[i]);
@@ -262,7 +287,9 @@ sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 	} else if (err && err->msg[0] == '\0') {
 		sbx_err_set(err, -r, "seccomp: cannot build the filter");
 	}
-	if (r == 0 && (flags & (SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_META_NOTIFY))) {
+	if (r == 0 &&
+	    (flags &
+		(SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_TRACE_NOTIFY))) {
 		*notify_fd = seccomp_notify_fd(ctx);
 		if (*notify_fd < 0) {
 			sbx_err_set(err, -*notify_fd, "seccomp: no notification listener");
@@ -330,6 +357,11 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 		sbx_buf_puts(out,
 		    "seccomp    connect, bind, listen, sendmsg, sendmmsg, sendto with an "
 		    "address -> the network supervisor\n");
+	if (flags & SBX_SECCOMP_TRACE_NOTIFY)
+		sbx_buf_puts(out,
+		    "seccomp    open, creat, truncate, unlink, rmdir, rename, mkdir, mknod, link, "
+		    "symlink, chmod, chown, execve (and their *at forms), sendto -> observed for "
+		    "--trace, then let go on\n");
 	sbx_buf_puts(out,
 	    "seccomp    personality with ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, "
 	    "MMAP_PAGE_ZERO or a legacy layout -> EPERM\n");

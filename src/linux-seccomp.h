@@ -17,6 +17,11 @@
 /* Trap chmod, chown, times and xattr changes (metasup.h). */
 #define SBX_SECCOMP_META_NOTIFY 0x2u
 
+/* Trap the file and exec calls the trace observes (linux-trace.h), and
+ * sendto without an address too when the network calls are trapped. Not
+ * set: none of them is in the filter. */
+#define SBX_SECCOMP_TRACE_NOTIFY 0x4u
+
 /* Loads the filter into the calling thread; needs no_new_privs. With
  * SBX_SECCOMP_NET_NOTIFY, *notify_fd receives the listener. */
 int sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err);

@@ -33,6 +33,7 @@
 #include "selftest.h"
 #include "linux-stdio.h"
 #include "supervise.h"
+#include "trace.h"
 
 extern char **environ;
 
@@ -59,6 +60,7 @@ struct run {
 	bool said_after; /* sbxrun wrote a line on stderr after that */
 	int sfd;
 	struct sbx_relay relay; /* pipes between the sandbox and the caller's files */
+	struct sbx_trace *trace; /* --trace, made just before the spawn */
 	bool no_diag; /* --selftest wrote its own summary line */
 };
 
@@ -262,16 +264,6 @@ load_profiles(struct run *run, struct sbx_err *err)
 		if (sbx_profile_load_file(&run->policy, path, err) < 0)
 			return -1;
 	}
-	return 0;
-}
-
-/* Options whose enforcement is not built: refused, never ignored. */
-static int
-check_unbuilt(const struct run *run, struct sbx_err *err)
-{
-	if (run->policy.trace)
-		return sbx_err_set(err, ENOTSUP,
-		    "--trace / [sandbox] trace %s: tracing is not built yet", run->policy.trace);
 	return 0;
 }
 
@@ -507,6 +499,14 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	if (sbx_exec_build(&run->exec, &run->policy, run->fs.workdir, tmpdir, run->cli.command,
 		run->cli.interp, run->script_path, &run->caller, environ, &run->net.env, err) < 0)
 		return -1;
+	/* The trace's traps live in the seccomp filter of the Linux jails
+	 * and are answered by their supervisor. */
+	if (run->policy.trace && b->id != SBX_BACKEND_NAMESPACES && b->id != SBX_BACKEND_LANDLOCK)
+		return sbx_err_set(err, ENOTSUP,
+		    "--trace needs the namespaces or landlock backend (seccomp user "
+		    "notification); backend %s cannot trace",
+		    b->name);
+	run->exec.trace = run->policy.trace != NULL;
 	run->exec.fs = &run->fs;
 	run->exec.net = run->net.supervised ? &run->net.rules : NULL;
 	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
@@ -545,7 +545,7 @@ spawn_job(void *arg)
 	dfd = j->child->diag_fd;
 	j->child->diag_fd = -1;
 	/* A backend that enforces no network rule (none) hands nothing over. */
-	if (nfd < 0 &&
+	if (nfd < 0 && run->trace == NULL &&
 	    !(run->report.enforced &
 		(SBX_RULE_BIT(SBX_RULE_LISTEN) | SBX_RULE_BIT(SBX_RULE_CONNECT) |
 		    SBX_RULE_BIT(SBX_RULE_LOOPBACK) | SBX_RULE_BIT(SBX_RULE_PROXY)))) {
@@ -724,8 +724,6 @@ run_main(struct run *run, int argc, char **argv)
 	}
 	if (run->cli.selftest)
 		return run_selftest(run);
-	if (check_unbuilt(run, &err) < 0)
-		return fail(run, &err);
 
 	b = choose_backend(run, NULL, &err);
 	if (b == NULL)
@@ -798,9 +796,17 @@ run_main(struct run *run, int argc, char **argv)
 	if (sbx_relay_setup(&run->relay, &err) < 0)
 		return fail(run, &err);
 
+	/* Made fresh for this run, with no name until it ends (trace.h). */
+	if (p->trace) {
+		if (sbx_trace_open(p->trace, p->trace_all, &run->trace, &err) < 0)
+			return fail(run, &err);
+		run->net.trace = run->trace;
+	}
 	for (;;) {
 		if (build_exec(run, b, &err) < 0)
 			return fail(run, &err);
+		if (run->trace)
+			sbx_trace_set_command(run->trace, run->exec.argv);
 		if (run->cli.verbose)
 			say(run, "backend %s, workdir %s", b->name, run->fs.workdir);
 		memset(&r->layers, 0, sizeof(r->layers));
@@ -866,6 +872,16 @@ run_main(struct run *run, int argc, char **argv)
 	run->finished = true;
 	sbx_child_close(&child);
 	sbx_network_stop(&run->net, r);
+	/* Nothing more is traced once the supervisor and the proxy stopped. */
+	if (run->trace) {
+		if (sbx_trace_finish(run->trace, &err) < 0) {
+			say(run, "%s", err.msg);
+			sbx_strv_push(&r->warnings, err.msg);
+		} else {
+			r->trace_path = sbx_xstrdup(p->trace);
+			r->trace_events = sbx_trace_events(run->trace);
+		}
+	}
 	/* What the sandbox wrote comes before sbxrun's own lines. */
 	sbx_relay_finish(&run->relay);
 	r->status = status_of(r);
@@ -912,6 +928,7 @@ main(int argc, char **argv)
 	}
 	sbx_exec_free(&run.exec);
 	sbx_network_free(&run.net);
+	sbx_trace_free(run.trace);
 	sbx_fsview_free(&run.fs);
 	if (run.have_policy)
 		sbx_policy_free(&run.policy);

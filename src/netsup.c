@@ -75,6 +75,7 @@
 #include <unistd.h>
 
 #include "linux-creds.h"
+#include "linux-trace.h"
 #include "metasup.h"
 #include "netsup.h"
 #include "notifydecode.h"
@@ -113,6 +114,7 @@ struct sbx_netsup {
 	void *ctx;
 	sbx_refusal_fn refused; /* each counted denial, or NULL */
 	void *refused_ctx;
+	struct sbx_trace *trace; /* observe the calls trapped for it, or NULL */
 	pthread_mutex_t lock; /* the fields below, and the log */
 	pthread_cond_t work; /* the queue got a call, or stopping */
 	pthread_cond_t gone; /* a worker ended */
@@ -208,6 +210,12 @@ sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard)
 		sbx_metasup_set_guard(&ns->meta, guard);
 }
 
+void
+sbx_netsup_set_trace(struct sbx_netsup *ns, struct sbx_trace *t)
+{
+	ns->trace = t;
+}
+
 bool
 sbx_netsup_drop_failed(const struct sbx_netsup *ns)
 {
@@ -293,7 +301,7 @@ report_refusal(struct sbx_netsup *ns, const struct call *c, const char *reason)
 static void
 emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reason, int result)
 {
-	char text[SBX_ADDR_STRLEN];
+	char text[SBX_ADDR_STRLEN], upath[sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
 	struct sbx_net_event ev = {
 		.op = c->opname,
 		.allowed = allowed,
@@ -304,21 +312,65 @@ emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reas
 
 	/* A denial is a refusal by policy; a path that does not exist or a
 	 * malformed address is an answer the kernel would have given too. */
-	if (!allowed &&
+	ev.denial = !allowed &&
 	    (result == -EACCES || result == -EPERM || result == -EAFNOSUPPORT ||
-		result == -EOPNOTSUPP)) {
+		result == -EOPNOTSUPP);
+	if (ev.denial) {
 		atomic_fetch_add(&ns->denials, 1);
 		report_refusal(ns, c, reason);
 	}
 	if (ns->log == NULL)
 		return;
-	if (c->addrlen > 0) {
+	ev.type = c->type;
+	if (c->addrlen > 0 && c->addr.ss_family == AF_UNIX) {
+		/* Refused: the path asked; allowed: it was made ours already. */
+		int k = allowed
+		    ? -1
+		    : sbx_decode_unix_path(&c->addr, c->addrlen, upath + 1, sizeof(upath) - 1);
+
+		upath[0] = '@';
+		if (k >= 0)
+			ev.addr = k == 0 ? upath : upath + 1;
+	} else if (c->addrlen > 0) {
 		ev.addr = sbx_addr_format(
 		    (const struct sockaddr *)&c->addr, c->addrlen, text, sizeof(text));
 		ev.port = sbx_sockaddr_port((const struct sockaddr *)&c->addr, c->addrlen);
+	} else if (allowed && c->sock >= 0 && c->meta == NULL && c->nr != SCMP_SYS(listen)) {
+		/* A send on a connected socket: to its peer (the trace looks
+		 * for name lookups there). */
+		struct sockaddr_storage peer;
+		socklen_t len = sizeof(peer);
+
+		if (getpeername(c->sock, (struct sockaddr *)&peer, &len) == 0 &&
+		    len <= sizeof(peer)) {
+			ev.addr =
+			    sbx_addr_format((struct sockaddr *)&peer, len, text, sizeof(text));
+			ev.port = sbx_sockaddr_port((struct sockaddr *)&peer, len);
+		}
+	}
+	if (allowed && c->nr == SCMP_SYS(sendto) && c->data) {
+		struct iovec one = { .iov_base = c->data, .iov_len = c->len };
+
+		ev.iov = &one;
+		ev.iovlen = 1;
+		pthread_mutex_lock(&ns->lock);
+		ns->log(ns->ctx, &ev);
+		pthread_mutex_unlock(&ns->lock);
+		return;
+	}
+	if (allowed && c->nr == SCMP_SYS(sendmsg)) {
+		ev.iov = c->msg.msg_iov;
+		ev.iovlen = c->msg.msg_iovlen;
 	}
 	pthread_mutex_lock(&ns->lock);
-	ns->log(ns->ctx, &ev);
+	/* sendmmsg: one event a message (a resolver sends A and AAAA). */
+	for (unsigned i = 0; allowed && c->nr == SCMP_SYS(sendmmsg) && i < c->vlen; i++) {
+		ev.iov = c->mmsg[i].msg_hdr.msg_iov;
+		ev.iovlen = c->mmsg[i].msg_hdr.msg_iovlen;
+		ns->log(ns->ctx, &ev);
+	}
+	if (!allowed || c->nr != SCMP_SYS(sendmmsg))
+		ns->log(ns->ctx, &ev);
 	pthread_mutex_unlock(&ns->lock);
 }
 
@@ -1018,6 +1070,8 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	c->nr = req->data.nr;
 	c->opname = "metadata";
 	c->sock = c->target = -1;
+	if (ns->trace)
+		sbx_trace_note(ns->trace, req); /* judged below, as without a trace */
 	if (sbx_metasup_prepare(&ns->meta, ns->fd, req, &c->meta, &errnum, &reason) < 0) {
 		call_free(c); /* the caller went away */
 		return;
@@ -1046,6 +1100,12 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	struct call *c;
 	int domain;
 
+	/* Trapped for the trace only: observed and let go on (never a call
+	 * judged here: those go on below, as without a trace). */
+	if (ns->trace && sbx_trace_observes(req, (ns->flags & SBX_NETSUP_META) != 0)) {
+		sbx_trace_observe(ns->trace, ns->fd, req);
+		return;
+	}
 	if (ns->refuse_all) {
 		respond(ns, req->id, 0, EPERM); /* fail closed */
 		return;

@@ -3,9 +3,10 @@
  * address it takes the caller's socket (pidfd_getfd), copies the address
  * out of the caller's memory, checks the notification is still live,
  * decides with sbx_net_decide() and then has the call performed on the
- * shared socket, answering with its result. It never answers CONTINUE: a
- * racing thread could rewrite the address after the check (measured in
- * doc/design/network.md), or point the descriptor at another socket.
+ * shared socket, answering with its result. It never answers CONTINUE to
+ * a call it judges: a racing thread could rewrite the address after the
+ * check, or point the descriptor at another socket. (With a trace, calls
+ * trapped only to be observed are let go on: linux-trace.h.)
  *
  * Threads (netsup.c says who holds which rights): one dispatcher reads,
  * decides and answers, and never performs a call nor blocks on one; a
@@ -21,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "diag.h"
 #include "err.h"
@@ -33,11 +35,16 @@ struct sbx_netsup;
 struct sbx_net_event {
 	const char *op; /* "connect", "bind", "listen", "send" */
 	bool allowed;
+	bool denial; /* refused by policy (counted in denials), not an error
+	                the kernel would have given too */
 	const char *reason; /* when refused */
-	const char *addr; /* text form, or NULL */
+	const char *addr; /* text form (a unix path as is), or NULL */
 	uint16_t port;
 	int pid; /* the caller, in sbxrun's pid namespace */
 	int result; /* the call's result when performed (0 or -errno) */
+	int type; /* the socket's type */
+	const struct iovec *iov; /* a performed send: one message's payload */
+	size_t iovlen;
 };
 
 typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
@@ -97,6 +104,12 @@ void sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *gu
  * also handed to fn, from the supervisor's threads, possibly several at
  * once: fn must serialise itself. Called before start. */
 void sbx_netsup_set_refusal_hook(struct sbx_netsup *ns, sbx_refusal_fn fn, void *ctx);
+struct sbx_trace;
+
+/* With a trace (linux-trace.h), before start: the calls trapped only to be
+ * observed are handed to it and let go on; the log given to start sees
+ * every decision. */
+void sbx_netsup_set_trace(struct sbx_netsup *ns, struct sbx_trace *t);
 
 uint64_t sbx_netsup_denials(const struct sbx_netsup *ns);
 

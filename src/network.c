@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "linux-landlock.h"
+#include "linux-trace.h"
 #include "netsup.h"
 #include "network.h"
 #include "proxy.h"
@@ -135,6 +136,9 @@ sbx_network_supervise(
 	if (notify_fd < 0) {
 		if (diag_fd >= 0)
 			close(diag_fd);
+		if (n->trace)
+			return sbx_err_set(
+			    err, ENOTSUP, "the jail did not hand over the traced calls");
 		if (n->supervised)
 			return sbx_err_set(
 			    err, EINVAL, "the jail did not hand over its network calls");
@@ -145,7 +149,9 @@ sbx_network_supervise(
 		sbx_netsup_set_meta(n->sup, n->meta_writable, n->meta_uid, n->meta_gid);
 	sbx_netsup_set_guard(n->sup, n->meta_guard);
 	sbx_netsup_set_refusal_hook(n->sup, refused, n);
-	return sbx_netsup_start(n->sup, notify_fd, diag_fd, NULL, NULL, err);
+	sbx_netsup_set_trace(n->sup, n->trace);
+	return sbx_netsup_start(
+	    n->sup, notify_fd, diag_fd, n->trace ? sbx_trace_net : NULL, n->trace, err);
 }
 
 void
@@ -162,7 +168,7 @@ sbx_network_proxy(struct sbx_network *n, struct sbx_err *err)
 	if (n->proxy == NULL)
 		return 0;
 	sbx_proxy_set_refusal_hook(n->proxy, refused, n);
-	return sbx_proxy_start(n->proxy, NULL, NULL, err);
+	return sbx_proxy_start(n->proxy, n->trace ? sbx_trace_proxy : NULL, n->trace, err);
 }
 
 void

@@ -40,6 +40,7 @@ struct sbx_meta_guard;
 
 struct sbx_proxy;
 struct sbx_netsup;
+struct sbx_trace;
 
 struct sbx_network {
 	bool supervised; /* the jail traps its network calls */
@@ -59,6 +60,7 @@ struct sbx_network {
 	struct sbx_denied_list denied;
 	sbx_refusal_fn on_refusal;
 	void *on_refusal_ctx;
+	struct sbx_trace *trace; /* --trace (set before supervise), or NULL */
 };
 
 /* Whether p asks for no network at all: no outbound, no ports, no proxy. */

@@ -665,6 +665,12 @@ set_trace(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 }
 
 static int
+set_trace_all(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	return sbx_parse_bool(value, &p->trace_all, err);
+}
+
+static int
 set_keep(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
 {
 	return sbx_parse_bool(value, &p->keep, err);
@@ -907,6 +913,7 @@ static const struct key_def keys[] = {
 	{ "sandbox", "file_size", false, false, set_limit },
 	{ "sandbox", "open_files", false, false, set_limit },
 	{ "sandbox", "trace", false, false, set_trace },
+	{ "sandbox", "trace_all", false, false, set_trace_all },
 	{ "sandbox", "docker_image", false, false, set_docker_image },
 	{ "read", "path", true, false, add_read },
 	{ "deny", "path", true, false, add_deny },
@@ -1376,6 +1383,8 @@ to_ini(const struct sbx_policy *p, bool origins, struct sbx_err *err)
 	}
 	if (p->trace)
 		ini_kv(&w, "trace", p->trace);
+	if (p->trace_all)
+		ini_kv(&w, "trace_all", "yes");
 	if (p->docker_image)
 		ini_kv(&w, "docker_image", p->docker_image);
 

@@ -91,6 +91,7 @@ struct sbx_policy {
 	uint64_t timeout_ms; /* 0: none */
 	struct sbx_limit limits[SBX_LIMIT__COUNT];
 	char *trace;
+	bool trace_all; /* keep the trace's noise */
 	char *docker_image;
 
 	struct sbx_strv read; /* [read] path */

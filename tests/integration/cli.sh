@@ -157,11 +157,13 @@ bad_input "mount source" --backend none --allow-degraded --keep -m "$T/nonexiste
 bad_input "--interp" --backend none --interp ""
 ok "no workdir made by a refused run remains" test ! -e "$T/wd/.sbxrun"
 
-# What is not built is refused, never accepted and ignored.
-bad_input "--trace / [sandbox] trace $T/t.jsonl: tracing is not built yet" --trace "$T/t.jsonl"
+# What a backend cannot do is refused, never accepted and ignored.
+bad_input "--trace needs the namespaces or landlock backend" --backend none --allow-degraded \
+    --trace "$T/t.jsonl"
 ok "a refused --trace makes no trace file" test ! -e "$T/t.jsonl"
-printf '[sandbox]\ntrace = %s\n' "$T/p.jsonl" >"$T/trace.ini"
-bad_input "[sandbox] trace $T/p.jsonl" -p "$T/trace.ini"
+printf '[sandbox]\nbackend = none\nallow_degraded = yes\ntrace = %s\n' "$T/p.jsonl" >"$T/trace.ini"
+bad_input "backend none cannot trace" -p "$T/trace.ini"
+ok "... from a profile too, with no trace file" test ! -e "$T/p.jsonl"
 bad_input "--selftest tries the default policy" --selftest --network off
 # docker with no daemon to answer: refused, saying so.
 DOCKER_HOST=unix://$T/no-daemon.sock bad_input "the docker daemon does not answer" --backend docker

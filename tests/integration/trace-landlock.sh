@@ -1,0 +1,3 @@
+# trace.sh against the landlock backend.
+SBX_BACKEND=landlock
+. "$(dirname "$0")/trace.sh"
