@@ -110,14 +110,9 @@ run_bounded(char *const *argv, int ms, struct sbx_buf *out, struct sbx_err *err)
 	bool exited = false;
 	pid_t pid;
 
-	if (sbx_pipe_cloexec(fds) < 0)
-		return sbx_err_sys(err, "pipe");
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return sbx_err_sys(err, "fork");
-	}
+	pid = sbx_fork_piped(fds, err);
+	if (pid < 0)
+		return -1;
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
