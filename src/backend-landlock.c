@@ -644,7 +644,8 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	free(pl.connect.v);
 	if (c->notify_fd >= 0) {
 		/* Unix sockets: refused (see the top); metadata: judged. */
-		c->netsup_flags = SBX_NETSUP_META | SBX_NETSUP_READ_DROPPED;
+		c->netsup_flags =
+		    SBX_NETSUP_META | SBX_NETSUP_READ_DROPPED | SBX_NETSUP_OWN_LISTENERS;
 		c->meta_writable = &st->writable;
 		c->meta_guard = &st->guard;
 		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_LL_NOBODY : -1;
