@@ -675,8 +675,8 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		/* Unix sockets: with the network fully off, only those bound
 		 * in the jail's own namespace; under network rules, whatever
 		 * the filesystem view shows, as the user asked for a network. */
-		c->netsup_flags = SBX_NETSUP_OWN_NETNS |
-		    (guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW);
+		c->netsup_flags =
+		    SBX_NETSUP_OWN_NETNS | (guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW);
 		/* Unix sockets the supervisor binds for a root caller's sandbox
 		 * are made as its mapped ids. */
 		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : -1;

@@ -511,8 +511,8 @@ perform(struct call *c)
 	else if (c->nr == SCMP_SYS(listen))
 		r = listen(s, (int)c->arg);
 	else if (c->nr == SCMP_SYS(sendto))
-		return (n = sendto(s, c->data, c->len, (int)c->arg | MSG_NOSIGNAL, sa, c->addrlen)) <
-			0
+		return (n = sendto(
+			    s, c->data, c->len, (int)c->arg | MSG_NOSIGNAL, sa, c->addrlen)) < 0
 		    ? -errno
 		    : n;
 	else if (c->nr == SCMP_SYS(sendmsg))
@@ -696,7 +696,8 @@ own_listener(struct sbx_netsup *ns, const struct call *c)
 	uint64_t cookie;
 	socklen_t len = sizeof(cookie);
 
-	if (ns->nowned >= MAX_OWNED || getsockopt(c->sock, SOL_SOCKET, SO_COOKIE, &cookie, &len) < 0)
+	if (ns->nowned >= MAX_OWNED ||
+	    getsockopt(c->sock, SOL_SOCKET, SO_COOKIE, &cookie, &len) < 0)
 		return;
 	ns->owned = sbx_xreallocarray(ns->owned, ns->nowned + 1, sizeof(*ns->owned));
 	ns->owned[ns->nowned++] = cookie;
@@ -887,14 +888,14 @@ addr_is_unspecified(const struct sockaddr *sa, socklen_t len)
  * own lo. A host loopback port given back (--loopback, the proxy) is the
  * host's, and goes to the rules. */
 static bool
-own_loopback(
-    const struct sbx_netsup *ns, const struct call *c, const void *name, socklen_t namelen)
+own_loopback(const struct sbx_netsup *ns, const struct call *c, const void *name, socklen_t namelen)
 {
 	const struct sockaddr *sa = name;
 	uint16_t port;
 
-	if (!leaves_jail(ns, c) || sbx_decode_sockaddr(sa->sa_family == AF_INET6 ? AF_INET6 : AF_INET,
-					 name, namelen) < 0 ||
+	if (!leaves_jail(ns, c) ||
+	    sbx_decode_sockaddr(sa->sa_family == AF_INET6 ? AF_INET6 : AF_INET, name, namelen) <
+		0 ||
 	    (!sbx_addr_is_loopback(sa, namelen) && !addr_is_unspecified(sa, namelen)))
 		return false;
 	port = sbx_sockaddr_port(sa, namelen);
@@ -904,6 +905,8 @@ own_loopback(
 		return false;
 	return true;
 }
+
+static struct sbx_netverdict listen_on_loopback(struct call *c);
 
 /* A bind of a socket of the jail's own namespace: anything there is the
  * jail's own, except a declared listen port (TCP), which is served from
@@ -916,9 +919,25 @@ bind_in_jail(const struct sbx_netsup *ns, struct call *c)
 {
 	struct sockaddr *sa = (struct sockaddr *)&c->addr;
 	uint16_t port = sbx_sockaddr_port(sa, c->addrlen);
+	struct sbx_netverdict v;
 
 	if (c->type != SOCK_STREAM || port == 0 || !sbx_ports_contains(&ns->rules->listen, port))
 		return (struct sbx_netverdict){ .allow = true };
+	v = listen_on_loopback(c);
+	c->rehome = v.allow;
+	return v;
+}
+
+/* A declared listen port is served on the host's loopback only: a
+ * wildcard address becomes 127.0.0.1 (::1 for an IPv6-only socket, the
+ * mapped 127.0.0.1 for a dual-stack one), so that a server inside never
+ * answers on the machine's other addresses; any other address but a
+ * loopback one is refused. */
+static struct sbx_netverdict
+listen_on_loopback(struct call *c)
+{
+	struct sockaddr *sa = (struct sockaddr *)&c->addr;
+
 	if (sa->sa_family == AF_INET && c->addrlen >= sizeof(struct sockaddr_in)) {
 		struct sockaddr_in *in = (struct sockaddr_in *)sa;
 
@@ -945,7 +964,6 @@ bind_in_jail(const struct sbx_netsup *ns, struct call *c)
 	if (!sbx_addr_is_loopback(sa, c->addrlen))
 		return (struct sbx_netverdict){ false, EADDRNOTAVAIL,
 			"a listen port is served on loopback only" };
-	c->rehome = true;
 	return (struct sbx_netverdict){ .allow = true };
 }
 
@@ -1164,7 +1182,8 @@ owned_listener(struct sbx_netsup *ns, const struct sockaddr *sa, socklen_t len)
 				foreign = true; /* cannot tell: refuse */
 				break;
 			}
-			for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
+			     h = NLMSG_NEXT(h, n)) {
 				const struct inet_diag_msg *m = NLMSG_DATA(h);
 				uint64_t cookie;
 
@@ -1464,7 +1483,8 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			if (own_loopback(ns, c, &c->addr, c->addrlen)) {
 				v.allow = true;
 			} else {
-				v = decide_send(ns, c, domain, &c->addr, c->addrlen, stream_fastopen);
+				v = decide_send(
+				    ns, c, domain, &c->addr, c->addrlen, stream_fastopen);
 				c->rehome = v.allow && leaves_jail(ns, c);
 			}
 		} else {
@@ -1501,8 +1521,9 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			v = (struct sbx_netverdict){ false, -r, "malformed address" };
 		else if ((ns->flags & SBX_NETSUP_OWN_NETNS) && !c->host_sock)
 			v = bind_in_jail(ns, c);
-		else
-			v = sbx_net_decide(ns->rules, &q);
+		else if ((v = sbx_net_decide(ns->rules, &q)).allow && c->type == SOCK_STREAM &&
+		    sbx_sockaddr_port((struct sockaddr *)&c->addr, c->addrlen) != 0)
+			v = listen_on_loopback(c);
 	} else if (c->nr == SCMP_SYS(listen)) {
 		struct sbx_netreq q = {
 			.op = SBX_NETOP_LISTEN,
