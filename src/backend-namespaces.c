@@ -82,6 +82,7 @@ struct ns_state {
 struct ns_payload {
 	struct ns_state *state;
 	bool trap; /* load the trapping filter in init */
+	bool send_free; /* ... leaving sendmsg/sendmmsg alone but Fast Open */
 	bool guard; /* and open sock_diag for unix checks */
 	const struct sbx_plan *plan;
 	int abi;
@@ -105,6 +106,18 @@ static bool
 needs_unix_guard(const struct sbx_policy *p, const struct sbx_exec *x)
 {
 	return x->net == NULL;
+}
+
+/* Whether sendmsg and sendmmsg may go untrapped (but Fast Open): the
+ * sandbox's own sockets reach only its lo, and a host socket handed in is
+ * never a datagram one unless the rules let datagrams out (network on, or
+ * outbound permission with its resolvers), nor is a unix socket judged
+ * unless the network is fully off (guard). A stream ignores a send's
+ * address. Then a connected stream's sends run at native speed. */
+static bool
+send_free(const struct sbx_exec *x, bool guard)
+{
+	return !guard && x->net != NULL && !x->net->outbound && !x->net->network;
 }
 
 /* The sandbox's Landlock domain holds no TCP port rule: its sockets live
@@ -224,7 +237,10 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		    "# network: every connect, bind, listen and addressed send goes to "
 		    "sbxrun's network supervisor, which makes what the rules allow on host "
 		    "sockets and hands them in (SECCOMP_IOCTL_NOTIF_ADDFD)\n");
-	sbx_seccomp_describe(net_fully_off(p) ? 0 : SBX_SECCOMP_NET_NOTIFY, out);
+	sbx_seccomp_describe(net_fully_off(p) ? 0
+					      : SBX_SECCOMP_NET_NOTIFY |
+		    (send_free(x, needs_unix_guard(p, x)) ? SBX_SECCOMP_NET_SEND_FREE : 0),
+	    out);
 	sbx_hostfilter_describe(SBX_HOSTF_NOSETID, out);
 	sbx_buf_puts(out,
 	    "# process: new session, no capabilities (bounding set empty, "
@@ -431,7 +447,9 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		}
 	}
 	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 ||
-	    sbx_seccomp_load(pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0, &notify_fd, &e) < 0 ||
+	    sbx_seccomp_load((pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0) |
+		    (pl->send_free ? SBX_SECCOMP_NET_SEND_FREE : 0),
+		&notify_fd, &e) < 0 ||
 	    sbx_hostfilter_load(SBX_HOSTF_NOSETID, &e) < 0)
 		goto fail;
 	{
@@ -587,6 +605,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	payload_net(&pl, x->net);
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;
+	pl.send_free = send_free(x, guard);
 	if (plan.ntrees > SBX_ARRAY_LEN(fds)) {
 		sbx_plan_free(&plan);
 		return sbx_err_set(err, E2BIG, "too many rw mounts");
