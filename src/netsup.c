@@ -885,8 +885,8 @@ addr_is_unspecified(const struct sockaddr *sa, socklen_t len)
 /* Whether an address is the jail's own loopback: a loopback or
  * unspecified address (Linux sends the latter to loopback), reached from
  * a socket of the jail's namespace, where it can only mean the jail's
- * own lo. A host loopback port given back (--loopback, the proxy) is the
- * host's, and goes to the rules. */
+ * own lo. A host loopback port given back (--loopback, the proxy) and a
+ * loopback resolver are the host's, and go to the rules. */
 static bool
 own_loopback(const struct sbx_netsup *ns, const struct call *c, const void *name, socklen_t namelen)
 {
@@ -899,6 +899,11 @@ own_loopback(const struct sbx_netsup *ns, const struct call *c, const void *name
 	    (!sbx_addr_is_loopback(sa, namelen) && !addr_is_unspecified(sa, namelen)))
 		return false;
 	port = sbx_sockaddr_port(sa, namelen);
+	/* A loopback stub resolver (127.0.0.53) is the host's, given with
+	 * outbound permission. */
+	if (port == 53 && ns->rules->outbound &&
+	    sbx_addr_in_list(sa, namelen, &ns->rules->resolvers))
+		return false;
 	if (c->type == SOCK_STREAM &&
 	    (sbx_ports_contains(&ns->rules->loopback, port) ||
 		(ns->rules->proxy_port != 0 && port == ns->rules->proxy_port)))
