@@ -101,6 +101,7 @@ struct ll_payload {
 	const char *tmpdir;
 	int abi;
 	bool net_off;
+	bool own_lo; /* ... but the sandbox's own loopback is served */
 	bool net_notify; /* the listener hook loads the common filter too */
 	bool trap_net; /* ... with the network calls in it */
 	bool trace; /* ... and what --trace observes */
@@ -367,8 +368,11 @@ payload_setup(void *ctx, struct sbx_err *err)
 	/* With a listener, its hook loads the common filter (with the traps). */
 	if (!pl->net_notify && sbx_seccomp_load(0, NULL, err) < 0)
 		return -1;
-	return sbx_hostfilter_load(
-	    SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID | (pl->net_off ? SBX_HOSTF_NOSOCKET : 0), err);
+	return sbx_hostfilter_load(SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID |
+		(pl->own_lo           ? SBX_HOSTF_INETONLY
+			: pl->net_off ? SBX_HOSTF_NOSOCKET
+				      : 0),
+	    err);
 }
 
 /* Runs in the payload after its setup: the filter that traps the
@@ -560,6 +564,15 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		 * --allow-degraded: then the calls go untrapped. */
 		pl.trap_net = x->net != NULL && caps->pidfd_getfd;
 		pl.trace = x->trace;
+		/* With the network fully off, the sandbox's own loopback (an
+		 * ephemeral port on 127.0.0.1 or ::1, connects to its own
+		 * listeners) is still the supervisor's to give, where it can
+		 * take the sandbox's sockets; elsewhere no socket at all. */
+		if (pl.net_off && caps->pidfd_getfd) {
+			pl.own_lo = pl.trap_net = true;
+			sbx_ports_add(&pl.bind, 0);
+			pl.net.connect_any = true;
+		}
 		hooks.listener = payload_listener;
 		/* Untrapped, sendmsg can carry the listener to sbxrun (no
 		 * pidfd_getfd needed); trapped, it would wait on itself. */
@@ -604,7 +617,8 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	free(pl.connect.v);
 	if (c->notify_fd >= 0) {
 		/* Unix sockets: refused (see the top); metadata: judged. */
-		c->netsup_flags = SBX_NETSUP_META | SBX_NETSUP_READ_DROPPED;
+		c->netsup_flags =
+		    SBX_NETSUP_META | SBX_NETSUP_READ_DROPPED | SBX_NETSUP_OWN_LISTENERS;
 		c->meta_writable = &st->writable;
 		c->meta_guard = &st->guard;
 		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_LL_NOBODY : -1;

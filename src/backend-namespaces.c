@@ -1,5 +1,5 @@
 /* The namespaces backend: a jail built in-process from user, mount, pid,
- * ipc, uts and cgroup namespaces (and net when the network is fully off),
+ * ipc, uts, cgroup and net namespaces (the net one in every network mode),
  * a new root of read-only binds, Landlock and seccomp layered inside.
  *
  * Launch order, chosen with the network supervisor in mind:
@@ -39,6 +39,8 @@
 #include <sys/mount.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -85,6 +87,7 @@ struct ns_state {
 struct ns_payload {
 	struct ns_state *state;
 	bool trap; /* load the trapping filter in init */
+	bool send_free; /* ... leaving sendmsg/sendmmsg alone but Fast Open */
 	bool guard; /* and open sock_diag for unix checks */
 	bool trace; /* trap what --trace observes (then a listener too) */
 	const struct sbx_plan *plan;
@@ -111,14 +114,27 @@ needs_unix_guard(const struct sbx_policy *p, const struct sbx_exec *x)
 	return x->net == NULL;
 }
 
-/* The TCP port rules of the sandbox's Landlock domain. */
+/* Whether sendmsg and sendmmsg may go untrapped (but Fast Open): the
+ * sandbox's own sockets reach only its lo, and a host socket handed in is
+ * never a datagram one unless the rules let datagrams out (network on, or
+ * outbound permission with its resolvers), nor is a unix socket judged
+ * unless the network is fully off (guard). A stream ignores a send's
+ * address. Then a connected stream's sends run at native speed. */
+static bool
+send_free(const struct sbx_exec *x, bool guard)
+{
+	return !guard && x->net != NULL && !x->net->outbound && !x->net->network;
+}
+
+/* The sandbox's Landlock domain holds no TCP port rule: its sockets live
+ * in its own network namespace, where only its private lo exists, so any
+ * port there is its own (test servers on port 0 included). What reaches
+ * the host is made by the supervisor on host sockets, after the rules. */
 static void
 payload_net(struct ns_payload *pl, const struct sbx_netrules *r)
 {
-	pl->net.enabled = true;
-	pl->net.bind = &pl->bind;
-	pl->net.connect = &pl->connect;
-	sbx_netrules_landlock_ports(r, &pl->bind, &pl->connect, &pl->net.connect_any);
+	(void)r;
+	pl->net.enabled = false;
 }
 
 /* --probe measures every step in a throwaway child (a runtime's masked
@@ -157,9 +173,9 @@ ns_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 	    SBX_RULE_BIT(SBX_RULE_PROCESSES) | SBX_RULE_BIT(SBX_RULE_TIMEOUT) |
 	    sbx_limits_rlimit_rules(p);
 
-	/* An empty net namespace enforces "nothing reachable"; every other
-	 * network rule is the network supervisor's, with Landlock's TCP port
-	 * rules as a second wall. */
+	/* The jail's own net namespace enforces "nothing reachable" and keeps
+	 * its loopback private; every other network rule is the network
+	 * supervisor's, which alone makes sockets in the host's namespace. */
 	r |= SBX_RULE_BIT(SBX_RULE_NETWORK);
 	if (!net_fully_off(p))
 		r |= SBX_RULE_BIT(SBX_RULE_LISTEN) | SBX_RULE_BIT(SBX_RULE_CONNECT) |
@@ -207,8 +223,7 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	if (build_plan(x, &plan, p, err) < 0)
 		return -1;
 	inside_ids(x, &uid, &gid);
-	sbx_buf_printf(out, "# backend namespaces: user mount pid ipc uts cgroup%s\n",
-	    net_fully_off(p) ? " net" : "");
+	sbx_buf_puts(out, "# backend namespaces: user mount pid ipc uts cgroup net\n");
 	if (x->caller_uid == 0)
 		sbx_buf_printf(out,
 		    "# ids: uid and gid %d inside and outside; the workdir and rw "
@@ -220,31 +235,17 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	sbx_plan_describe(&plan, out);
 	sbx_buf_printf(out, "# landlock ABI %d here%s; scopes: abstract unix sockets, signals\n",
 	    caps->landlock_abi, caps->landlock_abi ? "" : " (no Landlock: mounts only)");
-	{
-		struct ns_payload pl = { 0 };
-		struct sbx_buf ports = { 0 };
-
-		payload_net(&pl, x->net);
-		for (size_t i = 0; i < pl.bind.n; i++)
-			sbx_buf_printf(&ports, "%s%u", i ? "," : "", pl.bind.v[i]);
-		sbx_buf_printf(
-		    out, "landlock   tcp bind: %s, tcp connect: ", ports.len ? ports.data : "none");
-		sbx_buf_free(&ports);
-		for (size_t i = 0; i < pl.connect.n; i++)
-			sbx_buf_printf(&ports, "%s%u", i ? "," : "", pl.connect.v[i]);
-		sbx_buf_printf(out, "%s\n",
-		    pl.net.connect_any ? "any"
-			: ports.len    ? ports.data
-				       : "none");
-		sbx_buf_free(&ports);
-		free(pl.bind.v);
-		free(pl.connect.v);
-	}
+	sbx_buf_puts(out,
+	    "# network: a net namespace of its own (only its private lo, any port); "
+	    "no Landlock TCP rule\n");
 	if (!net_fully_off(p))
 		sbx_buf_puts(out,
-		    "# network: no net namespace; every connect, bind, listen and "
-		    "addressed send goes to sbxrun's network supervisor\n");
-	sbx_seccomp_describe((net_fully_off(p) ? 0 : SBX_SECCOMP_NET_NOTIFY) |
+		    "# network: every connect, bind, listen and addressed send goes to "
+		    "sbxrun's network supervisor, which makes what the rules allow on host "
+		    "sockets and hands them in (SECCOMP_IOCTL_NOTIF_ADDFD)\n");
+	sbx_seccomp_describe((net_fully_off(p) ? 0
+					       : SBX_SECCOMP_NET_NOTIFY |
+			    (send_free(x, needs_unix_guard(p, x)) ? SBX_SECCOMP_NET_SEND_FREE : 0)) |
 		(x->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0),
 	    out);
 	sbx_hostfilter_describe(SBX_HOSTF_NOSETID, out);
@@ -370,6 +371,30 @@ payload_setup(void *ctx, struct sbx_err *err)
 	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err);
 }
 
+/* A new network namespace has lo down: no 127.0.0.1, no ::1. init raises
+ * it while it still holds CAP_NET_ADMIN over the namespace (it is root in
+ * the user namespace that owns it); the kernel then gives lo both
+ * loopback addresses. */
+static int
+lo_up(struct sbx_err *err)
+{
+	struct ifreq ifr = { 0 };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int r = -1;
+
+	if (s < 0)
+		return sbx_err_sys(err, "cannot raise the jail's loopback: socket");
+	strlcpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name));
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		r = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	if (r < 0)
+		sbx_err_sys(err, "cannot raise the jail's loopback");
+	close(s);
+	return r;
+}
+
 /* Runs in the cloned child: becomes the jail's init. */
 static noreturn void
 child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_launch_pipes *lp,
@@ -416,6 +441,8 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	/* Opened in the jail's network namespace before the filter forbids
 	 * netlink sockets; the supervisor asks it which unix sockets are the
 	 * sandbox's own. */
+	if (lo_up(&e) < 0)
+		goto fail;
 	if (pl->guard) {
 		diag_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 		if (diag_fd < 0) {
@@ -425,7 +452,8 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	}
 	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 ||
 	    sbx_seccomp_load((pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0) |
-		    (pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0),
+		    (pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0) |
+		    (pl->send_free ? SBX_SECCOMP_NET_SEND_FREE : 0),
 		&notify_fd, &e) < 0 ||
 	    sbx_hostfilter_load(SBX_HOSTF_NOSETID, &e) < 0)
 		goto fail;
@@ -569,8 +597,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard = sbx_gitguard_new(x->fs->workdir);
 	bool guard = needs_unix_guard(p, x);
 	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
-	bool net_off = x->net == NULL;
-	uint64_t flags = NS_FLAGS | (net_off ? CLONE_NEWNET : 0);
+	uint64_t flags = NS_FLAGS | CLONE_NEWNET;
 	struct ns_state *st = NULL;
 	pid_t pid;
 	ssize_t n;
@@ -581,6 +608,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;
 	pl.trace = x->trace;
+	pl.send_free = send_free(x, guard);
 	if (plan.ntrees > SBX_ARRAY_LEN(fds)) {
 		sbx_plan_free(&plan);
 		return sbx_err_set(err, E2BIG, "too many rw mounts");
@@ -671,10 +699,11 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 			sbx_err_sys(err, "the jail's init died while starting");
 			goto fail;
 		}
-		/* With the network on or ports declared there is no net
-		 * namespace to tell the sandbox's sockets from the host's:
-		 * unix sockets are the filesystem view's matter then. */
-		c->netsup_flags = guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW;
+		/* Unix sockets: with the network fully off, only those bound
+		 * in the jail's own namespace; under network rules, whatever
+		 * the filesystem view shows, as the user asked for a network. */
+		c->netsup_flags =
+		    SBX_NETSUP_OWN_NETNS | (guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW);
 		/* Unix sockets the supervisor binds for a root caller's sandbox
 		 * are made as its mapped ids. */
 		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : -1;
@@ -690,7 +719,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	sbx_plan_free(&plan);
 	r->layers.userns = r->layers.mountns = r->layers.pidns = true;
 	r->layers.ipcns = r->layers.utsns = r->layers.cgroupns = true;
-	r->layers.netns = net_off;
+	r->layers.netns = true;
 	r->layers.landlock_abi = caps->landlock_abi;
 	r->layers.seccomp = r->layers.no_new_privs = r->layers.caps_dropped = true;
 	r->layers.new_session = true;

@@ -82,6 +82,18 @@ build(scmp_filter_ctx ctx, unsigned what, struct sbx_err *err)
 		if (add(ctx, EPERM, "socketpair", 1, &arg, err) < 0)
 			return -1;
 	}
+	if (what & SBX_HOSTF_INETONLY) {
+		/* Only sockets the supervisor judges: inet ones, whose every
+		 * bind and connect it sees. The common filter (linux-seccomp.c)
+		 * already refuses every family but unix, inet and inet6; unix
+		 * goes here, compared on the int's low 32 bits. */
+		arg = SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffff, AF_UNIX);
+		if (add(ctx, EPERM, "socket", 1, &arg, err) < 0)
+			return -1;
+		arg = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM);
+		if (add(ctx, EPERM, "socketpair", 1, &arg, err) < 0)
+			return -1;
+	}
 	if (what & SBX_HOSTF_NOIPC) {
 		for (size_t i = 0; i < SBX_ARRAY_LEN(ipc_calls); i++)
 			if (add(ctx, EPERM, ipc_calls[i], 0, NULL, err) < 0)
@@ -141,6 +153,13 @@ sbx_hostfilter_describe(unsigned what, struct sbx_buf *out)
 {
 	if (what & SBX_HOSTF_NOSOCKET) {
 		sbx_buf_puts(out, "seccomp    socket(any family) -> EPERM  # network fully off\n");
+		sbx_buf_puts(out,
+		    "seccomp    socketpair(SOCK_DGRAM) -> EPERM  # sendto() names any socket\n");
+	}
+	if (what & SBX_HOSTF_INETONLY) {
+		sbx_buf_puts(out,
+		    "seccomp    socket(not inet, inet6) -> EPERM  # network off; own loopback "
+		    "through the supervisor\n");
 		sbx_buf_puts(out,
 		    "seccomp    socketpair(SOCK_DGRAM) -> EPERM  # sendto() names any socket\n");
 	}

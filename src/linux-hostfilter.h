@@ -17,6 +17,10 @@
 /* No set-user-ID or set-group-ID bit on any file the sandbox creates or
  * changes: such a file, left on the host, runs as its owner for anyone. */
 #define SBX_HOSTF_NOSETID 0x4u
+/* The network fully off, but the sandbox's own loopback served (landlock
+ * backend, with the network calls trapped): IPv4 and IPv6 sockets only,
+ * no unix socket, no datagram socketpair. */
+#define SBX_HOSTF_INETONLY 0x8u
 
 /* Loads the filter for the rules in what into the calling thread; needs
  * no_new_privs. */

@@ -181,7 +181,19 @@ notify_rules(scmp_filter_ctx ctx, unsigned flags, struct sbx_err *err)
 	int r;
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(calls); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, calls[i], 0);
+		bool send = calls[i] == SCMP_SYS(sendmsg) || calls[i] == SCMP_SYS(sendmmsg);
+
+		if (send && (flags & SBX_SECCOMP_NET_SEND_FREE)) {
+			/* Fast Open connects: the flags are argument 2 for
+			 * sendmsg, 3 for sendmmsg; a single bit of the low half. */
+			struct scmp_arg_cmp fo = calls[i] == SCMP_SYS(sendmsg)
+			    ? SCMP_A2(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN)
+			    : SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN);
+
+			r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, calls[i], 1, &fo);
+		} else {
+			r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, calls[i], 0);
+		}
 		if (r < 0)
 			return sbx_err_set(err, -r, "seccomp: cannot trap syscall %d", calls[i]);
 	}
@@ -353,7 +365,11 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 	sbx_buf_puts(out, "seccomp    socket outside unix, inet, inet6 -> EAFNOSUPPORT\n");
 	sbx_buf_puts(
 	    out, "seccomp    socket MPTCP, SCTP, DCCP, raw, seqpacket, packet (inet) -> EPERM\n");
-	if (flags & SBX_SECCOMP_NET_NOTIFY)
+	if ((flags & SBX_SECCOMP_NET_NOTIFY) && (flags & SBX_SECCOMP_NET_SEND_FREE))
+		sbx_buf_puts(out,
+		    "seccomp    connect, bind, listen, sendto with an address, sendmsg and "
+		    "sendmmsg with MSG_FASTOPEN -> the network supervisor\n");
+	else if (flags & SBX_SECCOMP_NET_NOTIFY)
 		sbx_buf_puts(out,
 		    "seccomp    connect, bind, listen, sendmsg, sendmmsg, sendto with an "
 		    "address -> the network supervisor\n");

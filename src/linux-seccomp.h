@@ -16,6 +16,12 @@
 
 /* Trap chmod, chown, times and xattr changes (metasup.h). */
 #define SBX_SECCOMP_META_NOTIFY 0x2u
+/* With SBX_SECCOMP_NET_NOTIFY: sendmsg and sendmmsg go to the supervisor
+ * only with MSG_FASTOPEN in their flags (a register). For a jail with a
+ * network namespace of its own and no host datagram socket ever handed
+ * in: a stream ignores a send's address without that flag, and a socket
+ * of the jail's namespace reaches nothing but its own lo. */
+#define SBX_SECCOMP_NET_SEND_FREE 0x4u
 
 /* Trap the file and exec calls the trace observes (linux-trace.h), and
  * sendto without an address too when the network calls are trapped. Not

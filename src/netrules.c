@@ -91,7 +91,13 @@ sbx_netrules_landlock_ports(const struct sbx_netrules *r, struct sbx_ports *bind
 		sbx_ports_add(connect, r->proxy_port);
 	if (r->outbound)
 		sbx_ports_add(connect, 53);
-	*connect_any = r->network;
+	/* The sandbox's own servers on the shared loopback: an ephemeral
+	 * port (a Landlock rule for port 0 allows exactly that, ABI 4), and
+	 * connects to it, whose port nobody knows in advance. The supervisor
+	 * judges every connect by address and by who holds the listener;
+	 * Landlock keeps the bind side. */
+	sbx_ports_add(bind, 0);
+	*connect_any = true;
 }
 
 uint16_t
@@ -158,6 +164,10 @@ decide_out(const struct sbx_netrules *r, const struct sbx_netreq *q)
 		    (sbx_ports_contains(&r->loopback, port) ||
 			(r->proxy_port != 0 && port == r->proxy_port)))
 			return allow();
+		/* The sandbox's own server on an ephemeral loopback port. */
+		if (stream && q->own_listeners && q->owned_listener &&
+		    sbx_addr_is_loopback(q->addr, q->addrlen))
+			return allow();
 		return refuse(EACCES, "local address");
 	}
 	if (r->network)
@@ -196,6 +206,10 @@ sbx_net_decide(const struct sbx_netrules *r, const struct sbx_netreq *q)
 			return port == 0 ? allow() : refuse(EACCES, "UDP ports cannot be declared");
 		if (port != 0 && sbx_ports_contains(&r->listen, port))
 			return allow();
+		/* Its own loopback, where it has no network of its own: only
+		 * an ephemeral port, only on a loopback address. */
+		if (port == 0 && q->own_listeners && sbx_addr_is_loopback(q->addr, q->addrlen))
+			return allow();
 		return refuse(EACCES, port == 0 ? "bind to port 0" : "port not in the listen list");
 	case SBX_NETOP_LISTEN:
 		if (q->type != SOCK_STREAM)
@@ -203,6 +217,11 @@ sbx_net_decide(const struct sbx_netrules *r, const struct sbx_netreq *q)
 		/* listen() on an unbound socket would bind a random port. */
 		if (q->bound_port == 0)
 			return refuse(EACCES, "listen on an unbound socket");
+		/* Bound by the rule above: an ephemeral loopback port. */
+		if (q->own_listeners && q->bound != NULL &&
+		    sbx_addr_is_loopback(q->bound, q->boundlen) &&
+		    !sbx_ports_contains(&r->listen, q->bound_port))
+			return allow();
 		if (!sbx_ports_contains(&r->listen, q->bound_port))
 			return refuse(EACCES, "port not in the listen list");
 		return allow();

@@ -47,6 +47,16 @@ struct sbx_netreq {
 	socklen_t addrlen;
 	bool local; /* addr is this machine (sbx_addr_refused) */
 	uint16_t bound_port; /* listen: the socket's port, 0 if unbound */
+	/* The sandbox shares the host's network (the landlock backend): it
+	 * may still serve its own loopback on an ephemeral port (a bind to
+	 * port 0 on a loopback address, and listen on it) ... */
+	bool own_listeners;
+	/* ... and connect to a loopback port on which every listener is one
+	 * it holds itself (netsup.c asks the kernel each time). */
+	bool owned_listener;
+	/* listen: the address the socket is bound to, or NULL */
+	const struct sockaddr *bound;
+	socklen_t boundlen;
 };
 
 struct sbx_netverdict {
@@ -58,10 +68,13 @@ struct sbx_netverdict {
 /* Decides req under r. */
 struct sbx_netverdict sbx_net_decide(const struct sbx_netrules *r, const struct sbx_netreq *req);
 
-/* The TCP port rules that Landlock holds under these decisions, as a
- * second wall: bind only the listen ports; connect only ports some rule
- * may allow (*connect_any with the network on). Ports are added to the
- * caller's lists. r NULL means the network is fully off: no port. */
+/* The TCP port rules that Landlock holds under these decisions where the
+ * sandbox shares the host's network (the landlock backend), as a second
+ * wall: bind only the listen ports and port 0 (an ephemeral port, which
+ * the supervisor allows on loopback only); connect is left to the
+ * supervisor (*connect_any), since the sandbox may connect to its own
+ * ephemeral servers. Ports are added to the caller's lists. r NULL means
+ * the network is fully off: no port. */
 void sbx_netrules_landlock_ports(const struct sbx_netrules *r, struct sbx_ports *bind,
     struct sbx_ports *connect, bool *connect_any);
 

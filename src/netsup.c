@@ -54,9 +54,11 @@
 #include <linux/openat2.h>
 #include <linux/rtnetlink.h>
 #include <linux/seccomp.h>
+#include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <seccomp.h>
@@ -90,10 +92,18 @@
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
 #endif
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71 /* Linux 5.14 */
+#endif
+#ifndef SO_COOKIE
+#define SO_COOKIE 57
+#endif
 
 /* The workers: at most this many calls are in progress for the sandbox at
  * once (the others wait in the queue, in order). */
 #define MAX_WORKERS 8
+/* How many loopback listeners of the sandbox are remembered (landlock). */
+#define MAX_OWNED 65536
 /* How long the end of a run waits for the supervisor's threads. */
 #define STOP_GRACE_MS 2000
 
@@ -126,6 +136,10 @@ struct sbx_netsup {
 	atomic_bool drop_failed; /* a thread could not take the sandbox's rights */
 	atomic_bool stopping;
 	atomic_uint_fast64_t denials;
+	uint64_t host_netns; /* SBX_NETSUP_OWN_NETNS: the host's netns cookie */
+	int inet_diag; /* SBX_NETSUP_OWN_LISTENERS: sock_diag here, or -1 */
+	uint64_t *owned; /* ... cookies of the sandbox's loopback listeners */
+	size_t nowned;
 };
 
 /* One call the sandbox made, with everything copied out of it. */
@@ -136,7 +150,15 @@ struct call {
 	const char *opname;
 	int nr;
 	int sock; /* our copy of the caller's socket */
+	int fdnum; /* its number in the caller's table */
 	int type;
+	int protocol;
+	bool host_sock; /* SBX_NETSUP_OWN_NETNS: it lives in the host's netns */
+	/* Performed on a new socket in the host's netns, which replaces the
+	 * caller's (SECCOMP_IOCTL_NOTIF_ADDFD) when the call worked. */
+	bool rehome;
+	bool cloexec; /* the caller's descriptor has FD_CLOEXEC */
+	int newsock; /* that socket, or -1 */
 	struct sockaddr_storage addr;
 	socklen_t addrlen; /* 0: no address */
 	int target; /* unix: O_PATH fd of the socket file, or -1 */
@@ -160,6 +182,8 @@ call_free(struct call *c)
 {
 	if (c->sock >= 0)
 		close(c->sock);
+	if (c->newsock >= 0)
+		close(c->newsock);
 	if (c->target >= 0)
 		close(c->target);
 	for (size_t i = 0; i < c->npassed; i++)
@@ -182,6 +206,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->flags = flags;
 	ns->fd = -1;
 	ns->diag = -1;
+	ns->inet_diag = -1;
 	ns->done_fd = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
 	ns->wake[0] = ns->wake[1] = -1;
@@ -522,34 +547,89 @@ is_local(const struct sockaddr *sa, socklen_t len)
 	return r == 0 || errno == EADDRINUSE || errno == EACCES;
 }
 
+/* Copies the options of the caller's socket that shape what a host
+ * socket made in its place does: blocking mode, address reuse, buffer
+ * sizes the caller chose (a default is left alone, or the kernel's
+ * autotuning would be locked off), IPv6-only, Nagle, keepalive, linger,
+ * broadcast. A failure leaves the kernel's default. */
+static void
+copy_options(int from, int to, int domain, int type)
+{
+	static const int plain[] = { SO_REUSEADDR, SO_REUSEPORT, SO_KEEPALIVE, SO_BROADCAST };
+	static const int sizes[] = { SO_SNDBUF, SO_RCVBUF };
+	struct linger lg;
+	socklen_t len;
+	int v, w, fl = fcntl(from, F_GETFL);
+
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		fcntl(to, F_SETFL, O_NONBLOCK);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(plain); i++) {
+		len = sizeof(v);
+		if (getsockopt(from, SOL_SOCKET, plain[i], &v, &len) == 0 && v != 0)
+			setsockopt(to, SOL_SOCKET, plain[i], &v, sizeof(v));
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(sizes); i++) {
+		len = sizeof(v);
+		if (getsockopt(from, SOL_SOCKET, sizes[i], &v, &len) < 0)
+			continue;
+		len = sizeof(w);
+		/* The kernel doubles what setsockopt asks for. */
+		if (getsockopt(to, SOL_SOCKET, sizes[i], &w, &len) == 0 && v != w)
+			setsockopt(to, SOL_SOCKET, sizes[i], &(int){ v / 2 }, sizeof(int));
+	}
+	len = sizeof(lg);
+	if (getsockopt(from, SOL_SOCKET, SO_LINGER, &lg, &len) == 0 && lg.l_onoff)
+		setsockopt(to, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	len = sizeof(v);
+	if (domain == AF_INET6 && getsockopt(from, IPPROTO_IPV6, IPV6_V6ONLY, &v, &len) == 0)
+		setsockopt(to, IPPROTO_IPV6, IPV6_V6ONLY, &v, sizeof(v));
+	len = sizeof(v);
+	if (type == SOCK_STREAM && getsockopt(from, IPPROTO_TCP, TCP_NODELAY, &v, &len) == 0 &&
+	    v != 0)
+		setsockopt(to, IPPROTO_TCP, TCP_NODELAY, &v, sizeof(v));
+}
+
 /* Performs an allowed call on our copy of the socket (or the metadata
  * change); returns the result as the syscall would (>= 0) or -errno. Runs
  * on a worker, with the sandbox's credentials: the kernel judges the call
- * as it would judge the sandbox's own. */
+ * as it would judge the sandbox's own. A call to rehome is made on a new
+ * socket, made here: this thread is in the host's network namespace. */
 static int64_t
 perform(struct call *c)
 {
 	const struct sockaddr *sa = c->addrlen ? (const struct sockaddr *)&c->addr : NULL;
 	ssize_t n = -1;
-	int r = -1;
+	int r = -1, s = c->sock;
 
 	if (c->meta != NULL)
 		return sbx_metasup_apply(c->meta);
+	if (c->rehome) {
+		int domain = 0;
+		socklen_t olen = sizeof(domain);
+
+		if (getsockopt(c->sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen) < 0)
+			return -errno;
+		c->newsock = socket(domain, c->type | SOCK_CLOEXEC, c->protocol);
+		if (c->newsock < 0)
+			return -errno;
+		copy_options(c->sock, c->newsock, domain, c->type);
+		s = c->newsock;
+	}
 	if (c->nr == SCMP_SYS(connect))
-		r = connect(c->sock, sa, c->addrlen);
+		r = connect(s, sa, c->addrlen);
 	else if (c->nr == SCMP_SYS(bind))
-		r = bind(c->sock, sa, c->addrlen);
+		r = bind(s, sa, c->addrlen);
 	else if (c->nr == SCMP_SYS(listen))
-		r = listen(c->sock, (int)c->arg);
+		r = listen(s, (int)c->arg);
 	else if (c->nr == SCMP_SYS(sendto))
-		return (n = sendto(c->sock, c->data, c->len, (int)c->arg | MSG_NOSIGNAL, sa,
-			    c->addrlen)) < 0
+		return (n = sendto(
+			    s, c->data, c->len, (int)c->arg | MSG_NOSIGNAL, sa, c->addrlen)) < 0
 		    ? -errno
 		    : n;
 	else if (c->nr == SCMP_SYS(sendmsg))
-		return (n = sendmsg(c->sock, &c->msg, (int)c->arg | MSG_NOSIGNAL)) < 0 ? -errno : n;
+		return (n = sendmsg(s, &c->msg, (int)c->arg | MSG_NOSIGNAL)) < 0 ? -errno : n;
 	else if (c->nr == SCMP_SYS(sendmmsg))
-		r = sendmmsg(c->sock, c->mmsg, c->vlen, (int)c->arg | MSG_NOSIGNAL);
+		r = sendmmsg(s, c->mmsg, c->vlen, (int)c->arg | MSG_NOSIGNAL);
 	return r < 0 ? -errno : r;
 }
 
@@ -563,6 +643,10 @@ static const char *const worker_calls[] = {
 	"sendto",
 	"sendmsg",
 	"sendmmsg",
+	"socket",
+	"getsockopt",
+	"setsockopt",
+	"fcntl",
 	"chmod",
 	"fchmod",
 	"fchmodat",
@@ -689,6 +773,47 @@ submit(struct sbx_netsup *ns, struct call *c)
 	pthread_mutex_unlock(&ns->lock);
 }
 
+/* Puts the host socket a worker made for the call in the caller's table,
+ * at the number of the socket it used, which it replaces (the kernel
+ * closes that one: SECCOMP_ADDFD_FLAG_SETFD works like dup2). The caller
+ * is still waiting in the trapped call, so nothing of its own runs in
+ * between. -1: the notification is gone; *r gets an error when the socket
+ * could not be installed. */
+static int
+hand_in(struct sbx_netsup *ns, struct call *c, int64_t *r)
+{
+	struct seccomp_notif_addfd a = {
+		.id = c->id,
+		.flags = SECCOMP_ADDFD_FLAG_SETFD,
+		.srcfd = (uint32_t)c->newsock,
+		.newfd = (uint32_t)c->fdnum,
+		.newfd_flags = c->cloexec ? O_CLOEXEC : 0,
+	};
+
+	if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a) >= 0)
+		return 0;
+	if (errno == ENOENT)
+		return -1;
+	*r = -errno;
+	return 0;
+}
+
+/* Remembers a listener the sandbox made on its loopback (the landlock
+ * backend), by its socket cookie: unique for the life of the system, so
+ * a later listener on the same port, the host's, is never taken for it. */
+static void
+own_listener(struct sbx_netsup *ns, const struct call *c)
+{
+	uint64_t cookie;
+	socklen_t len = sizeof(cookie);
+
+	if (ns->nowned >= MAX_OWNED ||
+	    getsockopt(c->sock, SOL_SOCKET, SO_COOKIE, &cookie, &len) < 0)
+		return;
+	ns->owned = sbx_xreallocarray(ns->owned, ns->nowned + 1, sizeof(*ns->owned));
+	ns->owned[ns->nowned++] = cookie;
+}
+
 /* Answers the calls the workers finished. */
 static void
 finish(struct sbx_netsup *ns)
@@ -715,6 +840,12 @@ finish(struct sbx_netsup *ns)
 			    c->mmsg_at + (uint64_t)i * sizeof(struct mmsghdr) +
 				offsetof(struct mmsghdr, msg_len),
 			    &c->mmsg[i].msg_len, sizeof(c->mmsg[i].msg_len));
+		if (c->newsock >= 0 && (r >= 0 || r == -EINPROGRESS) && hand_in(ns, c, &r) < 0) {
+			call_free(c); /* the caller went away */
+			continue;
+		}
+		if (c->nr == SCMP_SYS(listen) && r == 0 && (ns->flags & SBX_NETSUP_OWN_LISTENERS))
+			own_listener(ns, c);
 		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
 		if (c->meta == NULL)
 			emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
@@ -760,6 +891,9 @@ gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 		return -ENOTSOCK;
 	olen = sizeof(int);
 	if (getsockopt(c->sock, SOL_SOCKET, SO_TYPE, &c->type, &olen) < 0)
+		return -ENOTSOCK;
+	olen = sizeof(int);
+	if (getsockopt(c->sock, SOL_SOCKET, SO_PROTOCOL, &c->protocol, &olen) < 0)
 		return -ENOTSOCK;
 	if (c->nr == SCMP_SYS(connect) || c->nr == SCMP_SYS(bind))
 		return (r = sbx_decode_addr(&f, a[1], a[2], &c->addr, &c->addrlen)) < 0 ? r
@@ -820,6 +954,154 @@ op_name(int nr)
 	return "send";
 }
 
+static bool owned_listener(struct sbx_netsup *ns, const struct sockaddr *sa, socklen_t len);
+
+/* Whether our copy of a socket lives in the host's network namespace
+ * (SBX_NETSUP_OWN_NETNS): one the supervisor handed in. Told by the
+ * namespace's cookie (SO_NETNS_COOKIE, Linux 5.14), which needs no
+ * right over either namespace; if it cannot be read, the host's. */
+static bool
+in_host_netns(const struct sbx_netsup *ns, int sock)
+{
+	uint64_t cookie;
+	socklen_t len = sizeof(cookie);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) < 0)
+		return true;
+	return cookie == ns->host_netns;
+}
+
+/* Whether the call's socket lives in the jail's own network namespace,
+ * so that reaching the host takes a socket made there by us. */
+static bool
+leaves_jail(const struct sbx_netsup *ns, const struct call *c)
+{
+	return (ns->flags & SBX_NETSUP_OWN_NETNS) && !c->host_sock;
+}
+
+static bool
+addr_is_unspecified(const struct sockaddr *sa, socklen_t len)
+{
+	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in))
+		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_ANY);
+	if (sa->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_UNSPECIFIED(a) ||
+		    (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr32[3] == htonl(INADDR_ANY));
+	}
+	return false;
+}
+
+/* Whether an address is the jail's own loopback: a loopback or
+ * unspecified address (Linux sends the latter to loopback), reached from
+ * a socket of the jail's namespace, where it can only mean the jail's
+ * own lo. A host loopback port given back (--loopback, the proxy) and a
+ * loopback resolver are the host's, and go to the rules. */
+static bool
+own_loopback(const struct sbx_netsup *ns, const struct call *c, const void *name, socklen_t namelen)
+{
+	const struct sockaddr *sa = name;
+	uint16_t port;
+
+	if (!leaves_jail(ns, c) ||
+	    sbx_decode_sockaddr(sa->sa_family == AF_INET6 ? AF_INET6 : AF_INET, name, namelen) <
+		0 ||
+	    (!sbx_addr_is_loopback(sa, namelen) && !addr_is_unspecified(sa, namelen)))
+		return false;
+	port = sbx_sockaddr_port(sa, namelen);
+	/* A loopback stub resolver (127.0.0.53) is the host's, given with
+	 * outbound permission. */
+	if (port == 53 && ns->rules->outbound &&
+	    sbx_addr_in_list(sa, namelen, &ns->rules->resolvers))
+		return false;
+	if (c->type == SOCK_STREAM &&
+	    (sbx_ports_contains(&ns->rules->loopback, port) ||
+		(ns->rules->proxy_port != 0 && port == ns->rules->proxy_port)))
+		return false;
+	return true;
+}
+
+static struct sbx_netverdict listen_on_loopback(struct call *c);
+
+/* A bind of a socket of the jail's own namespace: anything there is the
+ * jail's own, except a declared listen port (TCP), which is served from
+ * the host on loopback only: the address becomes 127.0.0.1 (::1 for an
+ * IPv6-only socket; the mapped 127.0.0.1 for a dual-stack one) and the
+ * bind is made on a host socket that replaces the caller's. A wildcard
+ * bind therefore never answers on the machine's other addresses. */
+static struct sbx_netverdict
+bind_in_jail(const struct sbx_netsup *ns, struct call *c)
+{
+	struct sockaddr *sa = (struct sockaddr *)&c->addr;
+	uint16_t port = sbx_sockaddr_port(sa, c->addrlen);
+	struct sbx_netverdict v;
+
+	if (c->type != SOCK_STREAM || port == 0 || !sbx_ports_contains(&ns->rules->listen, port))
+		return (struct sbx_netverdict){ .allow = true };
+	v = listen_on_loopback(c);
+	c->rehome = v.allow;
+	return v;
+}
+
+/* A declared listen port is served on the host's loopback only: a
+ * wildcard address becomes 127.0.0.1 (::1 for an IPv6-only socket, the
+ * mapped 127.0.0.1 for a dual-stack one), so that a server inside never
+ * answers on the machine's other addresses; any other address but a
+ * loopback one is refused. */
+static struct sbx_netverdict
+listen_on_loopback(struct call *c)
+{
+	struct sockaddr *sa = (struct sockaddr *)&c->addr;
+
+	if (sa->sa_family == AF_INET && c->addrlen >= sizeof(struct sockaddr_in)) {
+		struct sockaddr_in *in = (struct sockaddr_in *)sa;
+
+		if (in->sin_addr.s_addr == htonl(INADDR_ANY))
+			in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	} else if (sa->sa_family == AF_INET6 && c->addrlen >= sizeof(struct sockaddr_in6)) {
+		struct in6_addr *a = &((struct sockaddr_in6 *)sa)->sin6_addr;
+		int v6only = 0;
+		socklen_t len = sizeof(v6only);
+
+		if (addr_is_unspecified(sa, c->addrlen)) {
+			getsockopt(c->sock, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &len);
+			if (v6only && IN6_IS_ADDR_UNSPECIFIED(a)) {
+				*a = in6addr_loopback;
+			} else {
+				memset(a, 0, sizeof(*a));
+				a->s6_addr[10] = a->s6_addr[11] = 0xff;
+				a->s6_addr32[3] = htonl(INADDR_LOOPBACK);
+			}
+		}
+	} else {
+		return (struct sbx_netverdict){ false, EINVAL, "malformed address" };
+	}
+	if (!sbx_addr_is_loopback(sa, c->addrlen))
+		return (struct sbx_netverdict){ false, EADDRNOTAVAIL,
+			"a listen port is served on loopback only" };
+	return (struct sbx_netverdict){ .allow = true };
+}
+
+/* Whether the caller's descriptor fd has FD_CLOEXEC: a flag of its table,
+ * not of the socket, shown in /proc/PID/fdinfo/FD with the open flags. */
+static bool
+fd_cloexec(int pid, int fd)
+{
+	char path[64], line[128];
+	unsigned flags = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
+	f = fopen(path, "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "flags: %o", &flags) == 1;
+	if (f)
+		fclose(f);
+	return (flags & O_CLOEXEC) != 0;
+}
+
 /* Decides one address-carrying message of a send. */
 static struct sbx_netverdict
 decide_send(struct sbx_netsup *ns, const struct call *c, int domain, const void *name,
@@ -837,6 +1119,12 @@ decide_send(struct sbx_netsup *ns, const struct call *c, int domain, const void 
 	if (r < 0)
 		return (struct sbx_netverdict){ false, -r, "malformed address" };
 	q.local = is_local(name, namelen);
+	if (ns->flags & SBX_NETSUP_OWN_LISTENERS) {
+		q.own_listeners = true;
+		if (connects && c->type == SOCK_STREAM && q.local &&
+		    sbx_addr_is_loopback(name, namelen))
+			q.owned_listener = owned_listener(ns, name, namelen);
+	}
 	return sbx_net_decide(ns->rules, &q);
 }
 
@@ -922,6 +1210,119 @@ bound_inside(struct sbx_netsup *ns, dev_t dev, ino_t ino)
 	return found;
 }
 
+static bool
+owned_cookie(const struct sbx_netsup *ns, uint64_t cookie)
+{
+	for (size_t i = 0; i < ns->nowned; i++)
+		if (ns->owned[i] == cookie)
+			return true;
+	return false;
+}
+
+/* Whether a listener of address family fam at addr (network order, 4 or
+ * 16 bytes) would take a connection to dst (4 bytes for IPv4, or 16):
+ * the same address or a wildcard, an IPv6 listener taking IPv4 through
+ * the mapped form too. Errs on the side of "it would". */
+static bool
+covers(int fam, const uint32_t *addr, const uint8_t *dst, size_t dlen)
+{
+	static const uint8_t zero[16];
+	uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff };
+
+	if (fam == AF_INET)
+		return dlen == 4 && (addr[0] == 0 || memcmp(addr, dst, 4) == 0);
+	if (memcmp(addr, zero, 16) == 0)
+		return true;
+	if (dlen == 16)
+		return memcmp(addr, dst, 16) == 0;
+	memcpy(mapped + 12, dst, 4);
+	return memcmp(addr, mapped, 16) == 0;
+}
+
+/* Whether every TCP listener that a connect to sa would reach is one the
+ * sandbox made (own_listener), and there is one: asked of the kernel
+ * (sock_diag) at each connect, never remembered by port, since a host
+ * process may take the port as soon as the sandbox lets it go. */
+static bool
+owned_listener(struct sbx_netsup *ns, const struct sockaddr *sa, socklen_t len)
+{
+	static const int fams[] = { AF_INET, AF_INET6 };
+	uint8_t dst[16];
+	size_t dlen;
+	uint16_t port = sbx_sockaddr_port(sa, len);
+	bool mine = false, foreign = false;
+
+	if (ns->inet_diag < 0 || ns->nowned == 0)
+		return false;
+	if (sa->sa_family == AF_INET) {
+		memcpy(dst, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		dlen = 4;
+	} else {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		if (IN6_IS_ADDR_V4MAPPED(a)) {
+			memcpy(dst, a->s6_addr + 12, 4);
+			dlen = 4;
+		} else {
+			memcpy(dst, a->s6_addr, 16);
+			dlen = 16;
+		}
+	}
+	pthread_mutex_lock(&ns->diag_lock);
+	for (size_t f = 0; f < SBX_ARRAY_LEN(fams) && !foreign; f++) {
+		struct {
+			struct nlmsghdr nlh;
+			struct inet_diag_req_v2 req;
+		} q = {
+			.nlh = { .nlmsg_len = sizeof(q),
+			    .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+			.req = { .sdiag_family = (uint8_t)fams[f],
+			    .sdiag_protocol = IPPROTO_TCP,
+			    .idiag_states = 1u << 10 /* TCP_LISTEN */ },
+		};
+		char buf[16384];
+		bool done = false;
+
+		if (fams[f] == AF_INET && dlen == 16)
+			continue; /* an IPv6 destination: IPv4 listeners cannot take it */
+		if (send(ns->inet_diag, &q, sizeof(q), MSG_NOSIGNAL) < 0) {
+			foreign = true;
+			break;
+		}
+		while (!done) {
+			ssize_t n = recv(ns->inet_diag, buf, sizeof(buf), 0);
+			struct nlmsghdr *h;
+
+			if (n <= 0) {
+				foreign = true; /* cannot tell: refuse */
+				break;
+			}
+			for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
+			     h = NLMSG_NEXT(h, n)) {
+				const struct inet_diag_msg *m = NLMSG_DATA(h);
+				uint64_t cookie;
+
+				if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+					done = true;
+					break;
+				}
+				if (ntohs(m->id.idiag_sport) != port ||
+				    !covers(m->idiag_family, m->id.idiag_src, dst, dlen))
+					continue;
+				cookie = (uint64_t)m->id.idiag_cookie[0] |
+				    (uint64_t)m->id.idiag_cookie[1] << 32;
+				if (owned_cookie(ns, cookie))
+					mine = true;
+				else
+					foreign = true;
+			}
+		}
+	}
+	pthread_mutex_unlock(&ns->diag_lock);
+	return mine && !foreign;
+}
+
 /* The path of a unix address in c (NUL-terminated into buf); 0 for an
  * abstract name, -1 for a malformed address. */
 static int
@@ -981,7 +1382,7 @@ decide_unix(struct sbx_netsup *ns, struct call *c)
 	if (kind < 0)
 		return (struct sbx_netverdict){ false, EINVAL, "bad unix address" };
 	if (kind == 0)
-		return owned || (ns->flags & SBX_NETSUP_ABSTRACT_SCOPED)
+		return owned || (ns->flags & (SBX_NETSUP_ABSTRACT_SCOPED | SBX_NETSUP_OWN_NETNS))
 		    ? (struct sbx_netverdict){ .allow = true }
 		    : (struct sbx_netverdict){ false, EACCES,
 			      "abstract unix sockets are the host's here" };
@@ -1069,7 +1470,7 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	c->pid = (int)req->pid;
 	c->nr = req->data.nr;
 	c->opname = "metadata";
-	c->sock = c->target = -1;
+	c->sock = c->target = c->newsock = -1;
 	if (ns->trace)
 		sbx_trace_note(ns->trace, req); /* judged below, as without a trace */
 	if (sbx_metasup_prepare(&ns->meta, ns->fd, req, &c->meta, &errnum, &reason) < 0) {
@@ -1122,7 +1523,9 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	c->nr = req->data.nr;
 	c->opname = op_name(c->nr);
 	c->sock = -1;
+	c->newsock = -1;
 	c->target = -1;
+	c->fdnum = (int)req->data.args[0];
 	domain = gather(ns, req, c);
 	/* Only now that everything is copied: is the caller still the one
 	 * that trapped (not a reused pid), still waiting? */
@@ -1174,6 +1577,8 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		goto refused;
 	}
 	stream_fastopen = c->type == SOCK_STREAM && (c->arg & MSG_FASTOPEN);
+	if (ns->flags & SBX_NETSUP_OWN_NETNS)
+		c->host_sock = in_host_netns(ns, c->sock);
 	if (c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg) ||
 	    c->nr == SCMP_SYS(sendmmsg)) {
 		/* TCP ignores a send's address unless it carries MSG_FASTOPEN
@@ -1185,13 +1590,34 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			drop_address(c);
 			v.allow = true;
 		} else if (c->nr == SCMP_SYS(sendmmsg)) {
+			unsigned own = 0, named = 0;
+
 			v.allow = true;
-			for (unsigned i = 0; i < c->vlen && v.allow; i++)
-				if (c->mmsg[i].msg_hdr.msg_name)
-					v = decide_send(ns, c, domain, c->mmsg[i].msg_hdr.msg_name,
-					    c->mmsg[i].msg_hdr.msg_namelen, false);
+			for (unsigned i = 0; i < c->vlen && v.allow; i++) {
+				const void *name = c->mmsg[i].msg_hdr.msg_name;
+				socklen_t nlen = c->mmsg[i].msg_hdr.msg_namelen;
+
+				if (name == NULL)
+					continue;
+				named++;
+				if (own_loopback(ns, c, name, nlen))
+					own++;
+				else
+					v = decide_send(ns, c, domain, name, nlen, false);
+			}
+			/* One socket cannot be both the jail's and the host's. */
+			if (v.allow && own > 0 && own < named)
+				v = (struct sbx_netverdict){ false, EACCES,
+					"own loopback and host addresses in one sendmmsg" };
+			c->rehome = v.allow && named > 0 && own == 0 && leaves_jail(ns, c);
 		} else if (c->addrlen > 0) {
-			v = decide_send(ns, c, domain, &c->addr, c->addrlen, stream_fastopen);
+			if (own_loopback(ns, c, &c->addr, c->addrlen)) {
+				v.allow = true;
+			} else {
+				v = decide_send(
+				    ns, c, domain, &c->addr, c->addrlen, stream_fastopen);
+				c->rehome = v.allow && leaves_jail(ns, c);
+			}
 		} else {
 			/* No address: a connected datagram socket, whose peer
 			 * connect() judged; sent from our copy, so a racing
@@ -1199,10 +1625,18 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			v.allow = true;
 		}
 	} else if (c->nr == SCMP_SYS(connect)) {
-		v = decide_send(ns, c, domain, &c->addr, c->addrlen, true);
-		if (c->addrlen >= sizeof(sa_family_t) &&
-		    ((struct sockaddr *)&c->addr)->sa_family == AF_UNSPEC && c->type == SOCK_DGRAM)
-			v.allow = true; /* dissolving a UDP association */
+		bool dissolve = c->addrlen >= sizeof(sa_family_t) &&
+		    ((struct sockaddr *)&c->addr)->sa_family == AF_UNSPEC;
+
+		if (!dissolve && own_loopback(ns, c, &c->addr, c->addrlen)) {
+			v.allow = true;
+		} else {
+			v = decide_send(ns, c, domain, &c->addr, c->addrlen, true);
+			if (dissolve && c->type == SOCK_DGRAM)
+				v.allow = true; /* dissolving a UDP association */
+			else
+				c->rehome = v.allow && leaves_jail(ns, c);
+		}
 	} else if (c->nr == SCMP_SYS(bind)) {
 		struct sbx_netreq q = {
 			.op = SBX_NETOP_BIND,
@@ -1210,11 +1644,17 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			.type = c->type,
 			.addr = (struct sockaddr *)&c->addr,
 			.addrlen = c->addrlen,
+			.own_listeners = (ns->flags & SBX_NETSUP_OWN_LISTENERS) != 0,
 		};
 		int r = sbx_decode_sockaddr(domain, &c->addr, c->addrlen);
 
-		v = r < 0 ? (struct sbx_netverdict){ false, -r, "malformed address" }
-			  : sbx_net_decide(ns->rules, &q);
+		if (r < 0)
+			v = (struct sbx_netverdict){ false, -r, "malformed address" };
+		else if ((ns->flags & SBX_NETSUP_OWN_NETNS) && !c->host_sock)
+			v = bind_in_jail(ns, c);
+		else if ((v = sbx_net_decide(ns->rules, &q)).allow && c->type == SOCK_STREAM &&
+		    sbx_sockaddr_port((struct sockaddr *)&c->addr, c->addrlen) != 0)
+			v = listen_on_loopback(c);
 	} else if (c->nr == SCMP_SYS(listen)) {
 		struct sbx_netreq q = {
 			.op = SBX_NETOP_LISTEN,
@@ -1223,10 +1663,19 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			.bound_port = c->addrlen
 			    ? sbx_sockaddr_port((struct sockaddr *)&c->addr, c->addrlen)
 			    : 0,
+			.own_listeners = (ns->flags & SBX_NETSUP_OWN_LISTENERS) != 0,
+			.bound = c->addrlen ? (struct sockaddr *)&c->addr : NULL,
+			.boundlen = c->addrlen,
 		};
 
-		v = sbx_net_decide(ns->rules, &q);
+		/* A socket of the jail's own namespace serves only there. */
+		if ((ns->flags & SBX_NETSUP_OWN_NETNS) && !c->host_sock)
+			v.allow = true;
+		else
+			v = sbx_net_decide(ns->rules, &q);
 	}
+	if (v.allow && c->rehome)
+		c->cloexec = fd_cloexec(c->pid, c->fdnum);
 	if (!v.allow)
 		goto refused;
 	/* Whatever the socket's flags say now (the sandbox may flip them at
@@ -1315,6 +1764,19 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 	ns->diag = diag_fd;
 	ns->log = log;
 	ns->ctx = ctx;
+	if (ns->flags & SBX_NETSUP_OWN_NETNS) {
+		/* This thread is in the host's namespace: its cookie tells the
+		 * sockets we hand in from the jail's own. */
+		int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		socklen_t len = sizeof(ns->host_netns);
+
+		if (s < 0 || getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, &ns->host_netns, &len) < 0)
+			ns->host_netns = 0; /* every socket counts as the host's */
+		if (s >= 0)
+			close(s);
+	}
+	if (ns->flags & SBX_NETSUP_OWN_LISTENERS)
+		ns->inet_diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	/* Wake the sandbox's thread on the CPU that answers (Linux 6.6). */
 	ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags);
 	if (pipe2(ns->wake, O_CLOEXEC) < 0)
@@ -1343,9 +1805,15 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 static void
 cut_loose(struct sbx_netsup *ns)
 {
-	for (struct call *c = ns->running; c; c = c->next)
+	for (struct call *c = ns->running; c; c = c->next) {
+		/* newsock is set by the worker, before the call it makes on it */
+		int h = c->newsock;
+
 		if (c->sock >= 0)
 			shutdown(c->sock, SHUT_RDWR);
+		if (h >= 0)
+			shutdown(h, SHUT_RDWR);
+	}
 }
 
 static void
@@ -1436,6 +1904,9 @@ sbx_netsup_free(struct sbx_netsup *ns)
 		close(ns->fd);
 	if (ns->diag >= 0)
 		close(ns->diag);
+	if (ns->inet_diag >= 0)
+		close(ns->inet_diag);
+	free(ns->owned);
 	free(ns->meta.ids);
 	pthread_mutex_destroy(&ns->lock);
 	pthread_mutex_destroy(&ns->diag_lock);

@@ -70,6 +70,18 @@ typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
  * keep CAP_SYS_PTRACE in it) the dispatcher takes the sandbox's
  * filesystem ids only. */
 #define SBX_NETSUP_READ_DROPPED 0x10u
+/* The sandbox has a network namespace of its own (namespaces backend, in
+ * every network mode): its sockets live there, with only its private lo.
+ * What stays there (its own loopback, any port) is made on its own
+ * socket; what the rules let reach the host (a remote address, a loopback
+ * port given back, a listen port) is made on a new socket in the host's
+ * namespace, which the supervisor creates, connects or binds, and hands
+ * in with SECCOMP_IOCTL_NOTIF_ADDFD in place of the caller's. */
+#define SBX_NETSUP_OWN_NETNS 0x20u
+/* The sandbox shares the host's network (landlock backend): it may bind
+ * an ephemeral loopback port and connect to listeners it holds itself,
+ * checked at each connect with sock_diag by socket cookie. */
+#define SBX_NETSUP_OWN_LISTENERS 0x40u
 
 /* Makes a supervisor for rules (copied by reference: they must outlive it). */
 struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags);

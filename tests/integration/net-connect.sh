@@ -56,8 +56,18 @@ nok "connect: this machine's listener on a declared port logged no plain connect
 nok "connect: ... and no Fast Open connect" grep -q " b'lf\\\\n'" "$T/hl.new"
 is "$(cat "$T/hl.new")" "" "connect: no service of this machine logged anything, on any of its addresses"
 # b1-b7 and two per local address were sbxrun's own refusals; MPTCP is
-# refused by the seccomp filter (no decision to count).
-is "$(jget denials)" "$((7 + $(echo $ADDRS | wc -w) * 2))" "connect: denials counts each refused connect and send"
+# refused by the seccomp filter (no decision to count). Under namespaces a
+# loopback or unspecified address is the jail's own lo (refused by nobody)
+# and a link-local one names an interface the jail lacks (no attempt).
+own=0
+if [ "$SBX_BACKEND" = namespaces ]; then
+	for a in $ADDRS; do
+		case $a in
+		127.* | ::1 | 0.0.0.0 | :: | ::ffff:127.* | ::ffff:0.0.0.0 | *%*) own=$((own + 1)) ;;
+		esac
+	done
+fi
+is "$(jget denials)" "$((7 + ($(echo $ADDRS | wc -w) - own) * 2))" "connect: denials counts each refused connect and send"
 diag "$(sed -n 's/^R://p' "$T/out" | tr '\n' ' ')"
 
 # Blocking and non-blocking connects keep their semantics.

@@ -53,8 +53,12 @@ for mode in strict open; do
 	nok "$mode: the host's abstract socket logged nothing" grep -q "^abstract " "$T/hl.new"
 	nok "$mode: the host socket in the workdir logged nothing" grep -q "^wsock " "$T/hl.new"
 	nok "$mode: the host socket outside the workdir logged nothing" grep -q "^sock " "$T/hl.new"
+	# (Under namespaces a datagram to a loopback spelling goes to the
+	# jail's own lo: sent, and received by nobody, as the host shows.)
+	kinds=rtuf
+	[ "$SBX_BACKEND" = namespaces ] && kinds=rtf
 	ok "$mode: the sandbox saw its connects fail (second opinion)" \
-	    sh -c '! grep -q "^R:[rtuf][0-9]*:OK" "$1"' sh "$T/out"
+	    sh -c '! grep -q "^R:[$2][0-9]*:OK" "$1"' sh "$T/out" "$kinds"
 	diag "$mode: $(sed -n 's/^R://p' "$T/out" | sort | uniq -c | tr -s ' \n' '  ')"
 done
 

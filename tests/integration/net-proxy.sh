@@ -143,7 +143,13 @@ sleep 0.3
 is "$(rl_new)" "" "the remote host logged nothing (HTTP, TCP over IPv4 and IPv6, UDP, DNS)"
 is "$(hl_new)" "" "this machine's listener logged nothing (127.0.0.1, ::1, its own address)"
 for k in d1 d2 d3 d4 d5 d6; do
-	is "$(res_of "$k")" EACCES "direct attempt $k: EACCES (second opinion)"
+	# d4 and d5 are loopback: under namespaces the jail's own, where
+	# nothing listens.
+	case $SBX_BACKEND,$k in
+	namespaces,d4 | namespaces,d5) want=ECONNREFUSED ;;
+	*) want=EACCES ;;
+	esac
+	is "$(res_of "$k")" "$want" "direct attempt $k: $want (second opinion)"
 done
 unlike "$(res_of g)" OK "no resolver inside: a name does not resolve"
 diag "$(sed -n 's/^[RC]://p' "$T/out" | tr '\n' ' ')"
