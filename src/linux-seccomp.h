@@ -26,7 +26,7 @@
 /* Trap the file and exec calls the trace observes (linux-trace.h), and
  * sendto without an address too when the network calls are trapped. Not
  * set: none of them is in the filter. */
-#define SBX_SECCOMP_TRACE_NOTIFY 0x4u
+#define SBX_SECCOMP_TRACE_NOTIFY 0x8u
 
 /* Loads the filter into the calling thread; needs no_new_privs. With
  * SBX_SECCOMP_NET_NOTIFY, *notify_fd receives the listener. */
