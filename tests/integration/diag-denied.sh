@@ -68,38 +68,58 @@ def t(name, f):
         print("R:%s:0" % name)
     except OSError as e:
         print("R:%s:%d" % (name, e.errno))
-t("connect", lambda: socket.create_connection(("127.0.0.1", tcp), timeout=2))
-t("send", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", udp)))
+addr = sys.argv[3]
+t("connect", lambda: socket.create_connection((addr, tcp), timeout=2))
+t("send", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (addr, udp)))
 t("bind", lambda: socket.socket().bind(("127.0.0.1", 18081)))
-if len(sys.argv) > 3:
+if len(sys.argv) > 4:
     t("unix", lambda: socket.socket(socket.AF_UNIX).connect(sock))
 EOF
 # A host unix socket outside the workdir is refused under landlock (the
 # jail sees the host's files); under namespaces it is not in the jail's
 # view at all (ENOENT, the kernel's answer), and the workdir's sockets are
 # the sandbox's to use under both.
-if [ "$SBX_BACKEND" = landlock ]; then UNIX=$LSN_SOCK; else UNIX=; fi
+#
+# Under namespaces 127.0.0.1 is the jail's own loopback (nothing of the
+# host's to refuse there, and a bind on it is the jail's own), so the
+# refused target is this machine's own non-loopback address, which is
+# local and never given (the host's listener on 0.0.0.0 must log nothing);
+# under landlock, without a network namespace, it is the host's loopback.
+if [ "$SBX_BACKEND" = landlock ]; then
+	UNIX=$LSN_SOCK ADDR=127.0.0.1 TCPP=$LSN_TCP
+else
+	UNIX= TCPP=$LSN_ANY
+	ADDR=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub("/.*", "", $4); print $4; exit }')
+	[ -n "$ADDR" ] || ADDR=$(hostname -I 2>/dev/null | awk '{ print $1 }')
+fi
 before=$(log_lines)
-jail -v --network on --listen 18080 -w "$NETWD" -- python3 net.py "$LSN_TCP" "$LSN_UDP" $UNIX
+jail -v --network on --listen 18080 -w "$NETWD" -- python3 net.py "$TCPP" "$LSN_UDP" "$ADDR" $UNIX
 is_status 0 "the refused network calls ran"
 sleep 1
 is "$(log_lines)" "$before" "the host listeners got nothing"
-for step in connect send bind ${UNIX:+unix}; do
+for step in connect send ${UNIX:+unix}; do
 	failed_inside "$step is refused inside" "$step"
 done
 ok "the line is well-formed, denied agrees with denials" check_diag "$T/diag"
-denied_has connect "127.0.0.1:$LSN_TCP" "denied: {connect, 127.0.0.1:$LSN_TCP}"
-denied_has send "127.0.0.1:$LSN_UDP" "denied: {send, 127.0.0.1:$LSN_UDP}"
-denied_has bind "127.0.0.1:18081" "denied: {bind, 127.0.0.1:18081} (not a --listen port)"
+denied_has connect "$ADDR:$TCPP" "denied: {connect, $ADDR:$TCPP}"
+denied_has send "$ADDR:$LSN_UDP" "denied: {send, $ADDR:$LSN_UDP}"
+if [ "$SBX_BACKEND" = landlock ]; then
+	failed_inside "bind is refused inside" bind
+	denied_has bind "127.0.0.1:18081" "denied: {bind, 127.0.0.1:18081} (not a --listen port)"
+	like "$(vlines)" "sbxrun: denied bind 127.0.0.1:18081 (" "-v: the bind"
+else
+	is "$(rc_of bind)" 0 "namespaces: a bind on the jail's own loopback is the jail's"
+	unlike "$(jget denied)" '"bind"' "namespaces: ... and not a denial"
+	is "$(vlines | grep -c 'denied bind')" 0 "namespaces: ... and no -v line for it"
+fi
 if [ -n "$UNIX" ]; then
 	denied_has connect "$LSN_SOCK" "denied: {connect, $LSN_SOCK} (a host unix socket)"
 	like "$(vlines)" "sbxrun: denied connect $LSN_SOCK (" "-v: the unix connect"
 else
 	skip "namespaces: a host unix socket is either the workdir's or out of view" 2
 fi
-like "$(vlines)" "sbxrun: denied connect 127.0.0.1:$LSN_TCP (" "-v: the connect, with its reason"
-like "$(vlines)" "sbxrun: denied send 127.0.0.1:$LSN_UDP (" "-v: the send"
-like "$(vlines)" "sbxrun: denied bind 127.0.0.1:18081 (" "-v: the bind"
+like "$(vlines)" "sbxrun: denied connect $ADDR:$TCPP (" "-v: the connect, with its reason"
+like "$(vlines)" "sbxrun: denied send $ADDR:$LSN_UDP (" "-v: the send"
 is "$(vlines | wc -l | tr -d ' ')" "$(jget denials)" "-v: one line per denial"
 
 # --- the proxy ---------------------------------------------------------------
@@ -138,14 +158,15 @@ else
 fi
 
 # --- the first 20 and whole lines under concurrency -----------------------
-# 25 threads connect at once to a host loopback port while the proxy
-# refuses five requests: the list keeps 20 and every -v line is whole.
+# 25 threads connect at once to a local address ($ADDR, as above) while
+# the proxy refuses five requests: the list keeps 20 and every -v line is
+# whole.
 cat >"$NETWD/many.py" <<'EOF'
 import os, socket, sys, threading
 port = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1])
 def connect(i):
     try:
-        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
+        socket.create_connection((sys.argv[2], int(sys.argv[1])), timeout=2)
     except OSError:
         pass
 def proxy(i):
@@ -158,7 +179,7 @@ for t in ts: t.start()
 for t in ts: t.join()
 EOF
 before=$(log_lines)
-jail -v --network on --allow-host good.example.com -w "$NETWD" -- python3 many.py "$LSN_TCP"
+jail -v --network on --allow-host good.example.com -w "$NETWD" -- python3 many.py "$TCPP" "$ADDR"
 is_status 0 "30 concurrent refusals"
 is "$(log_lines)" "$before" "the host listener got none of the 25 connects"
 is "$(jget denials)" 30 "denials counts the 25 connects and the 5 proxy refusals"
