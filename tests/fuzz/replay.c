@@ -8,8 +8,9 @@
  *   replay NAME [PATH...]     one target over files or directories, e.g.
  *                             a crash file libFuzzer saved
  *
- * Prints TAP: one line per input. The name of each input goes to stdout
- * before it runs, so a crash shows which one. */
+ * Prints TAP: one test per corpus (or per file named on the command
+ * line). The name of each input goes to stdout as a comment before it
+ * runs, so that a crash, which ends the program, shows which one. */
 #include "config.h"
 
 #include <dirent.h>
@@ -62,8 +63,10 @@ replay_file(const struct target *t, const char *path, const char *label)
 	size_t len = 0, cap = 0, got;
 	FILE *f = fopen(path, "rb");
 
-	if (!ok(f != NULL, "%s: read %s", t->name, label))
+	if (f == NULL) {
+		ok(0, "%s: read %s", t->name, label);
 		return;
+	}
 	do {
 		if (len == cap) {
 			cap = cap ? cap * 2 : 4096;
@@ -76,7 +79,6 @@ replay_file(const struct target *t, const char *path, const char *label)
 	printf("# %s %s\n", t->name, label);
 	fflush(stdout);
 	t->run(buf, len);
-	ok(1, "%s %s", t->name, label);
 	free(buf);
 }
 
@@ -133,6 +135,7 @@ main(int argc, char **argv)
 				replay_dir(t, argv[i]);
 			else
 				replay_file(t, argv[i], argv[i]);
+			ok(1, "%s: %s replayed", t->name, argv[i]);
 		}
 		return done_testing();
 	}
@@ -142,7 +145,7 @@ main(int argc, char **argv)
 		snprintf(
 		    dir, sizeof(dir), "%s/tests/fuzz/corpus/%s", src ? src : ".", targets[i].name);
 		n = replay_dir(&targets[i], dir);
-		ok(n > 0, "%s: the corpus has inputs (%zu)", targets[i].name, n);
+		ok(n > 0, "%s: %zu inputs replayed", targets[i].name, n);
 	}
 	return done_testing();
 }
