@@ -62,6 +62,9 @@ for m in re.finditer(r"ARGS\(((?:\s*\"(?:[^\"\\]|\\.)*\"\s*,?)+)\)", src):
     put("cli", "policy-%03d" % n, b"\0".join(words))
     put("roundtrip", "flags-%03d" % n, b"\0" + b"\0".join(words))
     n += 1
+# Found by these targets on the code before --print-policy refused what no
+# profile line can hold (the value " ;b" printed as "A = ;b", read back empty).
+put("roundtrip", "env-blank-semicolon", b"\0-e\0A= ;b")
 put("roundtrip", "profile-and-flags", profiles.get("ci", b"") + b"\0--allow-host\0*.example.org\0-e\0A=;b")
 
 hosts = ["example.org", "Example.ORG.", "under_score.example", "127.0.0.1", "127.1", "2130706433",
