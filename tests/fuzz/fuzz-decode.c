@@ -17,12 +17,13 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "fuzz.h"
 #include "notifydecode.h"
 
 #define FUZZ_BASE 0x10000u
 #define FUZZ_HEAD 10
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+FUZZ_TARGET(decode);
 
 struct mem {
 	const uint8_t *p;
@@ -97,8 +98,7 @@ check_msg(const struct msghdr *m, int domain)
 	}
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+FUZZ_TARGET(decode)
 {
 	static const int domains[] = { AF_UNIX, AF_INET, AF_INET6, AF_UNSPEC };
 	struct mem mem;
