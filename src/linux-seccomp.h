@@ -16,6 +16,8 @@
 
 /* Trap chmod, chown, times and xattr changes (metasup.h). */
 #define SBX_SECCOMP_META_NOTIFY 0x2u
+/* Trap the calls that make, remove, rename or write a name (namesup.h). */
+#define SBX_SECCOMP_NAME_NOTIFY 0x4u
 
 /* Loads the filter into the calling thread; needs no_new_privs. With
  * SBX_SECCOMP_NET_NOTIFY, *notify_fd receives the listener. */
