@@ -105,6 +105,7 @@ struct ll_payload {
 	bool net_notify; /* the listener hook loads the common filter too */
 	bool trap_net; /* ... with the network calls in it */
 	bool trace; /* ... and what --trace observes */
+	bool trap_names; /* ... and the name-changing calls (namesup.h) */
 	struct sbx_landlock_net net;
 	struct sbx_ports bind, connect;
 	bool seccomp;
@@ -219,10 +220,15 @@ ll_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 }
 
 static int
-build_plan(const struct sbx_exec *x, const struct sbx_policy *p, bool watch, struct sbx_plan *plan,
-    struct sbx_err *err)
+build_plan(const struct sbx_exec *x, const struct sbx_policy *p, bool watch, bool guard_names,
+    struct sbx_plan *plan, struct sbx_err *err)
 {
-	struct sbx_plan_opts opts = { .mounts = false, .tmpdir = x->tmpdir, .watch = watch };
+	struct sbx_plan_opts opts = {
+		.mounts = false,
+		.tmpdir = x->tmpdir,
+		.watch = watch,
+		.guard_names = guard_names,
+	};
 	struct sbx_host_ids ids;
 	struct sbx_fsfacts facts;
 
@@ -248,7 +254,7 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	struct sbx_plan plan;
 	int abi = caps->landlock_abi;
 
-	if (build_plan(x, p, true, &plan, err) < 0)
+	if (build_plan(x, p, true, caps->seccomp, &plan, err) < 0)
 		return -1;
 	sbx_buf_printf(out,
 	    "# backend landlock: no namespaces; Landlock ABI %d%s, seccomp%s, "
@@ -292,6 +298,13 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		    "# frozen: %s takes no new entry, removal or rename (a hidden or "
 		    "protected path lies below)\n",
 		    plan.frozen.v[i]);
+	if (plan.guard_names)
+		sbx_buf_printf(out,
+		    "# names: %s keeps its write rights although protected paths lie below; "
+		    "sbxrun's supervisor judges every call that makes, removes, renames, "
+		    "writes or truncates a file (refused at or below .git and the protected "
+		    "paths)\n",
+		    x->fs->workdir);
 	if (net_fully_off(p) && abi >= 4)
 		sbx_buf_puts(out, "landlock   tcp bind: none, tcp connect: none\n");
 	if (abi >= 6)
@@ -386,7 +399,8 @@ payload_listener(void *ctx, int *fd, struct sbx_err *err)
 
 	return sbx_seccomp_load(SBX_SECCOMP_META_NOTIFY |
 		(pl->trap_net ? SBX_SECCOMP_NET_NOTIFY : 0) |
-		(pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0),
+		(pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0) |
+		(pl->trap_names ? SBX_SECCOMP_NAME_NOTIFY : 0),
 	    fd, err);
 }
 
@@ -450,6 +464,22 @@ make_guard(const struct sbx_policy *p, const struct sbx_exec *x, const struct sb
 	if (lstat(git, &sb) == 0 && !S_ISDIR(sb.st_mode))
 		sbx_strv_push(&g->protect, git);
 	sbx_strv_copy(&g->frozen, &plan->frozen);
+	g->ruleset = -1;
+	if (plan->guard_names) {
+		/* The workdir kept its write rights: the supervisor keeps the
+		 * names instead. All of .git is read-only then (git inside can
+		 * read, not commit, as under the namespaces backend); the
+		 * directories leading to a protected path keep their names;
+		 * the protected names and .git may not be made. */
+		g->guard_names = true;
+		if (lstat(git, &sb) == 0 && S_ISDIR(sb.st_mode))
+			sbx_strv_push(&g->protect, git);
+		for (size_t i = 0; i < plan->guarded.n; i++)
+			sbx_strv_push(&g->frozen, plan->guarded.v[i]);
+		sbx_strv_push(&g->names, git);
+		for (size_t i = 0; i < rel.n; i++)
+			sbx_strv_push_take(&g->names, sbx_path_join(x->fs->workdir, rel.v[i]));
+	}
 	sbx_strv_free(&rel);
 }
 
@@ -498,6 +528,9 @@ state_free(struct ll_state *st)
 	sbx_strv_free(&st->links);
 	sbx_strv_free(&st->targets);
 	sbx_strv_free(&st->writable);
+	sbx_strv_free(&st->guard.names);
+	if (st->guard.guard_names && st->guard.ruleset >= 0)
+		close(st->guard.ruleset);
 	sbx_metasup_guard_free(&st->guard);
 	free(st);
 }
@@ -516,8 +549,8 @@ ll_cleanup(struct sbx_child *c)
  * cannot be copied, the plan is built again with read-only rules for
  * them: the directories above them then take no new entry. */
 static int
-watch_or_rebuild(const struct sbx_exec *x, const struct sbx_policy *p, struct ll_state *st,
-    struct sbx_plan *plan, struct sbx_report *r, struct sbx_err *err)
+watch_or_rebuild(const struct sbx_exec *x, const struct sbx_policy *p, bool guard_names,
+    struct ll_state *st, struct sbx_plan *plan, struct sbx_report *r, struct sbx_err *err)
 {
 	struct sbx_err why = { 0 };
 
@@ -530,7 +563,7 @@ watch_or_rebuild(const struct sbx_exec *x, const struct sbx_policy *p, struct ll
 			  "instead",
 		why.msg));
 	sbx_plan_free(plan);
-	return build_plan(x, p, false, plan, err);
+	return build_plan(x, p, false, guard_names, plan, err);
 }
 
 static int
@@ -583,8 +616,8 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	for (size_t i = 0; i < p->nmounts; i++)
 		if (p->mounts[i].rw)
 			sbx_strv_push(&st->writable, p->mounts[i].source);
-	if (build_plan(x, p, true, &plan, err) < 0 ||
-	    watch_or_rebuild(x, p, st, &plan, r, err) < 0) {
+	if (build_plan(x, p, true, caps->seccomp, &plan, err) < 0 ||
+	    watch_or_rebuild(x, p, caps->seccomp, st, &plan, r, err) < 0) {
 		free(pl.bind.v);
 		free(pl.connect.v);
 		sbx_strv_free(&st->writable);
@@ -593,6 +626,19 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	}
 	st->keeper = x->keeper;
 	make_guard(p, x, &plan, &st->guard);
+	if (st->guard.guard_names && caps->seccomp) {
+		/* The workers that make these calls enter the same Landlock
+		 * filesystem domain as the sandbox (namesup.h). */
+		st->guard.ruleset = sbx_landlock_fs_ruleset(&plan, caps->landlock_abi, err);
+		if (st->guard.ruleset < 0) {
+			sbx_plan_free(&plan);
+			free(pl.bind.v);
+			free(pl.connect.v);
+			state_free(st);
+			return -1;
+		}
+		pl.trap_names = true;
+	}
 	st->report = r;
 	/* Recorded before anything runs: the keeper moves these aside after
 	 * the run, or after sbxrun's death. */

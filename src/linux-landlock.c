@@ -154,8 +154,10 @@ add_port_rules(int ruleset, const struct sbx_ports *ports, uint64_t access, stru
 	return 0;
 }
 
+/* A ruleset with the plan's rules, the port rules and the scopes; its
+ * descriptor, or -1. */
 static int
-restrict_self(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
+make_ruleset(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
     unsigned scopes, struct sbx_err *err)
 {
 	struct sbx_ruleset_attr attr = { 0 };
@@ -186,14 +188,32 @@ restrict_self(const struct sbx_plan *plan, int abi, const struct sbx_landlock_ne
 			    ruleset, net->connect, LANDLOCK_ACCESS_NET_CONNECT_TCP, err) < 0))
 			goto out;
 	}
-	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0) {
-		sbx_err_sys(err, "landlock: cannot restrict the sandbox");
-		goto out;
-	}
-	r = 0;
+	return ruleset;
 out:
 	close(ruleset);
 	return r;
+}
+
+static int
+restrict_self(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
+    unsigned scopes, struct sbx_err *err)
+{
+	int ruleset = make_ruleset(plan, abi, net, scopes, err), r = 0;
+
+	if (ruleset < 0)
+		return -1;
+	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
+		r = sbx_err_sys(err, "landlock: cannot restrict the sandbox");
+	close(ruleset);
+	return r;
+}
+
+int
+sbx_landlock_fs_ruleset(const struct sbx_plan *plan, int abi, struct sbx_err *err)
+{
+	if (abi < 1)
+		return sbx_err_set(err, ENOSYS, "landlock is not available in this kernel");
+	return make_ruleset(plan, abi, NULL, 0, err);
 }
 
 int

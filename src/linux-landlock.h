@@ -36,6 +36,11 @@ struct sbx_landlock_net {
 int sbx_landlock_apply(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
     unsigned scopes, struct sbx_err *err);
 
+/* A ruleset holding the plan's filesystem rules alone (no port rules, no
+ * scopes), not applied: its descriptor, for threads of sbxrun that act
+ * for the sandbox inside its filesystem domain (namesup.h), or -1. */
+int sbx_landlock_fs_ruleset(const struct sbx_plan *plan, int abi, struct sbx_err *err);
+
 /* Restricts only the TCP port rules and the scopes (no filesystem). */
 int sbx_landlock_apply_net(
     int abi, const struct sbx_landlock_net *net, unsigned scopes, struct sbx_err *err);

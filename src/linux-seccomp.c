@@ -16,6 +16,7 @@
 #include "linux-seccomp.h"
 #include "linux-trace.h"
 #include "metasup.h"
+#include "namesup.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -292,6 +293,8 @@ sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 			r = -EINVAL;
 		}
 	}
+	if (r == 0 && (flags & SBX_SECCOMP_NAME_NOTIFY) && (r = sbx_namesup_filter(ctx)) < 0)
+		sbx_err_set(err, -r, "seccomp: cannot trap the name-changing calls");
 	if (r == 0) {
 		r = seccomp_load(ctx);
 		if (r < 0)
@@ -301,7 +304,8 @@ sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 	}
 	if (r == 0 &&
 	    (flags &
-		(SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_TRACE_NOTIFY))) {
+		(SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_TRACE_NOTIFY |
+		    SBX_SECCOMP_NAME_NOTIFY))) {
 		*notify_fd = seccomp_notify_fd(ctx);
 		if (*notify_fd < 0) {
 			sbx_err_set(err, -*notify_fd, "seccomp: no notification listener");

@@ -28,6 +28,9 @@
  * set: none of them is in the filter. */
 #define SBX_SECCOMP_TRACE_NOTIFY 0x8u
 
+/* Trap the calls that make, remove, rename or write a name (namesup.h). */
+#define SBX_SECCOMP_NAME_NOTIFY 0x10u
+
 /* Loads the filter into the calling thread; needs no_new_privs. With
  * SBX_SECCOMP_NET_NOTIFY, *notify_fd receives the listener. */
 int sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err);

@@ -27,6 +27,11 @@ struct sbx_meta_guard {
 	                            at or below changes or takes a new entry */
 	struct sbx_strv frozen; /* directories that take no new entry and
 	                           keep their own metadata */
+	struct sbx_strv names; /* with guard_names: paths that may not be made,
+	                          removed or renamed to (namesup.h) */
+	bool guard_names; /* trap the name-changing calls (namesup.h) */
+	int ruleset; /* the sandbox's Landlock filesystem ruleset, for the
+	                workers that make those calls; -1: none */
 };
 
 /* One guarded file, by identity: what a path resolves to is compared, not

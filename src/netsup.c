@@ -79,6 +79,7 @@
 #include "linux-creds.h"
 #include "linux-trace.h"
 #include "metasup.h"
+#include "namesup.h"
 #include "netsup.h"
 #include "notifydecode.h"
 #include "util.h"
@@ -88,6 +89,12 @@
 #endif
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
+#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
+#endif
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
 #endif
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
@@ -116,6 +123,8 @@ struct sbx_netsup {
 	int wake[2];
 	int done_fd; /* eventfd: a worker finished a call */
 	struct sbx_meta_ctx meta; /* SBX_NETSUP_META; as_uid: the workers' ids */
+	struct sbx_namesup *names; /* the name-changing calls, or NULL */
+	int ruleset; /* with names: the sandbox's Landlock filesystem ruleset */
 	pthread_t thread;
 	bool started;
 	bool abandoned; /* a thread outlived the stop: its memory is kept */
@@ -172,6 +181,7 @@ struct call {
 	uint64_t mmsg_at; /* ... and where the caller's array is */
 	unsigned vlen;
 	struct sbx_meta_op *meta; /* a metadata change, or NULL */
+	struct sbx_name_op *name; /* a name change or write open, or NULL */
 	const char *what; /* a refused metadata call, described; or NULL */
 	int64_t result; /* performed: >= 0 or -errno */
 	struct call *next, *prev; /* in a queue of sbx_netsup */
@@ -193,6 +203,10 @@ call_free(struct call *c)
 	sbx_decode_msghdr_free(&c->msg);
 	sbx_decode_mmsg_free(c->mmsg, c->vlen);
 	sbx_metasup_op_free(c->meta);
+	/* An open made but never handed over. */
+	if (c->name != NULL && sbx_namesup_addfd_flags(c->name) >= 0 && c->result >= 0)
+		close((int)c->result);
+	sbx_name_op_free(c->name);
 	free(c);
 }
 
@@ -208,6 +222,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->diag = -1;
 	ns->inet_diag = -1;
 	ns->done_fd = -1;
+	ns->ruleset = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
 	ns->wake[0] = ns->wake[1] = -1;
 	pthread_mutex_init(&ns->lock, NULL);
@@ -233,6 +248,10 @@ sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard)
 {
 	if (guard)
 		sbx_metasup_set_guard(&ns->meta, guard);
+	if (guard && guard->guard_names) {
+		ns->names = sbx_namesup_new(&guard->names);
+		ns->ruleset = guard->ruleset;
+	}
 }
 
 void
@@ -603,6 +622,8 @@ perform(struct call *c)
 
 	if (c->meta != NULL)
 		return sbx_metasup_apply(c->meta);
+	if (c->name != NULL)
+		return sbx_namesup_apply(c->name);
 	if (c->rehome) {
 		int domain = 0;
 		socklen_t olen = sizeof(domain);
@@ -656,6 +677,15 @@ static const char *const worker_calls[] = {
 	"fsetxattr",
 	"removexattr",
 	"fremovexattr",
+	"open",
+	"openat",
+	"truncate",
+	"mkdirat",
+	"mknodat",
+	"symlinkat",
+	"linkat",
+	"renameat2",
+	"unlinkat",
 	"futex",
 	"madvise",
 	"munmap",
@@ -705,8 +735,14 @@ worker(void *arg)
 	uint64_t one = 1;
 	/* Before the first call, for good. If this fails, the worker still
 	 * answers (so nothing waits on it) but makes no call: EPERM. */
-	bool dropped = sbx_creds_drop_thread(
-			   ns->meta.as_uid, ns->meta.as_gid, worker_calls, ns->done_fd, &err) == 0;
+	bool dropped;
+
+	/* With the name-changing calls: inside the sandbox's own Landlock
+	 * filesystem domain first (per thread), so that what a worker makes
+	 * is judged by the sandbox's rules, never by the caller's rights. */
+	dropped = (ns->names == NULL || sbx_namesup_enter_thread(ns->ruleset) == 0) &&
+	    sbx_creds_drop_thread(
+		ns->meta.as_uid, ns->meta.as_gid, worker_calls, ns->done_fd, &err) == 0;
 
 	if (!dropped)
 		ns->drop_failed = true;
@@ -846,8 +882,22 @@ finish(struct sbx_netsup *ns)
 		}
 		if (c->nr == SCMP_SYS(listen) && r == 0 && (ns->flags & SBX_NETSUP_OWN_LISTENERS))
 			own_listener(ns, c);
-		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
-		if (c->meta == NULL)
+		if (c->name != NULL && r >= 0 && sbx_namesup_addfd_flags(c->name) >= 0) {
+			/* An open: our descriptor goes to the caller at its
+			 * lowest free number, and that number is the answer. */
+			struct seccomp_notif_addfd add = {
+				.id = c->id,
+				.flags = SECCOMP_ADDFD_FLAG_SEND,
+				.srcfd = (__u32)r,
+				.newfd_flags = (__u32)sbx_namesup_addfd_flags(c->name),
+			};
+
+			if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
+				respond(ns, c->id, 0, errno);
+		} else {
+			respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+		}
+		if (c->meta == NULL && c->name == NULL)
 			emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
 		call_free(c);
 	}
@@ -1456,6 +1506,42 @@ decide_unix_bind(struct sbx_netsup *ns, struct call *c)
 	return (struct sbx_netverdict){ .allow = true };
 }
 
+/* A call that makes, removes, renames or writes a name: decided here
+ * (namesup.c), made by a worker inside the sandbox's Landlock domain. */
+static void
+handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
+{
+	struct call *c = sbx_xcalloc(1, sizeof(*c));
+	const char *reason = NULL;
+	char what[SBX_DENIED_WHAT_MAX + 1];
+	int errnum = 0;
+
+	c->ns = ns;
+	c->id = req->id;
+	c->pid = (int)req->pid;
+	c->nr = req->data.nr;
+	c->opname = "name";
+	c->sock = c->target = -1;
+	c->result = -ENOSYS;
+	if (sbx_namesup_prepare(ns->names, &ns->meta, ns->fd, req, &c->name, &errnum, &reason) <
+	    0) {
+		call_free(c);
+		return;
+	}
+	if (c->name != NULL) {
+		submit(ns, c);
+		return;
+	}
+	if (reason) {
+		sbx_namesup_describe(req, what, sizeof(what));
+		c->what = what;
+	}
+	respond(ns, c->id, 0, errnum);
+	if (reason)
+		emit(ns, c, false, reason, -errnum);
+	call_free(c);
+}
+
 /* A metadata call: decided here (metasup.c), made by a worker. */
 static void
 handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
@@ -1497,13 +1583,17 @@ static void
 handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
 	struct sbx_netverdict v = { .allow = false, .errnum = EPERM, .reason = "not understood" };
-	bool stream_fastopen;
+	bool stream_fastopen, judged_by_names;
 	struct call *c;
 	int domain;
 
 	/* Trapped for the trace only: observed and let go on (never a call
-	 * judged here: those go on below, as without a trace). */
-	if (ns->trace && sbx_trace_observes(req, (ns->flags & SBX_NETSUP_META) != 0)) {
+	 * judged here: those go on below, as without a trace). A call the
+	 * name supervisor judges is never only observed: letting it go on
+	 * would skip the guard of .git and the protected paths. */
+	judged_by_names = ns->names != NULL && sbx_namesup_judges(req->data.nr, req->data.args);
+	if (ns->trace && !judged_by_names &&
+	    sbx_trace_observes(req, (ns->flags & SBX_NETSUP_META) != 0)) {
 		sbx_trace_observe(ns->trace, ns->fd, req);
 		return;
 	}
@@ -1513,6 +1603,12 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	}
 	if ((ns->flags & SBX_NETSUP_META) && sbx_metasup_handles(req->data.nr)) {
 		handle_meta(ns, req);
+		return;
+	}
+	if (judged_by_names) {
+		if (ns->trace)
+			sbx_trace_note(ns->trace, req); /* judged, as without a trace */
+		handle_name(ns, req);
 		return;
 	}
 	c = sbx_xcalloc(1, sizeof(*c));
@@ -1908,6 +2004,7 @@ sbx_netsup_free(struct sbx_netsup *ns)
 		close(ns->inet_diag);
 	free(ns->owned);
 	free(ns->meta.ids);
+	sbx_namesup_free(ns->names);
 	pthread_mutex_destroy(&ns->lock);
 	pthread_mutex_destroy(&ns->diag_lock);
 	pthread_cond_destroy(&ns->work);

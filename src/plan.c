@@ -691,9 +691,21 @@ ll_rules_for(struct builder *b, const char *path, enum sbx_file_kind kind, unsig
 		goto out;
 	}
 	keep = in_h.n > 0 ? 0 : access & ~SBX_LL_WRITE;
-	add_rule(b->plan, path, keep, true);
-	if ((access & SBX_LL_WRITE) && !sbx_strv_contains(&b->plan->frozen, path))
+	/* Only protected paths below the workdir: it keeps its write rights,
+	 * which reach all of them, and the supervisor judges every call that
+	 * makes, removes, renames or writes a name (doc/design/everyday.md,
+	 * section 3). Below it the rules no longer matter for writing. */
+	if (b->opts->guard_names && in_h.n == 0 && (access & SBX_LL_WRITE) &&
+	    (strcmp(path, b->fs->workdir) == 0 ||
+		(b->plan->guard_names && sbx_path_is_under(path, b->fs->workdir)))) {
+		b->plan->guard_names = true;
+		keep = access;
+		if (!sbx_strv_contains(&b->plan->guarded, path))
+			sbx_strv_push(&b->plan->guarded, path);
+	} else if ((access & SBX_LL_WRITE) && !sbx_strv_contains(&b->plan->frozen, path)) {
 		sbx_strv_push(&b->plan->frozen, path);
+	}
+	add_rule(b->plan, path, keep, true);
 	if (in_h.n > 0)
 		note(b->plan,
 		    sbx_xasprintf("%s cannot be listed: a hidden path lies below it", path));
@@ -807,6 +819,7 @@ sbx_plan_free(struct sbx_plan *plan)
 	sbx_strv_free(&plan->frozen);
 	sbx_strv_free(&plan->scrub);
 	sbx_strv_free(&plan->watch);
+	sbx_strv_free(&plan->guarded);
 	memset(plan, 0, sizeof(*plan));
 }
 

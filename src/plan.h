@@ -111,6 +111,15 @@ struct sbx_plan {
 	                                   the backend copies them before the
 	                                   run and puts the copy back if they
 	                                   were touched */
+	struct sbx_strv guarded; /* Landlock-only plans (opts->guard_names):
+	                                   the directories from the workdir down
+	                                   to its protected paths, which keep
+	                                   their write rights; the supervisor
+	                                   keeps their names instead */
+	bool guard_names; /* the workdir got its write rights although
+	                     protected paths lie below it: the calls that
+	                     make, remove, rename or write a name must be
+	                     trapped (namesup.h) */
 };
 
 struct sbx_plan_opts {
@@ -120,6 +129,9 @@ struct sbx_plan_opts {
 	const char *tmpdir; /* the private /tmp seen by Landlock-only jails, or NULL */
 	bool watch; /* Landlock-only: existing built-in protected paths go to
 	               plan->watch instead of getting read-only rules */
+	bool guard_names; /* Landlock-only: a workdir whose protected paths
+	                     (not hidden ones) would freeze it keeps its write
+	                     rights, the supervisor judging names instead */
 };
 
 /* Builds the plan for p. fs holds the canonical paths (resolve.h). */

@@ -298,7 +298,7 @@ if isinstance(d, list):
         if not isinstance(x, dict) or set(x) != {"kind", "what"} or \
                 not all(isinstance(x[k], str) for k in x):
             bad.append("denied entry %r" % (x,))
-        elif x["kind"] not in ("connect", "bind", "listen", "send", "metadata", "proxy"):
+        elif x["kind"] not in ("connect", "bind", "listen", "send", "metadata", "name", "proxy"):
             bad.append("denied kind %r" % x["kind"])
 for name, lim in (v.get("limits") or {}).items():
     if not isinstance(lim, dict) or "by" not in lim:
