@@ -1521,7 +1521,7 @@ handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	c->pid = (int)req->pid;
 	c->nr = req->data.nr;
 	c->opname = "name";
-	c->sock = c->target = -1;
+	c->sock = c->target = c->newsock = -1;
 	c->result = -ENOSYS;
 	if (sbx_namesup_prepare(ns->names, &ns->meta, ns->fd, req, &c->name, &errnum, &reason) <
 	    0) {

@@ -12,7 +12,7 @@
 # it under the landlock backend, where the top level was frozen before.
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=16
+N_TESTS=21
 plan "$N_TESTS"
 if ! command -v git >/dev/null 2>&1; then
 	skip "git is not installed (install git)" "$N_TESTS"
@@ -92,4 +92,20 @@ git_host checkout -q . >/dev/null 2>&1
 absent "the caller's git commit and checkout ran no planted command" "$mark"
 is "$(rc_of hook_link)$(rc_of config_rename)$(rc_of git_rename)" "111" \
     "inside, the hook, the config swap and the rename of .git failed (second opinion)"
+
+# --- the same under --trace ---------------------------------------------------------------
+# The trace traps every open to observe it; an open that writes must still
+# be judged, never only observed and let go on.
+before=$(git_listing)
+jail_sh "$SBX_T_PRELUDE
+t hook_file sh -c 'printf \"#!/bin/sh\\ntouch $mark\\n\" >.git/hooks/pre-commit'
+t config_append sh -c 'printf \"[core]\\n\\tfsmonitor = touch $mark\\n\" >>.git/config'
+t config_trunc truncate -s 0 .git/config
+t envrc sh -c 'echo \"touch $mark\" >.envrc'
+exit 0" -w "$WD" --trace "$T/attack.trace"
+is_status 0 "the attack script ran under --trace"
+is "$(git_listing)" "$before" "under --trace too, nothing in .git was made or changed"
+absent "under --trace, no pre-commit hook was planted" "$WD/.git/hooks/pre-commit"
+absent "under --trace, no .envrc was made at the top level" "$WD/.envrc"
+ok "the trace file was written" test -s "$T/attack.trace"
 done_testing
