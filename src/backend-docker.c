@@ -618,8 +618,8 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct 
 		for (size_t i = 0; i < b.n; i++)
 			if (b.v[i].ro && sbx_path_is_under(b.v[i].source, x->fs->workdir))
 				sbx_strv_push(&skip, b.v[i].source);
-		rc = sbx_owner_lend(&st->lease, x->fs->workdir, x->caller_uid, x->caller_gid,
-		    DK_NOBODY, DK_NOBODY, &skip, err);
+		rc = sbx_owner_lend(&st->lease, sbx_fsview_workdir_fd(x->fs), x->fs->workdir,
+		    x->caller_uid, x->caller_gid, DK_NOBODY, DK_NOBODY, &skip, err);
 		sbx_strv_free(&skip);
 		if (rc < 0)
 			goto fail;
