@@ -319,6 +319,40 @@ collect_binds(
 	return 0;
 }
 
+/* Docker takes its bind sources by name, and its daemon resolves them as
+ * root when the container is made. Right before the client runs, each
+ * name must still lead where resolve pinned it (a mount source, the
+ * workdir) or, below the workdir, to what the workdir's descriptor
+ * reaches following nothing; otherwise the run is refused. What the
+ * daemon does after this check is out of sbxrun's reach
+ * (doc/design/paths.md). */
+static int
+check_binds(const struct sbx_exec *x, const struct dk_binds *b, struct sbx_err *err)
+{
+	const char *wd = x->fs->workdir;
+	const struct sbx_pin *wp = sbx_fsview_pin(x->fs, wd);
+
+	for (size_t i = 0; i < b->n + 1; i++) {
+		const char *src = i < b->n ? b->v[i].source : wd;
+		const struct sbx_pin *pin;
+		struct stat now, want;
+		_cleanup_close_ int fd = -1;
+
+		if (src == NULL || (pin = sbx_fsview_pin(x->fs, src)) == NULL) {
+			if (src == NULL || !sbx_path_is_under(src, wd) || wp == NULL)
+				continue; /* an empty volume, or /dev/null */
+			fd = sbx_open_nofollow(wp->fd, src + strlen(wd) + 1, &want);
+			if (fd < 0)
+				return sbx_err_sys(err, "docker: bind source %s", src);
+		} else
+			want = pin->st;
+		if (stat(src, &now) < 0 || !sbx_same_file(&now, &want))
+			return sbx_err_set(err, ESTALE,
+			    "docker: bind source %s changed after it was checked", src);
+	}
+	return 0;
+}
+
 /* Makes each missing mount target in the workdir, as the caller, so that
  * docker does not make it as root; rel has no ".." (policy.c). */
 static int
@@ -613,14 +647,14 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct 
 		for (size_t i = 0; i < b.n; i++)
 			if (b.v[i].ro && sbx_path_is_under(b.v[i].source, x->fs->workdir))
 				sbx_strv_push(&skip, b.v[i].source);
-		rc = sbx_owner_lend(&st->lease, x->fs->workdir, x->caller_uid, x->caller_gid,
-		    DK_NOBODY, DK_NOBODY, &skip, err);
+		rc = sbx_owner_lend(&st->lease, sbx_fsview_workdir_fd(x->fs), x->fs->workdir,
+		    x->caller_uid, x->caller_gid, DK_NOBODY, DK_NOBODY, &skip, err);
 		sbx_strv_free(&skip);
 		if (rc < 0)
 			goto fail;
 		st->leased = true;
 	}
-	if (build_argv(p, x, name, &b, &argv, err) < 0)
+	if (build_argv(p, x, name, &b, &argv, err) < 0 || check_binds(x, &b, err) < 0)
 		goto fail;
 	/* The client runs as the caller would run it: the caller's
 	 * environment (DOCKER_HOST, DOCKER_CONFIG...), no limits of the

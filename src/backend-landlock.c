@@ -110,6 +110,8 @@ struct ll_payload {
 	struct sbx_ports bind, connect;
 	bool seccomp;
 	bool nobody; /* root caller: take SBX_LL_NOBODY */
+	int wd; /* the workdir's pinned descriptor */
+	int ruleset; /* made by sbxrun from the pins, or -1 (ABI 0) */
 };
 
 static bool
@@ -353,6 +355,21 @@ drop_root(struct sbx_err *err)
 	return 0;
 }
 
+/* Runs in the payload while sbxrun's descriptors are still open: the
+ * workdir is entered by its pinned descriptor (the launcher's chdir went
+ * by name), and the ruleset sbxrun built from the pins is kept for
+ * payload_setup(). */
+static int
+payload_prepare(void *ctx, int *keep, struct sbx_err *err)
+{
+	const struct ll_payload *pl = ctx;
+
+	if (fchdir(pl->wd) < 0)
+		return sbx_err_sys(err, "cannot enter the workdir");
+	*keep = pl->ruleset;
+	return 0;
+}
+
 /* Runs in the payload, before the rlimits and exec. */
 static int
 payload_setup(void *ctx, struct sbx_err *err)
@@ -372,10 +389,11 @@ payload_setup(void *ctx, struct sbx_err *err)
 		return sbx_err_set(err, ESRCH, "the jail's init died while starting");
 	if (sbx_caps_drop_all(err) < 0 || sbx_no_new_privs(err) < 0)
 		return -1;
-	if (pl->abi >= 1 &&
-	    sbx_landlock_apply(pl->plan, pl->abi, &pl->net,
-		SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err) < 0)
-		return -1;
+	if (pl->ruleset >= 0) {
+		if (sbx_landlock_enforce(SBX_PAYLOAD_KEPT_FD, err) < 0)
+			return -1;
+		close(SBX_PAYLOAD_KEPT_FD);
+	}
 	if (!pl->seccomp)
 		return 0;
 	/* With a listener, its hook loads the common filter (with the traps). */
@@ -440,7 +458,8 @@ lend_skips(const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_strv
 	sbx_protect_list(p, x->fs, &rel);
 	for (size_t i = 0; i < rel.n; i++)
 		sbx_strv_push_take(out, sbx_path_join(x->fs->workdir, rel.v[i]));
-	if (lstat(git, &sb) == 0 && !S_ISDIR(sb.st_mode))
+	if (fstatat(sbx_fsview_workdir_fd(x->fs), ".git", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISDIR(sb.st_mode))
 		sbx_strv_push(out, git);
 	sbx_strv_free(&rel);
 }
@@ -494,8 +513,8 @@ lend_to_nobody(
 	int r;
 
 	lend_skips(p, x, &skip);
-	r = sbx_keeper_lend(st->keeper, x->fs->workdir, x->tmpdir, x->caller_uid, x->caller_gid,
-	    SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, err);
+	r = sbx_keeper_lend(st->keeper, sbx_fsview_workdir_fd(x->fs), x->fs->workdir, x->tmpdir,
+	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, err);
 	sbx_strv_free(&skip);
 	if (r < 0)
 		return -1;
@@ -566,6 +585,33 @@ watch_or_rebuild(const struct sbx_exec *x, const struct sbx_policy *p, bool guar
 	return build_plan(x, p, false, guard_names, plan, err);
 }
 
+/* The ruleset, built in sbxrun from the descriptors resolve pinned (the
+ * workdir, mount sources, read paths) and the keeper's private TMPDIR:
+ * no rule's path is looked up by name again below them (linux-landlock.h,
+ * doc/design/paths.md). -1 without Landlock. */
+static int
+make_ruleset(
+    const struct sbx_exec *x, const struct ll_payload *pl, struct ll_state *st, struct sbx_err *err)
+{
+	struct sbx_landlock_anchor *a;
+	_cleanup_close_ int tmp = -1;
+	size_t n = 0;
+	int r;
+
+	if (pl->abi < 1)
+		return -1;
+	if (sbx_keeper_tmp_fd(st->keeper, x->tmpdir, &tmp, err) < 0)
+		return sbx_err_wrap(err, "landlock: the private TMPDIR");
+	a = sbx_xcalloc(x->fs->npins + 1, sizeof(*a));
+	for (size_t i = 0; i < x->fs->npins; i++)
+		a[n++] = (struct sbx_landlock_anchor){ x->fs->pins[i].path, x->fs->pins[i].fd };
+	a[n++] = (struct sbx_landlock_anchor){ x->tmpdir, tmp };
+	r = sbx_landlock_ruleset(pl->plan, pl->abi, &pl->net,
+	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, a, n, err);
+	free(a);
+	return r;
+}
+
 static int
 ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
     struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
@@ -581,8 +627,11 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		.net_off = net_fully_off(p),
 		.seccomp = caps->seccomp,
 		.nobody = x->caller_uid == 0,
+		.wd = sbx_fsview_workdir_fd(x->fs),
+		.ruleset = -1,
 	};
 	struct sbx_payload_hooks hooks = {
+		.prepare = payload_prepare,
 		.setup = payload_setup,
 		.ctx = &pl,
 	};
@@ -629,7 +678,14 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	if (st->guard.guard_names && caps->seccomp) {
 		/* The workers that make these calls enter the same Landlock
 		 * filesystem domain as the sandbox (namesup.h). */
-		st->guard.ruleset = sbx_landlock_fs_ruleset(&plan, caps->landlock_abi, err);
+		struct sbx_landlock_anchor *a = sbx_xcalloc(x->fs->npins + 1, sizeof(*a));
+
+		for (size_t i = 0; i < x->fs->npins; i++)
+			a[i] =
+			    (struct sbx_landlock_anchor){ x->fs->pins[i].path, x->fs->pins[i].fd };
+		st->guard.ruleset =
+		    sbx_landlock_fs_ruleset(&plan, caps->landlock_abi, a, x->fs->npins, err);
+		free(a);
 		if (st->guard.ruleset < 0) {
 			sbx_plan_free(&plan);
 			free(pl.bind.v);
@@ -652,13 +708,18 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	 * directories made for them. */
 	if ((p->nmounts > 0 && make_links(p, x, st, err) < 0) ||
 	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0) ||
+	    (pl.abi >= 1 && (pl.ruleset = make_ruleset(x, &pl, st, err)) < 0) ||
 	    sbx_launch_plain(x, &hooks, c, err) < 0) {
+		if (pl.ruleset >= 0)
+			close(pl.ruleset);
 		state_free(st);
 		sbx_plan_free(&plan);
 		free(pl.bind.v);
 		free(pl.connect.v);
 		return -1;
 	}
+	if (pl.ruleset >= 0)
+		close(pl.ruleset);
 	free(pl.bind.v);
 	free(pl.connect.v);
 	if (c->notify_fd >= 0) {

@@ -50,6 +50,7 @@ enum k_op {
 	K_WATCH,
 	K_UNDO_RUN,
 	K_FINISH,
+	K_TMPFD,
 	K_REPLY,
 	K_WARN,
 	K_DONE,
@@ -79,6 +80,8 @@ struct sbx_keeper {
 /* In the keeper process: everything to undo. */
 struct k_tmp {
 	int parent;
+	int fd; /* the directory made, O_PATH */
+	struct stat st; /* its fstat when made */
 	char *name;
 	char *path;
 };
@@ -240,8 +243,9 @@ static void
 do_mkdtemp(struct k_state *st, const struct k_msg *m)
 {
 	struct sbx_err err = { 0 };
-	char *path;
-	int parent;
+	char *path, *name;
+	struct stat sb;
+	int parent, fd;
 
 	if (m->h.nstr < 2) {
 		sbx_err_set(&err, EINVAL, "keeper: malformed request");
@@ -249,7 +253,18 @@ do_mkdtemp(struct k_state *st, const struct k_msg *m)
 		return;
 	}
 	parent = open(m->str[0], O_PATH | O_DIRECTORY | O_CLOEXEC);
-	path = sbx_xasprintf("%s/%s.XXXXXX", m->str[0], m->str[1]);
+	/* Made in the directory just opened (through its descriptor's
+	 * /proc/self/fd link), then opened following nothing and checked
+	 * to be ours: whoever owns that directory may rename entries in it,
+	 * but cannot make the name lead elsewhere for what follows, which
+	 * uses only the descriptor (a root caller's lend, the Landlock rule,
+	 * the removal). */
+	path = sbx_xasprintf("/proc/self/fd/%d/%s.XXXXXX", parent, m->str[1]);
+	if (parent >= 0 && access("/proc/self/fd", F_OK) < 0) {
+		/* No /proc: by name; the check below still holds. */
+		free(path);
+		path = sbx_xasprintf("%s/%s.XXXXXX", m->str[0], m->str[1]);
+	}
 	if (parent < 0 || mkdtemp(path) == NULL) {
 		sbx_err_sys(&err, "%s", m->str[0]);
 		if (parent >= 0)
@@ -258,8 +273,23 @@ do_mkdtemp(struct k_state *st, const struct k_msg *m)
 		k_reply(st, &err, NULL, -1);
 		return;
 	}
+	name = sbx_xstrdup(strrchr(path, '/') + 1);
+	free(path);
+	path = sbx_xasprintf("%s/%s", m->str[0], name);
+	fd = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_uid != geteuid() ||
+	    (sb.st_mode & 07777) != 0700) {
+		sbx_err_set(&err, EPERM, "%s was replaced right after it was made", path);
+		if (fd >= 0)
+			close(fd);
+		close(parent);
+		free(name);
+		free(path);
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
 	st->tmp = sbx_xreallocarray(st->tmp, st->ntmp + 1, sizeof(*st->tmp));
-	st->tmp[st->ntmp++] = (struct k_tmp){ parent, sbx_xstrdup(strrchr(path, '/') + 1), path };
+	st->tmp[st->ntmp++] = (struct k_tmp){ parent, fd, sb, name, path };
 	k_reply(st, NULL, path, -1);
 }
 
@@ -270,11 +300,34 @@ do_forget(struct k_state *st, const struct k_msg *m)
 		if (strcmp(st->tmp[i].path, m->str[0]) != 0)
 			continue;
 		close(st->tmp[i].parent);
+		close(st->tmp[i].fd);
 		free(st->tmp[i].name);
 		free(st->tmp[i].path);
 		st->tmp[i] = st->tmp[--st->ntmp];
 		return;
 	}
+}
+
+/* The record of a directory made by MKDTEMP, by its path, or NULL. */
+static const struct k_tmp *
+tmp_of(const struct k_state *st, const char *path)
+{
+	for (size_t i = 0; i < st->ntmp; i++)
+		if (strcmp(st->tmp[i].path, path) == 0)
+			return &st->tmp[i];
+	return NULL;
+}
+
+static void
+do_tmpfd(struct k_state *st, const struct k_msg *m)
+{
+	struct sbx_err err = { 0 };
+	const struct k_tmp *t = m->h.nstr >= 1 ? tmp_of(st, m->str[0]) : NULL;
+
+	if (t == NULL)
+		sbx_err_set(&err, ENOENT, "keeper: %s was not made by it",
+		    m->h.nstr >= 1 ? m->str[0] : "(none)");
+	k_reply(st, &err, NULL, t ? t->fd : -1);
 }
 
 static void
@@ -305,15 +358,23 @@ do_lend(struct k_state *st, const struct k_msg *m)
 	struct sbx_strv skip = { 0 };
 	uid_t to = (uid_t)m->h.c;
 	gid_t to_gid = (gid_t)m->h.d;
+	const struct k_tmp *t = NULL;
 
-	if (m->h.nstr < 2 || st->leased) {
+	if (m->h.nstr < 2 || st->leased || m->fd < 0) {
 		sbx_err_set(&err, EINVAL, "keeper: malformed request");
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	/* Only a TMPDIR this keeper made, by its descriptor: the name may
+	 * lead elsewhere by now. */
+	if (m->str[1][0] && (t = tmp_of(st, m->str[1])) == NULL) {
+		sbx_err_set(&err, EINVAL, "keeper: %s was not made by it", m->str[1]);
 		k_reply(st, &err, NULL, -1);
 		return;
 	}
 	/* EINVAL: the id is not mapped, as for root in a user namespace
 	 * that maps only itself. */
-	if (m->str[1][0] && chown(m->str[1], to, to_gid) < 0) {
+	if (t && fchownat(t->fd, "", to, to_gid, AT_EMPTY_PATH) < 0) {
 		sbx_err_sys(&err, "landlock: cannot give %s to uid %u%s", m->str[1], (unsigned)to,
 		    errno == EINVAL ? " (that id does not exist in this user namespace)" : "");
 		k_reply(st, &err, NULL, -1);
@@ -321,8 +382,9 @@ do_lend(struct k_state *st, const struct k_msg *m)
 	}
 	for (uint32_t i = 2; i < m->h.nstr; i++)
 		sbx_strv_push(&skip, m->str[i]);
-	if (sbx_owner_lend(
-		&st->lease, m->str[0], (uid_t)m->h.a, (gid_t)m->h.b, to, to_gid, &skip, &err) == 0)
+	/* From the workdir's pinned descriptor, never its name. */
+	if (sbx_owner_lend(&st->lease, m->fd, m->str[0], (uid_t)m->h.a, (gid_t)m->h.b, to, to_gid,
+		&skip, &err) == 0)
 		st->leased = true;
 	sbx_strv_free(&skip);
 #else
@@ -505,9 +567,19 @@ undo_files(struct k_state *st)
 	st->have_script = false;
 	for (size_t i = 0; i < st->ntmp; i++) {
 		struct sbx_err err = { 0 };
+		struct stat now;
 
-		if (sbx_rm_rf_at(st->tmp[i].parent, st->tmp[i].name, st->tmp[i].path, &err) < 0)
+		/* The name may have been given to another directory meanwhile
+		 * by whoever owns the parent: only the one made is removed. */
+		if (fstatat(st->tmp[i].parent, st->tmp[i].name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !sbx_same_file(&now, &st->tmp[i].st))
+			k_warn(st,
+			    sbx_xasprintf("%s is no longer the directory sbxrun made; left alone",
+				st->tmp[i].path));
+		else if (sbx_rm_rf_at(st->tmp[i].parent, st->tmp[i].name, st->tmp[i].path, &err) <
+		    0)
 			k_warn(st, sbx_xstrdup(err.msg));
+		close(st->tmp[i].fd);
 		close(st->tmp[i].parent);
 		free(st->tmp[i].name);
 		free(st->tmp[i].path);
@@ -555,6 +627,7 @@ serve_one(struct k_state *st, int flags)
 	case K_SCRIPT: do_script(st, &m); break;
 	case K_LEND: do_lend(st, &m); break;
 	case K_LINK: do_link(st, &m); break;
+	case K_TMPFD: do_tmpfd(st, &m); break;
 	case K_WATCH: do_watch(st, &m); break;
 	case K_UNDO_RUN:
 		undo_run(st);
@@ -781,7 +854,23 @@ sbx_keeper_script(struct sbx_keeper *k, const char *workdir, const char *name, u
 }
 
 int
-sbx_keeper_lend(struct sbx_keeper *k, const char *root, const char *tmpdir, uid_t owner,
+sbx_keeper_tmp_fd(struct sbx_keeper *k, const char *path, int *fd, struct sbx_err *err)
+{
+	struct k_hdr h = { .op = K_TMPFD };
+	struct sbx_strv s = { 0 };
+	int r;
+
+	*fd = -1;
+	sbx_strv_push(&s, path);
+	r = request(k, &h, &s, -1, NULL, fd, err);
+	sbx_strv_free(&s);
+	if (r == 0 && *fd < 0)
+		return sbx_err_set(err, EIO, "keeper: no descriptor for %s", path);
+	return r;
+}
+
+int
+sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpdir, uid_t owner,
     gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err)
 {
 	struct k_hdr h = { .op = K_LEND, .a = owner, .b = owner_gid, .c = to, .d = to_gid };
@@ -792,7 +881,7 @@ sbx_keeper_lend(struct sbx_keeper *k, const char *root, const char *tmpdir, uid_
 	sbx_strv_push(&s, tmpdir ? tmpdir : "");
 	for (size_t i = 0; skip && i < skip->n; i++)
 		sbx_strv_push(&s, skip->v[i]);
-	r = request(k, &h, &s, -1, NULL, NULL, err);
+	r = request(k, &h, &s, wd, NULL, NULL, err);
 	sbx_strv_free(&s);
 	return r;
 }

@@ -40,10 +40,17 @@ void sbx_keeper_forget(struct sbx_keeper *k, const char *path);
 int sbx_keeper_script(struct sbx_keeper *k, const char *workdir, const char *name, uid_t owner,
     int *fd, struct sbx_err *err);
 
-/* Gives tmpdir (when not NULL) and the tree at root to uid to as
- * sbx_owner_lend() does (linux-owner.h); the lease is handed back by
- * sbx_keeper_undo_run(), or by the keeper alone if sbxrun dies. */
-int sbx_keeper_lend(struct sbx_keeper *k, const char *root, const char *tmpdir, uid_t owner,
+/* An O_PATH descriptor (in *fd, the caller's to close) of the directory
+ * sbx_keeper_mkdtemp() made at path, as it was made: the name may have
+ * been given to another object since. */
+int sbx_keeper_tmp_fd(struct sbx_keeper *k, const char *path, int *fd, struct sbx_err *err);
+
+/* Gives tmpdir (when not NULL: a directory this keeper made, reached by
+ * its descriptor) and the tree of the directory wd (root is its path, for
+ * the skips and messages) to uid to as sbx_owner_lend() does
+ * (linux-owner.h); nothing is looked up by name. The lease is handed back
+ * by sbx_keeper_undo_run(), or by the keeper alone if sbxrun dies. */
+int sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpdir, uid_t owner,
     gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
 
 /* Makes rel (below the directory wd, with its missing parents) a

@@ -120,6 +120,7 @@ payload_main(const struct sbx_init_args *a)
 	const struct sbx_exec *x = a->exec;
 	struct sbx_err err = { 0 };
 	const char *path;
+	int kept = -1;
 
 	sbx_signals_reset();
 	if (x->stdin_fd >= 0 && dup2(x->stdin_fd, 0) < 0) {
@@ -129,6 +130,15 @@ payload_main(const struct sbx_init_args *a)
 	if (chdir(x->cwd) < 0) {
 		sbx_err_sys(&err, "cannot enter the workdir %s", x->cwd);
 		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+	}
+	if (a->hooks && a->hooks->prepare) {
+		if (a->hooks->prepare(a->hooks->ctx, &kept, &err) < 0)
+			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+		/* Above the numbers the pipes move to below. */
+		if (kept >= 0 && (kept = fcntl(kept, F_DUPFD_CLOEXEC, 10)) < 0) {
+			sbx_err_sys(&err, "cannot keep a descriptor for the setup");
+			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+		}
 	}
 	/* Only 0-2 and the error pipe survive; the pipe closes on exec. */
 	if (a->err_fd != 3) {
@@ -141,7 +151,15 @@ payload_main(const struct sbx_init_args *a)
 		sbx_err_sys(&err, "cannot move the acknowledgement pipe");
 		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
 	}
-	closefrom(a->ack_fd >= 0 ? 5 : 4);
+	if (kept >= 0 && dup3(kept, SBX_PAYLOAD_KEPT_FD, O_CLOEXEC) < 0) {
+		sbx_err_sys(&err, "cannot keep a descriptor for the setup");
+		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+	}
+	{
+		int keep[] = { 3, a->ack_fd >= 0 ? 4 : 3, kept >= 0 ? SBX_PAYLOAD_KEPT_FD : 3 };
+
+		sbx_close_fds_except(keep, SBX_ARRAY_LEN(keep));
+	}
 	if (a->hooks && a->hooks->setup && a->hooks->setup(a->hooks->ctx, &err) < 0)
 		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
 	if (a->hooks && a->hooks->listener) {

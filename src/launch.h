@@ -29,7 +29,16 @@ struct sbx_child_msg {
 /* Payload-side setup run just before exec (Landlock, seccomp, dropping
  * capabilities); returns -1 with err on failure. It runs with the error
  * pipe on fd 3 and every other descriptor above 2 closed. */
+/* Where the descriptor a prepare hook keeps is found when setup runs. */
+#define SBX_PAYLOAD_KEPT_FD 5
+
 struct sbx_payload_hooks {
+	/* Run by the payload after it entered the workdir by name and
+	 * before it closes sbxrun's descriptors, so the pinned ones
+	 * (resolve.h) are still open: may enter the pinned workdir with
+	 * fchdir(), and may set *keep to one descriptor that setup then
+	 * finds at SBX_PAYLOAD_KEPT_FD (close-on-exec); may be NULL. */
+	int (*prepare)(void *ctx, int *keep, struct sbx_err *err);
 	int (*setup)(void *ctx, struct sbx_err *err);
 	/* Run by the payload after setup: may return a descriptor in *fd
 	 * (a seccomp listener) for sbxrun to take with pidfd_getfd(); the

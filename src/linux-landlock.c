@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "linux-landlock.h"
+#include "resolve.h"
 #include "util.h"
 
 #ifndef __NR_landlock_create_ruleset
@@ -113,16 +114,63 @@ fs_rights(unsigned access, int abi)
 	return r & fs_handled(abi);
 }
 
+/* The deepest anchor at or above path, or NULL. */
+static const struct sbx_landlock_anchor *
+anchor_of(const char *path, const struct sbx_landlock_anchor *a, size_t n)
+{
+	const struct sbx_landlock_anchor *best = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (a[i].fd >= 0 && sbx_path_is_under(path, a[i].path) &&
+		    (best == NULL || strlen(a[i].path) > strlen(best->path)))
+			best = &a[i];
+	return best;
+}
+
+/* An O_PATH descriptor of a rule's path. Without anchors (a jail's own new
+ * root, where the namespaces backend applies its rules) it is opened by
+ * name. With anchors (host paths, the landlock backend) it is never looked
+ * up again by name: a path at or below an anchor (the workdir, a mount
+ * source, a read path, the private TMPDIR, each pinned once by resolve or
+ * the keeper) is the anchor's descriptor or is opened beneath it with
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+ * any other path (/usr, /etc, /dev/null, /proc: root's, in directories
+ * only root can change) is opened from / following no symlink. */
 static int
-add_path_rule(int ruleset, const struct sbx_ll_rule *rule, int abi, struct sbx_err *err)
+rule_fd(const char *path, const struct sbx_landlock_anchor *a, size_t n)
+{
+	const struct sbx_landlock_anchor *at;
+	const char *rel;
+	struct stat st;
+
+	if (a == NULL)
+		return open(path, O_PATH | O_CLOEXEC);
+	at = anchor_of(path, a, n);
+	if (at == NULL)
+		return sbx_open_nofollow(AT_FDCWD, path, &st);
+	rel = path + strlen(at->path);
+	while (*rel == '/')
+		rel++;
+	if (*rel == '\0')
+		return fcntl(at->fd, F_DUPFD_CLOEXEC, 3);
+	return sbx_open_nofollow(at->fd, rel, &st);
+}
+
+static int
+add_path_rule(int ruleset, const struct sbx_ll_rule *rule, int abi,
+    const struct sbx_landlock_anchor *anchors, size_t nanchors, struct sbx_err *err)
 {
 	struct sbx_path_beneath_attr attr = { 0 };
 	struct stat st;
-	int fd = open(rule->path, O_PATH | O_CLOEXEC);
+	int fd = rule_fd(rule->path, anchors, nanchors);
 
 	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-			return 0; /* nothing there to grant */
+		/* Nothing there to grant. ELOOP and EXDEV (anchored paths
+		 * only): a symlink stands where the plan saw none, or the path
+		 * left its anchor; the rule is dropped, which grants less. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
+		    (anchors != NULL && (errno == ELOOP || errno == EXDEV)))
+			return 0;
 		return sbx_err_sys(err, "landlock: %s", rule->path);
 	}
 	attr.parent_fd = fd;
@@ -155,14 +203,15 @@ add_port_rules(int ruleset, const struct sbx_ports *ports, uint64_t access, stru
 }
 
 /* A ruleset with the plan's rules, the port rules and the scopes; its
- * descriptor, or -1. */
+ * descriptor, or -1 with err. */
 static int
 make_ruleset(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
-    unsigned scopes, struct sbx_err *err)
+    unsigned scopes, const struct sbx_landlock_anchor *anchors, size_t nanchors,
+    struct sbx_err *err)
 {
 	struct sbx_ruleset_attr attr = { 0 };
 	size_t size = sizeof(attr);
-	int ruleset, r = -1;
+	int ruleset;
 
 	if (plan)
 		attr.handled_access_fs = fs_handled(abi);
@@ -179,41 +228,66 @@ make_ruleset(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net
 	if (ruleset < 0)
 		return sbx_err_sys(err, "landlock: cannot create a ruleset");
 	for (size_t i = 0; plan && i < plan->nrules; i++)
-		if (add_path_rule(ruleset, &plan->rules[i], abi, err) < 0)
-			goto out;
+		if (add_path_rule(ruleset, &plan->rules[i], abi, anchors, nanchors, err) < 0)
+			goto fail;
 	if (attr.handled_access_net) {
 		if (add_port_rules(ruleset, net->bind, LANDLOCK_ACCESS_NET_BIND_TCP, err) < 0 ||
 		    (!net->connect_any &&
 			add_port_rules(
 			    ruleset, net->connect, LANDLOCK_ACCESS_NET_CONNECT_TCP, err) < 0))
-			goto out;
+			goto fail;
 	}
 	return ruleset;
-out:
+fail:
 	close(ruleset);
-	return r;
+	return -1;
+}
+
+int
+sbx_landlock_enforce(int ruleset, struct sbx_err *err)
+{
+	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
+		return sbx_err_sys(err, "landlock: cannot restrict the sandbox");
+	return 0;
 }
 
 static int
 restrict_self(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
     unsigned scopes, struct sbx_err *err)
 {
-	int ruleset = make_ruleset(plan, abi, net, scopes, err), r = 0;
+	int ruleset = make_ruleset(plan, abi, net, scopes, NULL, 0, err);
+	int r;
 
 	if (ruleset < 0)
 		return -1;
-	if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
-		r = sbx_err_sys(err, "landlock: cannot restrict the sandbox");
+	r = sbx_landlock_enforce(ruleset, err);
 	close(ruleset);
 	return r;
 }
 
 int
-sbx_landlock_fs_ruleset(const struct sbx_plan *plan, int abi, struct sbx_err *err)
+sbx_landlock_fs_ruleset(const struct sbx_plan *plan, int abi,
+    const struct sbx_landlock_anchor *anchors, size_t nanchors, struct sbx_err *err)
 {
+	static const struct sbx_landlock_anchor none;
+
 	if (abi < 1)
 		return sbx_err_set(err, ENOSYS, "landlock is not available in this kernel");
-	return make_ruleset(plan, abi, NULL, 0, err);
+	return make_ruleset(
+	    plan, abi, NULL, 0, anchors ? anchors : &none, anchors ? nanchors : 0, err);
+}
+
+int
+sbx_landlock_ruleset(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
+    unsigned scopes, const struct sbx_landlock_anchor *anchors, size_t nanchors,
+    struct sbx_err *err)
+{
+	static const struct sbx_landlock_anchor none;
+
+	if (abi < 1)
+		return sbx_err_set(err, ENOSYS, "landlock is not available in this kernel");
+	return make_ruleset(
+	    plan, abi, net, scopes, anchors ? anchors : &none, anchors ? nanchors : 0, err);
 }
 
 int

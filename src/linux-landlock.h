@@ -36,10 +36,33 @@ struct sbx_landlock_net {
 int sbx_landlock_apply(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
     unsigned scopes, struct sbx_err *err);
 
+/* A host path already opened (O_PATH) by the caller: rules at or below
+ * path are reached from fd, never by name. */
+struct sbx_landlock_anchor {
+	const char *path; /* canonical */
+	int fd;
+};
+
+/* Builds, without restricting anyone, the ruleset sbx_landlock_apply()
+ * would apply, for host paths: every rule's path is opened through the
+ * deepest anchor above it (beneath it, following no symlink), or from /
+ * following no symlink when no anchor lies above (system paths); a path
+ * that now passes through a symlink gets no rule. Returns the ruleset's
+ * descriptor (close-on-exec), or -1 with err. */
+int sbx_landlock_ruleset(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net *net,
+    unsigned scopes, const struct sbx_landlock_anchor *anchors, size_t nanchors,
+    struct sbx_err *err);
+
 /* A ruleset holding the plan's filesystem rules alone (no port rules, no
- * scopes), not applied: its descriptor, for threads of sbxrun that act
- * for the sandbox inside its filesystem domain (namesup.h), or -1. */
-int sbx_landlock_fs_ruleset(const struct sbx_plan *plan, int abi, struct sbx_err *err);
+ * scopes), built like sbx_landlock_ruleset() from the anchors, not
+ * applied: its descriptor, for threads of sbxrun that act for the sandbox
+ * inside its filesystem domain (namesup.h), or -1. */
+int sbx_landlock_fs_ruleset(const struct sbx_plan *plan, int abi,
+    const struct sbx_landlock_anchor *anchors, size_t nanchors, struct sbx_err *err);
+
+/* Restricts the calling thread to a ruleset made by sbx_landlock_ruleset().
+ * Requires no_new_privs. */
+int sbx_landlock_enforce(int ruleset, struct sbx_err *err);
 
 /* Restricts only the TCP port rules and the scopes (no filesystem). */
 int sbx_landlock_apply_net(

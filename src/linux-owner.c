@@ -273,7 +273,12 @@ walk(struct sbx_lease *l, visit_fn visit, struct sbx_err *err)
 	struct stat st;
 	int fd, rc = 0;
 
-	fd = open(l->root, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	/* A lease starts from the descriptor it was given; only a read-only
+	 * scan (sbx_tree_walk) opens its root by name. */
+	if (l->root_fd >= 0)
+		fd = fcntl(l->root_fd, F_DUPFD_CLOEXEC, 3);
+	else
+		fd = open(l->root, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return sbx_err_sys(err, "cannot open %s", l->root);
 	if (fstat(fd, &st) < 0) {
@@ -424,14 +429,20 @@ visit_return(
 }
 
 int
-sbx_owner_lend(struct sbx_lease *l, const char *root, uid_t owner, gid_t owner_gid, uid_t to,
-    gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err)
+sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t owner, gid_t owner_gid,
+    uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err)
 {
 	struct stat st;
 
 	memset(l, 0, sizeof(*l));
-	if (stat(root, &st) < 0)
+	l->root_fd = -1;
+	if (fstat(root_fd, &st) < 0)
 		return sbx_err_sys(err, "cannot stat %s", root);
+	if (!S_ISDIR(st.st_mode))
+		return sbx_err_set(err, ENOTDIR, "%s is not a directory", root);
+	l->root_fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+	if (l->root_fd < 0)
+		return sbx_err_sys(err, "cannot keep %s", root);
 	l->root = sbx_xstrdup(root);
 	l->dev = st.st_dev;
 	l->owner = owner;
@@ -475,12 +486,15 @@ sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings)
 			sbx_buf_printf(&b, " and %zu more", l->nfailed - l->failed.n);
 		sbx_strv_push_take(warnings, sbx_buf_steal(&b));
 	}
+	if (l->root_fd >= 0)
+		close(l->root_fd);
 	free(l->root);
 	free(l->lent);
 	free(l->native);
 	sbx_strv_free(&l->skip);
 	sbx_strv_free(&l->failed);
 	memset(l, 0, sizeof(*l));
+	l->root_fd = -1;
 }
 
 struct tree_walk {
@@ -509,6 +523,7 @@ sbx_tree_walk(const char *root, sbx_tree_visit visit, void *ctx, struct sbx_err 
 	if (stat(root, &st) < 0)
 		return sbx_err_sys(err, "cannot stat %s", root);
 	l.root = (char *)root;
+	l.root_fd = -1;
 	l.dev = st.st_dev;
 	l.ctx = &tw;
 	r = walk(&l, visit_any, err);

@@ -18,7 +18,8 @@ struct sbx_lease_entry {
 
 /* What a lend changed, so that sbx_owner_return() can undo exactly it. */
 struct sbx_lease {
-	char *root;
+	char *root; /* for the skips and messages only */
+	int root_fd; /* O_PATH: where the lend and the hand-back walk from */
 	dev_t dev;
 	uid_t owner, to;
 	gid_t owner_gid, to_gid;
@@ -32,17 +33,19 @@ struct sbx_lease {
 	void *ctx; /* sbx_tree_walk()'s */
 };
 
-/* Gives each entry of the tree at root owned by owner to uid to (the
- * group is kept), at any depth, never following a symlink nor leaving
+/* Gives each entry of the tree of the directory root_fd (its path is
+ * root, used for skip and messages, never opened) owned by owner to uid
+ * to (the group is kept), at any depth, never following a symlink nor leaving
  * root's filesystem or mount, and leaving alone the paths in skip (and below them),
  * regular files with more than one link (the other link may lie
  * outside), set-id files and files with capabilities. On failure the
  * tree is handed back and -1 returned. */
-int sbx_owner_lend(struct sbx_lease *l, const char *root, uid_t owner, gid_t owner_gid, uid_t to,
-    gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
+int sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t owner, gid_t owner_gid,
+    uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
 
 /* After the run, when nothing of the sandbox runs any more: every entry
- * of the tree owned by to, at any depth, goes back to owner: lent ones
+ * of the tree lent (walked again from the descriptor the lend kept, not
+ * from its name) owned by to, at any depth, goes back to owner: lent ones
  * with their own group, new ones with owner_gid where the sandbox's group
  * was given; each loses its set-id bits and its trusted.* and security.*
  * attributes (file capabilities among them). Entries that were to's

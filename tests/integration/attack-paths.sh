@@ -12,7 +12,12 @@
 #   - the sandbox swaps a directory on the way to a mount target for a
 #     symlink, so that cleanup would remove an entry elsewhere;
 #   - a read-only workdir runs;
-#   - SIGKILL of sbxrun at random moments leaves no placeholder.
+#   - SIGKILL of sbxrun at random moments leaves no placeholder;
+#   - landlock: the same workdir flip (the rules, the lend, the sandbox's
+#     current directory), a flip of a directory above the workdir (the lend
+#     must not chown the root-only directory it would lead to), and a
+#     mount source flipped by a second sandbox (the sandbox never reads the
+#     tree the name was swapped to).
 #
 # The races run ATTACK_RUNS times (default 100). Run by hand with
 #
@@ -63,6 +68,9 @@ workdir_race() { # NAME TARGET
 	ln -s "$2" "$_p/proj.lnk"
 	chown -R sbxtest: "$_p"
 	chown -h sbxtest: "$_p/proj.lnk"
+	# The workdir is root's (a root caller's landlock run lends it), its
+	# parent the attacker's.
+	chown root: "$_p/proj"
 	: >"$T/race.out"
 	flip_start sbxtest "$_p/proj" "$_p/proj.lnk" "$_p/stop"
 	_i=0
@@ -82,13 +90,16 @@ workdir_race() { # NAME TARGET
 	diag "$1: $RUNS runs against the flipper: $_ran ran, $_refused refused"
 }
 
-if ns_only "the jail's mounts are made by host root from descriptors" 8 &&
-    root_only "another user must own the workdir's parent" 8; then
+# (Under landlock the resolver pins the workdir too; the rules, a root
+# caller's lend and the sandbox's current directory must all come from
+# that pin, not from the name.)
+if root_only "another user must own the workdir's parent" 9; then
 	secret_dir "$JT/secret"
 	workdir_race secret "$JT/secret"
 	unlike "$(cat "$T/race.out")" "$TAG" "workdir flipped to a root-only directory: the canary is never read"
 	absent "workdir flipped to a root-only directory: nothing is made in it" "$JT/secret/sbx-planted-$TAG"
 	is "$(stat -c %U:%a "$JT/secret/canary")" "root:600" "the canary keeps its owner and mode"
+	is "$(find "$JT/secret" ! -user 0 | wc -l)" 0 "nothing in the root-only directory changed owner"
 	ok "the workdir is a directory again after the race" test -d "$JT/parent-secret/proj"
 
 	sum_before=$(fsum /etc/shadow)
@@ -135,6 +146,97 @@ if ns_only "the jail's mounts are made by host root from descriptors" 3 &&
 	absent "mount source flipped by a second sandbox: nothing is made in the root-only directory" \
 	    "$JT/secret2/sbx-planted-$TAG"
 	ok "the second sandbox did flip (control)" test "$_n" -lt 2000
+fi
+
+# --- 2b. landlock: a directory above the workdir flipped by its owner ------------------
+# Root runs sbxrun on -w P/mid/w; sbxtest owns P and swaps mid for a link to
+# a directory whose w is root-only (0700, a 0600 canary). The resolver sees
+# the real directory (or refuses the link); a root caller's landlock run
+# then lends the workdir to uid 65534 with chown: that walk, the rules and
+# the sandbox's current directory must start from the pinned workdir, or
+# the root-only directory becomes the sandbox's. Ownership is checked from
+# the host after every run (the hand-back could undo it at the next one).
+if [ "$SBX_BACKEND" = landlock ] &&
+    root_only "another user must own a directory above the workdir" 4; then
+	_p=$JT/parent-mid
+	_l=$JT/llsecret
+	mkdir -p "$_p/mid/w" "$_l"
+	chmod 755 "$_l"
+	secret_dir "$_l/w"
+	ln -s "$_l" "$_p/mid.lnk"
+	chown -R sbxtest: "$_p"
+	chown -h sbxtest: "$_p/mid.lnk"
+	chown root: "$_p/mid/w"
+	: >"$T/race-mid.out"
+	flip_start sbxtest "$_p/mid" "$_p/mid.lnk" "$_p/stop"
+	_i=0
+	_ran=0
+	_chowned=0
+	_read=0
+	while [ "$_i" -lt "$RUNS" ]; do
+		_i=$((_i + 1))
+		jail_sh "cat ./canary $_l/w/canary 2>/dev/null; echo x >./sbx-planted-$TAG 2>/dev/null; exit 0" \
+		    -w "$_p/mid/w"
+		[ "$SBX_STATUS" = 0 ] && _ran=$((_ran + 1))
+		cat "$T/out" >>"$T/race-mid.out"
+		[ "$(find "$_l" ! -user 0 | wc -l)" = 0 ] || _chowned=$((_chowned + 1))
+		grep -q "$TAG" "$T/out" && _read=$((_read + 1))
+		chown -R root: "$_l" # so that every run starts clean
+	done
+	flip_stop "$_p/stop"
+	diag "directory above the workdir: $RUNS runs against the flipper: $_ran ran, $_chowned lent the root-only directory, $_read read the canary"
+	is "$_chowned" 0 "flip above the workdir: the root-only directory is never lent to the sandbox"
+	unlike "$(cat "$T/race-mid.out")" "$TAG" "flip above the workdir: the canary is never read"
+	absent "flip above the workdir: nothing is made in the root-only directory" "$_l/w/sbx-planted-$TAG"
+	is "$(find "$_p/mid/w" ! -user 0 | wc -l)" 0 "the real workdir is handed back in full"
+elif [ "$SBX_BACKEND" != landlock ]; then
+	skip "landlock-only: namespaces lends nothing (idmapped mounts)" 4
+fi
+
+# --- 2c. landlock: a mount source flipped by a second sandbox -----------------------------
+# Without a mount namespace -m SRC:c is a link to SRC (--allow-degraded),
+# and SRC gets the mount's rules. A second sandbox on the same workdir
+# swaps SRC (WD/cache) for a link to a directory every user may read but
+# no rule grants: the rules must be on the pinned source, so the sandbox
+# never reads that tree, whatever the name leads to when it looks.
+if [ "$SBX_BACKEND" = landlock ]; then
+	_o=$JT/other
+	mkdir -p "$_o"
+	echo "$TAG" >"$_o/canary"
+	chmod 755 "$_o"
+	chmod 644 "$_o/canary"
+	new_wd
+	mkdir "$WD/cache"
+	ln -s "$_o" "$WD/cache.lnk"
+	cp "$JT/flipper" "$WD/flipper"
+	sbx_bg -w "$WD" --timeout 600s -- ./flipper cache cache.lnk stop
+	_n=0
+	while [ ! -L "$WD/cache" ] && [ "$_n" -lt 2000 ]; do
+		_n=$((_n + 1))
+		sleep 0.01
+	done
+	: >"$T/race-ll.out"
+	_i=0
+	_ran=0
+	while [ "$_i" -lt "$RUNS" ]; do
+		_i=$((_i + 1))
+		"$SBXRUN" --backend landlock --allow-degraded -w "$WD" -m "$WD/cache:c:rw" -- \
+		    sh -c "cat c/canary $_o/canary 2>/dev/null; exit 0" \
+		    >>"$T/race-ll.out" 2>/dev/null </dev/null && _ran=$((_ran + 1))
+	done
+	touch "$WD/stop"
+	sbx_bg_wait 60
+	diag "landlock mount source: $RUNS runs against a flipping sandbox: $_ran ran, $(grep -c "$TAG" "$T/race-ll.out") read the other tree"
+	unlike "$(cat "$T/race-ll.out")" "$TAG" "landlock mount source flipped: the sandbox never reads the other tree"
+	ok "the second sandbox did flip (control)" test "$_n" -lt 2000
+	# Control: the same source, not flipped, is readable and writable.
+	new_wd
+	mkdir "$WD/cache"
+	echo seen >"$WD/cache/f"
+	jail_sh "cat c/f && echo w >c/g" --allow-degraded -w "$WD" -m "$WD/cache:c:rw"
+	is "$(cat "$T/out"):$(cat "$WD/cache/g" 2>/dev/null)" "seen:w" "an unflipped mount source works (control)"
+else
+	skip "landlock-only: namespaces mounts the source from its pin (section 2)" 3
 fi
 
 # --- 3. cleanup through a symlink planted on the way to a mount target ----------------
