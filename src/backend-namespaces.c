@@ -57,6 +57,7 @@
 #include "linux-probe.h"
 #include "linux-seccomp.h"
 #include "netsup.h"
+#include "phase.h"
 #include "network.h"
 #include "plan.h"
 #include "resolve.h"
@@ -381,6 +382,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	a.hooks = &hooks;
 	if (recv_go(sync, fds, plan->ntrees) < 0)
 		_exit(125);
+	sbx_phase("init: go received");
 	inside_ids(x, &uid, &gid);
 	/* Take the sandbox's ids first: for a root caller this leaves host
 	 * root for good (the parent already cloned every host tree it needs,
@@ -397,6 +399,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		goto fail;
 	for (size_t i = 0; i < plan->ntrees; i++)
 		close(fds[i]);
+	sbx_phase("init: new root built");
 	sethostname("sbxrun", 6);
 	if (setsid() < 0) {
 		sbx_err_sys(&e, "setsid");
@@ -419,6 +422,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	    sbx_seccomp_load(pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0, &notify_fd, &e) < 0 ||
 	    sbx_hostfilter_load(SBX_HOSTF_NOSETID, &e) < 0)
 		goto fail;
+	sbx_phase("init: caps dropped, filters loaded");
 	{
 		/* The listener goes to the parent, which takes it with
 		 * pidfd_getfd() (a send over the socket would be trapped by
@@ -524,6 +528,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 
 	if (build_plan(x, &plan, p, err) < 0)
 		return -1;
+	sbx_phase("plan built");
 	payload_net(&pl, x->net);
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;
@@ -554,6 +559,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	}
 	pl.state = st;
 	fflush(NULL);
+	sbx_phase("before clone3");
 	pid = clone_jail(flags, &pidfd);
 	if (pid == 0) {
 		close(sync[0]);
@@ -574,6 +580,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		err->errnum = SBX_EUNAVAIL;
 		return -1;
 	}
+	sbx_phase("clone3 returned");
 	sbx_launch_pipes_parent(&lp, c);
 	close(lp.ack[1]);
 	c->pid = pid;
@@ -586,6 +593,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		goto fail;
 	for (size_t i = 0; i < plan.ntrees; i++)
 		close(fds[i]);
+	sbx_phase("maps written, trees sent");
 	do
 		n = read(sync[0], &m, sizeof(m));
 	while (n < 0 && errno == EINTR);
@@ -598,6 +606,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		sbx_err_set(err, m.errnum, "%s", m.msg);
 		goto fail;
 	}
+	sbx_phase("init ready");
 	if (m.fd >= 0) {
 		c->notify_fd = (int)syscall(SYS_pidfd_getfd, pidfd, m.fd, 0);
 		if (c->notify_fd < 0) {

@@ -24,6 +24,7 @@
 #include "launch.h"
 #include "network.h"
 #include "paths.h"
+#include "phase.h"
 #include "policy.h"
 #include "probe.h"
 #include "profile.h"
@@ -684,6 +685,7 @@ run_main(struct run *run, int argc, char **argv)
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
 	    sbx_policy_check(p, &err) < 0)
 		return fail(run, &err);
+	sbx_phase("options and profiles");
 	for (size_t i = 0; i < p->warnings.n; i++)
 		say(run, "warning: %s", p->warnings.v[i]);
 	if (run->cli.print_policy) {
@@ -709,6 +711,7 @@ run_main(struct run *run, int argc, char **argv)
 	b = choose_backend(run, NULL, &err);
 	if (b == NULL)
 		return fail(run, &err);
+	sbx_phase("backend chosen");
 	/* A cgroup v2 leaf when one can be made, else rlimits, and the
 	 * diagnostics say why (sbxrun.1, LIMITS). */
 	if (b->id != SBX_BACKEND_DOCKER &&
@@ -738,12 +741,15 @@ run_main(struct run *run, int argc, char **argv)
 	run->keeper = sbx_keeper_start(&err);
 	if (run->keeper == NULL)
 		return fail(run, &err);
+	sbx_phase("keeper started");
 #endif
 	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
+	sbx_phase("temp workdir");
 	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)
 		return fail(run, &err);
 	r->workdir = sbx_xstrdup(run->fs.workdir);
+	sbx_phase("paths resolved");
 
 	/* The proxy's socket and the rules exist before the spawn (single-
 	 * threaded still), so the port can be given back to the sandbox. A
@@ -751,6 +757,7 @@ run_main(struct run *run, int argc, char **argv)
 	if (b->id != SBX_BACKEND_DOCKER &&
 	    sbx_network_prepare(&run->net, p, run->caps.landlock_abi, &err) < 0)
 		return fail(run, &err);
+	sbx_phase("network prepared");
 
 	if (run->cli.print_backend) {
 		struct sbx_buf out = { 0 };
@@ -774,6 +781,7 @@ run_main(struct run *run, int argc, char **argv)
 	/* The sandbox gets pipes, not the caller's files (sbxrun(1)). */
 	if (sbx_relay_setup(&run->relay, &err) < 0)
 		return fail(run, &err);
+	sbx_phase("supervise and relay set up");
 
 	for (;;) {
 		if (build_exec(run, b, &err) < 0)
@@ -785,10 +793,12 @@ run_main(struct run *run, int argc, char **argv)
 			say(run,
 			    "warning: backend none: nothing is enforced; the command runs "
 			    "with all of your rights");
+		sbx_phase("exec built");
 		start = sbx_now_ms();
 		run->spawned = true;
 		if (spawn(run, b, &child, &err) == 0)
 			break;
+	sbx_phase("spawn failed");
 		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
 			return fail(run, &err);
 		/* "auto" measured this backend unusable by trying it: next,
@@ -807,6 +817,7 @@ run_main(struct run *run, int argc, char **argv)
 		}
 	}
 
+	sbx_phase("jail spawned");
 	if (sbx_relay_start(&run->relay, &err) < 0) {
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
@@ -819,7 +830,9 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_network_stop(&run->net, r);
 		return fail(run, &err);
 	}
+	sbx_phase("relay and proxy started");
 	rc = sbx_launch_wait_exec(child.err_fd, &r->status, &err);
+	sbx_phase("payload exec reported");
 	if (rc < 0) {
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
@@ -841,7 +854,9 @@ run_main(struct run *run, int argc, char **argv)
 		return fail(run, &err);
 	}
 	run->finished = true;
+	sbx_phase("tree gone");
 	sbx_child_close(&child);
+	sbx_phase("backend cleanup");
 	sbx_network_stop(&run->net, r);
 	/* What the sandbox wrote comes before sbxrun's own lines. */
 	sbx_relay_finish(&run->relay);
@@ -866,6 +881,7 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], SBX_ST_PAYLOAD_ARG) == 0)
 		return sbx_selftest_payload(argc, argv);
 #endif
+	sbx_phase_init();
 	sbx_report_init(&run.report);
 	caller_init(&run);
 	status = run_main(&run, argc, argv);
@@ -883,9 +899,12 @@ main(int argc, char **argv)
 		}
 	} else {
 		run.report.status = status;
+		sbx_phase("run ended");
 		cleanup_files(&run);
+		sbx_phase("files cleaned up");
 		if (!run.no_diag)
 			emit_diag(&run);
+		sbx_phase("diagnostics written");
 	}
 	sbx_exec_free(&run.exec);
 	sbx_network_free(&run.net);
