@@ -23,28 +23,6 @@
 #define AT_EMPTY_PATH 0x1000
 #endif
 
-const char *const sbx_metasup_calls[] = {
-	"chmod",
-	"fchmod",
-	"fchmodat",
-	"fchmodat2",
-	"chown",
-	"lchown",
-	"fchown",
-	"fchownat",
-	"utime",
-	"utimes",
-	"futimesat",
-	"utimensat",
-	"setxattr",
-	"lsetxattr",
-	"fsetxattr",
-	"removexattr",
-	"lremovexattr",
-	"fremovexattr",
-	NULL,
-};
-
 bool
 sbx_metasup_handles(int nr)
 {
