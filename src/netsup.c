@@ -944,7 +944,8 @@ decide_unix_bind(struct sbx_netsup *ns, struct call *c)
 	return (struct sbx_netverdict){ .allow = true };
 }
 
-/* A metadata call: decided here (metasup.c), made by a worker. */
+/* A metadata call: decided here (metasup.c), made by a worker, or here
+ * when this thread holds the sandbox's rights and the call cannot block. */
 static void
 handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
@@ -960,6 +961,18 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	c->sock = c->target = -1;
 	if (sbx_metasup_prepare(&ns->meta, ns->fd, req, &c->meta, &errnum, &reason) < 0) {
 		call_free(c); /* the caller went away */
+		return;
+	}
+	/* Under landlock this thread already holds the sandbox's ids and no
+	 * capability (SBX_NETSUP_READ_DROPPED), as a worker does: a change
+	 * that cannot block is made here, without the hop to a worker and
+	 * back (doc/design/startup.md). */
+	if (c->meta != NULL && (ns->flags & SBX_NETSUP_READ_DROPPED) &&
+	    sbx_metasup_cannot_block(c->meta)) {
+		int64_t r = sbx_metasup_apply(c->meta);
+
+		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+		call_free(c);
 		return;
 	}
 	if (c->meta != NULL) {
