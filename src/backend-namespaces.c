@@ -59,6 +59,7 @@
 #include "linux-probe.h"
 #include "linux-seccomp.h"
 #include "netsup.h"
+#include "phase.h"
 #include "network.h"
 #include "plan.h"
 #include "resolve.h"
@@ -414,6 +415,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	a.hooks = &hooks;
 	if (recv_go(sync, fds, plan->ntrees) < 0)
 		_exit(125);
+	sbx_phase("init: go received");
 	inside_ids(x, &uid, &gid);
 	/* Take the sandbox's ids first: for a root caller this leaves host
 	 * root for good (the parent already cloned every host tree it needs,
@@ -430,6 +432,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		goto fail;
 	for (size_t i = 0; i < plan->ntrees; i++)
 		close(fds[i]);
+	sbx_phase("init: new root built");
 	sethostname("sbxrun", 6);
 	if (setsid() < 0) {
 		sbx_err_sys(&e, "setsid");
@@ -457,6 +460,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		&notify_fd, &e) < 0 ||
 	    sbx_hostfilter_load(SBX_HOSTF_NOSETID, &e) < 0)
 		goto fail;
+	sbx_phase("init: caps dropped, filters loaded");
 	{
 		/* The listener goes to the parent, which takes it with
 		 * pidfd_getfd() (a send over the socket would be trapped by
@@ -594,7 +598,10 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	struct sbx_launch_pipes lp;
 	struct sbx_child_msg m;
 	struct ns_payload pl = { .plan = &plan, .abi = caps->landlock_abi };
-	_cleanup_gitguard_ struct sbx_gitguard *git_guard = sbx_gitguard_new(x->fs->workdir);
+	/* A workdir made inside the jail goes with it: no repository can be
+	 * left there for the caller's git. */
+	_cleanup_gitguard_ struct sbx_gitguard *git_guard =
+	    x->fs && x->fs->workdir_in_jail ? NULL : sbx_gitguard_new(x->fs->workdir);
 	bool guard = needs_unix_guard(p, x);
 	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
 	uint64_t flags = NS_FLAGS | CLONE_NEWNET;
@@ -604,6 +611,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 
 	if (build_plan(x, &plan, p, err) < 0)
 		return -1;
+	sbx_phase("plan built");
 	payload_net(&pl, x->net);
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;
@@ -636,6 +644,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	}
 	pl.state = st;
 	fflush(NULL);
+	sbx_phase("before clone3");
 	pid = clone_jail(flags, &pidfd);
 	if (pid == 0) {
 		close(sync[0]);
@@ -656,6 +665,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		err->errnum = SBX_EUNAVAIL;
 		return -1;
 	}
+	sbx_phase("clone3 returned");
 	sbx_launch_pipes_parent(&lp, c);
 	close(lp.ack[1]);
 	c->pid = pid;
@@ -668,6 +678,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		goto fail;
 	for (size_t i = 0; i < plan.ntrees; i++)
 		close(fds[i]);
+	sbx_phase("maps written, trees sent");
 	do
 		n = read(sync[0], &m, sizeof(m));
 	while (n < 0 && errno == EINTR);
@@ -680,6 +691,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		sbx_err_set(err, m.errnum, "%s", m.msg);
 		goto fail;
 	}
+	sbx_phase("init ready");
 	if (m.fd >= 0) {
 		c->notify_fd = (int)syscall(SYS_pidfd_getfd, pidfd, m.fd, 0);
 		if (c->notify_fd < 0) {

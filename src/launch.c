@@ -18,6 +18,7 @@
 #include "exec.h"
 #include "keeper.h"
 #include "launch.h"
+#include "phase.h"
 #include "proc.h"
 
 static int
@@ -160,8 +161,10 @@ payload_main(const struct sbx_init_args *a)
 
 		sbx_close_fds_except(keep, SBX_ARRAY_LEN(keep));
 	}
+	sbx_phase("payload: forked");
 	if (a->hooks && a->hooks->setup && a->hooks->setup(a->hooks->ctx, &err) < 0)
 		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+	sbx_phase("payload: setup hook (landlock)");
 	if (a->hooks && a->hooks->listener) {
 		struct sbx_child_msg ready = { .kind = SBX_MSG_READY, .fd = -1, .fd2 = -1 };
 		char ack;
@@ -195,6 +198,7 @@ payload_main(const struct sbx_init_args *a)
 	path = sbx_env_get(x->envp, "PATH");
 	if (path)
 		setenv("PATH", path, 1);
+	sbx_phase("payload: before exec");
 	execvpe(x->argv[0], x->argv, x->envp);
 	sbx_err_sys(&err, "%s", x->argv[0]);
 	sbx_child_fail(3, SBX_FAIL_EXEC, &err);

@@ -120,17 +120,17 @@ build(scmp_filter_ctx ctx, unsigned what, struct sbx_err *err)
 	return 0;
 }
 
-int
-sbx_hostfilter_load(unsigned what, struct sbx_err *err)
+void *
+sbx_hostfilter_filter(unsigned what, struct sbx_err *err)
 {
 	scmp_filter_ctx ctx;
 	int r;
 
-	if (what == 0)
-		return 0;
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (ctx == NULL)
-		return sbx_err_set(err, ENOMEM, "seccomp: cannot create a filter");
+	if (ctx == NULL) {
+		sbx_err_set(err, ENOMEM, "seccomp: cannot create a filter");
+		return NULL;
+	}
 	/* As in the common filter: a foreign syscall ABI would skip every
 	 * rule, so it kills instead. */
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
@@ -138,14 +138,12 @@ sbx_hostfilter_load(unsigned what, struct sbx_err *err)
 		sbx_err_set(err, -r, "seccomp: cannot set the architecture action");
 	} else if (build(ctx, what, err) < 0) {
 		r = -1;
-	} else {
-		r = seccomp_load(ctx);
-		if (r < 0)
-			sbx_err_set(
-			    err, -r, "seccomp: cannot load the host filter: %s", strerror(-r));
 	}
-	seccomp_release(ctx);
-	return r < 0 ? -1 : 0;
+	if (r < 0) {
+		seccomp_release(ctx);
+		return NULL;
+	}
+	return ctx;
 }
 
 void

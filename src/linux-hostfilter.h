@@ -26,6 +26,10 @@
  * no_new_privs. */
 int sbx_hostfilter_load(unsigned what, struct sbx_err *err);
 
+/* The host filter for what, built and not loaded (a scmp_filter_ctx the
+ * caller releases), or NULL with err. */
+void *sbx_hostfilter_filter(unsigned what, struct sbx_err *err);
+
 /* The filter in words, one rule per line, for --print-backend. */
 void sbx_hostfilter_describe(unsigned what, struct sbx_buf *out);
 

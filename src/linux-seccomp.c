@@ -267,14 +267,16 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 	return 0;
 }
 
-int
-sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
+void *
+sbx_seccomp_filter(unsigned flags, struct sbx_err *err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r;
 
-	if (ctx == NULL)
-		return sbx_err_set(err, ENOMEM, "seccomp: cannot create a filter");
+	if (ctx == NULL) {
+		sbx_err_set(err, ENOMEM, "seccomp: cannot create a filter");
+		return NULL;
+	}
 	/* Only the native architecture: a 32-bit syscall (int 0x80) or an
 	 * x32 one would skip every rule below, so they fail instead. */
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
@@ -293,27 +295,13 @@ sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 			r = -EINVAL;
 		}
 	}
-	if (r == 0 && (flags & SBX_SECCOMP_NAME_NOTIFY) && (r = sbx_namesup_filter(ctx)) < 0)
-		sbx_err_set(err, -r, "seccomp: cannot trap the name-changing calls");
-	if (r == 0) {
-		r = seccomp_load(ctx);
-		if (r < 0)
-			sbx_err_set(err, -r, "seccomp: cannot load the filter: %s", strerror(-r));
-	} else if (err && err->msg[0] == '\0') {
-		sbx_err_set(err, -r, "seccomp: cannot build the filter");
+	if (r < 0) {
+		if (err && err->msg[0] == '\0')
+			sbx_err_set(err, -r, "seccomp: cannot build the filter");
+		seccomp_release(ctx);
+		return NULL;
 	}
-	if (r == 0 &&
-	    (flags &
-		(SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_TRACE_NOTIFY |
-		    SBX_SECCOMP_NAME_NOTIFY))) {
-		*notify_fd = seccomp_notify_fd(ctx);
-		if (*notify_fd < 0) {
-			sbx_err_set(err, -*notify_fd, "seccomp: no notification listener");
-			r = -1;
-		}
-	}
-	seccomp_release(ctx);
-	return r < 0 ? -1 : 0;
+	return ctx;
 }
 
 /* The throwaway child's exit code: 0 filter and listener, 3 filter only. */
@@ -325,8 +313,12 @@ probe_child(void)
 	int fd;
 
 	alarm(2);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sbx_seccomp_load(0, NULL, &e) < 0)
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return 1;
+	ctx = sbx_seccomp_filter(0, &e);
+	if (ctx == NULL || seccomp_load(ctx) < 0)
+		return 1;
+	seccomp_release(ctx);
 	/* The filter must answer, not kill: unshare is refused. */
 	if (!(unshare(CLONE_NEWUSER) < 0 && errno == EPERM))
 		return 2;

@@ -35,6 +35,24 @@
  * SBX_SECCOMP_NET_NOTIFY, *notify_fd receives the listener. */
 int sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err);
 
+/* The common filter for flags, built with libseccomp and not loaded (a
+ * scmp_filter_ctx the caller releases), or NULL with err. sbx_seccomp_load
+ * loads the same program, precomputed at build time when it can
+ * (src/bpfgen.c, doc/design/startup.md). */
+void *sbx_seccomp_filter(unsigned flags, struct sbx_err *err);
+
+/* A precomputed BPF program (struct sock_filter insns[len]); len 0 when
+ * none was made for that shape. */
+struct sbx_bpf {
+	const void *insns;
+	unsigned short len;
+};
+
+/* Made by sbx-bpfgen at build time: the common filter by SBX_SECCOMP_*
+ * flags, the host filter by SBX_HOSTF_* bits. */
+extern const struct sbx_bpf sbx_bpf_common[4];
+extern const struct sbx_bpf sbx_bpf_host[8];
+
 /* Whether the kernel accepts a filter at all, and whether it hands out a
  * user-notification listener (*notify), measured in a throwaway child. */
 int sbx_seccomp_probe(bool *notify, struct sbx_err *err);

@@ -39,36 +39,6 @@
  * comes first, so this is enough of any message to find it. */
 #define DNS_PEEK 512
 
-const char *const sbx_trace_calls[] = {
-	"open",
-	"openat",
-	"openat2",
-	"creat",
-	"truncate",
-	"unlink",
-	"unlinkat",
-	"rmdir",
-	"rename",
-	"renameat",
-	"renameat2",
-	"mkdir",
-	"mkdirat",
-	"mknod",
-	"mknodat",
-	"link",
-	"linkat",
-	"symlink",
-	"symlinkat",
-	"chmod",
-	"fchmodat",
-	"fchmodat2",
-	"chown",
-	"lchown",
-	"fchownat",
-	"execve",
-	"execveat",
-	NULL,
-};
 
 /* Syscall numbers, resolved once. */
 static struct {

@@ -9,6 +9,7 @@
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "launch.h"
 #include "network.h"
 #include "paths.h"
+#include "phase.h"
 #include "policy.h"
 #include "probe.h"
 #include "profile.h"
@@ -50,6 +52,7 @@ struct run {
 	struct sbx_network net;
 	struct sbx_keeper *keeper; /* makes, records and undoes the run's files */
 	char *temp_workdir;
+	char *jail_workdir; /* the workdir made inside the jail, or NULL */
 	char *private_tmp; /* the TMPDIR of a needs_tmpdir backend */
 	char *script_path;
 	struct sbx_script script; /* --interp, without a keeper: what was made */
@@ -294,9 +297,58 @@ make_temp_dir(struct run *run, const char *prefix, const char *what, struct sbx_
 	return path;
 }
 
+/* Starts the keeper once, before the first change to the caller's disk
+ * and while sbxrun is single-threaded (keeper.h). A run that changes
+ * nothing there (a workdir inside the jail) never starts one. */
+static int
+need_keeper(struct run *run, struct sbx_err *err)
+{
+#ifdef __linux__
+	if (run->keeper == NULL)
+		run->keeper = sbx_keeper_start(err);
+	if (run->keeper == NULL)
+		return -1;
+#else
+	(void)run;
+	(void)err;
+#endif
+	return 0;
+}
+
+/* Whether the workdir can be a directory the jail makes in its own
+ * private /tmp instead of one on the caller's disk (doc/design/startup.md):
+ * no -w, nothing to keep, no script to store in it, no mount to place in
+ * it, and a backend with a mount namespace of its own. */
+static bool
+workdir_in_jail(const struct run *run, const struct sbx_backend *b)
+{
+	const struct sbx_policy *p = &run->policy;
+
+	return b->id == SBX_BACKEND_NAMESPACES && p->workdir == NULL && !p->keep &&
+	    run->cli.interp == NULL && p->nmounts == 0;
+}
+
+/* /tmp/sbxrun.XXXXXX: the name only tells runs apart in the diagnostics
+ * (each jail has its own /tmp), so no exclusive creation is needed. */
+static char *
+jail_workdir_name(void)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[6];
+	char name[] = "/tmp/sbxrun.XXXXXX";
+	char *x = strchr(name, 'X');
+
+	arc4random_buf(rnd, sizeof(rnd));
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		x[i] = set[rnd[i] % (sizeof(set) - 1)];
+	return sbx_xstrdup(name);
+}
+
 static int
 make_temp_workdir(struct run *run, struct sbx_err *err)
 {
+	if (need_keeper(run, err) < 0)
+		return -1;
 	run->temp_workdir = make_temp_dir(run, "sbxrun", "a workdir", err);
 	return run->temp_workdir ? 0 : -1;
 }
@@ -306,6 +358,8 @@ make_temp_workdir(struct run *run, struct sbx_err *err)
 static int
 make_private_tmp(struct run *run, struct sbx_err *err)
 {
+	if (need_keeper(run, err) < 0)
+		return -1;
 	run->private_tmp = make_temp_dir(run, "sbxrun-tmp", "a private temporary directory", err);
 	return run->private_tmp ? 0 : -1;
 }
@@ -324,7 +378,8 @@ store_script(struct run *run, struct sbx_err *err)
 #ifdef __linux__
 	int fd;
 
-	if (sbx_keeper_script(run->keeper, run->fs.workdir, name, geteuid(), &fd, err) < 0)
+	if (need_keeper(run, err) < 0 ||
+	    sbx_keeper_script(run->keeper, run->fs.workdir, name, geteuid(), &fd, err) < 0)
 		return -1;
 	return sbx_script_fill(fd, run->script_path, STDIN_FILENO, err);
 #else
@@ -512,6 +567,27 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
 	run->exec.keeper = run->keeper;
 	sbx_limits_plan(&run->policy, b, &run->caps, &run->exec, &run->report);
+	return 0;
+}
+
+/* The next backend of "auto" has no mount namespace of its own: the
+ * workdir becomes a temp dir on disk after all, resolved afresh. */
+static int
+rehome_workdir(struct run *run, struct sbx_err *err)
+{
+	size_t nwarn = run->policy.warnings.n;
+
+	if (make_temp_workdir(run, err) < 0)
+		return -1;
+	sbx_fsview_free(&run->fs);
+	free(steal_ptr(&run->jail_workdir));
+	if (sbx_resolve(&run->policy, &run->homes, run->temp_workdir, false, &run->fs, err) < 0)
+		return -1;
+	/* Said once already, by the first resolve. */
+	while (run->policy.warnings.n > nwarn)
+		free(run->policy.warnings.v[--run->policy.warnings.n]);
+	free(run->report.workdir);
+	run->report.workdir = sbx_xstrdup(run->fs.workdir);
 	return 0;
 }
 
@@ -708,6 +784,7 @@ run_main(struct run *run, int argc, char **argv)
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
 	    sbx_policy_check(p, &err) < 0)
 		return fail(run, &err);
+	sbx_phase("options and profiles");
 	for (size_t i = 0; i < p->warnings.n; i++)
 		say(run, "warning: %s", p->warnings.v[i]);
 	if (run->cli.print_policy) {
@@ -731,6 +808,7 @@ run_main(struct run *run, int argc, char **argv)
 	b = choose_backend(run, NULL, &err);
 	if (b == NULL)
 		return fail(run, &err);
+	sbx_phase("backend chosen");
 	/* A cgroup v2 leaf when one can be made, else rlimits, and the
 	 * diagnostics say why (sbxrun.1, LIMITS). */
 	if (b->id != SBX_BACKEND_DOCKER &&
@@ -755,17 +833,23 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_strv_push_take(&r->warnings,
 		    sbx_xasprintf("docker_image %s is not used: the backend is %s", p->docker_image,
 			b->name));
-#ifdef __linux__
-	/* Before anything is made on the caller's disk (keeper.h). */
-	run->keeper = sbx_keeper_start(&err);
-	if (run->keeper == NULL)
-		return fail(run, &err);
-#endif
-	if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
-		return fail(run, &err);
-	if (sbx_resolve(p, &run->homes, run->temp_workdir, &run->fs, &err) < 0)
+	/* The keeper, before anything is made on the caller's disk (keeper.h);
+	 * a run that makes nothing there starts none. */
+	if (workdir_in_jail(run, b)) {
+		run->jail_workdir = jail_workdir_name();
+	} else {
+		if (need_keeper(run, &err) < 0)
+			return fail(run, &err);
+		sbx_phase("keeper started");
+		if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
+			return fail(run, &err);
+		sbx_phase("temp workdir");
+	}
+	if (sbx_resolve(p, &run->homes, run->jail_workdir ? run->jail_workdir : run->temp_workdir,
+		run->jail_workdir != NULL, &run->fs, &err) < 0)
 		return fail(run, &err);
 	r->workdir = sbx_xstrdup(run->fs.workdir);
+	sbx_phase("paths resolved");
 
 	/* The proxy's socket and the rules exist before the spawn (single-
 	 * threaded still), so the port can be given back to the sandbox. A
@@ -775,6 +859,7 @@ run_main(struct run *run, int argc, char **argv)
 		return fail(run, &err);
 	if (run->cli.verbose && !run->cli.quiet)
 		sbx_network_on_refusal(&run->net, say_refusal, run);
+	sbx_phase("network prepared");
 
 	if (run->cli.print_backend) {
 		struct sbx_buf out = { 0 };
@@ -798,6 +883,7 @@ run_main(struct run *run, int argc, char **argv)
 	/* The sandbox gets pipes, not the caller's files (sbxrun(1)). */
 	if (sbx_relay_setup(&run->relay, &err) < 0)
 		return fail(run, &err);
+	sbx_phase("supervise and relay set up");
 
 	/* Made fresh for this run, with no name until it ends (trace.h). */
 	if (p->trace) {
@@ -817,10 +903,12 @@ run_main(struct run *run, int argc, char **argv)
 			say(run,
 			    "warning: backend none: nothing is enforced; the command runs "
 			    "with all of your rights");
+		sbx_phase("exec built");
 		start = sbx_now_ms();
 		run->spawned = true;
 		if (spawn(run, b, &child, &err) == 0)
 			break;
+		sbx_phase("spawn failed");
 		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
 			return fail(run, &err);
 		/* "auto" measured this backend unusable by trying it: next,
@@ -834,11 +922,14 @@ run_main(struct run *run, int argc, char **argv)
 			b = choose_backend(run, b, &err);
 			if (b == NULL)
 				return fail(run, &err);
+			if (run->jail_workdir && rehome_workdir(run, &err) < 0)
+				return fail(run, &err);
 			sbx_strv_push_take(&r->warnings,
 			    sbx_xasprintf("%s; ran under backend %s instead", why, b->name));
 		}
 	}
 
+	sbx_phase("jail spawned");
 	if (sbx_relay_start(&run->relay, &err) < 0) {
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
@@ -851,7 +942,9 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_network_stop(&run->net, r);
 		return fail(run, &err);
 	}
+	sbx_phase("relay and proxy started");
 	rc = sbx_launch_wait_exec(child.err_fd, &r->status, &err);
+	sbx_phase("payload exec reported");
 	if (rc < 0) {
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
@@ -873,7 +966,9 @@ run_main(struct run *run, int argc, char **argv)
 		return fail(run, &err);
 	}
 	run->finished = true;
+	sbx_phase("tree gone");
 	sbx_child_close(&child);
+	sbx_phase("backend cleanup");
 	sbx_network_stop(&run->net, r);
 	/* Nothing more is traced once the supervisor and the proxy stopped. */
 	if (run->trace) {
@@ -908,6 +1003,7 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], SBX_ST_PAYLOAD_ARG) == 0)
 		return sbx_selftest_payload(argc, argv);
 #endif
+	sbx_phase_init();
 	sbx_report_init(&run.report);
 	caller_init(&run);
 	status = run_main(&run, argc, argv);
@@ -925,9 +1021,12 @@ main(int argc, char **argv)
 		}
 	} else {
 		run.report.status = status;
+		sbx_phase("run ended");
 		cleanup_files(&run);
+		sbx_phase("files cleaned up");
 		if (!run.no_diag)
 			emit_diag(&run);
+		sbx_phase("diagnostics written");
 	}
 	sbx_exec_free(&run.exec);
 	sbx_network_free(&run.net);
@@ -941,6 +1040,7 @@ main(int argc, char **argv)
 	free(run.caller.user);
 	free(run.caller.home);
 	free(run.temp_workdir);
+	free(run.jail_workdir);
 	free(run.private_tmp);
 	free(run.script_path);
 	if (run.diag_fd >= 0)

@@ -105,4 +105,11 @@ int64_t sbx_metasup_apply(const struct sbx_meta_op *op);
 
 void sbx_metasup_op_free(struct sbx_meta_op *op);
 
+/* Whether making op cannot block: its file lies on a local disk or memory
+ * filesystem (ext2/3/4, xfs, btrfs, f2fs, tmpfs), where a change of mode,
+ * owner, times or an attribute takes the inode's lock and returns. Any
+ * other filesystem (network, FUSE, overlay over one) may wait on a server
+ * and gets false. */
+bool sbx_metasup_cannot_block(const struct sbx_meta_op *op);
+
 #endif

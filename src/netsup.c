@@ -1542,7 +1542,8 @@ handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	call_free(c);
 }
 
-/* A metadata call: decided here (metasup.c), made by a worker. */
+/* A metadata call: decided here (metasup.c), made by a worker, or here
+ * when this thread holds the sandbox's rights and the call cannot block. */
 static void
 handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
@@ -1561,6 +1562,18 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		sbx_trace_note(ns->trace, req); /* judged below, as without a trace */
 	if (sbx_metasup_prepare(&ns->meta, ns->fd, req, &c->meta, &errnum, &reason) < 0) {
 		call_free(c); /* the caller went away */
+		return;
+	}
+	/* Under landlock this thread already holds the sandbox's ids and no
+	 * capability (SBX_NETSUP_READ_DROPPED), as a worker does: a change
+	 * that cannot block is made here, without the hop to a worker and
+	 * back (doc/design/startup.md). */
+	if (c->meta != NULL && (ns->flags & SBX_NETSUP_READ_DROPPED) &&
+	    sbx_metasup_cannot_block(c->meta)) {
+		int64_t r = sbx_metasup_apply(c->meta);
+
+		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+		call_free(c);
 		return;
 	}
 	if (c->meta != NULL) {

@@ -259,6 +259,14 @@ build_workdir(struct builder *b)
 	const struct sbx_policy *p = b->p;
 	const char *wd = b->fs->workdir;
 
+	if (b->fs->workdir_in_jail) {
+		/* A directory in the jail's own /tmp (after its tmpfs: deeper),
+		 * which the rules on /tmp already make writable; nothing of the
+		 * host is below it and it goes with the jail's mount namespace.
+		 * resolve allows it only without mounts. */
+		add_op(b->plan, SBX_OP_MKDIR, NULL, wd, 0);
+		return;
+	}
 	if (b->opts->mounts)
 		bind_host(b, wd, wd, 0, b->opts->idmap_rw);
 	add_view(b, wd, wd, SBX_KIND_DIR, SBX_LL_RW);
@@ -777,7 +785,10 @@ sbx_plan_build(const struct sbx_policy *p, const struct sbx_fsview *fs,
 	build_system_mounts(&b);
 	build_workdir(&b);
 	build_hides(&b);
-	build_protects(&b);
+	/* A workdir that vanishes with the jail holds nothing for the
+	 * caller's tools to run later. */
+	if (!fs->workdir_in_jail)
+		build_protects(&b);
 	if (opts->mounts) {
 		sort_ops(plan);
 		add_op(plan, SBX_OP_REMOUNT_RO, NULL, "/", 0);

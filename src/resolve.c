@@ -662,9 +662,38 @@ check_target(int wd, const struct sbx_mount *m, const struct stat *sst, struct s
 	return 0;
 }
 
+/* The workdir is a directory the jail makes in its own /tmp: nothing of
+ * the host lies at or below it, so there is nothing to pin, to refuse or
+ * to search for second names of secrets; read paths are pinned as usual. */
+static int
+resolve_in_jail(struct sbx_policy *p, const char *path, struct sbx_fsview *v, struct sbx_err *err)
+{
+	if (p->workdir != NULL || p->nmounts > 0 || path == NULL || path[0] != '/')
+		return sbx_err_set(err, EINVAL, "a workdir inside the jail takes no -w and no -m");
+	v->workdir = sbx_xstrdup(path);
+	v->workdir_temp = true;
+	v->workdir_in_jail = true;
+	for (size_t i = 0; i < p->read.n; i++) {
+		struct sbx_err ignored = { 0 };
+		const struct sbx_pin *rp = pin(v, "read path", p->read.v[i], NULL, &ignored);
+
+		if (rp == NULL) {
+			sbx_strv_push_take(&p->warnings,
+			    ignored.errnum == ENOENT
+				? sbx_xasprintf(
+				      "read path '%s' does not exist; skipped", p->read.v[i])
+				: sbx_xasprintf("%s; skipped", ignored.msg));
+			continue;
+		}
+		if (!sbx_strv_contains(&v->read, rp->path))
+			sbx_strv_push(&v->read, rp->path);
+	}
+	return sbx_secrets_check(&sbx_host_idfs, p, &v->homes, v, err);
+}
+
 int
 sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
-    struct sbx_fsview *v, struct sbx_err *err)
+    bool in_jail, struct sbx_fsview *v, struct sbx_err *err)
 {
 	_cleanup_free_ char *state = NULL;
 	struct forbidden_ids *ids = NULL;
@@ -685,6 +714,8 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 	 * descriptor is judged and used (doc/design/paths.md). */
 	if (p->workdir == NULL && temp_workdir == NULL)
 		return sbx_err_set(err, EINVAL, "no workdir");
+	if (in_jail)
+		return resolve_in_jail(p, temp_workdir, v, err);
 	wd = pin(v, "workdir", p->workdir ? p->workdir : temp_workdir, NULL, err);
 	if (wd == NULL)
 		return -1;
@@ -771,7 +802,7 @@ sbx_fsview_pin(const struct sbx_fsview *v, const char *path)
 int
 sbx_fsview_workdir_fd(const struct sbx_fsview *v)
 {
-	return v->npins > 0 ? v->pins[0].fd : -1;
+	return v->npins > 0 && !v->workdir_in_jail ? v->pins[0].fd : -1;
 }
 
 void

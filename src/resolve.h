@@ -25,6 +25,8 @@ struct sbx_pin {
 struct sbx_fsview {
 	char *workdir; /* absolute, canonical */
 	bool workdir_temp; /* a fresh temp dir that sbxrun removes */
+	bool workdir_in_jail; /* a throwaway directory made inside the jail
+	                         (doc/design/startup.md): no host object, no pin */
 	bool workdir_home; /* the workdir is one of homes (by identity) */
 	struct sbx_strv homes; /* the caller's home directories */
 	struct sbx_strv hidden; /* never readable: secrets + [deny], each
@@ -52,17 +54,21 @@ const char *sbx_mount_source_forbidden(
     const char *path, const struct sbx_strv *homes, const struct sbx_strv *hidden);
 
 /* Resolves p against the filesystem into v, rewriting mount sources as
- * canonical paths. workdir_temp is the path of an already made temp dir
- * when p->workdir is NULL. */
+ * canonical paths. temp_workdir is the path of an already made temp dir
+ * when p->workdir is NULL; with in_jail it is instead the path of the
+ * directory the jail makes in its own private /tmp, which does not exist
+ * on the host: nothing is pinned for it (p must have no workdir and no
+ * mounts then). */
 int sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
-    struct sbx_fsview *v, struct sbx_err *err);
+    bool in_jail, struct sbx_fsview *v, struct sbx_err *err);
 
 void sbx_fsview_free(struct sbx_fsview *v);
 
 /* The pinned descriptor of a canonical path resolve opened, or NULL. */
 const struct sbx_pin *sbx_fsview_pin(const struct sbx_fsview *v, const char *path);
 
-/* The workdir's pinned descriptor (O_PATH), or -1 before sbx_resolve. */
+/* The workdir's pinned descriptor (O_PATH), or -1 before sbx_resolve and
+ * for a workdir made inside the jail. */
 int sbx_fsview_workdir_fd(const struct sbx_fsview *v);
 
 /* Opens path (absolute, or relative to dirfd and then kept beneath it)

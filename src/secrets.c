@@ -368,7 +368,9 @@ check_aliases(const struct sbx_idfs *fs, const struct sbx_policy *p, const struc
 		return 0;
 	sbx_mounttab_parse(text, &tab);
 	free(text);
-	sbx_mount_aliases(&tab, v->workdir, false, &al);
+	/* A workdir made inside the jail is no host path: it has no alias. */
+	if (!v->workdir_in_jail)
+		sbx_mount_aliases(&tab, v->workdir, false, &al);
 	for (size_t i = 0; i < al.n; i++) {
 		const char *why;
 
@@ -535,7 +537,8 @@ check_links(const struct sbx_idfs *fs, const struct sbx_policy *p, const struct 
 	 * per secret file). */
 	if (s.n == 0)
 		return 0;
-	r = find_links(fs, v, v->workdir, 0, &s, err);
+	if (!v->workdir_in_jail)
+		r = find_links(fs, v, v->workdir, 0, &s, err);
 	for (size_t i = 0; r == 0 && i < p->nmounts; i++)
 		r = find_links(fs, v, p->mounts[i].source, 0, &s, err);
 	for (size_t i = 0; r == 0 && p->fs == SBX_FS_ALLOWLIST && i < v->read.n; i++)

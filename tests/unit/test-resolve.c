@@ -339,7 +339,7 @@ resolve(struct sbx_policy *p, const char *temp, struct sbx_fsview *v, struct sbx
 
 	memset(err, 0, sizeof(*err));
 	sbx_strv_push(&homes, home);
-	r = sbx_resolve(p, &homes, temp, v, err);
+	r = sbx_resolve(p, &homes, temp, false, v, err);
 	sbx_strv_free(&homes);
 	return r;
 }

@@ -1,0 +1,108 @@
+/* Loading the seccomp filters of a jail: the program precomputed at build
+ * time for that shape (bpfgen.c), else the one libseccomp builds now.
+ * doc/design/startup.md says why and how they are kept the same. */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "linux-hostfilter.h"
+#include "linux-seccomp.h"
+#include "namesup.h"
+
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
+
+/* 1 when there is no precomputed program or the kernel refuses it as
+ * invalid (a program made for a newer kernel's actions): the caller then
+ * builds one. Else 0, or -1 with err. libseccomp's own load sets
+ * no_new_privs first and asks for a listener exactly when the program
+ * returns SECCOMP_RET_USER_NOTIF: the same here. */
+static int
+load_precomputed(const struct sbx_bpf *b, bool listener, int *notify_fd, struct sbx_err *err)
+{
+	struct sock_fprog prog = { .len = b->len, .filter = (struct sock_filter *)b->insns };
+	long r;
+
+	if (b->len == 0)
+		return 1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return sbx_err_sys(err, "seccomp: no_new_privs");
+	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
+	if (r < 0 && errno == EINVAL)
+		return 1;
+	if (r < 0)
+		return sbx_err_sys(err, "seccomp: cannot load the filter");
+	if (listener)
+		*notify_fd = (int)r;
+	return 0;
+}
+
+int
+sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
+{
+	bool listener = flags &
+	    (SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_TRACE_NOTIFY |
+		SBX_SECCOMP_NAME_NOTIFY);
+	scmp_filter_ctx ctx;
+	int r;
+
+	if (flags < SBX_ARRAY_LEN(sbx_bpf_common)) {
+		r = load_precomputed(&sbx_bpf_common[flags], listener, notify_fd, err);
+		if (r <= 0)
+			return r;
+	}
+	ctx = sbx_seccomp_filter(flags, err);
+	if (ctx == NULL)
+		return -1;
+	/* The name supervisor's traps are added here, not in the filter
+	 * builder that sbx-bpfgen also links: no precomputed shape has them. */
+	r = 0;
+	if ((flags & SBX_SECCOMP_NAME_NOTIFY) && (r = sbx_namesup_filter(ctx)) < 0)
+		sbx_err_set(err, -r, "seccomp: cannot trap the name-changing calls");
+	if (r == 0) {
+		r = seccomp_load(ctx);
+		if (r < 0)
+			sbx_err_set(err, -r, "seccomp: cannot load the filter: %s", strerror(-r));
+	}
+	if (r == 0 && listener) {
+		*notify_fd = seccomp_notify_fd(ctx);
+		if (*notify_fd < 0) {
+			sbx_err_set(err, -*notify_fd, "seccomp: no notification listener");
+			r = -1;
+		}
+	}
+	seccomp_release(ctx);
+	return r < 0 ? -1 : 0;
+}
+
+int
+sbx_hostfilter_load(unsigned what, struct sbx_err *err)
+{
+	scmp_filter_ctx ctx;
+	int r;
+
+	if (what == 0)
+		return 0;
+	if (what < SBX_ARRAY_LEN(sbx_bpf_host)) {
+		r = load_precomputed(&sbx_bpf_host[what], false, NULL, err);
+		if (r <= 0)
+			return r;
+	}
+	ctx = sbx_hostfilter_filter(what, err);
+	if (ctx == NULL)
+		return -1;
+	r = seccomp_load(ctx);
+	if (r < 0)
+		sbx_err_set(err, -r, "seccomp: cannot load the host filter: %s", strerror(-r));
+	seccomp_release(ctx);
+	return r < 0 ? -1 : 0;
+}
