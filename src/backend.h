@@ -126,4 +126,9 @@ extern const struct sbx_backend sbx_backend_seatbelt;
 extern const struct sbx_backend sbx_backend_docker;
 extern const struct sbx_backend sbx_backend_none;
 
+/* --docker-rm NAME: removes the kept container NAME (--docker-keep) after
+ * checking that sbxrun made it. Fails when there is none, or when the
+ * container of that name is not one of sbxrun's kept containers. */
+int sbx_docker_keep_remove(const char *name, struct sbx_err *err);
+
 #endif
