@@ -626,11 +626,19 @@ keep_ready(const char *name, char *const *create, const char *workdir, const cha
  * (the engine sets it on any OOM kill in the container and never clears
  * it while the container lives). */
 static void
-keep_cleanup(struct dk_state *st, struct sbx_report *r)
+keep_cleanup(struct dk_state *st, struct sbx_report *r, int stopped_by)
 {
 	struct sbx_docker_kept k = { 0 };
 	struct sbx_err err = { 0 };
-	bool ended = r->exited && !r->timed_out;
+	bool ended = r->exited && !r->timed_out && stopped_by == 0;
+
+	/* "docker exec" does not pass a signal on: the client leaves with 0
+	 * and the run goes on inside until its group is killed below. The
+	 * run ended by the signal sbxrun was stopped with, not by itself. */
+	if (stopped_by && !r->timed_out) {
+		r->exited = false;
+		r->signal = stopped_by;
+	}
 
 	undo(st, !ended);
 	if (keep_inspect(st->keep_name, &k, &err) == 1) {
@@ -701,7 +709,7 @@ dk_cleanup(struct sbx_child *c)
 
 	c->priv = NULL;
 	if (st->kill.n > 0) {
-		keep_cleanup(st, r);
+		keep_cleanup(st, r, c->stopped_by);
 		return;
 	}
 	rc = run_bounded(st->inspect.v, DK_INSPECT_MS, &out, &err);

@@ -84,6 +84,7 @@ struct sbx_child {
 	/* The plan's paths on-behalf calls leave alone, or NULL. */
 	const struct sbx_meta_guard *meta_guard;
 	bool pidns; /* killing pid ends the whole tree */
+	int stopped_by; /* the signal that made sbxrun end the tree, or 0 */
 	void *priv; /* backend state, freed by cleanup */
 	void (*cleanup)(struct sbx_child *c);
 };
