@@ -208,6 +208,11 @@ rm -f "$W/stop" "$W/index.html"
 KN=sbxkeep-$$
 KW=$T/kw
 mkdir "$KW"
+# The container's processes as the engine lists them (docker top needs a
+# pid column); fails when the engine cannot say, so no verdict is empty.
+kept_top() {
+	docker top "$KN" -eo pid,args
+}
 kept_label() {
 	docker inspect --type=container --format '{{index .Config.Labels "sbxrun.keep"}}' "$KN" 2>/dev/null
 }
@@ -237,7 +242,7 @@ wait_for '[ -e "$KW/b-started" ]' 60
 dk_script 'sleep 2000 & sleep 3000' --docker-keep "$KN" -w "$KW" -t 2s
 is "$SBX_STATUS" 124 "keep: a run that times out: status 124"
 is "$(jget timed_out)" true "... timed_out true"
-top=$(docker top "$KN" -eo pid,args 2>&1)
+top=$(kept_top 2>&1)
 unlike "$top" "sleep [23]000" "... its processes are gone from the container (docker top)"
 like "$top" "sleep 1000" "... the concurrent run's processes are not"
 is "$(docker inspect --type=container --format '{{.State.Running}}' "$KN")" true \
@@ -254,22 +259,24 @@ printf 'sleep 4000\n' >"$T/stdin"
 "$SBXRUN" --backend docker --docker-image "$IMAGE" --docker-keep "$KN" -w "$KW" --diag none \
 	<"$T/stdin" >/dev/null 2>&1 &
 pid=$!
-wait_for 'docker top "$KN" -eo args 2>/dev/null | grep -q "sleep 4000"' 30
+ok "keep: a run that will be stopped runs (docker top)" \
+	wait_for 'kept_top 2>/dev/null | grep -q "sleep 4000"' 30
 kill -TERM "$pid"
 wait "$pid"
 is "$?" 143 "keep: SIGTERM to sbxrun: status 143"
 ok "... its run's processes are gone (docker top)" \
-	wait_for '! docker top "$KN" -eo args 2>/dev/null | grep -q "sleep 4000"' 20
+	wait_for 'kept_top >"$T/top" && ! grep -q "sleep 4000" "$T/top"' 20
 is "$(kept_label)" "$KN" "... and the kept container is still there"
 printf 'sleep 5000\n' >"$T/stdin"
 "$SBXRUN" --backend docker --docker-image "$IMAGE" --docker-keep "$KN" -w "$KW" --diag none \
 	<"$T/stdin" >/dev/null 2>&1 &
 pid=$!
-wait_for 'docker top "$KN" -eo args 2>/dev/null | grep -q "sleep 5000"' 30
+ok "keep: a run that will be killed runs (docker top)" \
+	wait_for 'kept_top 2>/dev/null | grep -q "sleep 5000"' 30
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 ok "keep: SIGKILL to sbxrun: its init kills the run's processes (docker top)" \
-	wait_for '! docker top "$KN" -eo args 2>/dev/null | grep -q "sleep 5000"' 30
+	wait_for 'kept_top >"$T/top" && ! grep -q "sleep 5000" "$T/top"' 30
 is "$(kept_label)" "$KN" "... and the kept container is still there"
 
 # A container made for something else is never used.
