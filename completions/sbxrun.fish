@@ -28,7 +28,7 @@ end
 # argument, as getopt_long("+...") reads them. Fails when there is none yet.
 function __sbxrun_command_index
     set -l tokens (commandline -opc)
-    set -l with_arg --profile --backend --docker-image --fs --allow-read --deny-read \
+    set -l with_arg --profile --backend --docker-image --docker-keep --docker-rm --fs --allow-read --deny-read \
         --protect --mount --workdir --network --listen --connect --loopback \
         --allow-host --deny-host --allow-method --env --pass-env --timeout --memory \
         --pids --cpu --file-size --open-files --interp --script-name --trace --diag
@@ -91,6 +91,8 @@ set -l c complete -c sbxrun -n __sbxrun_no_command
 $c -s p -l profile -r -a '(__sbxrun_profiles)' -d 'load a profile (repeatable, applied in order)'
 $c -l backend -x -a 'auto namespaces landlock seatbelt docker none' -d 'force a backend'
 $c -l docker-image -x -d 'image for the docker backend'
+$c -l docker-keep -x -d 'run in the long-lived container NAME (made on first use, kept after)'
+$c -l docker-rm -x -d 'remove the kept container NAME and exit'
 $c -l fs -x -a 'strict allowlist open' -d 'filesystem mode'
 $c -s r -l allow-read -r -F -d 'add a readable path (allowlist mode)'
 $c -l deny-read -r -F -d 'add a never-readable path'

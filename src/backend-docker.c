@@ -45,6 +45,11 @@ extern char **environ;
 #define DK_PROBE_MS 4000
 #define DK_INSPECT_MS 5000
 #define DK_RM_MS 10000
+/* Making a kept container may pull its image. */
+#define DK_CREATE_MS 120000
+#define DK_START_MS 30000
+/* The kill waits up to 3 s inside for a run that had not started. */
+#define DK_KILL_MS 10000
 
 /* The ids a root caller's container runs as, as under the other Linux
  * backends; the workdir is lent to them for the run. */
@@ -53,8 +58,11 @@ extern char **environ;
 /* What the run changed on the host, undone after it (dk_cleanup), or by
  * init when sbxrun died (dk_orphaned). */
 struct dk_state {
-	struct sbx_strv rm; /* docker rm --force NAME */
+	struct sbx_strv rm; /* docker rm --force NAME; empty for a kept one */
 	struct sbx_strv inspect;
+	struct sbx_strv kill; /* a kept container: kill this run's group */
+	bool oom_before; /* a kept container: State.OOMKilled before the run */
+	char *keep_name;
 	char *workdir;
 	struct sbx_lease lease;
 	bool leased;
@@ -444,17 +452,30 @@ warn(struct sbx_report *r, char *text)
 /* Everything after the container: removed, the workdir back to the
  * caller, what may not be made moved aside, mount targets gone. */
 static void
-undo(struct dk_state *st)
+undo(struct dk_state *st, bool kill_run)
 {
 	struct sbx_err err = { 0 };
 	struct sbx_buf out = { 0 };
-	int rc = run_bounded(st->rm.v, DK_RM_MS, &out, &err);
+	int rc;
 
-	if (rc != 0 && !(out.data && strstr(out.data, "No such container")))
-		warn(st->report,
-		    sbx_xasprintf("docker: the container %s may be left behind: %s",
-			st->rm.v[st->rm.n - 1], rc < 0 ? err.msg : first_line(&out)));
-	sbx_buf_free(&out);
+	if (st->rm.n > 0) {
+		rc = run_bounded(st->rm.v, DK_RM_MS, &out, &err);
+		if (rc != 0 && !(out.data && strstr(out.data, "No such container")))
+			warn(st->report,
+			    sbx_xasprintf("docker: the container %s may be left behind: %s",
+				st->rm.v[st->rm.n - 1], rc < 0 ? err.msg : first_line(&out)));
+		sbx_buf_free(&out);
+	}
+	/* A kept container stays; only this run's process group ends. */
+	if (st->kill.n > 0 && kill_run) {
+		rc = run_bounded(st->kill.v, DK_KILL_MS, &out, &err);
+		if (rc != 0 && !(out.data && strstr(out.data, "No such")))
+			warn(st->report,
+			    sbx_xasprintf("docker: this run's processes in the kept container %s "
+					  "may still run: %s",
+				st->keep_name, rc < 0 ? err.msg : first_line(&out)));
+		sbx_buf_free(&out);
+	}
 	for (size_t i = 0; i < st->scrub.n; i++) {
 		_cleanup_free_ char *aside = move_aside(st->workdir, st->scrub.v[i]);
 
@@ -484,9 +505,11 @@ state_free(struct dk_state *st)
 {
 	sbx_strv_free(&st->rm);
 	sbx_strv_free(&st->inspect);
+	sbx_strv_free(&st->kill);
 	sbx_strv_free(&st->scrub);
 	sbx_strv_free(&st->made);
 	free(st->workdir);
+	free(st->keep_name);
 	free(st);
 }
 
@@ -498,7 +521,208 @@ dk_orphaned(void *ctx)
 	struct dk_state *st = ctx;
 
 	st->report = NULL;
-	undo(st);
+	undo(st, true);
+}
+
+/* Asks the engine about the kept container name. Returns 1 and fills k
+ * when it exists, 0 when there is none, -1 with err when the engine could
+ * not say. */
+static int
+keep_inspect(const char *name, struct sbx_docker_kept *k, struct sbx_err *err)
+{
+	struct sbx_strv argv = { 0 };
+	struct sbx_buf out = { 0 };
+	int rc;
+
+	sbx_docker_keep_inspect_argv(NULL, name, &argv);
+	rc = run_bounded(argv.v, DK_INSPECT_MS, &out, err);
+	sbx_strv_free(&argv);
+	if (rc < 0) {
+		sbx_buf_free(&out);
+		return -1;
+	}
+	if (rc != 0) {
+		bool none = out.data && strstr(out.data, "No such");
+
+		if (!none)
+			sbx_err_set(
+			    err, SBX_EUNAVAIL, "docker inspect %s: %s", name, first_line(&out));
+		sbx_buf_free(&out);
+		return none ? 0 : -1;
+	}
+	rc = out.data && sbx_docker_parse_keep(out.data, k) == 0 ? 1 : -1;
+	if (rc < 0)
+		sbx_err_set(err, EPROTO, "docker inspect %s: unexpected answer: %s", name,
+		    first_line(&out));
+	sbx_buf_free(&out);
+	return rc;
+}
+
+/* Whether the container k, named name, is the one this run would make:
+ * made by sbxrun for name, the same workdir, image and options. */
+static int
+keep_matches(const char *name, const struct sbx_docker_kept *k, const char *workdir,
+    const char *image, const char *spec, struct sbx_err *err)
+{
+	const char *what = NULL;
+	const char *had = "", *want = "";
+
+	if (strcmp(k->keep, name) != 0)
+		return sbx_err_set(err, EEXIST,
+		    "docker: a container named %s exists, but sbxrun --docker-keep did not make "
+		    "it (no label " SBX_DOCKER_KEEP_LABEL "=%s); it is left alone",
+		    name, name);
+	if (strcmp(k->workdir, workdir) != 0)
+		what = "workdir", had = k->workdir, want = workdir;
+	else if (strcmp(k->image, image) != 0)
+		what = "image", had = k->image, want = image;
+	else if (strcmp(k->spec, spec) != 0)
+		return sbx_err_set(err, EEXIST,
+		    "docker: the kept container %s was made with other options (user, limits, "
+		    "mounts, protected paths, ports or network) than this run asks for; "
+		    "remove it with --docker-rm %s",
+		    name, name);
+	if (what)
+		return sbx_err_set(err, EEXIST,
+		    "docker: the kept container %s was made for the %s %s, not %s; remove it "
+		    "with --docker-rm %s",
+		    name, what, had, want, name);
+	return 0;
+}
+
+/* Makes sure the kept container runs and is the one asked for: found and
+ * checked, started when stopped, or made. */
+static int
+keep_ready(const char *name, char *const *create, const char *workdir, const char *image,
+    const char *spec, bool *oom_before, struct sbx_err *err)
+{
+	struct sbx_docker_kept k = { 0 };
+	int found = keep_inspect(name, &k, err);
+
+	if (found == 0) {
+		struct sbx_buf out = { 0 };
+		int rc = run_bounded(create, DK_CREATE_MS, &out, err);
+
+		if (rc != 0) {
+			/* Another run may have made it meanwhile. */
+			found = keep_inspect(name, &k, err);
+			if (found <= 0) {
+				if (rc > 0)
+					sbx_err_set(err, SBX_EUNAVAIL,
+					    "docker: cannot make the kept container %s: %s", name,
+					    first_line(&out));
+				sbx_buf_free(&out);
+				return -1;
+			}
+		}
+		sbx_buf_free(&out);
+		if (found == 0) {
+			*oom_before = false;
+			return 0;
+		}
+	}
+	if (found < 0)
+		return -1;
+	if (keep_matches(name, &k, workdir, image, spec, err) < 0) {
+		sbx_docker_kept_free(&k);
+		return -1;
+	}
+	*oom_before = k.oom_killed;
+	if (!k.running) {
+		struct sbx_strv argv = { 0 };
+		struct sbx_buf out = { 0 };
+		int rc;
+
+		sbx_docker_start_argv(NULL, name, &argv);
+		rc = run_bounded(argv.v, DK_START_MS, &out, err);
+		sbx_strv_free(&argv);
+		if (rc > 0)
+			sbx_err_set(err, SBX_EUNAVAIL,
+			    "docker: cannot start the kept container %s: %s", name,
+			    first_line(&out));
+		sbx_buf_free(&out);
+		if (rc != 0) {
+			sbx_docker_kept_free(&k);
+			return -1;
+		}
+	}
+	sbx_docker_kept_free(&k);
+	return 0;
+}
+
+/* After a run in a kept container: its group killed when the run did not
+ * end by itself, and OOMKilled compared with its value before the run
+ * (the engine sets it on any OOM kill in the container and never clears
+ * it while the container lives). */
+static void
+keep_cleanup(struct dk_state *st, struct sbx_report *r, int stopped_by)
+{
+	struct sbx_docker_kept k = { 0 };
+	struct sbx_err err = { 0 };
+	bool ended = r->exited && !r->timed_out && stopped_by == 0;
+
+	/* "docker exec" does not pass a signal on: the client leaves with 0
+	 * and the run goes on inside until its group is killed below. The
+	 * run ended by the signal sbxrun was stopped with, not by itself. */
+	if (stopped_by && !r->timed_out) {
+		r->exited = false;
+		r->signal = stopped_by;
+	}
+
+	undo(st, !ended);
+	if (keep_inspect(st->keep_name, &k, &err) == 1) {
+		if (st->oom_before)
+			warn(r,
+			    sbx_xasprintf("docker: the kept container %s had an OOM kill "
+					  "before this run: oom_killed cannot tell this "
+					  "run's",
+				st->keep_name));
+		else
+			r->oom_killed = k.oom_killed;
+		if (!k.running)
+			warn(r,
+			    sbx_xasprintf("docker: the kept container %s is not running "
+					  "after this run",
+				st->keep_name));
+	} else {
+		warn(r,
+		    sbx_xasprintf("docker: %s",
+			err.msg[0] ? err.msg
+				   : "the kept container "
+				     "is gone"));
+	}
+	sbx_docker_kept_free(&k);
+	state_free(st);
+}
+
+int
+sbx_docker_keep_remove(const char *name, struct sbx_err *err)
+{
+	struct sbx_docker_kept k = { 0 };
+	struct sbx_strv argv = { 0 };
+	struct sbx_buf out = { 0 };
+	int found = keep_inspect(name, &k, err), rc;
+
+	if (found < 0)
+		return sbx_err_wrap(err, "--docker-rm %s", name);
+	if (found == 0)
+		return sbx_err_set(
+		    err, ENOENT, "--docker-rm: there is no container named %s", name);
+	if (strcmp(k.keep, name) != 0) {
+		sbx_docker_kept_free(&k);
+		return sbx_err_set(err, EEXIST,
+		    "--docker-rm: the container %s is not one that sbxrun --docker-keep made "
+		    "(no label " SBX_DOCKER_KEEP_LABEL "=%s); it is left alone",
+		    name, name);
+	}
+	sbx_docker_kept_free(&k);
+	sbx_docker_rm_argv(NULL, name, &argv);
+	rc = run_bounded(argv.v, DK_RM_MS, &out, err);
+	sbx_strv_free(&argv);
+	if (rc > 0)
+		sbx_err_set(err, SBX_EUNAVAIL, "--docker-rm %s: %s", name, first_line(&out));
+	sbx_buf_free(&out);
+	return rc == 0 ? 0 : -1;
 }
 
 /* After the run: what the engine knows of it, then undo(). */
@@ -513,6 +737,10 @@ dk_cleanup(struct sbx_child *c)
 	int code = 0, rc;
 
 	c->priv = NULL;
+	if (st->kill.n > 0) {
+		keep_cleanup(st, r, c->stopped_by);
+		return;
+	}
 	rc = run_bounded(st->inspect.v, DK_INSPECT_MS, &out, &err);
 	if (rc == 0 && out.data &&
 	    sbx_docker_parse_inspect(out.data, &running, &oom, &code, &started) == 0) {
@@ -525,7 +753,7 @@ dk_cleanup(struct sbx_child *c)
 		r->error = sbx_xstrdup("docker could not run the container (docker run exited "
 				       "with 125; its own message is above)");
 	sbx_buf_free(&out);
-	undo(st);
+	undo(st, false);
 	state_free(st);
 }
 
@@ -540,12 +768,17 @@ container_name(void)
 	return sbx_xasprintf("sbxrun-%d-%016" PRIx64, (int)getpid(), rnd);
 }
 
+/* The run's docker command line in argv: "docker run" of a container of
+ * its own, or with docker_keep "docker exec" into the kept container,
+ * whose "docker run --detach" goes to create (with spec, its fingerprint)
+ * when create is not NULL. */
 static int
 build_argv(const struct sbx_policy *p, const struct sbx_exec *x, const char *name,
-    struct dk_binds *b, struct sbx_strv *argv, struct sbx_err *err)
+    const char *pgid_file, struct dk_binds *b, struct sbx_strv *argv, struct sbx_strv *create,
+    char **spec, struct sbx_err *err)
 {
 	struct sbx_docker_run run = {
-		.name = name,
+		.name = p->docker_keep ? p->docker_keep : name,
 		.workdir = x->fs->workdir,
 		.binds = b->v,
 		.nbinds = b->n,
@@ -556,7 +789,11 @@ build_argv(const struct sbx_policy *p, const struct sbx_exec *x, const char *nam
 		.argv = x->argv,
 	};
 
-	return sbx_docker_argv(p, &run, argv, err);
+	if (p->docker_keep == NULL)
+		return sbx_docker_argv(p, &run, argv, err);
+	if (create && sbx_docker_keep_argv(p, &run, create, spec, err) < 0)
+		return -1;
+	return sbx_docker_exec_argv(p, &run, pgid_file, argv, err);
 }
 
 static void
@@ -592,15 +829,28 @@ docker_describe(const struct sbx_policy *p, const struct sbx_exec *x, const stru
     struct sbx_buf *out, struct sbx_err *err)
 {
 	struct dk_binds b = { 0 };
-	struct sbx_strv argv = { 0 };
+	struct sbx_strv argv = { 0 }, create = { 0 };
+	_cleanup_free_ char *spec = NULL;
 
 	if (collect_binds(p, x, &b, err) < 0 ||
-	    build_argv(p, x, "sbxrun-PID-RANDOM", &b, &argv, err) < 0) {
+	    build_argv(p, x, "sbxrun-PID-RANDOM", "/tmp/.sbxrun-run-RANDOM", &b, &argv, &create,
+		&spec, err) < 0) {
 		binds_free(&b);
 		sbx_strv_free(&argv);
+		sbx_strv_free(&create);
 		return -1;
 	}
-	sbx_buf_puts(out, "# backend docker: one container per run, removed after it\n");
+	if (p->docker_keep) {
+		sbx_buf_printf(out,
+		    "# backend docker: each run in the kept container %s, made on first use "
+		    "by:\n",
+		    p->docker_keep);
+		sbx_docker_render(create.v, out);
+		sbx_buf_puts(out, "# and the run:\n");
+		sbx_strv_free(&create);
+	} else {
+		sbx_buf_puts(out, "# backend docker: one container per run, removed after it\n");
+	}
 	for (size_t i = 0; i < b.notes.n; i++)
 		sbx_buf_printf(out, "# %s\n", b.notes.v[i]);
 	for (size_t i = 0; i < b.scrub.n; i++)
@@ -623,20 +873,45 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct 
 	struct sbx_payload_hooks hooks = { .orphaned = dk_orphaned };
 	struct sbx_exec client = *x;
 	struct dk_binds b = { 0 };
-	struct sbx_strv argv = { 0 };
-	_cleanup_free_ char *name = NULL;
+	struct sbx_strv argv = { 0 }, create = { 0 };
+	_cleanup_free_ char *name = NULL, *pgid_file = NULL, *spec = NULL;
 
 	if (x->fs == NULL)
 		return sbx_err_set(err, EINVAL, "docker: no resolved filesystem view");
+	if (p->docker_keep && p->workdir == NULL)
+		return sbx_err_set(err, EINVAL,
+		    "docker_keep %s needs a workdir (-w DIR): a kept container keeps the one it "
+		    "was made with",
+		    p->docker_keep);
+	if (p->docker_keep && strpbrk(x->fs->workdir, "\r\n"))
+		return sbx_err_set(err, EINVAL,
+		    "docker_keep: the workdir's path holds a line break, which its label "
+		    "cannot carry");
 	st = sbx_xcalloc(1, sizeof(*st));
 	hooks.ctx = st;
 	name = container_name();
 	st->workdir = sbx_xstrdup(x->fs->workdir);
 	st->report = r;
-	sbx_docker_rm_argv(NULL, name, &st->rm);
-	sbx_docker_inspect_argv(NULL, name, &st->inspect);
+	if (p->docker_keep) {
+		/* The run's own file in the container's private /tmp. */
+		pgid_file = sbx_xasprintf("/tmp/.sbxrun-run-%s", strrchr(name, '-') + 1);
+		st->keep_name = sbx_xstrdup(p->docker_keep);
+		sbx_docker_kill_argv(NULL, p->docker_keep,
+		    x->caller_uid == 0 ? DK_NOBODY : x->caller_uid,
+		    x->caller_uid == 0 ? DK_NOBODY : x->caller_gid, pgid_file, &st->kill);
+	} else {
+		sbx_docker_rm_argv(NULL, name, &st->rm);
+		sbx_docker_inspect_argv(NULL, name, &st->inspect);
+	}
 	if (collect_binds(p, x, &b, err) < 0 ||
 	    make_targets(x->fs->workdir, &b.missing, &st->made, p, err) < 0)
+		goto fail;
+	if (build_argv(p, x, name, pgid_file, &b, &argv, &create, &spec, err) < 0)
+		goto fail;
+	if (p->docker_keep &&
+	    keep_ready(p->docker_keep, create.v, x->fs->workdir,
+		p->docker_image ? p->docker_image : SBX_DOCKER_DEFAULT_IMAGE, spec, &st->oom_before,
+		err) < 0)
 		goto fail;
 	sbx_strv_copy(&st->scrub, &b.scrub);
 	if (x->caller_uid == 0) {
@@ -654,7 +929,9 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct 
 			goto fail;
 		st->leased = true;
 	}
-	if (build_argv(p, x, name, &b, &argv, err) < 0 || check_binds(x, &b, err) < 0)
+	/* As late as can be: each bind source name still leads to its pin
+	 * (the daemon resolves the names itself, as root). */
+	if (check_binds(x, &b, err) < 0)
 		goto fail;
 	/* The client runs as the caller would run it: the caller's
 	 * environment (DOCKER_HOST, DOCKER_CONFIG...), no limits of the
@@ -666,6 +943,7 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct 
 	if (sbx_launch_plain(&client, &hooks, c, err) < 0)
 		goto fail;
 	sbx_strv_free(&argv);
+	sbx_strv_free(&create);
 	for (size_t i = 0; i < b.notes.n; i++)
 		sbx_strv_push_take(&r->warnings, sbx_xasprintf("docker: %s", b.notes.v[i]));
 	binds_free(&b);
@@ -675,9 +953,10 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct 
 	return 0;
 fail:
 	sbx_strv_free(&argv);
+	sbx_strv_free(&create);
 	binds_free(&b);
 	st->report = NULL;
-	undo(st);
+	undo(st, false);
 	state_free(st);
 	return -1;
 }

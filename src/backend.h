@@ -84,6 +84,7 @@ struct sbx_child {
 	/* The plan's paths on-behalf calls leave alone, or NULL. */
 	const struct sbx_meta_guard *meta_guard;
 	bool pidns; /* killing pid ends the whole tree */
+	int stopped_by; /* the signal that made sbxrun end the tree, or 0 */
 	void *priv; /* backend state, freed by cleanup */
 	void (*cleanup)(struct sbx_child *c);
 };
@@ -125,5 +126,10 @@ extern const struct sbx_backend sbx_backend_landlock;
 extern const struct sbx_backend sbx_backend_seatbelt;
 extern const struct sbx_backend sbx_backend_docker;
 extern const struct sbx_backend sbx_backend_none;
+
+/* --docker-rm NAME: removes the kept container NAME (--docker-keep) after
+ * checking that sbxrun made it. Fails when there is none, or when the
+ * container of that name is not one of sbxrun's kept containers. */
+int sbx_docker_keep_remove(const char *name, struct sbx_err *err);
 
 #endif

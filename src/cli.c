@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "docker-argv.h"
 
 static const char usage[] =
     "Usage: sbxrun [OPTION]... [--] [COMMAND [ARG]...]\n"
@@ -15,6 +16,8 @@ static const char usage[] =
     "      --backend B              auto, namespaces, landlock, seatbelt, docker, none\n"
     "      --docker-image IMG       image for the docker backend\n"
     "                               (default debian:stable-slim)\n"
+    "      --docker-keep NAME       run in the long-lived container NAME (made on\n"
+    "                               first use, kept after): state persists\n"
     "      --fs MODE                strict, allowlist or open\n"
     "  -r, --allow-read PATH        add a readable path (allowlist mode)\n"
     "      --deny-read PATH         add a never-readable path\n"
@@ -62,6 +65,7 @@ static const char usage[] =
     "      --probe                  print this machine's isolation capabilities and exit\n"
     "      --list-profiles          list the profiles -p NAME finds (name, file,\n"
     "                               first comment line) and exit\n"
+    "      --docker-rm NAME         remove the kept container NAME and exit\n"
     "      --selftest               try known escapes against this machine's jail\n"
     "                               (default policy, network on; takes --backend\n"
     "                               and --allow-degraded); exit 0 if all stopped\n"
@@ -85,6 +89,8 @@ sbx_cli_usage(void)
 enum {
 	OPT_BACKEND = 256,
 	OPT_DOCKER_IMAGE,
+	OPT_DOCKER_KEEP,
+	OPT_DOCKER_RM,
 	OPT_FS,
 	OPT_DENY_READ,
 	OPT_PROTECT,
@@ -120,6 +126,8 @@ static const struct option long_options[] = {
 	{ "profile", required_argument, NULL, 'p' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "docker-image", required_argument, NULL, OPT_DOCKER_IMAGE },
+	{ "docker-keep", required_argument, NULL, OPT_DOCKER_KEEP },
+	{ "docker-rm", required_argument, NULL, OPT_DOCKER_RM },
 	{ "fs", required_argument, NULL, OPT_FS },
 	{ "allow-read", required_argument, NULL, 'r' },
 	{ "deny-read", required_argument, NULL, OPT_DENY_READ },
@@ -171,6 +179,7 @@ static const struct {
 } key_flags[] = {
 	{ OPT_BACKEND, "--backend", "sandbox", "backend", NULL },
 	{ OPT_DOCKER_IMAGE, "--docker-image", "sandbox", "docker_image", NULL },
+	{ OPT_DOCKER_KEEP, "--docker-keep", "sandbox", "docker_keep", NULL },
 	{ OPT_FS, "--fs", "sandbox", "fs", NULL },
 	{ 'r', "--allow-read", "read", "path", NULL },
 	{ OPT_DENY_READ, "--deny-read", "deny", "path", NULL },
@@ -383,6 +392,12 @@ sbx_cli_parse(struct sbx_cli *cli, int argc, char **argv, struct sbx_err *err)
 		case OPT_PROBE: cli->probe = true; break;
 		case OPT_LIST_PROFILES: cli->list_profiles = true; break;
 		case OPT_SELFTEST: cli->selftest = true; break;
+		case OPT_DOCKER_RM:
+			if (sbx_docker_name_check(optarg, err) < 0)
+				return sbx_err_wrap(err, "--docker-rm");
+			free(cli->docker_rm);
+			cli->docker_rm = sbx_xstrdup(optarg);
+			break;
 		case 'v': cli->verbose++; break;
 		case 'q': cli->quiet = true; break;
 		case 'h': cli->help = true; break;
@@ -439,6 +454,7 @@ sbx_cli_free(struct sbx_cli *cli)
 	free(cli->settings);
 	free(cli->interp);
 	free(cli->script_name);
+	free(cli->docker_rm);
 	free(cli->diag.path);
 	memset(cli, 0, sizeof(*cli));
 }

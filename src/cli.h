@@ -43,6 +43,7 @@ struct sbx_cli {
 	bool probe;
 	bool list_profiles;
 	bool selftest;
+	char *docker_rm; /* --docker-rm NAME */
 	bool help;
 	bool version;
 	int verbose;

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -123,12 +124,26 @@ check_path(const char *what, const char *path, struct sbx_err *err)
 	return 0;
 }
 
-int
-sbx_docker_argv(const struct sbx_policy *p, const struct sbx_docker_run *run, struct sbx_strv *out,
+static int
+parse_bool(const char *s, size_t n, bool *out)
+{
+	if (n == 4 && strncmp(s, "true", 4) == 0)
+		*out = true;
+	else if (n == 5 && strncmp(s, "false", 5) == 0)
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+/* The options that make the container: hardening, limits, mounts, ports.
+ * Shared by a run's container and a kept one, so that both hold the same
+ * rules; the identity (name, labels) and the command are the callers'. */
+static int
+push_container(const struct sbx_policy *p, const struct sbx_docker_run *run, struct sbx_strv *out,
     struct sbx_err *err)
 {
 	const struct sbx_limit *lim = p->limits;
-	const char *image = p->docker_image ? p->docker_image : SBX_DOCKER_DEFAULT_IMAGE;
 
 	if (check_path("workdir", run->workdir, err) < 0)
 		return -1;
@@ -137,15 +152,6 @@ sbx_docker_argv(const struct sbx_policy *p, const struct sbx_docker_run *run, st
 			check_path("mount source", run->binds[i].source, err) < 0) ||
 		    check_path("mount target", run->binds[i].target, err) < 0)
 			return -1;
-	if (run->argv == NULL || run->argv[0] == NULL || run->argv[0][0] == '\0')
-		return sbx_err_set(err, EINVAL, "docker: empty command");
-
-	sbx_strv_push(out, CLIENT(run));
-	sbx_strv_push(out, "run");
-	/* Standard input stays attached: the script arrives there. */
-	sbx_strv_push(out, "-i");
-	sbx_strv_push_take(out, sbx_xasprintf("--name=%s", run->name));
-	sbx_strv_push(out, "--label=" SBX_DOCKER_LABEL);
 	/* The output reaches the caller through the attached client; the
 	 * daemon keeps no copy on its disk for a script to fill. */
 	sbx_strv_push(out, "--log-driver=none");
@@ -194,6 +200,42 @@ sbx_docker_argv(const struct sbx_policy *p, const struct sbx_docker_run *run, st
 		sbx_strv_push_take(out,
 		    sbx_xasprintf("--publish=127.0.0.1:%u:%u/tcp", (unsigned)p->listen.v[i],
 			(unsigned)p->listen.v[i]));
+	return 0;
+}
+
+static const char *
+image_of(const struct sbx_policy *p)
+{
+	return p->docker_image ? p->docker_image : SBX_DOCKER_DEFAULT_IMAGE;
+}
+
+static int
+check_command(const struct sbx_docker_run *run, struct sbx_err *err)
+{
+	if (run->argv == NULL || run->argv[0] == NULL || run->argv[0][0] == '\0')
+		return sbx_err_set(err, EINVAL, "docker: empty command");
+	return 0;
+}
+
+int
+sbx_docker_argv(const struct sbx_policy *p, const struct sbx_docker_run *run, struct sbx_strv *out,
+    struct sbx_err *err)
+{
+	struct sbx_strv opts = { 0 };
+
+	if (check_command(run, err) < 0 || push_container(p, run, &opts, err) < 0) {
+		sbx_strv_free(&opts);
+		return -1;
+	}
+	sbx_strv_push(out, CLIENT(run));
+	sbx_strv_push(out, "run");
+	/* Standard input stays attached: the script arrives there. */
+	sbx_strv_push(out, "-i");
+	sbx_strv_push_take(out, sbx_xasprintf("--name=%s", run->name));
+	sbx_strv_push(out, "--label=" SBX_DOCKER_LABEL);
+	for (size_t i = 0; i < opts.n; i++)
+		sbx_strv_push(out, opts.v[i]);
+	sbx_strv_free(&opts);
 	for (size_t i = 0; run->envp && run->envp[i]; i++)
 		push_env(out, p, run, run->envp[i]);
 	/* The image's own entrypoint would take the script for its
@@ -203,9 +245,206 @@ sbx_docker_argv(const struct sbx_policy *p, const struct sbx_docker_run *run, st
 
 		sbx_strv_push_take(out, sbx_xasprintf("--entrypoint=%s", entry));
 	}
-	sbx_strv_push(out, image);
+	sbx_strv_push(out, image_of(p));
 	for (size_t i = 1; run->argv[i]; i++)
 		sbx_strv_push_take(out, in_container(run->workdir, run->argv[i]));
+	return 0;
+}
+
+/* FNV-1a, 64 bits: a fingerprint of the options, not a secret. */
+static uint64_t
+fingerprint(const struct sbx_strv *v, const char *image)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *s;
+
+	for (size_t i = 0; i <= v->n; i++) {
+		s = i < v->n ? v->v[i] : image;
+		for (size_t j = 0; j <= strlen(s); j++) {
+			h ^= (unsigned char)s[j];
+			h *= 0x100000001b3ULL;
+		}
+	}
+	return h;
+}
+
+int
+sbx_docker_keep_argv(const struct sbx_policy *p, const struct sbx_docker_run *run,
+    struct sbx_strv *out, char **spec, struct sbx_err *err)
+{
+	struct sbx_strv opts = { 0 };
+	char *fp;
+
+	*spec = NULL;
+	if (push_container(p, run, &opts, err) < 0) {
+		sbx_strv_free(&opts);
+		return -1;
+	}
+	fp = sbx_xasprintf("%016" PRIx64, fingerprint(&opts, image_of(p)));
+	sbx_strv_push(out, CLIENT(run));
+	sbx_strv_push(out, "run");
+	sbx_strv_push(out, "--detach");
+	sbx_strv_push_take(out, sbx_xasprintf("--name=%s", run->name));
+	sbx_strv_push_take(out, sbx_xasprintf("--label=" SBX_DOCKER_KEEP_LABEL "=%s", run->name));
+	sbx_strv_push_take(
+	    out, sbx_xasprintf("--label=" SBX_DOCKER_KEEP_LABEL ".workdir=%s", run->workdir));
+	sbx_strv_push_take(
+	    out, sbx_xasprintf("--label=" SBX_DOCKER_KEEP_LABEL ".image=%s", image_of(p)));
+	sbx_strv_push_take(out, sbx_xasprintf("--label=" SBX_DOCKER_KEEP_LABEL ".spec=%s", fp));
+	for (size_t i = 0; i < opts.n; i++)
+		sbx_strv_push(out, opts.v[i]);
+	sbx_strv_free(&opts);
+	/* It only waits; every run is an exec into it. */
+	sbx_strv_push(out, "--entrypoint=sleep");
+	sbx_strv_push(out, image_of(p));
+	sbx_strv_push(out, "infinity");
+	*spec = fp;
+	return 0;
+}
+
+/* The wrapper of a run in a kept container. The engine's init (tini, at
+ * SBX_DOCKER_INIT in every container started with --init) puts the child
+ * it starts in a process group of its own; that child records its pid,
+ * the group's id, in the file $0 before it runs the command, so that a
+ * timeout can end this run's group and nothing else of the container. */
+static const char exec_wrapper[] =
+    "echo $$ >\"$0\" || { echo \"sbxrun: cannot record the run's process group in $0\" >&2; "
+    "exit 125; }; \"$@\"; s=$?; rm -f \"$0\"; exit $s";
+
+/* Waits (bounded: 3 s) for the file of a run that may not have started
+ * yet, then kills its group; never group 0 or 1 (this shell's own, or
+ * every process it may signal). */
+static const char kill_script[] =
+    "i=0; while [ ! -s \"$0\" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done; "
+    "g=$(cat \"$0\" 2>/dev/null); rm -f \"$0\"; "
+    "case $g in ''|*[!0-9]*|0|1) exit 3;; esac; kill -KILL -\"$g\"";
+
+int
+sbx_docker_exec_argv(const struct sbx_policy *p, const struct sbx_docker_run *run,
+    const char *pgid_file, struct sbx_strv *out, struct sbx_err *err)
+{
+	if (check_command(run, err) < 0 || check_path("process group file", pgid_file, err) < 0)
+		return -1;
+	sbx_strv_push(out, CLIENT(run));
+	sbx_strv_push(out, "exec");
+	sbx_strv_push(out, "-i");
+	sbx_strv_push_take(
+	    out, sbx_xasprintf("--user=%u:%u", (unsigned)run->uid, (unsigned)run->gid));
+	sbx_strv_push(out, "--workdir=" SBX_DOCKER_WORK);
+	for (size_t i = 0; run->envp && run->envp[i]; i++)
+		push_env(out, p, run, run->envp[i]);
+	sbx_strv_push(out, "--");
+	sbx_strv_push(out, run->name);
+	sbx_strv_push(out, SBX_DOCKER_INIT);
+	sbx_strv_push(out, "-s");
+	sbx_strv_push(out, "--");
+	sbx_strv_push(out, "sh");
+	sbx_strv_push(out, "-c");
+	sbx_strv_push(out, exec_wrapper);
+	sbx_strv_push(out, pgid_file);
+	for (size_t i = 0; run->argv[i]; i++)
+		sbx_strv_push_take(out, in_container(run->workdir, run->argv[i]));
+	return 0;
+}
+
+void
+sbx_docker_kill_argv(const char *docker, const char *name, uid_t uid, gid_t gid,
+    const char *pgid_file, struct sbx_strv *out)
+{
+	sbx_strv_push(out, docker ? docker : "docker");
+	sbx_strv_push(out, "exec");
+	sbx_strv_push_take(out, sbx_xasprintf("--user=%u:%u", (unsigned)uid, (unsigned)gid));
+	sbx_strv_push(out, "--");
+	sbx_strv_push(out, name);
+	sbx_strv_push(out, "sh");
+	sbx_strv_push(out, "-c");
+	sbx_strv_push(out, kill_script);
+	sbx_strv_push(out, pgid_file);
+}
+
+void
+sbx_docker_start_argv(const char *docker, const char *name, struct sbx_strv *out)
+{
+	sbx_strv_push(out, docker ? docker : "docker");
+	sbx_strv_push(out, "start");
+	sbx_strv_push(out, "--");
+	sbx_strv_push(out, name);
+}
+
+void
+sbx_docker_keep_inspect_argv(const char *docker, const char *name, struct sbx_strv *out)
+{
+	sbx_strv_push(out, docker ? docker : "docker");
+	sbx_strv_push(out, "inspect");
+	sbx_strv_push(out, "--type=container");
+	sbx_strv_push(out,
+	    "--format={{println .State.Running .State.OOMKilled}}"
+	    "{{println (index .Config.Labels \"" SBX_DOCKER_KEEP_LABEL "\")}}"
+	    "{{println (index .Config.Labels \"" SBX_DOCKER_KEEP_LABEL ".workdir\")}}"
+	    "{{println (index .Config.Labels \"" SBX_DOCKER_KEEP_LABEL ".image\")}}"
+	    "{{println (index .Config.Labels \"" SBX_DOCKER_KEEP_LABEL ".spec\")}}");
+	sbx_strv_push(out, "--");
+	sbx_strv_push(out, name);
+}
+
+int
+sbx_docker_parse_keep(const char *text, struct sbx_docker_kept *k)
+{
+	char *lines[5];
+	char *copy, *c, *sp;
+	int n = 0;
+
+	memset(k, 0, sizeof(*k));
+	copy = sbx_xstrdup(text);
+	for (c = copy; n < 5; n++) {
+		char *nl = strchr(c, '\n');
+
+		if (nl == NULL)
+			break;
+		*nl = '\0';
+		lines[n] = c;
+		c = nl + 1;
+	}
+	if (n < 5 || (sp = strchr(lines[0], ' ')) == NULL) {
+		free(copy);
+		return -1;
+	}
+	*sp = '\0';
+	if (parse_bool(lines[0], strlen(lines[0]), &k->running) < 0 ||
+	    parse_bool(sp + 1, strlen(sp + 1), &k->oom_killed) < 0) {
+		free(copy);
+		return -1;
+	}
+	k->keep = sbx_xstrdup(lines[1]);
+	k->workdir = sbx_xstrdup(lines[2]);
+	k->image = sbx_xstrdup(lines[3]);
+	k->spec = sbx_xstrdup(lines[4]);
+	free(copy);
+	return 0;
+}
+
+void
+sbx_docker_kept_free(struct sbx_docker_kept *k)
+{
+	free(k->keep);
+	free(k->workdir);
+	free(k->image);
+	free(k->spec);
+	memset(k, 0, sizeof(*k));
+}
+
+int
+sbx_docker_name_check(const char *name, struct sbx_err *err)
+{
+	size_t n = strlen(name);
+
+	/* The engine's own rule for names, [a-zA-Z0-9][a-zA-Z0-9_.-]+. */
+	if (n < 2 || n > 128 || !isalnum((unsigned char)name[0]) ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+		return sbx_err_set(err, EINVAL,
+		    "bad container name '%s' (letters, digits, '_', '.', '-'; 2 to 128, "
+		    "beginning with a letter or digit)",
+		    name);
 	return 0;
 }
 
@@ -238,18 +477,6 @@ sbx_docker_info_argv(const char *docker, struct sbx_strv *out)
 	sbx_strv_push(out, docker ? docker : "docker");
 	sbx_strv_push(out, "info");
 	sbx_strv_push(out, "--format={{.ServerVersion}}");
-}
-
-static int
-parse_bool(const char *s, size_t n, bool *out)
-{
-	if (n == 4 && strncmp(s, "true", 4) == 0)
-		*out = true;
-	else if (n == 5 && strncmp(s, "false", 5) == 0)
-		*out = false;
-	else
-		return -1;
-	return 0;
 }
 
 int

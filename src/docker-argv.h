@@ -23,6 +23,16 @@
  * be found with "docker ps -a --filter label=sbxrun". */
 #define SBX_DOCKER_LABEL "sbxrun"
 
+/* The labels of a kept container (--docker-keep): this one holds its
+ * NAME, and KEEP.workdir, KEEP.image and KEEP.spec (a fingerprint of its
+ * options) say what it was made for. A kept container does not carry
+ * SBX_DOCKER_LABEL: it is meant to outlive the run. */
+#define SBX_DOCKER_KEEP_LABEL "sbxrun.keep"
+
+/* Where the engine puts its init (tini) in a container started with
+ * --init. */
+#define SBX_DOCKER_INIT "/sbin/docker-init"
+
 /* A host path bound into the container, or an empty read-only tmpfs
  * owned by root (a hidden directory's cover). */
 struct sbx_docker_bind {
@@ -54,6 +64,54 @@ struct sbx_docker_run {
  * client's --mount syntax cannot carry. */
 int sbx_docker_argv(const struct sbx_policy *p, const struct sbx_docker_run *run,
     struct sbx_strv *out, struct sbx_err *err);
+
+/* Appends to out the "docker run --detach" command line of the kept
+ * container run->name: the options of sbx_docker_argv() (hardening,
+ * limits, mounts, ports), its labels, and "sleep infinity" under the
+ * engine's init; no environment (each run brings its own). *spec gets the
+ * fingerprint of the options and the image, as put in its label. */
+int sbx_docker_keep_argv(const struct sbx_policy *p, const struct sbx_docker_run *run,
+    struct sbx_strv *out, char **spec, struct sbx_err *err);
+
+/* Appends to out the "docker exec -i" command line of one run in the kept
+ * container run->name: the run's ids, /work, its environment as in
+ * sbx_docker_argv(), and the command under the engine's init, wrapped so
+ * that it runs in a process group of its own whose id it writes to
+ * pgid_file (a path in the container) first and removes at its end. */
+int sbx_docker_exec_argv(const struct sbx_policy *p, const struct sbx_docker_run *run,
+    const char *pgid_file, struct sbx_strv *out, struct sbx_err *err);
+
+/* "docker exec NAME sh -c ..." that SIGKILLs the process group recorded in
+ * pgid_file (waiting up to 3 s for it to appear), and removes the file. */
+void sbx_docker_kill_argv(const char *docker, const char *name, uid_t uid, gid_t gid,
+    const char *pgid_file, struct sbx_strv *out);
+
+/* "docker start NAME": a kept container that was stopped. */
+void sbx_docker_start_argv(const char *docker, const char *name, struct sbx_strv *out);
+
+/* What a kept container says of itself, from sbx_docker_keep_inspect_argv():
+ * its state and its labels ("" when it has none of that name). */
+struct sbx_docker_kept {
+	bool running;
+	bool oom_killed;
+	char *keep;
+	char *workdir;
+	char *image;
+	char *spec;
+};
+
+/* "docker inspect" of a kept container: five lines, parsed by
+ * sbx_docker_parse_keep(). */
+void sbx_docker_keep_inspect_argv(const char *docker, const char *name, struct sbx_strv *out);
+
+/* Parses the output of sbx_docker_keep_inspect_argv(); -1 when it is not
+ * one. */
+int sbx_docker_parse_keep(const char *text, struct sbx_docker_kept *k);
+
+void sbx_docker_kept_free(struct sbx_docker_kept *k);
+
+/* Checks a kept container's name against the engine's rule. */
+int sbx_docker_name_check(const char *name, struct sbx_err *err);
 
 /* Whether p opens the container's network: outbound on, or any port. */
 bool sbx_docker_net_open(const struct sbx_policy *p);

@@ -804,6 +804,25 @@ run_main(struct run *run, int argc, char **argv)
 	}
 	if (run->cli.selftest)
 		return run_selftest(run);
+	if (run->cli.docker_rm) {
+#ifdef __linux__
+		if (sbx_docker_keep_remove(run->cli.docker_rm, &err) < 0)
+			return fail(run, &err);
+		return -1;
+#else
+		sbx_err_set(
+		    &err, ENOTSUP, "--docker-rm: the docker backend is built for Linux only");
+		return fail(run, &err);
+#endif
+	}
+	/* A kept container is the docker backend's; auto means docker. */
+	if (p->docker_keep && p->backend == SBX_BACKEND_AUTO)
+		p->backend = SBX_BACKEND_DOCKER;
+	if (p->docker_keep && p->backend != SBX_BACKEND_DOCKER) {
+		sbx_err_set(&err, EINVAL, "docker_keep %s needs the docker backend, not %s",
+		    p->docker_keep, sbx_backend_name(p->backend));
+		return fail(run, &err);
+	}
 
 	b = choose_backend(run, NULL, &err);
 	if (b == NULL)

@@ -9,6 +9,8 @@
 
 #include "policy.h"
 
+#include "docker-argv.h"
+
 static const char *const backend_names[] = {
 	[SBX_BACKEND_AUTO] = "auto",
 	[SBX_BACKEND_NAMESPACES] = "namespaces",
@@ -101,6 +103,7 @@ sbx_policy_free(struct sbx_policy *p)
 	free(p->workdir);
 	free(p->trace);
 	free(p->docker_image);
+	free(p->docker_keep);
 	sbx_strv_free(&p->read);
 	sbx_strv_free(&p->deny);
 	sbx_strv_free(&p->protect);
@@ -736,6 +739,16 @@ set_docker_image(struct sbx_policy *p, const char *key, const char *value, struc
 }
 
 static int
+set_docker_keep(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+{
+	if (sbx_docker_name_check(value, err) < 0)
+		return -1;
+	free(p->docker_keep);
+	p->docker_keep = sbx_xstrdup(value);
+	return 0;
+}
+
+static int
 add_path(struct sbx_policy *p, const char *section, struct sbx_strv *list, const char *value,
     struct sbx_err *err)
 {
@@ -915,6 +928,7 @@ static const struct key_def keys[] = {
 	{ "sandbox", "trace", false, false, set_trace },
 	{ "sandbox", "trace_all", false, false, set_trace_all },
 	{ "sandbox", "docker_image", false, false, set_docker_image },
+	{ "sandbox", "docker_keep", false, false, set_docker_keep },
 	{ "read", "path", true, false, add_read },
 	{ "deny", "path", true, false, add_deny },
 	{ "protect", "path", true, false, add_protect },
@@ -1387,6 +1401,8 @@ to_ini(const struct sbx_policy *p, bool origins, struct sbx_err *err)
 		ini_kv(&w, "trace_all", "yes");
 	if (p->docker_image)
 		ini_kv(&w, "docker_image", p->docker_image);
+	if (p->docker_keep)
+		ini_kv(&w, "docker_keep", p->docker_keep);
 
 	ini_list(&w, "read", "path", &p->read);
 	ini_list(&w, "deny", "path", &p->deny);

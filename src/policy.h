@@ -93,6 +93,7 @@ struct sbx_policy {
 	char *trace;
 	bool trace_all; /* keep the trace's noise */
 	char *docker_image;
+	char *docker_keep; /* the kept container's name; NULL: one per run */
 
 	struct sbx_strv read; /* [read] path */
 	struct sbx_strv deny; /* [deny] path */

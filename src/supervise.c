@@ -136,6 +136,7 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 				sbx_strv_push_take(&r->warnings,
 				    sbx_xasprintf(
 					"stopped by %s", sbx_signal_name((int)si.ssi_signo)));
+				c->stopped_by = (int)si.ssi_signo;
 				kill_tree(c, SIGTERM);
 				grace = sbx_now_ms() + SBX_GRACE_MS;
 			}

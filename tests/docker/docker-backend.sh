@@ -202,6 +202,110 @@ is "$got" hello-from-the-container "a listen port answers from the host on 127.0
 like "$(jget unenforced)" '"loopback"' "... and unenforced names loopback"
 rm -f "$W/stop" "$W/index.html"
 
+# --- --docker-keep: one kept container, each run an exec into it ------------
+# Verdicts from the host: the engine's own inspect and top of the
+# container, the runs' statuses and outputs as their clients hand them back.
+KN=sbxkeep-$$
+KW=$T/kw
+mkdir "$KW"
+# The container's processes as the engine lists them (docker top needs a
+# pid column); fails when the engine cannot say, so no verdict is empty.
+kept_top() {
+	docker top "$KN" -eo pid,args
+}
+kept_label() {
+	docker inspect --type=container --format '{{index .Config.Labels "sbxrun.keep"}}' "$KN" 2>/dev/null
+}
+dk_script 'echo kept-state >/tmp/state; echo first' --docker-keep "$KN" -w "$KW"
+is "$SBX_STATUS" 0 "keep: the first run makes the container and runs"
+is "$(cat "$T/out")" first "... its output reaches the caller"
+is "$(kept_label)" "$KN" "... the container $KN exists, labelled sbxrun.keep (docker inspect)"
+is "$(docker exec "$KN" cat /tmp/state 2>/dev/null)" kept-state \
+	"... and what the run left in the container's own /tmp is there (docker exec from the host)"
+is "$(ours)" "" "... a kept container is not a leftover of a run"
+dk_script 'cat /tmp/state; exit 3' --docker-keep "$KN" -w "$KW"
+is "$(cat "$T/out")" kept-state "keep: the second run finds the first run's state"
+is "$SBX_STATUS" 3 "... its status comes back"
+is "$(jget exit_code)" 3 "... exit_code 3"
+is "$(jget backend)" docker "... backend docker"
+is "$(jget timed_out)" false "... timed_out false"
+is "$(jget limits.pids.by)" cgroup "... limits.pids.by is cgroup"
+ok "... the diagnostics line is complete" check_diag "$T/diag"
+
+# Run B runs until the host says stop; run A, in the same container, times
+# out. A's processes must be gone and B must live on.
+printf '%s\n' 'sleep 1000 & touch /work/b-started; i=0; while [ ! -e /work/b-stop ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo B-alive' >"$T/b.sh"
+"$SBXRUN" --backend docker --docker-image "$IMAGE" --docker-keep "$KN" -w "$KW" --diag fd:3 \
+	<"$T/b.sh" >"$T/b.out" 2>"$T/b.err" 3>"$T/b.diag" &
+bpid=$!
+wait_for '[ -e "$KW/b-started" ]' 60
+dk_script 'sleep 2000 & sleep 3000' --docker-keep "$KN" -w "$KW" -t 2s
+is "$SBX_STATUS" 124 "keep: a run that times out: status 124"
+is "$(jget timed_out)" true "... timed_out true"
+top=$(kept_top 2>&1)
+unlike "$top" "sleep [23]000" "... its processes are gone from the container (docker top)"
+like "$top" "sleep 1000" "... the concurrent run's processes are not"
+is "$(docker inspect --type=container --format '{{.State.Running}}' "$KN")" true \
+	"... and the container runs on"
+touch "$KW/b-stop"
+wait "$bpid"
+is "$?" 0 "... the concurrent run ends by itself: status 0"
+is "$(cat "$T/b.out")" B-alive "... with its own output"
+is "$(jget timed_out "$T/b.diag")" false "... not timed out"
+rm -f "$KW/b-started" "$KW/b-stop"
+
+# SIGTERM to sbxrun ends that run's group, not the container.
+printf 'sleep 4000\n' >"$T/stdin"
+"$SBXRUN" --backend docker --docker-image "$IMAGE" --docker-keep "$KN" -w "$KW" --diag none \
+	<"$T/stdin" >/dev/null 2>&1 &
+pid=$!
+ok "keep: a run that will be stopped runs (docker top)" \
+	wait_for 'kept_top 2>/dev/null | grep -q "sleep 4000"' 30
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 143 "keep: SIGTERM to sbxrun: status 143"
+ok "... its run's processes are gone (docker top)" \
+	wait_for 'kept_top >"$T/top" && ! grep -q "sleep 4000" "$T/top"' 20
+is "$(kept_label)" "$KN" "... and the kept container is still there"
+printf 'sleep 5000\n' >"$T/stdin"
+"$SBXRUN" --backend docker --docker-image "$IMAGE" --docker-keep "$KN" -w "$KW" --diag none \
+	<"$T/stdin" >/dev/null 2>&1 &
+pid=$!
+ok "keep: a run that will be killed runs (docker top)" \
+	wait_for 'kept_top 2>/dev/null | grep -q "sleep 5000"' 30
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+ok "keep: SIGKILL to sbxrun: its init kills the run's processes (docker top)" \
+	wait_for 'kept_top >"$T/top" && ! grep -q "sleep 5000" "$T/top"' 30
+is "$(kept_label)" "$KN" "... and the kept container is still there"
+
+# A container made for something else is never used.
+mkdir "$T/kw2"
+dk_script true --docker-keep "$KN" -w "$T/kw2"
+is "$SBX_STATUS" 125 "keep: another workdir: refused with 125"
+like "$(jget error)" "workdir" "... naming the workdir"
+dk_script true --docker-keep "$KN" -w "$KW" --pids 77
+is "$SBX_STATUS" 125 "keep: other limits: refused with 125"
+dk_script true --docker-keep "$KN"
+is "$SBX_STATUS" 125 "keep: no workdir: refused with 125"
+docker run -d --name "$KN-foreign" --entrypoint sleep "$IMAGE" 600 >/dev/null 2>&1
+dk_script 'touch /work/foreign-ran' --docker-keep "$KN-foreign" -w "$KW"
+is "$SBX_STATUS" 125 "keep: a container sbxrun did not make: refused with 125"
+ok "... and nothing ran in it" test ! -e "$KW/foreign-ran"
+sbx --docker-rm "$KN-foreign" </dev/null
+is "$SBX_STATUS" 125 "--docker-rm of a container sbxrun did not make: 125"
+is "$(docker inspect --type=container --format '{{.State.Running}}' "$KN-foreign")" true \
+	"... and it is left alone"
+docker rm -f "$KN-foreign" >/dev/null 2>&1
+
+# --docker-rm
+sbx --docker-rm "$KN" </dev/null
+is "$SBX_STATUS" 0 "--docker-rm: status 0"
+ok "... the container is gone (docker inspect)" sh -c "! docker inspect --type=container '$KN' >/dev/null 2>&1"
+sbx --docker-rm "$KN" </dev/null
+is "$SBX_STATUS" 125 "--docker-rm of an absent container: 125"
+like "$(cat "$T/err")" "no container named $KN" "... saying so"
+
 # --- the probe: a dead or a hung daemon ---------------------------------------
 "$PY" - "$T/dead.sock" "$T/hung.sock" "$T/hung.log" <<'EOF' &
 import socket, sys, time

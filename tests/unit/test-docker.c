@@ -327,6 +327,120 @@ test_inspect(void)
 	    "inspect: a bad code refused");
 }
 
+/* A kept container (--docker-keep): the same options as a run's own,
+ * its labels, and each run an exec wrapped into a process group of its
+ * own. */
+static void
+test_keep(void)
+{
+	struct sbx_docker_run run = default_run();
+	struct sbx_policy p;
+	struct sbx_strv create = { 0 }, exec = { 0 }, plain = { 0 };
+	struct sbx_buf text = { 0 };
+	struct sbx_err err = { 0 };
+	char *spec = NULL, *spec2 = NULL;
+	bool same = true;
+	size_t i, j;
+
+	run.name = "dev";
+	policy_from(&p,
+	    "[sandbox]\ndocker_keep = dev\nmemory = 512M\npids = 256\n"
+	    "docker_image = local/sbx-base\n");
+	is_str(p.docker_keep, "dev", "keep: docker_keep from a profile");
+	ok(sbx_docker_keep_argv(&p, &run, &create, &spec, &err) == 0, "keep: create built");
+	sbx_docker_render(create.v, &text);
+	check_golden("keep-create", text.data);
+	sbx_buf_free(&text);
+	ok(has(&create, "--detach") && !has(&create, "-i") && !has(&create, "--label=sbxrun"),
+	    "keep: detached, not labelled as a run's container");
+	ok(has(&create, "--label=sbxrun.keep=dev") &&
+		has(&create, "--label=sbxrun.keep.workdir=" WORKDIR) &&
+		has(&create, "--label=sbxrun.keep.image=local/sbx-base"),
+	    "keep: labelled with its name, workdir and image");
+	ok(create.n >= 2 && strcmp(create.v[create.n - 1], "infinity") == 0 &&
+		has(&create, "--entrypoint=sleep"),
+	    "keep: it only sleeps");
+	/* Every option of a run's own container is there too. */
+	ok(sbx_docker_argv(&p, &run, &plain, &err) == 0, "keep: a run's argv built");
+	for (i = 4; i < plain.n && plain.v[i][0] == '-'; i++)
+		if (!sbx_str_has_prefix(plain.v[i], "--env") &&
+		    !sbx_str_has_prefix(plain.v[i], "--entrypoint") &&
+		    !sbx_str_has_prefix(plain.v[i], "--label") && !has(&create, plain.v[i])) {
+			diag("missing: %s", plain.v[i]);
+			same = false;
+		}
+	ok(same, "keep: the same hardening, limits and mounts as a run's container");
+	for (j = 0; j < create.n; j++)
+		if (sbx_str_has_prefix(create.v[j], "--env"))
+			same = false;
+	ok(same, "keep: no environment at creation");
+	sbx_strv_free(&plain);
+
+	ok(sbx_docker_exec_argv(&p, &run, "/tmp/.sbxrun-run-X", &exec, &err) == 0,
+	    "keep: exec built");
+	sbx_docker_render(exec.v, &text);
+	check_golden("keep-exec", text.data);
+	sbx_buf_free(&text);
+	i = index_of(&exec, "dev");
+	ok(i != (size_t)-1 && i + 3 < exec.n && strcmp(exec.v[i + 1], SBX_DOCKER_INIT) == 0 &&
+		strcmp(exec.v[i - 1], "--") == 0,
+	    "keep: the run goes through the engine's init, the name after --");
+	ok(has(&exec, "--user=1000:1000") && has(&exec, "--workdir=/work") &&
+		has(&exec, "--env=HOME=/work") && has(&exec, "/tmp/.sbxrun-run-X"),
+	    "keep: the run's ids, /work, its environment, its group file");
+	ok(sbx_docker_exec_argv(&p, &run, "rel", &exec, &err) < 0,
+	    "keep: a relative group file is refused");
+	sbx_strv_free(&exec);
+	sbx_strv_free(&create);
+
+	/* The fingerprint follows the options. */
+	p.limits[SBX_LIMIT_PIDS].value = 257;
+	ok(sbx_docker_keep_argv(&p, &run, &create, &spec2, &err) == 0 && strcmp(spec, spec2) != 0,
+	    "keep: another limit, another fingerprint");
+	sbx_strv_free(&create);
+	free(spec2);
+	p.limits[SBX_LIMIT_PIDS].value = 256;
+	ok(sbx_docker_keep_argv(&p, &run, &create, &spec2, &err) == 0 && strcmp(spec, spec2) == 0,
+	    "keep: the same options, the same fingerprint");
+	sbx_strv_free(&create);
+	free(spec2);
+	free(spec);
+	sbx_policy_free(&p);
+
+	sbx_docker_kill_argv(NULL, "dev", 1000, 1000, "/tmp/.sbxrun-run-X", &exec);
+	ok(exec.n == 9 && strcmp(exec.v[1], "exec") == 0 && strcmp(exec.v[4], "dev") == 0 &&
+		strcmp(exec.v[8], "/tmp/.sbxrun-run-X") == 0 && strstr(exec.v[7], "0|1)") &&
+		strstr(exec.v[7], "kill -KILL -"),
+	    "keep: the kill ends one group, never 0 or 1");
+	sbx_strv_free(&exec);
+}
+
+static void
+test_keep_parse(void)
+{
+	struct sbx_docker_kept k;
+	struct sbx_err err = { 0 };
+
+	ok(sbx_docker_parse_keep("true false\ndev\n/home/a b\nlocal/x\n0123\n", &k) == 0 &&
+		k.running && !k.oom_killed && strcmp(k.keep, "dev") == 0 &&
+		strcmp(k.workdir, "/home/a b") == 0 && strcmp(k.image, "local/x") == 0 &&
+		strcmp(k.spec, "0123") == 0,
+	    "keep inspect: all fields");
+	sbx_docker_kept_free(&k);
+	ok(sbx_docker_parse_keep("false true\n\n\n\n\n", &k) == 0 && !k.running && k.oom_killed &&
+		k.keep[0] == '\0',
+	    "keep inspect: a container without our labels");
+	sbx_docker_kept_free(&k);
+	ok(sbx_docker_parse_keep("true false\ndev\n", &k) < 0, "keep inspect: short refused");
+	ok(sbx_docker_parse_keep("maybe false\na\nb\nc\nd\n", &k) < 0,
+	    "keep inspect: not a boolean refused");
+	ok(sbx_docker_name_check("dev-1.x_y", &err) == 0, "name: the engine's characters");
+	ok(sbx_docker_name_check("-x", &err) < 0, "name: a leading '-' refused");
+	ok(sbx_docker_name_check("a/b", &err) < 0, "name: a '/' refused");
+	ok(sbx_docker_name_check("a", &err) < 0, "name: one character refused");
+	ok(sbx_docker_name_check("a b", &err) < 0, "name: a space refused");
+}
+
 static void
 test_helpers(void)
 {
@@ -355,6 +469,8 @@ main(void)
 	test_runs();
 	test_mount_syntax();
 	test_inspect();
+	test_keep();
+	test_keep_parse();
 	test_helpers();
 	return done_testing();
 }
