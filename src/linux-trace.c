@@ -409,14 +409,29 @@ struct scratch {
 	struct argv_store argv;
 };
 
-static __thread struct scratch *scratch;
+/* One scratch area a thread (the dispatcher's), freed when the thread
+ * ends: the key's destructor runs at its exit. */
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void
+make_scratch_key(void)
+{
+	pthread_key_create(&scratch_key, free);
+}
 
 static struct scratch *
 get_scratch(void)
 {
-	if (scratch == NULL)
-		scratch = sbx_xmalloc(sizeof(*scratch));
-	return scratch;
+	struct scratch *s;
+
+	pthread_once(&scratch_once, make_scratch_key);
+	s = pthread_getspecific(scratch_key);
+	if (s == NULL) {
+		s = sbx_xmalloc(sizeof(*s));
+		pthread_setspecific(scratch_key, s);
+	}
+	return s;
 }
 
 void
