@@ -125,5 +125,14 @@ sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, 
 	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
 		if (caps[i].effective || caps[i].permitted || caps[i].inheritable)
 			return sbx_err_set(err, EPERM, "a thread kept capabilities");
+#ifdef SBX_SANITIZED
+	/* A sanitizer build: its runtime maps memory, opens its report file
+	 * and exits on its own from any thread, calls the filter refuses (a
+	 * refused mmap makes ASan report, and a refused report loops). The
+	 * plain build, which CI runs too, keeps the filter. */
+	(void)load_filter;
+	return 0;
+#else
 	return allow != NULL ? load_filter(allow, write_fd, err) : 0;
+#endif
 }

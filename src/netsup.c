@@ -690,6 +690,9 @@ static const char *const worker_calls[] = {
 	"madvise",
 	"munmap",
 	"exit",
+	/* A thread's own teardown: the sanitizers' runtime takes down the
+	 * thread's alternate signal stack at exit, and aborts if it cannot. */
+	"sigaltstack",
 	"rt_sigprocmask",
 	"rt_sigreturn",
 	"restart_syscall",
@@ -1936,6 +1939,26 @@ free_list(struct call *c)
 	}
 }
 
+/* Joins t within ms; false (t detached, left to run out) when it did not
+ * end in time. */
+static bool
+join_bounded(pthread_t t, int ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(t, NULL, &until) == 0)
+		return true;
+	pthread_detach(t);
+	return false;
+}
+
 void
 sbx_netsup_stop(struct sbx_netsup *ns)
 {
@@ -1983,10 +2006,16 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 		return;
 	}
 	pthread_mutex_unlock(&ns->lock);
-	/* Each has said it is leaving: these joins return at once. */
-	pthread_join(ns->thread, NULL);
+	/* Each has said it is leaving, so these joins return at once; still
+	 * bounded, for a thread whose last steps (a runtime's teardown)
+	 * could hang: one that does is left to the process exit. */
+	if (!join_bounded(ns->thread, STOP_GRACE_MS))
+		ns->abandoned = true;
 	for (int i = 0; i < ns->nworkers; i++)
-		pthread_join(ns->pool[i], NULL);
+		if (!join_bounded(ns->pool[i], STOP_GRACE_MS))
+			ns->abandoned = true;
+	if (ns->abandoned)
+		return;
 	ns->nworkers = 0;
 	free_list(ns->queue);
 	free_list(ns->done);
