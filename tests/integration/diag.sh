@@ -197,7 +197,7 @@ if [ "$(id -u)" = 0 ]; then
 	is "$(jget limits.pids)" '{"by":null,"count":100}' "limits.pids as root: by null"
 	like "$(jget unenforced)" '"pids"' "... and pids is listed as unenforced"
 else
-	is "$(jget limits.pids)" '{"by":"rlimit","count":100}' "limits.pids: by rlimit"
+	is "$(jget limits.pids)" '{"by":"rlimit-uid","count":100}' "limits.pids: by rlimit-uid (backend none: the uid's count)"
 	unlike "$(jget unenforced)" '"pids"' "... and pids is not listed as unenforced"
 fi
 is "$(jget limits.cpu)" '{"by":"rlimit","ms":10000}' "limits.cpu"

@@ -49,7 +49,7 @@ def flipper():
             ctypes.memmove(buf, s, size)
         flips += 1
 sys.setswitchinterval(1e-5)
-t = threading.Thread(target=flipper)
+t = threading.Thread(target=flipper, daemon=True)  # an error here must not hang
 t.start()
 ok = refused = other = 0
 data = ctypes.create_string_buffer(b"race\n", 5)
@@ -141,8 +141,12 @@ cat >"$NETWD/fdrace.py" <<'EOF'
 # listen: listen(fd) likewise. Prints the counts; for listen, each port a
 # TCP socket ended up listening on goes to ports.txt, and those sockets
 # stay open until the file "done" appears (at most 10 s).
-import ctypes, errno, os, socket, sys, threading, time
+import ctypes, errno, os, resource, socket, sys, threading, time
 mode, n, host, port = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+# Every successful listen keeps its socket: more than the 1024 descriptors
+# an unprivileged caller's soft limit allows.
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 libc = ctypes.CDLL(None, use_errno=True)
 sa = ctypes.create_string_buffer((2).to_bytes(2, "little") + port.to_bytes(2, "big") +
                                  socket.inet_aton(host) + b"\0" * 8, 16)
@@ -165,7 +169,7 @@ def flipper():
             pass
 sys.setswitchinterval(1e-5)
 os.dup2(decoy.fileno(), FD)
-t = threading.Thread(target=flipper)
+t = threading.Thread(target=flipper, daemon=True)  # an error here must not hang
 t.start()
 counts = {}
 for i in range(n):
@@ -230,13 +234,20 @@ for policy in "--network on" "--listen 1"; do
 	# shellcheck disable=SC2086
 	sbx_bg -w "$NETWD" $policy -- python3 fdrace.py listen "$N" 127.0.0.1 0
 	wait_for "[ -s '$NETWD/ports.txt' ]" 60 || diag "the listen racer wrote no ports.txt"
+	# A port answers the host only if a socket of the racer listens on it
+	# in the host's network namespace: ss names the owning process. (A
+	# connect to 127.0.0.1:PORT would also count another test's listener
+	# that happens to hold the same number, and under namespaces the
+	# racer's own listeners are in the jail's namespace, not the host's.)
+	racer=$(pgrep -f "fdrace.py listen" | tr '\n' ' ')
 	open=
 	for p in $(cat "$NETWD/ports.txt" 2>/dev/null); do
-		if "$PY" -c 'import socket, sys
-socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2).close()' "$p" 2>/dev/null; then
-			open="$open $p"
-		fi
+		held=$(ss -Hltnp "sport = :$p" 2>/dev/null)
+		for r in $racer; do
+			case $held in *"pid=$r,"*) open="$open $p" ;; esac
+		done
 	done
+	ok "fd swap, listen, $policy: the racer was found on the host" test -n "$racer"
 	touch "$NETWD/done"
 	sbx_bg_wait 20
 	is "$SBX_STATUS" 0 "fd swap, listen, $policy: the racer ran"
