@@ -221,6 +221,17 @@ ll_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 	return r;
 }
 
+/* Whether the name supervisor can keep .git and the protected paths
+ * while the workdir's top level takes new entries: it needs the seccomp
+ * listener and the sandbox's descriptors (pidfd_getfd, which a container
+ * runtime's default profile refuses). Without it the plan freezes the top
+ * level instead (sbxrun(1), Filesystem). */
+static bool
+names_usable(const struct sbx_caps *caps)
+{
+	return caps->seccomp && caps->pidfd_getfd;
+}
+
 static int
 build_plan(const struct sbx_exec *x, const struct sbx_policy *p, bool watch, bool guard_names,
     struct sbx_plan *plan, struct sbx_err *err)
@@ -256,7 +267,7 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	struct sbx_plan plan;
 	int abi = caps->landlock_abi;
 
-	if (build_plan(x, p, true, caps->seccomp, &plan, err) < 0)
+	if (build_plan(x, p, true, names_usable(caps), &plan, err) < 0)
 		return -1;
 	sbx_buf_printf(out,
 	    "# backend landlock: no namespaces; Landlock ABI %d%s, seccomp%s, "
@@ -665,8 +676,8 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	for (size_t i = 0; i < p->nmounts; i++)
 		if (p->mounts[i].rw)
 			sbx_strv_push(&st->writable, p->mounts[i].source);
-	if (build_plan(x, p, true, caps->seccomp, &plan, err) < 0 ||
-	    watch_or_rebuild(x, p, caps->seccomp, st, &plan, r, err) < 0) {
+	if (build_plan(x, p, true, names_usable(caps), &plan, err) < 0 ||
+	    watch_or_rebuild(x, p, names_usable(caps), st, &plan, r, err) < 0) {
 		free(pl.bind.v);
 		free(pl.connect.v);
 		sbx_strv_free(&st->writable);
@@ -675,7 +686,7 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	}
 	st->keeper = x->keeper;
 	make_guard(p, x, &plan, &st->guard);
-	if (st->guard.guard_names && caps->seccomp) {
+	if (st->guard.guard_names && names_usable(caps)) {
 		/* The workers that make these calls enter the same Landlock
 		 * filesystem domain as the sandbox (namesup.h). */
 		struct sbx_landlock_anchor *a = sbx_xcalloc(x->fs->npins + 1, sizeof(*a));
