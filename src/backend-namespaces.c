@@ -244,9 +244,10 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		    "# network: every connect, bind, listen and addressed send goes to "
 		    "sbxrun's network supervisor, which makes what the rules allow on host "
 		    "sockets and hands them in (SECCOMP_IOCTL_NOTIF_ADDFD)\n");
-	sbx_seccomp_describe((net_fully_off(p) ? 0
-					       : SBX_SECCOMP_NET_NOTIFY |
-			    (send_free(x, needs_unix_guard(p, x)) ? SBX_SECCOMP_NET_SEND_FREE : 0)) |
+	sbx_seccomp_describe(
+	    (net_fully_off(p) ? 0
+			      : SBX_SECCOMP_NET_NOTIFY |
+			(send_free(x, needs_unix_guard(p, x)) ? SBX_SECCOMP_NET_SEND_FREE : 0)) |
 		(x->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0),
 	    out);
 	sbx_hostfilter_describe(SBX_HOSTF_NOSETID, out);

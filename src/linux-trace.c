@@ -39,7 +39,6 @@
  * comes first, so this is enough of any message to find it. */
 #define DNS_PEEK 512
 
-
 /* Syscall numbers, resolved once. */
 static struct {
 	int open, openat, openat2, creat, truncate, unlink, unlinkat, rmdir, rename, renameat,
