@@ -18,6 +18,9 @@
 #ifndef PR_CAP_AMBIENT_CLEAR_ALL
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
+#ifndef CAP_SYS_PTRACE
+#define CAP_SYS_PTRACE 19
+#endif
 
 /* The highest capability number this kernel knows (its bounding set may
  * hold more than the headers name). */
@@ -135,4 +138,53 @@ sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, 
 #else
 	return allow != NULL ? load_filter(allow, write_fd, err) : 0;
 #endif
+}
+
+int
+sbx_creds_drop_thread_reader(int uid, int gid, struct sbx_err *err)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+	const unsigned idx = CAP_SYS_PTRACE / 32, bit = 1u << (CAP_SYS_PTRACE % 32);
+
+	if (uid < 0 || gid < 0)
+		return sbx_err_set(err, EINVAL, "a reader thread needs the sandbox's ids");
+	for (int cap = last_cap(); cap >= 0; cap--)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
+		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+			return sbx_err_sys(err, "cannot empty a thread's bounding set");
+	/* Keep the permitted set across the change of uid (the thread's
+	 * securebits only), then narrow it to the one capability. */
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		return sbx_err_sys(
+		    err, "cannot keep a thread's capabilities across its uid change");
+	if (syscall(SYS_setgroups, 0, NULL) < 0)
+		return sbx_err_sys(err, "cannot drop a thread's groups");
+	if (syscall(SYS_setresgid, gid, gid, gid) < 0 || syscall(SYS_setresuid, uid, uid, uid) < 0)
+		return sbx_err_sys(err, "cannot take uid %d in a thread", uid);
+	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+		return sbx_err_sys(err, "cannot clear a thread's keep-capabilities bit");
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return sbx_err_sys(err, "cannot clear a thread's ambient capabilities");
+	memset(caps, 0, sizeof(caps));
+	caps[idx].effective = caps[idx].permitted = bit;
+	if (syscall(SYS_capset, &hdr, caps) < 0)
+		return sbx_err_sys(err, "cannot narrow a thread's capabilities");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return sbx_err_sys(err, "cannot set no_new_privs in a thread");
+
+	/* Checked, not assumed. */
+	if (!holds_only(uid, gid) || syscall(SYS_setfsuid, -1) != uid ||
+	    syscall(SYS_setfsgid, -1) != gid)
+		return sbx_err_set(err, EPERM, "a thread kept other ids than %d", uid);
+	hdr = (struct __user_cap_header_struct){ .version = _LINUX_CAPABILITY_VERSION_3 };
+	if (syscall(SYS_capget, &hdr, caps) < 0)
+		return sbx_err_sys(err, "cannot read a thread's capabilities");
+	for (unsigned i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		unsigned want = i == idx ? bit : 0;
+
+		if (caps[i].effective != want || caps[i].permitted != want || caps[i].inheritable)
+			return sbx_err_set(err, EPERM, "a thread kept other capabilities");
+	}
+	return 0;
 }

@@ -35,4 +35,17 @@
 int sbx_creds_drop_thread(
     int uid, int gid, const char *const *allow, int write_fd, struct sbx_err *err);
 
+/* Drops the calling thread, for good, to uid and gid (>= 0: real,
+ * effective, saved and filesystem; no supplementary groups; the bounding
+ * set emptied; no_new_privs) keeping one capability only, CAP_SYS_PTRACE,
+ * effective and permitted. For a reader of the sandbox's memory and
+ * descriptors whose sandbox lives in a user namespace owned by root: a
+ * thread with no capability in the initial namespace has no ptrace access
+ * into it (the kernel asks for the same namespace or CAP_SYS_PTRACE over
+ * it), and a thread cannot change its user namespace. The Landlock domain
+ * the thread holds limits that capability to the processes of its own
+ * and nested domains, the sandbox's (doc/design/supervisor.md). Checked
+ * like sbx_creds_drop_thread(); on failure the thread must not be used. */
+int sbx_creds_drop_thread_reader(int uid, int gid, struct sbx_err *err);
+
 #endif

@@ -300,6 +300,14 @@ sbx_landlock_apply(const struct sbx_plan *plan, int abi, const struct sbx_landlo
 }
 
 int
+sbx_landlock_apply_scope(int abi, unsigned scopes, struct sbx_err *err)
+{
+	if (abi < 6 || scopes == 0)
+		return sbx_err_set(err, ENOSYS, "landlock scopes need ABI 6 (Linux 6.12)");
+	return restrict_self(NULL, abi, NULL, scopes, err);
+}
+
+int
 sbx_landlock_apply_net(
     int abi, const struct sbx_landlock_net *net, unsigned scopes, struct sbx_err *err)
 {

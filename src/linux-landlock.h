@@ -68,4 +68,10 @@ int sbx_landlock_enforce(int ruleset, struct sbx_err *err);
 int sbx_landlock_apply_net(
     int abi, const struct sbx_landlock_net *net, unsigned scopes, struct sbx_err *err);
 
+/* Restricts the calling thread to a domain holding only scopes (ABI 6):
+ * no filesystem or port rule, so mounts and binds stay as they were, but
+ * a domain all the same, which Landlock's ptrace rule confines to itself
+ * and the domains nested in it. */
+int sbx_landlock_apply_scope(int abi, unsigned scopes, struct sbx_err *err);
+
 #endif

@@ -617,6 +617,11 @@ spawn_job(void *arg)
 	 * (the supervisor alone makes sockets in the host's namespace). */
 	if (j->b->id != SBX_BACKEND_NAMESPACES && sbx_network_enter(&run->net, j->err) < 0)
 		return NULL;
+	/* Its root caller's dispatcher keeps CAP_SYS_PTRACE (netsup.c): a
+	 * domain of its own confines it to the sandbox's processes. */
+	if (j->b->id == SBX_BACKEND_NAMESPACES && geteuid() == 0 &&
+	    sbx_network_enter_reader(&run->net, j->err) < 0)
+		return NULL;
 	if (j->b->spawn(&run->policy, &run->exec, &run->caps, j->child, &run->report, j->err) < 0)
 		return NULL;
 	nfd = j->child->notify_fd;
@@ -652,7 +657,9 @@ spawn(struct run *run, const struct sbx_backend *b, struct sbx_child *child, str
 	pthread_t t;
 	int e;
 
-	if (!run->net.supervised) {
+	/* On this thread only when no Landlock domain is taken for the
+	 * supervisor (the main thread never holds one). */
+	if (!run->net.supervised && !(b->id == SBX_BACKEND_NAMESPACES && geteuid() == 0)) {
 		spawn_job(&j);
 		return j.rc;
 	}

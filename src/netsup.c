@@ -13,15 +13,19 @@
  *                    (process_vm_readv), takes its descriptors
  *                    (pidfd_getfd), resolves paths in its view and
  *                    decides. Those need ptrace access to the sandbox.
- *                    Under the landlock backend (SBX_NETSUP_READ_DROPPED)
- *                    it first drops to the sandbox's ids and no capability,
- *                    which keep that access. Under namespaces a root
- *                    caller's dispatcher keeps root's real ids and
- *                    capabilities (a uid-65534 thread has no CAP_SYS_PTRACE
- *                    in the root-owned user namespace of the sandbox) but
- *                    takes the sandbox's filesystem ids for good. It
- *                    performs no call for the sandbox and never blocks on
- *                    one: it only answers.
+ *                    It drops before it reads anything of the sandbox's:
+ *                    to the sandbox's ids and no capability under the
+ *                    landlock backend (SBX_NETSUP_READ_DROPPED: the
+ *                    sandbox shares sbxrun's user namespace, same ids
+ *                    keep the access); for a root caller under namespaces
+ *                    to uid/gid 65534 with CAP_SYS_PTRACE alone (the
+ *                    sandbox's user namespace is root's, a thread cannot
+ *                    change its own, and only that capability reaches
+ *                    into it; the Landlock domain keeps it to the
+ *                    sandbox's processes); another caller keeps its own
+ *                    ids, which hold nothing more. Always no_new_privs.
+ *                    It performs no call for the sandbox and never blocks
+ *                    on one: it only answers.
  *   workers          a pool of at most MAX_WORKERS threads, made by the
  *                    dispatcher when a call waits and none is idle (never
  *                    one per call). Each first drops itself for good to
@@ -68,6 +72,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -740,6 +745,8 @@ worker(void *arg)
 	 * answers (so nothing waits on it) but makes no call: EPERM. */
 	bool dropped;
 
+	/* A name the host can see (ps -L, /proc/PID/task/TID/comm). */
+	(void)prctl(PR_SET_NAME, "sbxrun-worker", 0, 0, 0);
 	/* With the name-changing calls: inside the sandbox's own Landlock
 	 * filesystem domain first (per thread), so that what a worker makes
 	 * is judged by the sandbox's rules, never by the caller's rights. */
@@ -1808,30 +1815,38 @@ dispatcher(void *arg)
 	struct seccomp_notif_resp *resp = NULL;
 	struct pollfd pfd[3];
 
+	(void)prctl(PR_SET_NAME, "sbxrun-dispatch", 0, 0, 0);
 	if (seccomp_notify_alloc(&req, &resp) < 0)
 		goto out;
-	/* A root caller's sandbox has other ids: this thread's filesystem
-	 * ids become its ids for good (raw calls: this thread only), so that
-	 * every path resolved here for the sandbox (its cwd, its root, a
-	 * unix socket's directory) is searched as the sandbox would search
-	 * it; an O_PATH descriptor opened with root's search rights would
-	 * hand them to the worker. The ptrace-like access stays (its real
-	 * ids and capabilities are kept). */
+	/* Drop before reading anything of the sandbox's. */
 	if (ns->flags & SBX_NETSUP_READ_DROPPED) {
-		/* Drop before reading anything of the sandbox's: the same ids
-		 * as the workers, no capability, no filter (it needs many
-		 * more calls). The workers it makes start from there. */
+		/* The landlock backend: the sandbox runs in sbxrun's user
+		 * namespace as the ids given, with no capability. The same
+		 * ids and no capability keep the ptrace access this thread
+		 * needs; no filter (it needs many more calls than a worker).
+		 * The workers it makes start from there. */
 		struct sbx_err err = { 0 };
 
 		ns->refuse_all =
 		    sbx_creds_drop_thread(ns->meta.as_uid, ns->meta.as_gid, NULL, -1, &err) < 0;
 		ns->drop_failed = ns->refuse_all;
 	} else if (ns->meta.as_uid >= 0) {
-		syscall(SYS_setfsgid, ns->meta.as_gid);
-		syscall(SYS_setfsuid, ns->meta.as_uid);
-		ns->refuse_all = (int)syscall(SYS_setfsuid, -1) != ns->meta.as_uid ||
-		    (int)syscall(SYS_setfsgid, -1) != ns->meta.as_gid;
+		/* The namespaces backend, a root caller: the sandbox runs in a
+		 * user namespace root owns, where only CAP_SYS_PTRACE reaches
+		 * it from here. The sandbox's ids and that one capability,
+		 * confined by the Landlock domain to the sandbox's processes;
+		 * every path resolved here is searched as the sandbox would
+		 * search it. */
+		struct sbx_err err = { 0 };
+
+		ns->refuse_all =
+		    sbx_creds_drop_thread_reader(ns->meta.as_uid, ns->meta.as_gid, &err) < 0;
 		ns->drop_failed = ns->refuse_all;
+	} else if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		/* Another caller: its own ids and no capability already are
+		 * the sandbox's; no_new_privs as everywhere else. */
+		ns->refuse_all = true;
+		ns->drop_failed = true;
 	}
 	pfd[0] = (struct pollfd){ .fd = ns->fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };

@@ -67,8 +67,8 @@ typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
  * sandbox's, and keeps its ptrace-like access (same ids; the sandbox holds
  * no capability either). Without it (namespaces: the sandbox's user
  * namespace is owned by the caller, and a root caller's dispatcher must
- * keep CAP_SYS_PTRACE in it) the dispatcher takes the sandbox's
- * filesystem ids only. */
+ * keep CAP_SYS_PTRACE over it) a root caller's dispatcher takes the
+ * sandbox's ids with that one capability (linux-creds.h). */
 #define SBX_NETSUP_READ_DROPPED 0x10u
 /* The sandbox has a network namespace of its own (namespaces backend, in
  * every network mode): its sockets live there, with only its private lo.

@@ -104,6 +104,19 @@ sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx)
 }
 
 int
+sbx_network_enter_reader(struct sbx_network *n, struct sbx_err *err)
+{
+	if (n->landlock_abi < 6)
+		return 0;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return sbx_err_sys(err, "cannot set no_new_privs");
+	if (sbx_landlock_apply_scope(n->landlock_abi, SBX_LANDLOCK_SCOPE_ABSTRACT, err) < 0)
+		return -1;
+	n->reader_confined = n->scoped = true;
+	return 0;
+}
+
+int
 sbx_network_enter(struct sbx_network *n, struct sbx_err *err)
 {
 	struct sbx_ports bind = { 0 }, connect = { 0 };

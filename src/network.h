@@ -49,6 +49,7 @@ struct sbx_network {
 	struct sbx_netsup *sup;
 	struct sbx_strv env; /* NAME=VALUE for the sandbox (proxy variables) */
 	bool scoped; /* the launcher's domain holds the abstract socket scope */
+	bool reader_confined; /* sbx_network_enter_reader() took a domain */
 	const struct sbx_strv *meta_writable;
 	int meta_uid, meta_gid;
 	const struct sbx_meta_guard *meta_guard;
@@ -75,6 +76,16 @@ int sbx_network_prepare(
 void sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx);
 
 int sbx_network_enter(struct sbx_network *n, struct sbx_err *err);
+
+/* For the namespaces backend and a root caller, on the launcher thread
+ * before the jail is spawned: a Landlock domain holding only the abstract
+ * socket scope (no port rule: the sandbox has a network namespace of its
+ * own). The jail's domain nests in it, and the supervisor's dispatcher,
+ * which keeps CAP_SYS_PTRACE to read the sandbox (netsup.c), inherits it:
+ * Landlock then lets that capability reach the sandbox's processes only.
+ * Without Landlock ABI 6 nothing is done (sbx_network.reader_confined
+ * stays false). */
+int sbx_network_enter_reader(struct sbx_network *n, struct sbx_err *err);
 
 /* flags: SBX_NETSUP_* for the supervisor. Takes notify_fd and diag_fd
  * (-1 when none). A jail whose network is fully off may still hand over

@@ -160,6 +160,76 @@ EOF
 	diag "inside: $(tr '\n' ' ' <"$T/bg.out")"
 fi
 
+# --- (b2) who the supervisor's threads are -----------------------------------------
+# Read on the host, in /proc, while the sandbox waits: every thread of
+# sbxrun that reads the sandbox's memory or acts for it (the dispatcher,
+# the workers) holds the sandbox's ids and no_new_privs, never the
+# caller's rights. A root caller's sandbox runs as 65534: those threads
+# hold uid and gid 65534 everywhere, no groups, an empty bounding set; a
+# worker no capability; the dispatcher none either under landlock (the
+# sandbox shares sbxrun's user namespace), and under namespaces only
+# CAP_SYS_PTRACE, the one that reaches into the root-owned user namespace
+# of the sandbox (a full root dispatcher failed this).
+new_wd
+lport=$("$PY" -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$WD/wait.py" <<'EOF2'
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4)
+c = socket.socket()
+try:
+    c.connect(("127.0.0.1", int(sys.argv[1])))
+except OSError as e:
+    print("connect: %d" % e.errno)
+open("ready", "w").close()
+for _ in range(300):
+    if os.path.exists("go"):
+        break
+    time.sleep(0.1)
+EOF2
+sbx_bg -w "$WD" --listen "$lport" -- python3 wait.py "$lport"
+wait_for "[ -e '$WD/ready' ]" 20
+me=$(id -u)
+mygid=$(id -g)
+threads=
+for t in /proc/"$SBX_PID"/task/*; do
+	name=$(cat "$t/comm" 2>/dev/null) || continue
+	case $name in
+	sbxrun-dispatch | sbxrun-worker) ;;
+	*) continue ;;
+	esac
+	st=$(cat "$t/status" 2>/dev/null)
+	f() { printf '%s\n' "$st" | awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ /, ""); print }'; }
+	threads="$threads $name"
+	if [ "$me" = 0 ]; then
+		want_id="65534 65534 65534 65534"
+		want_gid="65534 65534 65534 65534"
+	else
+		want_id="$me $me $me $me"
+		want_gid=
+	fi
+	want_cap=0000000000000000
+	if [ "$me" = 0 ] && [ "$name" = sbxrun-dispatch ] && [ "$SBX_BACKEND" = namespaces ]; then
+		want_cap=0000000000080000
+	fi
+	is "$(f Uid)" "$want_id" "creds: $name: real, effective, saved and fs uid are the sandbox's"
+	if [ -n "$want_gid" ]; then
+		is "$(f Gid)" "$want_gid" "creds: $name: the gids are the sandbox's"
+		is "$(f Groups)" "" "creds: $name: no supplementary groups"
+		is "$(f CapBnd)" 0000000000000000 "creds: $name: an empty bounding set"
+	fi
+	is "$(f CapEff)" "$want_cap" "creds: $name: effective capabilities"
+	is "$(f CapPrm)" "$want_cap" "creds: $name: permitted capabilities"
+	is "$(f CapAmb)" 0000000000000000 "creds: $name: no ambient capability"
+	is "$(f NoNewPrivs)" 1 "creds: $name: no_new_privs"
+done
+like "$threads" sbxrun-dispatch "creds: the dispatcher thread was found"
+like "$threads" sbxrun-worker "creds: a worker thread was found"
+: >"$WD/go"
+sbx_bg_wait 30
+bg_status 0 "creds: the script ran"
+
 # --- (c) the stall ---------------------------------------------------------------
 # A peer on the host accepts and never reads. The sandbox flips O_NONBLOCK
 # on its socket from one thread while 64 others make blocking sends:
