@@ -67,6 +67,21 @@ load_filter(const char *const *allow, int write_fd, struct sbx_err *err)
 	return 0;
 }
 
+/* A thread that now holds the sandbox's ids (and no capability) would let
+ * any process of those ids ptrace it, and so take the whole of sbxrun's
+ * memory, if the process were dumpable: the kernel's ptrace check passes
+ * on equal ids and a subset of capabilities. Changing a thread's ids
+ * sets the process's dumpable flag to fs.suid_dumpable, 0 by default; a
+ * machine set to 1 would leave it open. So it is cleared here, after
+ * every drop (doc/design/supervisor.md). */
+static int
+not_dumpable(struct sbx_err *err)
+{
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
+		return sbx_err_sys(err, "cannot make sbxrun not dumpable");
+	return 0;
+}
+
 /* Whether the calling thread's ids all are uid and gid, with no groups. */
 static bool
 holds_only(int uid, int gid)
@@ -113,6 +128,8 @@ sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, 
 		return sbx_err_sys(err, "cannot drop a thread's capabilities");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return sbx_err_sys(err, "cannot set no_new_privs in a thread");
+	if (not_dumpable(err) < 0)
+		return -1;
 
 	/* Checked, not assumed: what the kernel now holds for this thread. */
 	if (syscall(SYS_getresuid, &ru, &eu, &su) < 0 || syscall(SYS_getresgid, &rg, &eg, &sg) < 0)
@@ -172,6 +189,8 @@ sbx_creds_drop_thread_reader(int uid, int gid, struct sbx_err *err)
 		return sbx_err_sys(err, "cannot narrow a thread's capabilities");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return sbx_err_sys(err, "cannot set no_new_privs in a thread");
+	if (not_dumpable(err) < 0)
+		return -1;
 
 	/* Checked, not assumed. */
 	if (!holds_only(uid, gid) || syscall(SYS_setfsuid, -1) != uid ||
