@@ -26,6 +26,22 @@ sbx_cgroup_has(const char *s, const char *word)
 	return false;
 }
 
+bool
+sbx_cgroup_release_at_least(const char *release, int major, int minor)
+{
+	char *end;
+	long a, b = 0;
+
+	if (release == NULL)
+		return false;
+	a = strtol(release, &end, 10);
+	if (end == release)
+		return false;
+	if (*end == '.')
+		b = strtol(end + 1, NULL, 10);
+	return a > major || (a == major && b >= minor);
+}
+
 static void
 no(struct sbx_cg_decision *d, const char *why)
 {
@@ -81,6 +97,10 @@ sbx_cgroup_decide(const struct sbx_cg_facts *f, unsigned want, struct sbx_cg_dec
 		return no(d,
 		    "this process is in no cgroup v2 group (no 0:: line in "
 		    "/proc/self/cgroup)");
+	/* The jail must be born in the leaf: placed after the clone, what
+	 * it forks in between would stay outside. */
+	if (!f->clone_into)
+		return no(d, "the kernel has no clone3(CLONE_INTO_CGROUP) (Linux 5.7)");
 	is_root = strcmp(f->self, "/") == 0;
 	snprintf(group, sizeof(group), "%s%s", f->mount, is_root ? "" : f->self);
 	if (f->root_writable && offered(f->root_subtree_control, want) != 0) {

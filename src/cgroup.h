@@ -29,6 +29,7 @@ struct sbx_cg_facts {
 	bool root_writable; /* we may make directories in MOUNT and write
 	                       MOUNT/cgroup.procs (root, not in a container
 	                       that mounts it read-only) */
+	bool clone_into; /* the kernel has clone3(CLONE_INTO_CGROUP) (5.7) */
 };
 
 enum sbx_cg_way {
@@ -92,6 +93,10 @@ bool sbx_cgroup_key(const char *text, const char *key, uint64_t *v);
 
 /* The "+memory +pids" line for cgroup.subtree_control. */
 void sbx_cgroup_enable_line(unsigned ctl, char *buf, size_t n);
+
+/* Whether the kernel release (uname -r: "6.1.0-18-amd64") is at least
+ * major.minor. */
+bool sbx_cgroup_release_at_least(const char *release, int major, int minor);
 
 /* Whether the space-separated list s names word. */
 bool sbx_cgroup_has(const char *s, const char *word);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #ifndef CLONE_INTO_CGROUP
@@ -136,6 +137,9 @@ sbx_cgroup_probe(unsigned want, struct sbx_cg_decision *d, struct sbx_cg_place *
 	_cleanup_free_ char *dir = NULL;
 	_cleanup_free_ char *controllers = NULL, *subtree = NULL, *procs = NULL, *root_st = NULL;
 	struct sbx_cg_facts f = { .mount = mount, .self = self, .nprocs = -1 };
+	struct utsname u;
+
+	f.clone_into = uname(&u) == 0 && sbx_cgroup_release_at_least(u.release, 5, 7);
 
 	if (mount && self && self[0] == '/') {
 		dir = sbx_xasprintf("%s%s", mount, strcmp(self, "/") == 0 ? "" : self);

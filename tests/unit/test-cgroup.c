@@ -24,6 +24,7 @@ delegated(void)
 		.nprocs = 1,
 		.root_subtree_control = "cpu io memory pids\n",
 		.root_writable = false,
+		.clone_into = true,
 	};
 }
 
@@ -88,7 +89,8 @@ main(void)
 		.subtree_writable = true,
 		.nprocs = 40,
 		.root_subtree_control = "\n",
-		.root_writable = true };
+		.root_writable = true,
+		.clone_into = true };
 	decide(&f, SBX_CG_NONE, "/sys/fs/cgroup/unified has no memory and pids controller",
 	    "hybrid: memory and pids bound to v1");
 	f.controllers = "hugetlb pids\n";
@@ -154,6 +156,22 @@ main(void)
 	f.controllers = "cpu\n";
 	decide(&f, SBX_CG_NONE, "run.scope has no memory and pids controller",
 	    "a slice whose parent handed neither down");
+	/* A kernel without CLONE_INTO_CGROUP: no leaf, even where one could
+	 * be made. */
+	f = delegated();
+	f.clone_into = false;
+	decide(&f, SBX_CG_NONE, "CLONE_INTO_CGROUP", "Linux before 5.7");
+	f.root_subtree_control = "memory pids\n";
+	f.root_writable = true;
+	decide(&f, SBX_CG_NONE, "CLONE_INTO_CGROUP", "Linux before 5.7, root caller");
+	ok(sbx_cgroup_release_at_least("5.7.0", 5, 7), "release: 5.7.0");
+	ok(sbx_cgroup_release_at_least("6.1.0-18-amd64", 5, 7), "release: 6.1 Debian");
+	ok(sbx_cgroup_release_at_least("5.10", 5, 7), "release: 5.10 is not 5.1");
+	ok(!sbx_cgroup_release_at_least("5.6.19", 5, 7), "release: 5.6");
+	ok(!sbx_cgroup_release_at_least("4.19.0", 5, 7), "release: 4.19");
+	ok(!sbx_cgroup_release_at_least("", 5, 7), "release: empty");
+	ok(!sbx_cgroup_release_at_least(NULL, 5, 7), "release: unknown");
+
 	/* Only some wanted or offered. */
 	f = delegated();
 	decide_ctl(&f, SBX_CG_PIDS, SBX_CG_MOVE_SELF, SBX_CG_PIDS, NULL, "only pids wanted");
