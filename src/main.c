@@ -963,6 +963,9 @@ run_main(struct run *run, int argc, char **argv)
 			return fail(run, &err);
 		sbx_phase("temp workdir");
 	}
+	/* Still single-threaded: the keeper may start here. */
+	if (!run->cli.print_backend)
+		make_leaf(run, b);
 	if (sbx_resolve(p, &run->homes, run->jail_workdir ? run->jail_workdir : run->temp_workdir,
 		run->jail_workdir != NULL, &run->fs, &err) < 0)
 		return fail(run, &err);
@@ -1009,7 +1012,6 @@ run_main(struct run *run, int argc, char **argv)
 			return fail(run, &err);
 		run->net.trace = run->trace;
 	}
-	make_leaf(run, b);
 	for (;;) {
 		if (build_exec(run, b, &err) < 0)
 			return fail(run, &err);

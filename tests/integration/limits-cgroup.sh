@@ -107,6 +107,10 @@ is "$(jget limits.pids.by)" cgroup "--pids alone: by cgroup"
 is "$(jget limits.memory.by)" cgroup "the default memory limit: by cgroup too"
 is "$(ls -d "$FT"/sbxrun-* 2>/dev/null | wc -l)" 0 "no leaf left"
 
+# --print-backend makes nothing.
+sbx --backend "$SBX_BACKEND" --print-backend -w "$WD" -- true
+is "$(ls -d "$FT"/sbxrun-* 2>/dev/null | wc -l)" 0 "--print-backend makes no leaf"
+
 # --- a delegated group: sbxrun moves itself out first -----------------------------------
 FT=$T/cg2
 fake_tree "$FT" ""
