@@ -667,7 +667,9 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		errno = e;
 		/* No user namespace here (policy, sysctl, or a container's
 		 * seccomp profile): "auto" goes on to the next backend. */
-		sbx_err_sys(err, "cannot create the jail's namespaces");
+		sbx_err_sys(err,
+		    x->cgroup ? "cannot create the jail's namespaces in its cgroup v2 leaf"
+			      : "cannot create the jail's namespaces");
 		err->errnum = SBX_EUNAVAIL;
 		return -1;
 	}

@@ -158,7 +158,9 @@ sbx_fork_session_init(
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		sbx_launch_pipes_close(lp);
-		return sbx_err_sys(err, "fork");
+		return sbx_err_sys(err,
+		    a->exec && a->exec->cgroup ? "cannot start init in its cgroup v2 leaf"
+					       : "fork");
 	}
 	if (pid == 0) {
 		struct sbx_err e = { 0 };
