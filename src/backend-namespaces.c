@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cgroup.h"
 #include "fsutil.h"
 #include "keeper.h"
 #include "launch.h"
@@ -512,8 +513,10 @@ ns_cleanup(struct sbx_child *c)
 	c->priv = NULL;
 }
 
+/* The jail's init, born in the run's cgroup v2 leaf when there is one
+ * (cgroup_fd, or -1). */
 static pid_t
-clone_jail(uint64_t flags, int *pidfd)
+clone_jail(uint64_t flags, int *pidfd, int cgroup_fd)
 {
 	struct clone_args args = {
 		.flags = flags | CLONE_PIDFD,
@@ -521,6 +524,8 @@ clone_jail(uint64_t flags, int *pidfd)
 		.exit_signal = SIGCHLD,
 	};
 
+	if (cgroup_fd >= 0)
+		return sbx_cgroup_clone(&args, cgroup_fd);
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
@@ -646,7 +651,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pl.state = st;
 	fflush(NULL);
 	sbx_phase("before clone3");
-	pid = clone_jail(flags, &pidfd);
+	pid = clone_jail(flags, &pidfd, x->cgroup ? x->cgroup_fd : -1);
 	if (pid == 0) {
 		close(sync[0]);
 		child_main(&plan, x, &lp, sync[1], &pl);
@@ -662,7 +667,9 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		errno = e;
 		/* No user namespace here (policy, sysctl, or a container's
 		 * seccomp profile): "auto" goes on to the next backend. */
-		sbx_err_sys(err, "cannot create the jail's namespaces");
+		sbx_err_sys(err,
+		    x->cgroup ? "cannot create the jail's namespaces in its cgroup v2 leaf"
+			      : "cannot create the jail's namespaces");
 		err->errnum = SBX_EUNAVAIL;
 		return -1;
 	}

@@ -65,6 +65,13 @@ struct sbx_exec {
 	gid_t caller_gid;
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
 	size_t nrlimits;
+	/* The cgroup v2 leaf the jail's init is cloned into (doc/design/
+	 * limits.md): its directory, and the SBX_CG_* controllers it holds
+	 * (cgroup.h); cgroup_test: a fake tree, which enforces nothing. */
+	bool cgroup;
+	int cgroup_fd;
+	unsigned cgroup_ctl;
+	bool cgroup_test;
 };
 
 /* The running jail as the supervisor sees it. */

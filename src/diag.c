@@ -239,6 +239,10 @@ json_limits(struct sbx_json *j, const struct sbx_report *r, const struct sbx_pol
 			    (r->enforced & SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i)))
 			? r->limits[i].by
 			: NULL);
+		if (r->limits[i].peak > 0) {
+			sbx_json_key(j, "peak");
+			sbx_json_uint(j, r->limits[i].peak);
+		}
 		sbx_json_obj_end(j);
 	}
 	sbx_json_obj_end(j);

@@ -42,6 +42,7 @@ enum sbx_rule sbx_limit_rule(enum sbx_limit_id id);
 /* How each limit was enforced ("rlimit", "cgroup", ...); NULL when not. */
 struct sbx_limit_report {
 	const char *by;
+	uint64_t peak; /* memory by a cgroup: memory.peak in bytes, 0: unknown */
 };
 
 struct sbx_layers {

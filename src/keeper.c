@@ -34,6 +34,7 @@
 #endif
 
 #include "fsutil.h"
+#include "cgroup.h"
 #include "keeper.h"
 #include "launch.h"
 #include "resolve.h"
@@ -51,6 +52,7 @@ enum k_op {
 	K_UNDO_RUN,
 	K_FINISH,
 	K_TMPFD,
+	K_CGROUP,
 	K_REPLY,
 	K_WARN,
 	K_DONE,
@@ -86,6 +88,14 @@ struct k_tmp {
 	char *path;
 };
 
+/* A cgroup v2 leaf made for the run (doc/design/limits.md). */
+struct k_leaf {
+	int parent; /* the directory it was made in, O_PATH */
+	char *name;
+	char *path;
+	bool test; /* a fake tree: the files in it were made by us */
+};
+
 struct k_watch {
 	int wd;
 	char *tag;
@@ -103,6 +113,8 @@ struct k_state {
 #endif
 	struct k_watch *w;
 	size_t nw;
+	struct k_leaf *leaf;
+	size_t nleaf;
 	int link_wd;
 	struct sbx_strv links, sources, made; /* made: directories, outermost first */
 	struct sbx_strv warnings;
@@ -518,6 +530,176 @@ undo_links(struct k_state *st)
 	sbx_strv_free(&st->made);
 }
 
+/* Writes text to the file name in the directory dir; 0, or -1 with
+ * errno. In a test tree the file is made if missing (the kernel makes
+ * them in a real leaf). */
+static int
+write_at(int dir, const char *name, const char *text, bool create)
+{
+	int fd = openat(
+	    dir, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT | O_APPEND : 0), 0644);
+	ssize_t n;
+	int e;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* CGROUP: strings PARENT, NAME, SUP (empty: none), ENABLE (the
+ * "+memory +pids" line for SUP's parent), then FILE, VALUE, OPTIONAL
+ * triples; a: sbxrun's pid; d: 1 for a test tree. With SUP, sbxrun and
+ * the keeper first move into PARENT/SUP, so that PARENT holds no process
+ * and may hand its controllers down (the kernel's "no internal
+ * processes" rule), and ENABLE is written to PARENT's subtree_control.
+ * Then PARENT/NAME is made (recorded at once) and the files written;
+ * the leaf's directory goes back to sbxrun. */
+static void
+do_cgroup(struct k_state *st, const struct k_msg *m)
+{
+	struct sbx_err err = { 0 };
+	bool test = m->h.d != 0;
+	int parent, leaf = -1;
+	char pid[32];
+
+	if (m->h.nstr < 4 || (m->h.nstr - 4) % 3 != 0 || strchr(m->str[1], '/') ||
+	    m->str[1][0] == '\0' || m->str[1][0] == '.') {
+		sbx_err_set(&err, EINVAL, "keeper: malformed request");
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	parent = open(m->str[0], O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (parent < 0) {
+		sbx_err_sys(&err, "cgroup: %s", m->str[0]);
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
+	if (m->str[2][0]) {
+		int sup;
+
+		if (mkdirat(parent, m->str[2], 0755) < 0 && errno != EEXIST) {
+			sbx_err_sys(&err, "cgroup: cannot make %s/%s", m->str[0], m->str[2]);
+			goto fail;
+		}
+		sup = openat(parent, m->str[2], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		snprintf(pid, sizeof(pid), "%u\n", m->h.a);
+		/* One pid per write: cgroup.procs takes one at a time. */
+		if (sup < 0 || write_at(sup, "cgroup.procs", pid, test) < 0 ||
+		    (snprintf(pid, sizeof(pid), "%d\n", (int)getpid()),
+			write_at(sup, "cgroup.procs", pid, test) < 0)) {
+			sbx_err_sys(
+			    &err, "cgroup: cannot move sbxrun into %s/%s", m->str[0], m->str[2]);
+			if (sup >= 0)
+				close(sup);
+			goto fail;
+		}
+		close(sup);
+		if (write_at(parent, "cgroup.subtree_control", m->str[3], false) < 0) {
+			sbx_err_sys(&err, "cgroup: cannot enable %s in %s", m->str[3], m->str[0]);
+			goto fail;
+		}
+	}
+	if (mkdirat(parent, m->str[1], 0755) < 0) {
+		sbx_err_sys(&err, "cgroup: cannot make %s/%s", m->str[0], m->str[1]);
+		goto fail;
+	}
+	st->leaf = sbx_xreallocarray(st->leaf, st->nleaf + 1, sizeof(*st->leaf));
+	st->leaf[st->nleaf++] = (struct k_leaf){ parent, sbx_xstrdup(m->str[1]),
+		sbx_xasprintf("%s/%s", m->str[0], m->str[1]), test };
+	parent = -1;
+	leaf = openat(st->leaf[st->nleaf - 1].parent, m->str[1],
+	    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (leaf < 0) {
+		sbx_err_sys(&err, "cgroup: %s", st->leaf[st->nleaf - 1].path);
+		goto fail;
+	}
+	if (test && write_at(leaf, "cgroup.procs", "", true) < 0) {
+		sbx_err_sys(&err, "cgroup: %s", st->leaf[st->nleaf - 1].path);
+		goto fail;
+	}
+	for (uint32_t i = 4; i + 2 < m->h.nstr; i += 3) {
+		bool optional = m->str[i + 2][0] == '1';
+
+		if (write_at(leaf, m->str[i], m->str[i + 1], test) == 0)
+			continue;
+		if (optional && errno == ENOENT)
+			continue;
+		sbx_err_sys(&err, "cgroup: cannot write %s to %s/%s", m->str[i + 1],
+		    st->leaf[st->nleaf - 1].path, m->str[i]);
+		goto fail;
+	}
+	k_reply(st, NULL, st->leaf[st->nleaf - 1].path, leaf);
+	close(leaf);
+	return;
+fail:
+	if (leaf >= 0)
+		close(leaf);
+	if (parent >= 0)
+		close(parent);
+	k_reply(st, &err, NULL, -1);
+}
+
+/* Removes the run's leaves, once nothing of the run is left: a leaf that
+ * still holds a process (one that escaped init's kill, or a kill of
+ * sbxrun and init) is emptied with cgroup.kill first (Linux 5.14). A
+ * removed leaf takes its counters with it. */
+static void
+undo_cgroups(struct k_state *st)
+{
+	for (size_t i = 0; i < st->nleaf; i++) {
+		struct k_leaf *l = &st->leaf[i];
+		bool done = false;
+
+		if (l->test) {
+			/* Our own plain files: a real leaf's go with it. */
+			int leaf = openat(
+			    l->parent, l->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			static const char *const files[] = { "cgroup.procs", "memory.max",
+				"memory.swap.max", "pids.max", "memory.events", "memory.peak",
+				"pids.events", "cgroup.kill" };
+
+			for (size_t k = 0; leaf >= 0 && k < SBX_ARRAY_LEN(files); k++)
+				(void)unlinkat(leaf, files[k], 0);
+			if (leaf >= 0)
+				close(leaf);
+		}
+		/* About two seconds at most: the kill is asynchronous, and a
+		 * task leaves the group as it exits. */
+		for (int tries = 0; tries < 200 && !done; tries++) {
+			if (unlinkat(l->parent, l->name, AT_REMOVEDIR) == 0 || errno == ENOENT) {
+				done = true;
+				break;
+			}
+			if (errno != EBUSY)
+				break;
+			if (tries == 0) {
+				int leaf = openat(l->parent, l->name,
+				    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+				if (leaf >= 0) {
+					(void)write_at(leaf, "cgroup.kill", "1", false);
+					close(leaf);
+				}
+			}
+			poll(NULL, 0, 10);
+		}
+		if (!done)
+			k_warn(st,
+			    sbx_xasprintf("cgroup: the run's leaf %s could not be removed: %s",
+				l->path, strerror(errno)));
+		close(l->parent);
+		free(l->name);
+		free(l->path);
+	}
+	free(st->leaf);
+	st->leaf = NULL;
+	st->nleaf = 0;
+}
+
 /* What the run changed in the workdirs: moved aside, removed, handed back. */
 static void
 undo_run(struct k_state *st)
@@ -629,6 +811,7 @@ serve_one(struct k_state *st, int flags)
 	case K_LINK: do_link(st, &m); break;
 	case K_TMPFD: do_tmpfd(st, &m); break;
 	case K_WATCH: do_watch(st, &m); break;
+	case K_CGROUP: do_cgroup(st, &m); break;
 	case K_UNDO_RUN:
 		undo_run(st);
 		report(st);
@@ -707,6 +890,7 @@ keeper_main(int sock, int hold)
 	}
 	undo_run(&st);
 	undo_files(&st);
+	undo_cgroups(&st);
 	if (finish)
 		report(&st);
 	_exit(0);
@@ -917,6 +1101,29 @@ sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx
 		sbx_strv_push(&s, scrub->v[i]);
 	k_send(k->sock, &h, &s, wd);
 	sbx_strv_free(&s);
+}
+
+int
+sbx_keeper_cgroup(struct sbx_keeper *k, const char *parent, const char *name, const char *sup,
+    const char *enable, const struct sbx_cg_write *w, size_t nw, bool test, char **path, int *fd,
+    struct sbx_err *err)
+{
+	struct k_hdr h = { .op = K_CGROUP, .a = (uint32_t)getpid(), .d = test };
+	struct sbx_strv s = { 0 };
+	int r;
+
+	sbx_strv_push(&s, parent);
+	sbx_strv_push(&s, name);
+	sbx_strv_push(&s, sup ? sup : "");
+	sbx_strv_push(&s, enable ? enable : "");
+	for (size_t i = 0; i < nw; i++) {
+		sbx_strv_push(&s, w[i].file);
+		sbx_strv_push(&s, w[i].value);
+		sbx_strv_push(&s, w[i].optional ? "1" : "0");
+	}
+	r = request(k, &h, &s, -1, path, fd, err);
+	sbx_strv_free(&s);
+	return r;
 }
 
 /* Takes WARN messages into warnings until DONE. */

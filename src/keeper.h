@@ -67,6 +67,19 @@ int sbx_keeper_link(
 void sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx_strv *created,
     const struct sbx_strv *scrub);
 
+struct sbx_cg_write;
+
+/* Makes the cgroup v2 leaf parent/name and writes w into it (cgroup.h):
+ * with sup, first moves sbxrun and the keeper into parent/sup and
+ * writes enable to parent's cgroup.subtree_control. The leaf's directory
+ * comes back in *fd (O_PATH) and its path in *path. The keeper removes
+ * the leaf once the run is over, however sbxrun ends (emptying it with
+ * cgroup.kill if a process is left); test: a fake tree
+ * (SBXRUN_TEST_CGROUP_ROOT), whose files the keeper makes and removes. */
+int sbx_keeper_cgroup(struct sbx_keeper *k, const char *parent, const char *name, const char *sup,
+    const char *enable, const struct sbx_cg_write *w, size_t nw, bool test, char **path, int *fd,
+    struct sbx_err *err);
+
 /* Once the jail's tree is gone: undoes the watches, links and the lease
  * now (in that order), adding what could not be done to warnings. */
 void sbx_keeper_undo_run(struct sbx_keeper *k, struct sbx_strv *warnings);

@@ -15,6 +15,11 @@
 
 #include "launch.h"
 #include "supervise.h"
+#ifdef __linux__
+#include <linux/sched.h>
+
+#include "cgroup.h"
+#endif
 
 void
 sbx_signals_supervised(sigset_t *set)
@@ -140,11 +145,22 @@ sbx_fork_session_init(
 	 * reset them. */
 	sbx_signals_supervised(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
-	pid = fork();
+#ifdef __linux__
+	/* Into the run's cgroup v2 leaf, where there is one: born there, so
+	 * that nothing init forks ever runs outside it (cgroup.h). */
+	if (a->exec && a->exec->cgroup) {
+		struct clone_args args = { .exit_signal = SIGCHLD };
+
+		pid = sbx_cgroup_clone(&args, a->exec->cgroup_fd);
+	} else
+#endif
+		pid = fork();
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		sbx_launch_pipes_close(lp);
-		return sbx_err_sys(err, "fork");
+		return sbx_err_sys(err,
+		    a->exec && a->exec->cgroup ? "cannot start init in its cgroup v2 leaf"
+					       : "fork");
 	}
 	if (pid == 0) {
 		struct sbx_err e = { 0 };

@@ -1,14 +1,29 @@
-/* The cgroup v2 probe's system part: reads the facts that
- * sbx_cgroup_decide() (cgroup.c) judges. It only reads and tests access:
- * it makes, moves and enables nothing, and never looks at a cgroup v1
- * hierarchy (those belong to the machine's own tooling). */
+/* The cgroup v2 leaf's system part: the probe reads the facts that
+ * sbx_cgroup_decide() (cgroup.c) judges, and only reads and tests access;
+ * the leaf itself is made and removed by the keeper (keeper.c), the jail
+ * is cloned into it here, and its event files are read here after the
+ * run. Nothing here ever looks at a cgroup v1 hierarchy (those belong to
+ * the machine's own tooling). doc/design/limits.md. */
 #include "config.h"
 
-#include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
 
 #include "cgroup.h"
 #include "util.h"
@@ -109,11 +124,22 @@ count_lines(const char *s)
 }
 
 void
-sbx_cgroup_probe(struct sbx_cg_decision *d)
+sbx_cgroup_probe(unsigned want, struct sbx_cg_decision *d, struct sbx_cg_place *place)
 {
-	_cleanup_free_ char *mount = v2_mount(), *self = v2_self(), *dir = NULL;
+	/* The tests' fake tree: plain directories and files on a tmpfs,
+	 * never the machine's hierarchy. */
+	const char *test = getenv("SBXRUN_TEST_CGROUP_ROOT");
+	const char *test_self = getenv("SBXRUN_TEST_CGROUP_SELF");
+	_cleanup_free_ char *mount = test && test[0] == '/' ? sbx_xstrdup(test) : v2_mount();
+	_cleanup_free_ char *self = test && test[0] == '/'
+	    ? sbx_xstrdup(test_self && test_self[0] == '/' ? test_self : "/")
+	    : v2_self();
+	_cleanup_free_ char *dir = NULL;
 	_cleanup_free_ char *controllers = NULL, *subtree = NULL, *procs = NULL, *root_st = NULL;
 	struct sbx_cg_facts f = { .mount = mount, .self = self, .nprocs = -1 };
+	struct utsname u;
+
+	f.clone_into = uname(&u) == 0 && sbx_cgroup_release_at_least(u.release, 5, 7);
 
 	if (mount && self && self[0] == '/') {
 		dir = sbx_xasprintf("%s%s", mount, strcmp(self, "/") == 0 ? "" : self);
@@ -128,5 +154,83 @@ sbx_cgroup_probe(struct sbx_cg_decision *d)
 		f.root_writable =
 		    access(mount, W_OK | X_OK) == 0 && writable(mount, "cgroup.procs");
 	}
-	sbx_cgroup_decide(&f, d);
+	sbx_cgroup_decide(&f, want, d);
+	if (place == NULL || d->way == SBX_CG_NONE)
+		return;
+	place->parent = d->way == SBX_CG_AT_ROOT ? sbx_xstrdup(mount) : sbx_xstrdup(dir);
+	place->move_self = d->way == SBX_CG_MOVE_SELF;
+	place->test = test && test[0] == '/';
+}
+
+void
+sbx_cgroup_place_free(struct sbx_cg_place *place)
+{
+	free(place->parent);
+	place->parent = NULL;
+}
+
+/* The contents of the file name in the directory dir, or NULL. */
+static char *
+slurp_at(int dir, const char *name)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return sbx_xstrdup(buf);
+}
+
+void
+sbx_cgroup_read_stats(int leaf, struct sbx_cg_stats *s)
+{
+	_cleanup_free_ char *events = slurp_at(leaf, "memory.events");
+	_cleanup_free_ char *peak = slurp_at(leaf, "memory.peak");
+	_cleanup_free_ char *pids = slurp_at(leaf, "pids.events");
+
+	memset(s, 0, sizeof(*s));
+	/* oom_kill: processes the OOM killer ended in this group because
+	 * it reached memory.max (not "oom", which counts reclaim failures
+	 * that may end without a kill). */
+	(void)sbx_cgroup_key(events, "oom_kill", &s->oom_kill);
+	if (peak)
+		s->memory_peak = strtoull(peak, NULL, 10);
+	(void)sbx_cgroup_key(pids, "max", &s->pids_max);
+}
+
+pid_t
+sbx_cgroup_clone(struct clone_args *args, int leaf)
+{
+	struct statfs sf;
+	bool real = false;
+	pid_t pid;
+
+	if (leaf >= 0 && fstatfs(leaf, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+		real = true;
+	if (real) {
+		/* Born in the leaf: no moment where the child, or anything
+		 * it forks, runs outside it (clone3(2), CLONE_INTO_CGROUP,
+		 * Linux 5.7). With CLONE_NEWCGROUP the new namespace's root
+		 * is the leaf. */
+		args->flags |= CLONE_INTO_CGROUP;
+		args->cgroup = (uint64_t)leaf;
+	}
+	pid = (pid_t)syscall(SYS_clone3, args, sizeof(*args));
+	if (pid > 0 && leaf >= 0 && !real) {
+		/* A test tree (SBXRUN_TEST_CGROUP_ROOT): the placement is
+		 * recorded where the kernel would show it. */
+		int fd = openat(leaf, "cgroup.procs", O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		if (fd >= 0) {
+			dprintf(fd, "%d\n", (int)pid);
+			close(fd);
+		}
+	}
+	return pid;
 }

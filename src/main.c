@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,12 @@ struct run {
 	struct sbx_relay relay; /* pipes between the sandbox and the caller's files */
 	struct sbx_trace *trace; /* --trace, made just before the spawn */
 	bool no_diag; /* --selftest wrote its own summary line */
+	/* The cgroup v2 leaf (doc/design/limits.md): where it can go, and
+	 * once the keeper made it, its directory (O_PATH) and controllers. */
+	struct sbx_cg_place cg_place;
+	unsigned cg_want;
+	int cg_fd;
+	unsigned cg_ctl;
 };
 
 static void say(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -566,8 +573,90 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	run->exec.net = run->net.supervised ? &run->net.rules : NULL;
 	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
 	run->exec.keeper = run->keeper;
+	run->exec.cgroup_fd = -1;
+	if (run->cg_fd >= 0 && (b->id == SBX_BACKEND_NAMESPACES || b->id == SBX_BACKEND_LANDLOCK)) {
+		run->exec.cgroup = true;
+		run->exec.cgroup_fd = run->cg_fd;
+		run->exec.cgroup_ctl = run->cg_ctl;
+		run->exec.cgroup_test = run->cg_place.test;
+	}
 	sbx_limits_plan(&run->policy, b, &run->caps, &run->exec, &run->report);
 	return 0;
+}
+
+/* Makes the run's cgroup v2 leaf where the probe found a place for one
+ * (sbx_cgroup_probe, before the keeper existed: the keeper is a process
+ * in our group too), through the keeper, which removes it after the run
+ * whatever happens to sbxrun. A leaf that cannot be made leaves the
+ * limits to rlimits, said in the warnings. */
+static void
+make_leaf(struct run *run, const struct sbx_backend *b)
+{
+#ifdef __linux__
+	const struct sbx_policy *p = &run->policy;
+	struct sbx_cg_write w[SBX_CG_MAX_WRITES];
+	struct sbx_err err = { 0 };
+	_cleanup_free_ char *path = NULL;
+	char name[64], enable[32];
+	unsigned rnd = (unsigned)getpid() ^ (unsigned)sbx_now_ms();
+	size_t nw;
+	int fd = -1;
+
+	if (run->cg_place.parent == NULL ||
+	    (b->id != SBX_BACKEND_NAMESPACES && b->id != SBX_BACKEND_LANDLOCK))
+		return;
+	nw = sbx_cgroup_writes(run->cg_want,
+	    p->limits[SBX_LIMIT_MEMORY].set ? p->limits[SBX_LIMIT_MEMORY].value : 0,
+	    p->limits[SBX_LIMIT_PIDS].set ? p->limits[SBX_LIMIT_PIDS].value : 0, w);
+	(void)!getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK);
+	sbx_cgroup_leaf_name(name, sizeof(name), getpid(), rnd);
+	sbx_cgroup_enable_line(run->cg_want, enable, sizeof(enable));
+	if (need_keeper(run, &err) < 0 ||
+	    sbx_keeper_cgroup(run->keeper, run->cg_place.parent, name,
+		run->cg_place.move_self ? SBX_CG_SUP_NAME : NULL, enable, w, nw, run->cg_place.test,
+		&path, &fd, &err) < 0) {
+		sbx_strv_push_take(&run->report.warnings,
+		    sbx_xasprintf("memory and pids are rlimits, not a cgroup: the cgroup v2 leaf "
+				  "could not be made: %s",
+			err.msg));
+		return;
+	}
+	run->cg_fd = fd;
+	run->cg_ctl = run->cg_want;
+	if (run->cg_place.test)
+		sbx_strv_push_take(&run->report.warnings,
+		    sbx_xasprintf(
+			"cgroup: %s is in a test tree (SBXRUN_TEST_CGROUP_ROOT), which no "
+			"kernel enforces: the rlimits are kept as well",
+			path));
+#else
+	(void)run;
+	(void)b;
+#endif
+}
+
+/* After the run, before the keeper removes the leaf: what its counters
+ * saw. */
+static void
+read_leaf(struct run *run)
+{
+#ifdef __linux__
+	struct sbx_cg_stats s;
+
+	if (run->cg_fd < 0 || !run->exec.cgroup)
+		return;
+	sbx_cgroup_read_stats(run->cg_fd, &s);
+	if (s.oom_kill > 0)
+		run->report.oom_killed = true;
+	if (run->cg_ctl & SBX_CG_MEMORY)
+		run->report.limits[SBX_LIMIT_MEMORY].peak = s.memory_peak;
+	if (s.pids_max > 0)
+		sbx_strv_push_take(&run->report.warnings,
+		    sbx_xasprintf("cgroup: %llu fork%s refused at the pids limit",
+			(unsigned long long)s.pids_max, s.pids_max == 1 ? " was" : "s were"));
+#else
+	(void)run;
+#endif
 }
 
 /* The next backend of "auto" has no mount namespace of its own: the
@@ -836,23 +925,33 @@ run_main(struct run *run, int argc, char **argv)
 		return fail(run, &err);
 	sbx_phase("backend chosen");
 	/* A cgroup v2 leaf when one can be made, else rlimits, and the
-	 * diagnostics say why (sbxrun.1, LIMITS). */
-	if (b->id != SBX_BACKEND_DOCKER &&
-	    (r->enforced & (SBX_RULE_BIT(SBX_RULE_MEMORY) | SBX_RULE_BIT(SBX_RULE_PIDS)))) {
+	 * diagnostics say why (sbxrun.1, LIMITS; doc/design/limits.md). The
+	 * probe reads only; the leaf is made just before the spawn. */
+	if (b->id != SBX_BACKEND_DOCKER) {
+		bool asked =
+		    r->enforced & (SBX_RULE_BIT(SBX_RULE_MEMORY) | SBX_RULE_BIT(SBX_RULE_PIDS));
 		const char *why = "no cgroup v2 on this system";
 #ifdef __linux__
 		struct sbx_cg_decision cg;
 
-		sbx_cgroup_probe(&cg);
-		why = cg.way == SBX_CG_NONE ? cg.why
-					    : "a cgroup v2 leaf could be made here, but this "
-					      "version does not make one yet";
+		run->cg_want = (p->limits[SBX_LIMIT_MEMORY].set ? SBX_CG_MEMORY : 0) |
+		    (p->limits[SBX_LIMIT_PIDS].set ? SBX_CG_PIDS : 0);
+		sbx_cgroup_probe(run->cg_want, &cg, &run->cg_place);
+		why = cg.why;
+		if (cg.way != SBX_CG_NONE) {
+			run->cg_want = cg.ctl;
+			asked = asked && cg.why[0];
+		}
 #endif
-		sbx_strv_push_take(&r->warnings,
-		    sbx_xasprintf("memory and pids are rlimits, not a cgroup: %s; memory is "
-				  "RLIMIT_AS (the address space, so swap cannot add to it), pids "
-				  "is RLIMIT_NPROC",
-			why));
+		if (asked)
+			sbx_strv_push_take(&r->warnings,
+			    run->cg_place.parent
+				? sbx_xstrdup(why)
+				: sbx_xasprintf(
+				      "memory and pids are rlimits, not a cgroup: %s; memory "
+				      "is RLIMIT_AS (the address space, so swap cannot add to "
+				      "it), pids is RLIMIT_NPROC",
+				      why));
 	}
 	/* Set but meaningless for this backend: said, not silently dropped. */
 	if (p->docker_image && b->id != SBX_BACKEND_DOCKER)
@@ -871,6 +970,9 @@ run_main(struct run *run, int argc, char **argv)
 			return fail(run, &err);
 		sbx_phase("temp workdir");
 	}
+	/* Still single-threaded: the keeper may start here. */
+	if (!run->cli.print_backend)
+		make_leaf(run, b);
 	if (sbx_resolve(p, &run->homes, run->jail_workdir ? run->jail_workdir : run->temp_workdir,
 		run->jail_workdir != NULL, &run->fs, &err) < 0)
 		return fail(run, &err);
@@ -956,6 +1058,7 @@ run_main(struct run *run, int argc, char **argv)
 	}
 
 	sbx_phase("jail spawned");
+	r->layers.cgroup = run->exec.cgroup;
 	if (sbx_relay_start(&run->relay, &err) < 0) {
 		sbx_child_abort(&child);
 		sbx_child_close(&child);
@@ -993,6 +1096,7 @@ run_main(struct run *run, int argc, char **argv)
 	}
 	run->finished = true;
 	sbx_phase("tree gone");
+	read_leaf(run);
 	sbx_child_close(&child);
 	sbx_phase("backend cleanup");
 	sbx_network_stop(&run->net, r);
@@ -1021,7 +1125,7 @@ run_main(struct run *run, int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	struct run run = { .sfd = -1, .diag_fd = -1 };
+	struct run run = { .sfd = -1, .diag_fd = -1, .cg_fd = -1 };
 	int status;
 
 	/* The payload of --selftest, re-executed inside its jail. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "cgroup.h"
 #include "rlimits.h"
 
 static const struct {
@@ -90,6 +91,17 @@ sbx_limits_plan(const struct sbx_policy *p, const struct sbx_backend *b,
 			continue;
 		if (l->builtin && !(held & SBX_RULE_BIT(sbx_limit_rule(map[i].id))))
 			continue;
+		/* A cgroup v2 leaf holds it for the whole tree (doc/design/
+		 * limits.md); a test tree enforces nothing, so the rlimit
+		 * stays there as well. */
+		if (x->cgroup &&
+		    ((map[i].id == SBX_LIMIT_MEMORY && (x->cgroup_ctl & SBX_CG_MEMORY)) ||
+			(map[i].id == SBX_LIMIT_PIDS && (x->cgroup_ctl & SBX_CG_PIDS)))) {
+			r->limits[map[i].id].by = "cgroup";
+			if (!x->cgroup_test)
+				continue;
+			by = "cgroup";
+		}
 		v = l->value;
 		if (map[i].id == SBX_LIMIT_CPU)
 			v = (v + 999) / 1000; /* RLIMIT_CPU counts whole seconds */
@@ -109,7 +121,8 @@ sbx_limits_plan(const struct sbx_policy *p, const struct sbx_backend *b,
 			uint64_t now = uid_tasks(uid);
 
 			v = v + now < v ? UINT64_MAX : v + now;
-			by = "rlimit-uid";
+			if (strcmp(by, "cgroup") != 0)
+				by = "rlimit-uid";
 		}
 		x->rlimits[x->nrlimits++] = (struct sbx_rlimit){ map[i].resource, v };
 		r->limits[map[i].id].by = by;

@@ -1,0 +1,3 @@
+# limits-cgroup.sh against the landlock backend.
+SBX_BACKEND=landlock
+. "$(dirname "$0")/limits-cgroup.sh"
