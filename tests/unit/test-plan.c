@@ -465,9 +465,25 @@ check_ll_plan(const char *name, const char *section, const struct sbx_plan *plan
 			good = false;
 		}
 	}
+	/* git reads far more than hooks and config (a commondir, worktree
+	 * configs, each submodule's hooks and config): all of an existing
+	 * .git stays read-only, as under the namespaces backend (by the
+	 * supervisor when it judges names, since the workdir's write rights
+	 * then reach everything below it). */
+	if (!plan->guard_names) {
+		_cleanup_free_ char *git = sbx_path_join(v->workdir, ".git");
+		const struct node *g = lookup(git);
+
+		for (size_t i = 0; g && g->kind == 'd' && i < SBX_ARRAY_LEN(nodes); i++)
+			if (sbx_path_is_under(nodes[i].path, git) && nodes[i].kind != 'l' &&
+			    (effective(plan, nodes[i].path) & SBX_LL_WRITE)) {
+				diag("%s, %s: %s is writable", name, section, nodes[i].path);
+				good = false;
+			}
+	}
 	ok(good,
 	    "%s, %s: no protected path is writable but through the watch list or the name "
-	    "supervisor",
+	    "supervisor, nor anything in .git",
 	    name, section);
 	sbx_strv_free(&prot);
 }
