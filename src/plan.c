@@ -294,10 +294,10 @@ build_workdir(struct builder *b)
 }
 
 static bool
-has_hide(const struct sbx_plan *plan, const char *dst)
+has_op(const struct sbx_plan *plan, enum sbx_op_kind kind, const char *dst)
 {
 	for (size_t i = 0; i < plan->nops; i++)
-		if (plan->ops[i].kind == SBX_OP_HIDE && strcmp(plan->ops[i].dst, dst) == 0)
+		if (plan->ops[i].kind == kind && strcmp(plan->ops[i].dst, dst) == 0)
 			return true;
 	return false;
 }
@@ -305,7 +305,7 @@ has_hide(const struct sbx_plan *plan, const char *dst)
 static void
 hide(struct builder *b, const char *dst, bool is_file)
 {
-	if (!b->opts->mounts || has_hide(b->plan, dst))
+	if (!b->opts->mounts || has_op(b->plan, SBX_OP_HIDE, dst))
 		return;
 	add_op(b->plan, SBX_OP_HIDE, NULL, dst, is_file ? SBX_OPF_FILE : 0)->mode = 0;
 }
@@ -528,8 +528,9 @@ build_protects(struct builder *b)
 			continue; /* covered by the read-only .git */
 
 		if (in_git && gk == SBX_KIND_FILE) {
-			/* A worktree's .git file points elsewhere: keep the file. */
-			if (b->opts->mounts)
+			/* A worktree's .git file points elsewhere: keep the file
+			 * (once, for all the .git/ entries of the list). */
+			if (b->opts->mounts && !has_op(b->plan, SBX_OP_BIND, git))
 				add_op(b->plan, SBX_OP_BIND, git, git,
 				    SBX_OPF_SELF | SBX_OPF_RO | SBX_OPF_FILE);
 			protect_ll(b, git);
