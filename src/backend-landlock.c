@@ -491,19 +491,18 @@ make_guard(const struct sbx_policy *p, const struct sbx_exec *x, const struct sb
 	sbx_protect_list(p, x->fs, &rel);
 	for (size_t i = 0; i < rel.n; i++)
 		sbx_strv_push_take(&g->protect, sbx_path_join(x->fs->workdir, rel.v[i]));
-	if (lstat(git, &sb) == 0 && !S_ISDIR(sb.st_mode))
+	/* All of .git is read-only, as the plan's rules keep it (git inside
+	 * can read, not commit, as under the namespaces backend). */
+	if (lstat(git, &sb) == 0)
 		sbx_strv_push(&g->protect, git);
 	sbx_strv_copy(&g->frozen, &plan->frozen);
 	g->ruleset = -1;
 	if (plan->guard_names) {
 		/* The workdir kept its write rights: the supervisor keeps the
-		 * names instead. All of .git is read-only then (git inside can
-		 * read, not commit, as under the namespaces backend); the
-		 * directories leading to a protected path keep their names;
-		 * the protected names and .git may not be made. */
+		 * names instead. The directories leading to a protected path
+		 * keep their names; the protected names and .git may not be
+		 * made. */
 		g->guard_names = true;
-		if (lstat(git, &sb) == 0 && S_ISDIR(sb.st_mode))
-			sbx_strv_push(&g->protect, git);
 		for (size_t i = 0; i < plan->guarded.n; i++)
 			sbx_strv_push(&g->frozen, plan->guarded.v[i]);
 		sbx_strv_push(&g->names, git);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend-choice.h"
 #include "backend.h"
 #include "cli.h"
 #include "diag.h"
@@ -428,122 +429,63 @@ cleanup_files(struct run *run)
 #endif
 }
 
-static void add_reason(struct sbx_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Appends one reason to err ("a; b"), so that "auto" tells why each
- * backend was passed over. */
-static void
-add_reason(struct sbx_err *err, const char *fmt, ...)
+/* The machine as sbx_backend_choose() asks about it: each backend's own
+ * probe and rule mask, on this run's capabilities. */
+static int
+choice_probe(void *ctx, enum sbx_backend_id id, struct sbx_err *why)
 {
-	size_t len = strlen(err->msg);
-	va_list ap;
+	struct run *run = ctx;
+	const struct sbx_backend *b = sbx_backend_get(id);
 
-	if (len > 0 && len + 2 < sizeof(err->msg)) {
-		memcpy(err->msg + len, "; ", 3);
-		len += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(err->msg + len, sizeof(err->msg) - len, fmt, ap);
-	va_end(ap);
-	err->errnum = EPERM;
+	if (b->probe(&run->caps, why) == 0)
+		return 0;
+	/* -v names the step that failed, as --probe does. */
+	if (run->cli.verbose)
+		say(run, "backend %s unavailable: %s", b->name, why->msg);
+	return -1;
 }
 
-/* Chooses the backend for p: the one asked for, or the first that "auto"
- * finds usable and able to enforce every rule. Fills r with the choice. */
+static uint32_t
+choice_enforces(void *ctx, enum sbx_backend_id id)
+{
+	struct run *run = ctx;
+
+	return sbx_backend_get(id)->enforces(&run->policy, &run->caps);
+}
+
+/* Chooses the backend for the policy (backend-choice.h), after the one
+ * that failed to start when after is not NULL. Fills the report with the
+ * choice. */
 static const struct sbx_backend *
 choose_backend(struct run *run, const struct sbx_backend *after, struct sbx_err *err)
 {
-	struct sbx_policy *p = &run->policy;
 	struct sbx_report *r = &run->report;
-	const enum sbx_backend_id *order, single[] = { p->backend };
-	uint32_t requested = sbx_rules_requested(p);
-	bool skipping = after != NULL;
-	size_t n;
+	enum sbx_backend_id after_id = after ? after->id : SBX_BACKEND_AUTO;
+	struct sbx_choice_in in = {
+		.asked = run->policy.backend,
+		.requested = sbx_rules_requested(&run->policy),
+		.allow_degraded = run->policy.allow_degraded,
+		.print_backend = run->cli.print_backend,
+		.after = after ? &after_id : NULL,
+		.facts = { .ctx = run, .probe = choice_probe, .enforces = choice_enforces },
+	};
+	struct sbx_choice c;
+	const struct sbx_backend *b = NULL;
 
-	if (p->backend == SBX_BACKEND_AUTO) {
-		order = sbx_backend_auto_order(&n);
-	} else {
-		order = single;
-		n = 1;
-		if (after)
-			return NULL;
+	in.order = sbx_backend_auto_order(&in.norder);
+	if (sbx_backend_choose(&in, &c, err) == 0)
+		b = sbx_backend_get(c.backend);
+	if (c.reported) {
+		r->backend = sbx_backend_get(c.report_backend)->name;
+		r->requested = c.requested;
+		r->enforced = c.enforced;
 	}
-	if (after == NULL)
-		err->msg[0] = '\0'; /* else: keep why "after" failed */
-	for (size_t i = 0; i < n; i++) {
-		const struct sbx_backend *b = sbx_backend_get(order[i]);
-		struct sbx_err perr = { 0 };
-		uint32_t missing;
-
-		if (skipping) {
-			skipping = b != after;
-			continue;
-		}
-		/* --print-backend of docker prints the command line without
-		 * asking the daemon, which may be elsewhere or down. */
-		bool describe_only = run->cli.print_backend && b->id == SBX_BACKEND_DOCKER;
-
-		if (!describe_only && b->probe(&run->caps, &perr) < 0) {
-			/* -v names the step that failed, as --probe does. */
-			if (run->cli.verbose)
-				say(run, "backend %s unavailable: %s", b->name, perr.msg);
-			add_reason(err, "backend %s unavailable: %s", b->name, perr.msg);
-			continue;
-		}
-		r->backend = b->name;
-		r->requested = requested;
-		r->enforced = b->enforces(p, &run->caps) & requested;
-		missing = requested & ~r->enforced;
-		/* Asking for the none backend gives up the barriers every run
-		 * has (fs, secrets, network off...), not rules the policy asks
-		 * for on top: a port, a mount or a proxy it cannot hold is
-		 * refused like under any backend. */
-		if (b->id == SBX_BACKEND_NONE)
-			missing &= ~(SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_DENY) |
-			    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_NETWORK) |
-			    SBX_RULE_BIT(SBX_RULE_PROCESSES));
-		if (missing == 0 || p->allow_degraded)
-			return b;
-		{
-			struct sbx_buf names = { 0 };
-
-			for (int k = 0; k < SBX_RULE__COUNT; k++)
-				if (missing & SBX_RULE_BIT(k))
-					sbx_buf_printf(&names, "%s%s", names.len ? ", " : "",
-					    sbx_rule_name((enum sbx_rule)k));
-			/* --print-backend shows what would be built even so. */
-			if (run->cli.print_backend && p->backend != SBX_BACKEND_AUTO) {
-				say(run, "warning: backend %s would not enforce: %s", b->name,
-				    names.data);
-				sbx_buf_free(&names);
-				return b;
-			}
-			add_reason(err,
-			    "backend %s cannot enforce: %s (--allow-degraded runs anyway)", b->name,
-			    names.data);
-			sbx_buf_free(&names);
-		}
-		if (p->backend != SBX_BACKEND_AUTO)
-			return NULL;
-	}
-	/* After a backend that failed to start, too; never after none itself. */
-	if (p->backend == SBX_BACKEND_AUTO && p->allow_degraded &&
-	    (after == NULL || after->id != SBX_BACKEND_NONE)) {
-		const struct sbx_backend *none = sbx_backend_get(SBX_BACKEND_NONE);
-
-		sbx_strv_push_take(&r->warnings,
-		    sbx_xasprintf(
-			"no isolating backend is usable here (%s); running without a jail",
-			err->msg));
-		r->backend = none->name;
-		r->requested = requested;
-		r->enforced = none->enforces(p, &run->caps) & requested;
-		return none;
-	}
-	if (err->msg[0] == '\0')
-		sbx_err_set(err, EPERM, "no backend is usable here");
-	return NULL;
+	for (size_t i = 0; i < c.say.n; i++)
+		say(run, "%s", c.say.v[i]);
+	for (size_t i = 0; i < c.warnings.n; i++)
+		sbx_strv_push(&r->warnings, c.warnings.v[i]);
+	sbx_choice_free(&c);
+	return b;
 }
 
 static int

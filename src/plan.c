@@ -294,10 +294,10 @@ build_workdir(struct builder *b)
 }
 
 static bool
-has_hide(const struct sbx_plan *plan, const char *dst)
+has_op(const struct sbx_plan *plan, enum sbx_op_kind kind, const char *dst)
 {
 	for (size_t i = 0; i < plan->nops; i++)
-		if (plan->ops[i].kind == SBX_OP_HIDE && strcmp(plan->ops[i].dst, dst) == 0)
+		if (plan->ops[i].kind == kind && strcmp(plan->ops[i].dst, dst) == 0)
 			return true;
 	return false;
 }
@@ -305,7 +305,7 @@ has_hide(const struct sbx_plan *plan, const char *dst)
 static void
 hide(struct builder *b, const char *dst, bool is_file)
 {
-	if (!b->opts->mounts || has_hide(b->plan, dst))
+	if (!b->opts->mounts || has_op(b->plan, SBX_OP_HIDE, dst))
 		return;
 	add_op(b->plan, SBX_OP_HIDE, NULL, dst, is_file ? SBX_OPF_FILE : 0)->mode = 0;
 }
@@ -487,12 +487,16 @@ build_protects(struct builder *b)
 	_cleanup_free_ char *git = sbx_path_join(b->fs->workdir, ".git");
 	enum sbx_file_kind gk = b->facts->kind(b->facts->ctx, git, NULL);
 
-	/* With mounts, the whole repository is kept read-only: protecting
-	 * hooks and config alone is not enough, since git also reads a
-	 * commondir, worktree configs and submodule hooks that the sandbox
-	 * could create next to them. git inside can read, not commit. */
-	if (b->opts->mounts && gk == SBX_KIND_DIR) {
-		add_op(b->plan, SBX_OP_BIND, git, git, SBX_OPF_SELF | SBX_OPF_RO);
+	/* The whole repository is kept read-only: protecting hooks and
+	 * config alone is not enough, since git also reads a commondir,
+	 * worktree configs, and the hooks and config of each submodule
+	 * (.git/modules/NAME), which exist or which the sandbox could create
+	 * next to them. git inside can read, not commit. Landlock-only plans
+	 * hold it with read-only rules, under every option. */
+	if (gk == SBX_KIND_DIR) {
+		if (b->opts->mounts)
+			add_op(b->plan, SBX_OP_BIND, git, git, SBX_OPF_SELF | SBX_OPF_RO);
+		protect_ll(b, git);
 		note(b->plan,
 		    sbx_xstrdup(
 			".git is read-only inside (hooks, config, commondir and "
@@ -520,12 +524,13 @@ build_protects(struct builder *b)
 		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, path, NULL);
 		bool in_git = sbx_str_has_prefix(rel, ".git/");
 
-		if (in_git && b->opts->mounts && gk == SBX_KIND_DIR)
+		if (in_git && gk == SBX_KIND_DIR)
 			continue; /* covered by the read-only .git */
 
 		if (in_git && gk == SBX_KIND_FILE) {
-			/* A worktree's .git file points elsewhere: keep the file. */
-			if (b->opts->mounts)
+			/* A worktree's .git file points elsewhere: keep the file
+			 * (once, for all the .git/ entries of the list). */
+			if (b->opts->mounts && !has_op(b->plan, SBX_OP_BIND, git))
 				add_op(b->plan, SBX_OP_BIND, git, git,
 				    SBX_OPF_SELF | SBX_OPF_RO | SBX_OPF_FILE);
 			protect_ll(b, git);
