@@ -2,7 +2,12 @@
  * programs libseccomp makes for each shape of sbxrun's common and host
  * filters (seccomp_export_bpf), so that a run loads one instead of
  * building it (doc/design/startup.md). Built from the very functions the
- * run falls back to, so the two cannot differ. */
+ * run falls back to, so the two cannot differ.
+ *
+ * With --pfc it prints the same filters as libseccomp's readable pseudo
+ * code instead (seccomp_export_pfc), one section per shape: the rule set
+ * that tests/build/seccomp-golden.sh compares with the checked-in text,
+ * so that a change to the jail's system call rules shows as a diff. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,6 +15,7 @@
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,13 +49,41 @@ emit(scmp_filter_ctx ctx, const char *name)
 	return n;
 }
 
+/* Prints every shape's rules as pseudo code on standard output. */
+static int
+pfc(void)
+{
+	struct sbx_err err = { 0 };
+
+	for (unsigned k = 0; k < 4 + 7; k++) {
+		unsigned f = k < 4 ? k : k - 3;
+		scmp_filter_ctx ctx =
+		    k < 4 ? sbx_seccomp_filter(f, &err) : sbx_hostfilter_filter(f, &err);
+
+		if (ctx == NULL) {
+			fprintf(stderr, "sbx-bpfgen: %s\n", err.msg);
+			return 1;
+		}
+		printf("## %s filter, shape %u\n", k < 4 ? "common" : "host", f);
+		fflush(stdout);
+		if (seccomp_export_pfc(ctx, STDOUT_FILENO) < 0) {
+			fprintf(stderr, "sbx-bpfgen: cannot export the pseudo code\n");
+			return 1;
+		}
+		seccomp_release(ctx);
+	}
+	return 0;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	size_t common[4], host[8] = { 0 };
 	struct sbx_err err = { 0 };
 	char name[32];
 
+	if (argc == 2 && strcmp(argv[1], "--pfc") == 0)
+		return pfc();
 	printf("/* Made by sbx-bpfgen (src/bpfgen.c) at build time; do not edit. */\n"
 	       "#include \"config.h\"\n\n#include <linux/filter.h>\n\n"
 	       "#include \"linux-seccomp.h\"\n\n");
