@@ -480,6 +480,51 @@ through_link(struct builder *b, const char *rel)
 	return false;
 }
 
+/* Where the symlink at rel (relative to the workdir, content target)
+ * leads, relative to the workdir, or NULL when that is outside it or
+ * cannot be told without following another symlink. Lexical: ".." is
+ * applied to the names, and no directory on the way may be a symlink. */
+static char *
+link_target_rel(struct builder *b, const char *rel, const char *target)
+{
+	size_t wl = strlen(b->fs->workdir);
+	_cleanup_free_ char *joined = NULL;
+	struct sbx_buf out = { 0 };
+	char *save = NULL;
+
+	if (target[0] == '/') {
+		if (strncmp(target, b->fs->workdir, wl) != 0 || target[wl] != '/')
+			return NULL;
+		joined = sbx_xstrdup(target + wl + 1);
+	} else {
+		const char *slash = strrchr(rel, '/');
+
+		joined = slash ? sbx_xasprintf("%.*s/%s", (int)(slash - rel), rel, target)
+			       : sbx_xstrdup(target);
+	}
+	for (char *c = strtok_r(joined, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			char *last = out.data ? strrchr(out.data, '/') : NULL;
+
+			if (out.len == 0) {
+				sbx_buf_free(&out);
+				return NULL; /* above the workdir */
+			}
+			out.len = last ? (size_t)(last - out.data) : 0;
+			out.data[out.len] = '\0';
+			continue;
+		}
+		sbx_buf_printf(&out, "%s%s", out.len ? "/" : "", c);
+	}
+	if (out.len == 0 || through_link(b, out.data)) {
+		sbx_buf_free(&out);
+		return NULL;
+	}
+	return sbx_buf_steal(&out);
+}
+
 static void
 build_protects(struct builder *b)
 {
@@ -521,8 +566,28 @@ build_protects(struct builder *b)
 	for (size_t i = 0; i < list.n; i++) {
 		const char *rel = list.v[i];
 		_cleanup_free_ char *path = sbx_path_join(b->fs->workdir, rel);
-		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, path, NULL);
+		_cleanup_free_ char *target = NULL;
+		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, path, &target);
 		bool in_git = sbx_str_has_prefix(rel, ".git/");
+
+		/* A protected name that is a symlink: what the caller's tools
+		 * read through it is its target, so that is protected too
+		 * (in turn, if it is a link again) when it lies in the
+		 * workdir; else a note says it is not. */
+		if (k == SBX_KIND_SYMLINK && target != NULL && !in_git) {
+			char *to = link_target_rel(b, rel, target);
+
+			if (to == NULL)
+				note(b->plan,
+				    sbx_xasprintf("protected path %s is a symlink to %s, outside "
+						  "the workdir or through another symlink: the "
+						  "target is not protected",
+					rel, target));
+			else if (sbx_strv_contains(&list, to))
+				free(to);
+			else
+				sbx_strv_push_take(&list, to);
+		}
 
 		if (in_git && gk == SBX_KIND_DIR)
 			continue; /* covered by the read-only .git */

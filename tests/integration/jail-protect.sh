@@ -122,4 +122,30 @@ echo orig >"$WD/.bashrc"
 jail_sh "echo evil >.bashrc; exit 0" -w "$WD"
 is "$(cat "$WD/.bashrc")" evil "not a home: .bashrc is an ordinary file (control)"
 
+# --- a protected name that is a symlink ----------------------------------------------
+# What the caller's tools read through .envrc (built in) or a [protect]
+# name is the link's target: writing through the link or at the target
+# itself must leave the target as it was, when it lies in the workdir. A
+# link to a file outside the workdir is named in the plan's notes.
+new_wd
+mkdir -p "$WD/scripts" "$WD/real"
+echo orig >"$WD/scripts/env.sh"
+echo orig >"$WD/real/cfg.txt"
+ln -s scripts/env.sh "$WD/.envrc"
+ln -s real/cfg.txt "$WD/cfg"
+jail_sh "echo evil >>.envrc; echo evil >>scripts/env.sh; echo evil >>cfg
+echo evil >>real/cfg.txt; mv real/cfg.txt real/x; echo evil >real/cfg.txt
+echo fine >newfile; exit 0" --protect cfg -w "$WD"
+is_status 0 "links: the script ran"
+is "$(cat "$WD/scripts/env.sh")" orig "links: .envrc's target keeps its content"
+is "$(cat "$WD/real/cfg.txt")" orig "links: a [protect] link's target keeps its content"
+absent "links: the target was not renamed away" "$WD/real/x"
+is "$(readlink "$WD/.envrc")" scripts/env.sh "links: .envrc still points where it did"
+is "$(cat "$WD/newfile" 2>&1)" fine "links: a new file still appears (control)"
+new_wd
+ln -s /etc/hostname "$WD/cfg"
+jail --print-backend --protect cfg -w "$WD" </dev/null
+like "$(cat "$T/out" "$T/err")" "protected path cfg is a symlink to /etc/hostname, outside the workdir" \
+    "links: a target outside the workdir is named in the plan"
+
 done_testing
