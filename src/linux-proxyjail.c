@@ -31,6 +31,12 @@
 #include "linux-proxyjail.h"
 #include "plan.h"
 
+#ifdef SBX_SANITIZED
+#include <limits.h>
+#include <sanitizer/common_interface_defs.h>
+#include <stdlib.h>
+#endif
+
 #ifndef PR_CAP_AMBIENT
 #define PR_CAP_AMBIENT 47
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
@@ -142,11 +148,78 @@ drop_caps(bool setuid_nobody, struct sbx_err *err)
 	return 0;
 }
 
+#ifdef SBX_SANITIZED
+/* A sanitized build (configure --enable-sanitizers) only. The ASan and
+ * UBSan runtimes each open their report file, "<log_path>.<pid>", by name
+ * and only when they have something to report, so the helper's walls must
+ * leave that directory writable, or a report in the helper is lost and
+ * the runtime exits instead ("Can't open file"). The helper wipes its
+ * environment before the walls go up, so the directories are taken at
+ * start-up, from the options the runtimes read: ASAN_OPTIONS (which LSan
+ * shares) and UBSAN_OPTIONS. (GCC's shared libubsan reads its options
+ * only at its first report, from /proc/self/environ, which the helper has
+ * wiped by then: its report goes to the helper's /dev/null. The helper
+ * still dies of it, so the run shows it; doc/design/proving.md.) */
+static char san_dirs[2][PATH_MAX];
+
+/* The directory of the last log_path=VALUE in a sanitizer option string
+ * (separators and quotes as the runtimes split them), into dir; empty
+ * when the reports go to stderr, stdout or nowhere named. */
+static void
+san_dir_of(const char *opts, char *dir, size_t size)
+{
+	const char *v = NULL, *end, *slash = NULL;
+	char cwd[PATH_MAX];
+	size_t len;
+
+	dir[0] = '\0';
+	for (const char *s = opts; s != NULL && (s = strstr(s, "log_path=")) != NULL; s++)
+		if (s == opts || strchr(" \t\n\r,:", s[-1]) != NULL)
+			v = s + strlen("log_path=");
+	if (v == NULL)
+		return;
+	if (*v == '"' || *v == '\'') {
+		end = strchr(v + 1, *v);
+		v++;
+	} else
+		end = v + strcspn(v, " \t\n\r,:");
+	if (end == NULL)
+		end = v + strlen(v);
+	for (const char *c = v; c < end; c++)
+		if (*c == '/')
+			slash = c;
+	len = (size_t)(end - v);
+	if (len == 0 ||
+	    (len == 6 && (strncmp(v, "stderr", 6) == 0 || strncmp(v, "stdout", 6) == 0)))
+		return;
+	if (slash == NULL) {
+		/* A bare prefix: the current directory. */
+		if (getcwd(cwd, sizeof(cwd)) != NULL)
+			snprintf(dir, size, "%s", cwd);
+		return;
+	}
+	len = slash == v ? 1 : (size_t)(slash - v);
+	if (*v != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
+		snprintf(dir, size, "%s/%.*s", cwd, (int)len, v);
+	else
+		snprintf(dir, size, "%.*s", (int)len, v);
+}
+
+static void __attribute__((constructor)) san_take_dirs(void)
+{
+	san_dir_of(getenv("ASAN_OPTIONS"), san_dirs[0], sizeof(san_dirs[0]));
+	san_dir_of(getenv("UBSAN_OPTIONS"), san_dirs[1], sizeof(san_dirs[1]));
+}
+#define SAN_RULES SBX_ARRAY_LEN(san_dirs)
+#else
+#define SAN_RULES 0
+#endif
+
 static int
 landlock(const struct sbx_ports *connect, struct sbx_err *err)
 {
-	struct sbx_ll_rule rules[SBX_ARRAY_LEN(resolver_files)];
-	struct sbx_plan plan = { .rules = rules, .nrules = SBX_ARRAY_LEN(rules) };
+	struct sbx_ll_rule rules[SBX_ARRAY_LEN(resolver_files) + SAN_RULES];
+	struct sbx_plan plan = { .rules = rules, .nrules = SBX_ARRAY_LEN(resolver_files) };
 	struct sbx_ports none = { 0 };
 	struct sbx_landlock_net net = {
 		.enabled = true,
@@ -160,9 +233,17 @@ landlock(const struct sbx_ports *connect, struct sbx_err *err)
 	 * capability sets and seccomp are the walls. */
 	if (abi < 1)
 		return 0;
-	for (size_t i = 0; i < SBX_ARRAY_LEN(rules); i++)
+	for (size_t i = 0; i < SBX_ARRAY_LEN(resolver_files); i++)
 		rules[i] = (struct sbx_ll_rule){ .path = (char *)resolver_files[i],
 			.access = SBX_LL_READ };
+#ifdef SBX_SANITIZED
+	/* The runtimes' report directories (see san_dirs). */
+	for (size_t i = 0; i < SAN_RULES; i++)
+		if (san_dirs[i][0] != '\0')
+			rules[plan.nrules++] = (struct sbx_ll_rule){
+				.path = san_dirs[i], .access = SBX_LL_WRITE, .is_dir = true
+			};
+#endif
 	return sbx_landlock_apply(&plan, abi, abi >= 4 ? &net : NULL,
 	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, err);
 }
@@ -202,6 +283,19 @@ static const int plain_calls[] = {
 	SCMP_SYS(tgkill), /* abort(); Landlock's signal scope keeps it home */
 };
 
+#ifdef SBX_SANITIZED
+/* What the ASan and UBSan runtimes call besides (a sanitized build only;
+ * the plain build's list above is the whole filter there), measured with
+ * strace over tests/integration/proxy.sh and a report forced in the
+ * helper: sigaltstack() at every thread's start and end (the runtime's
+ * handler for deadly signals runs on a stack of its own), and open(), not
+ * openat(), for the report file. */
+static const int sanitizer_calls[] = {
+	SCMP_SYS(sigaltstack),
+	SCMP_SYS(open),
+};
+#endif
+
 static int
 seccomp(struct sbx_err *err)
 {
@@ -215,6 +309,11 @@ seccomp(struct sbx_err *err)
 	for (size_t i = 0; i < SBX_ARRAY_LEN(plain_calls); i++)
 		if (allow(ctx, plain_calls[i], 0, NULL, err) < 0)
 			goto out;
+#ifdef SBX_SANITIZED
+	for (size_t i = 0; i < SBX_ARRAY_LEN(sanitizer_calls); i++)
+		if (allow(ctx, sanitizer_calls[i], 0, NULL, err) < 0)
+			goto out;
+#endif
 	/* Sockets: TCP and UDP over IPv4 and IPv6 (MPTCP, SCTP and the
 	 * rest refused), and the route netlink that getifaddrs() reads. */
 	for (size_t i = 0; i < SBX_ARRAY_LEN(inet); i++)
@@ -281,6 +380,15 @@ sbx_proxyjail_enter(const struct sbx_ports *connect, struct sbx_err *err)
 		return -1;
 	if (sbx_no_new_privs(err) < 0)
 		return sbx_err_wrap(err, "proxy");
+#ifdef SBX_SANITIZED
+	/* The runtime reads /proc/self/maps once now, for the reports it
+	 * may write once /proc is out of reach. */
+	{
+		__sanitizer_sandbox_arguments args = { .coverage_fd = -1 };
+
+		__sanitizer_sandbox_on_notify(&args);
+	}
+#endif
 	if (landlock(connect, err) < 0)
 		return sbx_err_wrap(err, "proxy");
 	return seccomp(err);
