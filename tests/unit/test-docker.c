@@ -19,55 +19,10 @@
 #include "policy.h"
 #include "profile.h"
 #include "tap.h"
+#include "golden.h"
 
 #define HOME "/home/alice"
 #define WORKDIR HOME "/proj"
-
-static const char *golden_dir;
-static bool update_golden;
-
-static char *
-read_file(const char *path)
-{
-	struct sbx_buf b = { 0 };
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "re");
-
-	if (f == NULL)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		sbx_buf_add(&b, chunk, n);
-	fclose(f);
-	if (b.data == NULL)
-		sbx_buf_add(&b, "", 0);
-	return sbx_buf_steal(&b);
-}
-
-static void
-check_golden(const char *name, const char *text)
-{
-	char *path = sbx_xasprintf("%s/docker/%s.argv", golden_dir, name);
-	char *want;
-
-	if (update_golden) {
-		FILE *f = fopen(path, "we");
-
-		ok(f != NULL && fputs(text, f) >= 0 && fclose(f) == 0, "%s: golden written", name);
-		free(path);
-		return;
-	}
-	want = read_file(path);
-	if (!ok(want != NULL && strcmp(text, want) == 0, "%s: matches %s", name, path)) {
-		if (want == NULL)
-			diag("cannot read %s: %s (SBX_UPDATE_GOLDEN=1 writes it)", path,
-			    strerror(errno));
-		else
-			diag("got:\n%s", text);
-	}
-	free(want);
-	free(path);
-}
 
 static char *sh_argv[] = { "/bin/sh", "-s", NULL };
 static char *base_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" WORKDIR, "TMPDIR=/tmp",
@@ -118,7 +73,7 @@ golden(const char *name, const char *profile, const struct sbx_docker_run *run)
 	if (!ok(sbx_docker_argv(&p, run, &argv, &err) == 0, "%s: built", name))
 		diag("%s", err.msg);
 	sbx_docker_render(argv.v, &text);
-	check_golden(name, text.data ? text.data : "");
+	golden_check("docker", name, "argv", text.data ? text.data : "");
 	sbx_buf_free(&text);
 	sbx_policy_free(&p);
 	return argv;
@@ -349,7 +304,7 @@ test_keep(void)
 	is_str(p.docker_keep, "dev", "keep: docker_keep from a profile");
 	ok(sbx_docker_keep_argv(&p, &run, &create, &spec, &err) == 0, "keep: create built");
 	sbx_docker_render(create.v, &text);
-	check_golden("keep-create", text.data);
+	golden_check("docker", "keep-create", "argv", text.data);
 	sbx_buf_free(&text);
 	ok(has(&create, "--detach") && !has(&create, "-i") && !has(&create, "--label=sbxrun"),
 	    "keep: detached, not labelled as a run's container");
@@ -379,7 +334,7 @@ test_keep(void)
 	ok(sbx_docker_exec_argv(&p, &run, "/tmp/.sbxrun-run-X", &exec, &err) == 0,
 	    "keep: exec built");
 	sbx_docker_render(exec.v, &text);
-	check_golden("keep-exec", text.data);
+	golden_check("docker", "keep-exec", "argv", text.data);
 	sbx_buf_free(&text);
 	i = index_of(&exec, "dev");
 	ok(i != (size_t)-1 && i + 3 < exec.n && strcmp(exec.v[i + 1], SBX_DOCKER_INIT) == 0 &&
@@ -459,12 +414,7 @@ test_helpers(void)
 int
 main(void)
 {
-	const char *update = getenv("SBX_UPDATE_GOLDEN");
-
-	golden_dir = getenv("GOLDEN");
-	if (golden_dir == NULL)
-		golden_dir = "tests/golden";
-	update_golden = update != NULL && *update != '\0' && strcmp(update, "0") != 0;
+	golden_init();
 
 	test_runs();
 	test_mount_syntax();

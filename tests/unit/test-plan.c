@@ -29,15 +29,13 @@
 #include "resolve.h"
 #include "seatbelt.h"
 #include "tap.h"
+#include "golden.h"
 
 #define HOME "/home/alice"
 #define PROJ HOME "/proj"
 #define TMPDIR "/tmp/sbxrun-tmp.TEST"
 #define ALICE 1000u
 #define NOBODY 65534u
-
-static const char *golden_dir;
-static bool update_golden;
 
 /* Who may read a path by its mode alone. */
 enum seal {
@@ -525,71 +523,6 @@ lower(struct sbx_buf *out, const char *name, const char *section, const struct s
 	sbx_plan_free(&plan);
 }
 
-static char *
-read_file(const char *path)
-{
-	struct sbx_buf b = { 0 };
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "re");
-
-	if (f == NULL)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		sbx_buf_add(&b, chunk, n);
-	fclose(f);
-	if (b.data == NULL)
-		sbx_buf_add(&b, "", 0);
-	return sbx_buf_steal(&b);
-}
-
-/* Says where got and want part, line by line. */
-static void
-diag_first_difference(const char *got, const char *want)
-{
-	size_t line = 1;
-
-	for (;;) {
-		size_t ng = strcspn(got, "\n"), nw = strcspn(want, "\n");
-
-		if (ng != nw || strncmp(got, want, ng) != 0 ||
-		    (got[ng] == '\0') != (want[nw] == '\0')) {
-			diag("first difference at line %zu:", line);
-			diag("   got: %.*s", (int)ng, got);
-			diag("  want: %.*s", (int)nw, want);
-			return;
-		}
-		if (got[ng] == '\0')
-			return;
-		got += ng + 1;
-		want += nw + 1;
-		line++;
-	}
-}
-
-/* Compares text with $GOLDEN/plan/NAME.txt, or writes it there. */
-static void
-check_golden(const char *name, const char *text)
-{
-	_cleanup_free_ char *path = sbx_xasprintf("%s/plan/%s.txt", golden_dir, name);
-	_cleanup_free_ char *want = NULL;
-
-	if (update_golden) {
-		FILE *f = fopen(path, "we");
-
-		ok(f != NULL && fputs(text, f) >= 0 && fclose(f) == 0, "%s: golden written", name);
-		return;
-	}
-	want = read_file(path);
-	if (!ok(want != NULL && strcmp(text, want) == 0, "%s: matches %s", name, path)) {
-		if (want == NULL)
-			diag("cannot read %s: %s (SBX_UPDATE_GOLDEN=1 writes it)", path,
-			    strerror(errno));
-		else
-			diag_first_difference(text, want);
-	}
-}
-
 struct policy_case {
 	const char *name;
 	const char *what;
@@ -687,7 +620,7 @@ run_case(const struct policy_case *c)
 		sbx_buf_printf(&out, "error: %s\n", err.msg);
 	else
 		sbx_buf_puts(&out, sb.data);
-	check_golden(c->name, out.data);
+	golden_check("plan", c->name, "txt", out.data);
 	sbx_buf_free(&sb);
 	sbx_buf_free(&said);
 	sbx_buf_free(&out);
@@ -737,12 +670,7 @@ test_stub(void)
 int
 main(void)
 {
-	const char *update = getenv("SBX_UPDATE_GOLDEN");
-
-	golden_dir = getenv("GOLDEN");
-	if (golden_dir == NULL)
-		golden_dir = "tests/golden";
-	update_golden = update != NULL && *update != '\0' && strcmp(update, "0") != 0;
+	golden_init();
 
 	check_stub();
 	test_stub();

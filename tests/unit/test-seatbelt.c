@@ -22,12 +22,10 @@
 #include "resolve.h"
 #include "seatbelt.h"
 #include "tap.h"
+#include "golden.h"
 
 #define HOME "/Users/alice"
 #define WORKDIR HOME "/proj"
-
-static const char *golden_dir;
-static bool update_golden;
 
 /* What resolve would find for the glob patterns of the secret list on a
  * Mac; a pattern missing here fails the test, so that a new one is seen. */
@@ -75,74 +73,6 @@ fake_view(struct sbx_fsview *v, const struct sbx_policy *p, const char *workdir)
 	}
 	sbx_strv_free(&raw);
 	sbx_strv_copy(&v->read, &p->read);
-}
-
-static char *
-read_file(const char *path)
-{
-	struct sbx_buf b = { 0 };
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "re");
-
-	if (f == NULL)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		sbx_buf_add(&b, chunk, n);
-	fclose(f);
-	if (b.data == NULL)
-		sbx_buf_add(&b, "", 0);
-	return sbx_buf_steal(&b);
-}
-
-/* Says where got and want part, line by line. */
-static void
-diag_first_difference(const char *got, const char *want)
-{
-	size_t line = 1;
-
-	for (;;) {
-		size_t ng = strcspn(got, "\n"), nw = strcspn(want, "\n");
-
-		if (ng != nw || strncmp(got, want, ng) != 0 ||
-		    (got[ng] == '\0') != (want[nw] == '\0')) {
-			diag("first difference at line %zu:", line);
-			diag("   got: %.*s", (int)ng, got);
-			diag("  want: %.*s", (int)nw, want);
-			return;
-		}
-		if (got[ng] == '\0')
-			return;
-		got += ng + 1;
-		want += nw + 1;
-		line++;
-	}
-}
-
-/* Compares text with $GOLDEN/seatbelt/NAME.sb, or writes it there. */
-static void
-check_golden(const char *name, const char *text)
-{
-	char *path = sbx_xasprintf("%s/seatbelt/%s.sb", golden_dir, name);
-	char *want;
-
-	if (update_golden) {
-		FILE *f = fopen(path, "we");
-
-		ok(f != NULL && fputs(text, f) >= 0 && fclose(f) == 0, "%s: golden written", name);
-		free(path);
-		return;
-	}
-	want = read_file(path);
-	if (!ok(want != NULL && strcmp(text, want) == 0, "%s: matches %s", name, path)) {
-		if (want == NULL)
-			diag("cannot read %s: %s (SBX_UPDATE_GOLDEN=1 writes it)", path,
-			    strerror(errno));
-		else
-			diag_first_difference(text, want);
-	}
-	free(want);
-	free(path);
 }
 
 /* A reader for the SBPL the generator writes, to catch what a Mac would
@@ -361,7 +291,7 @@ check_profile(const char *name, const struct sbx_policy *p, const char *workdir,
 		diag("error: %s", err.msg);
 		goto out;
 	}
-	check_golden(name, out.data);
+	golden_check("seatbelt", name, "sb", out.data);
 	if (!ok(sbpl_well_formed(out.data, &line, &why), "%s: well-formed SBPL", name))
 		diag("line %d: %s", line, why);
 	sbx_seatbelt_profile(p, &v, opts, &again, &err);
@@ -709,12 +639,7 @@ test_checker(void)
 int
 main(void)
 {
-	const char *update = getenv("SBX_UPDATE_GOLDEN");
-
-	golden_dir = getenv("GOLDEN");
-	if (golden_dir == NULL)
-		golden_dir = "tests/golden";
-	update_golden = update != NULL && *update != '\0' && strcmp(update, "0") != 0;
+	golden_init();
 
 	test_checker();
 	test_quote();
