@@ -95,11 +95,60 @@ holds_only(int uid, int gid)
 	    syscall(SYS_getgroups, 0, NULL) == 0;
 }
 
-int
-sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, struct sbx_err *err)
+/* Empties the calling thread's bounding set (needs CAP_SETPCAP). */
+static int
+empty_bounding(struct sbx_err *err)
+{
+	for (int cap = last_cap(); cap >= 0; cap--)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
+		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+			return sbx_err_sys(err, "cannot empty a thread's bounding set");
+	return 0;
+}
+
+/* Leaves the calling thread with capability keep alone (-1: none) in its
+ * effective and permitted sets, no inheritable or ambient one, then sets
+ * no_new_privs and makes sbxrun not dumpable. */
+static int
+narrow_caps(int keep, struct sbx_err *err)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return sbx_err_sys(err, "cannot clear a thread's ambient capabilities");
+	memset(caps, 0, sizeof(caps));
+	if (keep >= 0)
+		caps[keep / 32].effective = caps[keep / 32].permitted = 1u << (keep % 32);
+	if (syscall(SYS_capset, &hdr, caps) < 0)
+		return sbx_err_sys(err, "cannot drop a thread's capabilities");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return sbx_err_sys(err, "cannot set no_new_privs in a thread");
+	return not_dumpable(err);
+}
+
+/* Checked, not assumed: whether the kernel holds for the calling thread
+ * exactly what narrow_caps(keep) set. */
+static int
+check_caps(int keep, struct sbx_err *err)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &hdr, caps) < 0)
+		return sbx_err_sys(err, "cannot read a thread's capabilities");
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		uint32_t want = keep >= 0 && keep / 32 == i ? 1u << (keep % 32) : 0;
+
+		if (caps[i].effective != want || caps[i].permitted != want || caps[i].inheritable)
+			return sbx_err_set(err, EPERM, "a thread kept other capabilities");
+	}
+	return 0;
+}
+
+int
+sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, struct sbx_err *err)
+{
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
 
@@ -109,10 +158,8 @@ sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, 
 		/* The bounding set is per thread in the kernel (it lives in
 		 * the thread's credentials); emptying it needs CAP_SETPCAP,
 		 * which goes with the uid change below. */
-		for (int cap = last_cap(); cap >= 0; cap--)
-			if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
-			    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-				return sbx_err_sys(err, "cannot empty a thread's bounding set");
+		if (empty_bounding(err) < 0)
+			return -1;
 		/* Raw calls: this thread only (see linux-creds.h). Leaving uid
 		 * 0 for another clears the permitted and effective sets. */
 		if (syscall(SYS_setgroups, 0, NULL) < 0)
@@ -121,14 +168,7 @@ sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, 
 		    syscall(SYS_setresuid, uid, uid, uid) < 0)
 			return sbx_err_sys(err, "cannot take uid %d in a thread", uid);
 	}
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-		return sbx_err_sys(err, "cannot clear a thread's ambient capabilities");
-	memset(caps, 0, sizeof(caps));
-	if (syscall(SYS_capset, &hdr, caps) < 0)
-		return sbx_err_sys(err, "cannot drop a thread's capabilities");
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return sbx_err_sys(err, "cannot set no_new_privs in a thread");
-	if (not_dumpable(err) < 0)
+	if (narrow_caps(-1, err) < 0)
 		return -1;
 
 	/* Checked, not assumed: what the kernel now holds for this thread. */
@@ -139,12 +179,8 @@ sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, 
 		eg != (gid_t)gid || sg != (gid_t)gid || syscall(SYS_getgroups, 0, NULL) != 0 ||
 		syscall(SYS_setfsuid, -1) != uid || syscall(SYS_setfsgid, -1) != gid))
 		return sbx_err_set(err, EPERM, "a thread kept other ids than %d", uid);
-	hdr = (struct __user_cap_header_struct){ .version = _LINUX_CAPABILITY_VERSION_3 };
-	if (syscall(SYS_capget, &hdr, caps) < 0)
-		return sbx_err_sys(err, "cannot read a thread's capabilities");
-	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		if (caps[i].effective || caps[i].permitted || caps[i].inheritable)
-			return sbx_err_set(err, EPERM, "a thread kept capabilities");
+	if (check_caps(-1, err) < 0)
+		return -1;
 #ifdef SBX_SANITIZED
 	/* A sanitizer build: its runtime maps memory, opens its report file
 	 * and exits on its own from any thread, calls the filter refuses (a
@@ -160,16 +196,10 @@ sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, 
 int
 sbx_creds_drop_thread_reader(int uid, int gid, struct sbx_err *err)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
-	const unsigned idx = CAP_SYS_PTRACE / 32, bit = 1u << (CAP_SYS_PTRACE % 32);
-
 	if (uid < 0 || gid < 0)
 		return sbx_err_set(err, EINVAL, "a reader thread needs the sandbox's ids");
-	for (int cap = last_cap(); cap >= 0; cap--)
-		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
-		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-			return sbx_err_sys(err, "cannot empty a thread's bounding set");
+	if (empty_bounding(err) < 0)
+		return -1;
 	/* Keep the permitted set across the change of uid (the thread's
 	 * securebits only), then narrow it to the one capability. */
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
@@ -181,29 +211,12 @@ sbx_creds_drop_thread_reader(int uid, int gid, struct sbx_err *err)
 		return sbx_err_sys(err, "cannot take uid %d in a thread", uid);
 	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
 		return sbx_err_sys(err, "cannot clear a thread's keep-capabilities bit");
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-		return sbx_err_sys(err, "cannot clear a thread's ambient capabilities");
-	memset(caps, 0, sizeof(caps));
-	caps[idx].effective = caps[idx].permitted = bit;
-	if (syscall(SYS_capset, &hdr, caps) < 0)
-		return sbx_err_sys(err, "cannot narrow a thread's capabilities");
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return sbx_err_sys(err, "cannot set no_new_privs in a thread");
-	if (not_dumpable(err) < 0)
+	if (narrow_caps(CAP_SYS_PTRACE, err) < 0)
 		return -1;
 
 	/* Checked, not assumed. */
 	if (!holds_only(uid, gid) || syscall(SYS_setfsuid, -1) != uid ||
 	    syscall(SYS_setfsgid, -1) != gid)
 		return sbx_err_set(err, EPERM, "a thread kept other ids than %d", uid);
-	hdr = (struct __user_cap_header_struct){ .version = _LINUX_CAPABILITY_VERSION_3 };
-	if (syscall(SYS_capget, &hdr, caps) < 0)
-		return sbx_err_sys(err, "cannot read a thread's capabilities");
-	for (unsigned i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
-		unsigned want = i == idx ? bit : 0;
-
-		if (caps[i].effective != want || caps[i].permitted != want || caps[i].inheritable)
-			return sbx_err_set(err, EPERM, "a thread kept other capabilities");
-	}
-	return 0;
+	return check_caps(CAP_SYS_PTRACE, err);
 }
