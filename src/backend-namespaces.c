@@ -110,7 +110,7 @@ net_fully_off(const struct sbx_policy *p)
  * addressed sends are trapped, and only sockets made inside the jail's
  * namespace pass (SBX_NETSUP_UNIX_OWNED). */
 static bool
-needs_unix_guard(const struct sbx_policy *p, const struct sbx_exec *x)
+needs_unix_guard(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x)
 {
 	return x->net == NULL;
 }
@@ -167,7 +167,7 @@ ns_probe(struct sbx_caps *caps, struct sbx_err *err)
 }
 
 static uint32_t
-ns_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
+ns_enforces(const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *caps)
 {
 	uint32_t r = SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_DENY) |
 	    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_MOUNTS) |

@@ -93,7 +93,7 @@ open_nofollow(int dirfd, const char *path, int flags, bool beneath)
 
 #ifdef __linux__
 	struct open_how how = {
-		.flags = (uint64_t)flags,
+		.flags = (__u64)flags,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
 		    (beneath ? RESOLVE_BENEATH | RESOLVE_NO_XDEV : 0),
 	};

@@ -205,6 +205,10 @@ reader(char *buf, int size, void *stream)
 		s += strlen(s); /* inih gets an empty line in its place */
 	}
 	len = strlen(s);
+	if (size < 0 || len + 2 > (size_t)size) {
+		ctx_fail(ctx, "line too long for the parser");
+		return NULL; /* only "[section]" reaches here, a known short name */
+	}
 	memcpy(buf, s, len);
 	buf[len] = '\n';
 	buf[len + 1] = '\0';

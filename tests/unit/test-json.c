@@ -144,9 +144,9 @@ jp_hex4(struct jp *j, unsigned *out)
 		if (c >= '0' && c <= '9')
 			v |= c - '0';
 		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
+			v |= (unsigned)(c - 'a') + 10;
 		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
+			v |= (unsigned)(c - 'A') + 10;
 		else
 			return jp_fail(j, "bad hex digit in \\u escape");
 	}
@@ -896,8 +896,8 @@ test_diag_run(void)
 	sbx_strv_push(&p.proxy_allow, "api.example.com");
 	sbx_strv_push(&p.proxy_allow, "*.example.org");
 	p.timeout_ms = 30000;
-	p.limits[SBX_LIMIT_MEMORY] = (struct sbx_limit){ true, 536870912 };
-	p.limits[SBX_LIMIT_PIDS] = (struct sbx_limit){ true, 256 };
+	p.limits[SBX_LIMIT_MEMORY] = (struct sbx_limit){ .set = true, .value = 536870912 };
+	p.limits[SBX_LIMIT_PIDS] = (struct sbx_limit){ .set = true, .value = 256 };
 	sbx_strv_push(&p.warnings, "unknown fs value 'x\ty' replaced by strict");
 
 	sbx_report_init(&r);
@@ -923,7 +923,7 @@ test_diag_run(void)
 	line = sbx_diag_render(&r, &p);
 	if (diag_valid(line, &v, "a full run")) {
 		is_str(jv_get(&v, "isolation")->s, "full", "every rule enforced: isolation full");
-		is_int(jv_get(&v, "unenforced")->n, 0, "nothing unenforced");
+		is_u64(jv_get(&v, "unenforced")->n, 0, "nothing unenforced");
 		is_str(jv_get(&v, "fs")->s, "allowlist", "fs");
 		is_str(jv_get(&v, "network")->s, "on", "network");
 		is_str(jv_get(&v, "signal")->s, "SIGKILL", "signal name");
