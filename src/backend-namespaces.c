@@ -602,7 +602,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	/* A workdir made inside the jail goes with it: no repository can be
 	 * left there for the caller's git. */
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard =
-	    x->fs && x->fs->workdir_in_jail ? NULL : sbx_gitguard_new(x->fs->workdir);
+	    x->fs == NULL || x->fs->workdir_in_jail ? NULL : sbx_gitguard_new(x->fs->workdir);
 	bool guard = needs_unix_guard(p, x);
 	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
 	uint64_t flags = NS_FLAGS | CLONE_NEWNET;

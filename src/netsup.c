@@ -762,6 +762,8 @@ worker(void *arg)
 		if (ns->stopping)
 			break;
 		c = ns->queue;
+		if (c == NULL)
+			continue; /* not reached: the wait ends with a call queued */
 		list_remove(&ns->queue, &ns->queue_end, c);
 		ns->nqueued--;
 		list_append(&ns->running, &ns->running_end, c);

@@ -349,14 +349,13 @@ read_summary(const char *path, const char *name)
 {
 	_cleanup_free_ char *line = NULL, *lead = NULL;
 	size_t cap = 0;
-	ssize_t n;
 	FILE *f = fopen(path, "re");
 	char *s = NULL;
 
 	if (f == NULL)
 		return sbx_xstrdup("");
 	lead = sbx_xasprintf("sbxrun profile \"%s\": ", name);
-	while ((n = getline(&line, &cap, f)) > 0) {
+	while (getline(&line, &cap, f) > 0) {
 		char *t = line;
 
 		while (isspace((unsigned char)*t))
