@@ -220,7 +220,7 @@ docker_probe(struct sbx_caps *caps, struct sbx_err *err)
  * rule can be kept: a container there reaches the bridge's gateway, which
  * is the host. */
 static uint32_t
-docker_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
+docker_enforces(const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *caps)
 {
 	uint32_t r = SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_DENY) |
 	    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_MOUNTS) |
@@ -260,8 +260,8 @@ container_path(const struct sbx_policy *p, const char *workdir, const char *path
  * as root: a source that is a symlink (which could point anywhere on the
  * host) is never bound. */
 static int
-collect_binds(
-    const struct sbx_policy *p, const struct sbx_exec *x, struct dk_binds *b, struct sbx_err *err)
+collect_binds(const struct sbx_policy *p, const struct sbx_exec *x, struct dk_binds *b,
+    SBX_UNUSED struct sbx_err *err)
 {
 	const char *wd = x->fs->workdir;
 	struct sbx_strv prot = { 0 };
@@ -825,8 +825,8 @@ set_report(const struct sbx_policy *p, struct sbx_report *r)
 }
 
 static int
-docker_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_buf *out, struct sbx_err *err)
+docker_describe(const struct sbx_policy *p, const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
 {
 	struct dk_binds b = { 0 };
 	struct sbx_strv argv = { 0 }, create = { 0 };
@@ -866,8 +866,9 @@ docker_describe(const struct sbx_policy *p, const struct sbx_exec *x, const stru
 }
 
 static int
-docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
+docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
+    struct sbx_err *err)
 {
 	struct dk_state *st;
 	struct sbx_payload_hooks hooks = { .orphaned = dk_orphaned };

@@ -111,7 +111,7 @@ net_fully_off(const struct sbx_policy *p)
  * addressed sends are trapped, and only sockets made inside the jail's
  * namespace pass (SBX_NETSUP_UNIX_OWNED). */
 static bool
-needs_unix_guard(const struct sbx_policy *p, const struct sbx_exec *x)
+needs_unix_guard(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x)
 {
 	return x->net == NULL;
 }
@@ -168,7 +168,7 @@ ns_probe(struct sbx_caps *caps, struct sbx_err *err)
 }
 
 static uint32_t
-ns_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
+ns_enforces(const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *caps)
 {
 	uint32_t r = SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_DENY) |
 	    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_MOUNTS) |
@@ -607,7 +607,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	/* A workdir made inside the jail goes with it: no repository can be
 	 * left there for the caller's git. */
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard =
-	    x->fs && x->fs->workdir_in_jail ? NULL : sbx_gitguard_new(x->fs->workdir);
+	    x->fs == NULL || x->fs->workdir_in_jail ? NULL : sbx_gitguard_new(x->fs->workdir);
 	bool guard = needs_unix_guard(p, x);
 	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
 	uint64_t flags = NS_FLAGS | CLONE_NEWNET;

@@ -8,7 +8,7 @@
 #include "rlimits.h"
 
 static int
-none_probe(struct sbx_caps *caps, struct sbx_err *err)
+none_probe(SBX_UNUSED struct sbx_caps *caps, SBX_UNUSED struct sbx_err *err)
 {
 	return 0;
 }
@@ -26,8 +26,8 @@ none_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 }
 
 static int
-none_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_buf *out, struct sbx_err *err)
+none_describe(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, struct sbx_buf *out, SBX_UNUSED struct sbx_err *err)
 {
 	sbx_buf_puts(out, "# backend none: no jail; the command runs as the caller\n");
 	sbx_buf_printf(out, "# kept: new session, %s, rlimits, timeout\n",
@@ -37,8 +37,9 @@ none_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct
 }
 
 static int
-none_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
+none_spawn(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
+    struct sbx_err *err)
 {
 	r->layers.new_session = true;
 	r->layers.subreaper = sbx_launch_subreaper;

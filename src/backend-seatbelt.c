@@ -73,7 +73,7 @@ executable(const char *path)
 /* A payload hook: runs after the launcher moved the error pipe to
  * descriptor 3, so an exec failure is reported from here as such. */
 static int
-find_command(void *ctx, struct sbx_err *err)
+find_command(void *ctx, SBX_UNUSED struct sbx_err *err)
 {
 	struct command_ctx *k = ctx;
 	const char *name = k->argv[k->cmd], *path, *dir;
@@ -289,8 +289,8 @@ seatbelt_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 }
 
 static int
-seatbelt_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_buf *out, struct sbx_err *err)
+seatbelt_describe(const struct sbx_policy *p, const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
 {
 	if (x->fs == NULL)
 		return sbx_err_set(err, EINVAL, "seatbelt: no resolved filesystem view");
@@ -298,8 +298,9 @@ seatbelt_describe(const struct sbx_policy *p, const struct sbx_exec *x, const st
 }
 
 static int
-seatbelt_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
+seatbelt_spawn(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_child *c,
+    SBX_UNUSED struct sbx_report *r, struct sbx_err *err)
 {
 #ifdef __APPLE__
 	struct sbx_buf profile = { 0 };

@@ -9,11 +9,11 @@
 
 #include "diag.h"
 #include "err.h"
+#include "exec.h"
 #include "policy.h"
 #include "util.h"
 
 struct sbx_meta_guard;
-struct sbx_keeper;
 
 /* What this machine offers; filled by the probes. */
 struct sbx_caps {
@@ -34,44 +34,7 @@ struct sbx_caps {
 	bool seccomp_notify;
 	bool cgroup_delegated;
 	bool docker;
-	char docker_why[160];
 	bool seatbelt;
-};
-
-struct sbx_rlimit {
-	int resource;
-	uint64_t value;
-};
-
-#define SBX_MAX_RLIMITS 8
-
-struct sbx_fsview;
-struct sbx_netrules;
-
-/* What runs inside the jail, and where. Pure data, built by exec.c. */
-struct sbx_exec {
-	const struct sbx_fsview *fs; /* the resolved filesystem view (resolve.h) */
-	const struct sbx_netrules *net; /* NULL: network fully off; else the jail
-	                                   traps its network calls (network.h) */
-	char **argv; /* argv[0] without '/' is looked up in PATH */
-	char **envp;
-	const char *cwd; /* the workdir */
-	const char *tmpdir; /* the host directory made for the sandbox as
-	                               its TMPDIR (needs_tmpdir), else NULL */
-	int stdin_fd; /* handed to the payload as fd 0; -1 keeps 0 */
-	struct sbx_keeper *keeper; /* records what the run changes (keeper.h) */
-	bool trace; /* --trace: the jail also traps what the trace observes */
-	uid_t caller_uid;
-	gid_t caller_gid;
-	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
-	size_t nrlimits;
-	/* The cgroup v2 leaf the jail's init is cloned into (doc/design/
-	 * limits.md): its directory, and the SBX_CG_* controllers it holds
-	 * (cgroup.h); cgroup_test: a fake tree, which enforces nothing. */
-	bool cgroup;
-	int cgroup_fd;
-	unsigned cgroup_ctl;
-	bool cgroup_test;
 };
 
 /* The running jail as the supervisor sees it. */

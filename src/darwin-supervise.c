@@ -52,7 +52,7 @@ static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t sig_skip_self;
 
 static void
-sig_handler(int sig, siginfo_t *si, void *uc)
+sig_handler(int sig, siginfo_t *si, SBX_UNUSED void *uc)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;

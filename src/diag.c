@@ -1,5 +1,8 @@
 #include "config.h"
 
+#ifdef __APPLE__
+#include <ctype.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -182,13 +185,22 @@ const char *
 sbx_signal_name(int sig)
 {
 	static char buf[16];
+#ifdef __APPLE__
+	/* macOS has no sigabbrev_np: sys_signame has the names, in lower case. */
+	const char *abbrev = sig > 0 && sig < NSIG ? sys_signame[sig] : NULL;
+#else
 	const char *abbrev = sigabbrev_np(sig);
+#endif
 
 	if (abbrev == NULL) {
 		snprintf(buf, sizeof(buf), "SIG%d", sig);
 		return buf;
 	}
 	snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+#ifdef __APPLE__
+	for (char *s = buf + 3; *s != '\0'; s++)
+		*s = (char)toupper((unsigned char)*s);
+#endif
 	return buf;
 }
 

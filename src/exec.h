@@ -4,11 +4,50 @@
 #ifndef SBX_EXEC_H
 #define SBX_EXEC_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-#include "backend.h"
 #include "err.h"
 #include "policy.h"
+
+struct sbx_fsview;
+struct sbx_keeper;
+struct sbx_netrules;
+
+/* One setrlimit for the payload: resource is an RLIMIT_* number. */
+struct sbx_rlimit {
+	int resource;
+	uint64_t value;
+};
+
+#define SBX_MAX_RLIMITS 8
+
+/* What runs inside the jail, and where. Pure data, built by exec.c. */
+struct sbx_exec {
+	const struct sbx_fsview *fs; /* the resolved filesystem view (resolve.h) */
+	const struct sbx_netrules *net; /* NULL: network fully off; else the jail
+	                                   traps its network calls (network.h) */
+	char **argv; /* argv[0] without '/' is looked up in PATH */
+	char **envp;
+	const char *cwd; /* the workdir */
+	const char *tmpdir; /* the host directory made for the sandbox as
+	                               its TMPDIR (needs_tmpdir), else NULL */
+	int stdin_fd; /* handed to the payload as fd 0; -1 keeps 0 */
+	struct sbx_keeper *keeper; /* records what the run changes (keeper.h) */
+	bool trace; /* --trace: the jail also traps what the trace observes */
+	uid_t caller_uid;
+	gid_t caller_gid;
+	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
+	size_t nrlimits;
+	/* The cgroup v2 leaf the jail's init is cloned into (doc/design/
+	 * limits.md): its directory, and the SBX_CG_* controllers it holds
+	 * (cgroup.h); cgroup_test: a fake tree, which enforces nothing. */
+	bool cgroup;
+	int cgroup_fd;
+	unsigned cgroup_ctl;
+	bool cgroup_test;
+};
 
 struct sbx_caller {
 	uid_t uid;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,10 @@
 #include "fsutil.h"
 #include "resolve.h"
 #include "util.h"
+
+#ifndef O_PATH
+#define O_PATH 0 /* macOS: a plain open of the directory does */
+#endif
 
 static int
 rm_at(int parent, const char *name, int depth)
@@ -93,7 +98,7 @@ open_nofollow(int dirfd, const char *path, int flags, bool beneath)
 
 #ifdef __linux__
 	struct open_how how = {
-		.flags = (uint64_t)flags,
+		.flags = (__u64)flags,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
 		    (beneath ? RESOLVE_BENEATH | RESOLVE_NO_XDEV : 0),
 	};

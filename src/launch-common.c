@@ -57,6 +57,22 @@ sbx_pipe_cloexec(int fds[2])
 #endif
 }
 
+/* A connected pair of stream sockets, both close-on-exec. */
+static int
+socketpair_cloexec(int fds[2])
+{
+#ifdef SOCK_CLOEXEC
+	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
+#else
+	/* macOS has no SOCK_CLOEXEC; as in sbx_pipe_cloexec without pipe2. */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0)
+		return -1;
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+#endif
+}
+
 pid_t
 sbx_fork_piped(int fds[2], struct sbx_err *err)
 {
@@ -81,8 +97,7 @@ sbx_launch_pipes_open(struct sbx_launch_pipes *lp, struct sbx_err *err)
 	lp->ack[0] = lp->ack[1] = -1;
 	/* ack is a socket: the payload may send its listener over it. */
 	if (sbx_pipe_cloexec(lp->err) < 0 || sbx_pipe_cloexec(lp->status) < 0 ||
-	    sbx_pipe_cloexec(lp->life) < 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, lp->ack) < 0) {
+	    sbx_pipe_cloexec(lp->life) < 0 || socketpair_cloexec(lp->ack) < 0) {
 		sbx_err_sys(err, "pipe");
 		sbx_launch_pipes_close(lp);
 		return -1;

@@ -21,6 +21,14 @@
 #include "phase.h"
 #include "proc.h"
 
+/* glibc declares setrlimit's first parameter as an enum under
+ * _GNU_SOURCE, other C libraries as an int. */
+#ifdef __GLIBC__
+typedef __rlimit_resource_t rlimit_resource;
+#else
+typedef int rlimit_resource;
+#endif
+
 static int
 cmp_int(const void *a, const void *b)
 {
@@ -189,7 +197,7 @@ payload_main(const struct sbx_init_args *a)
 	for (size_t i = 0; i < x->nrlimits; i++) {
 		struct rlimit rl = { x->rlimits[i].value, x->rlimits[i].value };
 
-		if (setrlimit(x->rlimits[i].resource, &rl) < 0) {
+		if (setrlimit((rlimit_resource)x->rlimits[i].resource, &rl) < 0) {
 			sbx_err_sys(&err, "cannot set resource limit %d", x->rlimits[i].resource);
 			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
 		}

@@ -5,6 +5,7 @@
 #ifndef SBX_LAUNCH_H
 #define SBX_LAUNCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdnoreturn.h>
 

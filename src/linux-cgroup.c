@@ -143,14 +143,17 @@ sbx_cgroup_probe(unsigned want, struct sbx_cg_decision *d, struct sbx_cg_place *
 
 	if (mount && self && self[0] == '/') {
 		dir = sbx_xasprintf("%s%s", mount, strcmp(self, "/") == 0 ? "" : self);
-		f.controllers = controllers = slurp(dir, "cgroup.controllers");
-		f.subtree_control = subtree = slurp(dir, "cgroup.subtree_control");
+		controllers = slurp(dir, "cgroup.controllers");
+		subtree = slurp(dir, "cgroup.subtree_control");
+		f.controllers = controllers;
+		f.subtree_control = subtree;
 		procs = slurp(dir, "cgroup.procs");
 		f.nprocs = count_lines(procs);
 		f.dir_writable = access(dir, W_OK | X_OK) == 0;
 		f.procs_writable = writable(dir, "cgroup.procs");
 		f.subtree_writable = writable(dir, "cgroup.subtree_control");
-		f.root_subtree_control = root_st = slurp(mount, "cgroup.subtree_control");
+		root_st = slurp(mount, "cgroup.subtree_control");
+		f.root_subtree_control = root_st;
 		f.root_writable =
 		    access(mount, W_OK | X_OK) == 0 && writable(mount, "cgroup.procs");
 	}
@@ -219,7 +222,7 @@ sbx_cgroup_clone(struct clone_args *args, int leaf)
 		 * Linux 5.7). With CLONE_NEWCGROUP the new namespace's root
 		 * is the leaf. */
 		args->flags |= CLONE_INTO_CGROUP;
-		args->cgroup = (uint64_t)leaf;
+		args->cgroup = (__u64)(unsigned)leaf; /* >= 0 here */
 	}
 	pid = (pid_t)syscall(SYS_clone3, args, sizeof(*args));
 	if (pid > 0 && leaf >= 0 && !real) {

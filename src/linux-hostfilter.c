@@ -56,7 +56,7 @@ add(scmp_filter_ctx ctx, int errnum, const char *name, unsigned n, const struct 
 
 	if (nr == __NR_SCMP_ERROR)
 		return 0; /* not on this architecture, or newer than libseccomp */
-	r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(errnum), nr, n, args);
+	r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)errnum), nr, n, args);
 	if (r < 0)
 		return sbx_err_set(err, -r, "seccomp: cannot add a rule for %s", name);
 	return 0;

@@ -230,7 +230,7 @@ make_ruleset(const struct sbx_plan *plan, int abi, const struct sbx_landlock_net
 	for (size_t i = 0; plan && i < plan->nrules; i++)
 		if (add_path_rule(ruleset, &plan->rules[i], abi, anchors, nanchors, err) < 0)
 			goto fail;
-	if (attr.handled_access_net) {
+	if (net && attr.handled_access_net) {
 		if (add_port_rules(ruleset, net->bind, LANDLOCK_ACCESS_NET_BIND_TCP, err) < 0 ||
 		    (!net->connect_any &&
 			add_port_rules(

@@ -21,7 +21,7 @@
 #define OLDROOT "/oldroot"
 
 static enum sbx_file_kind
-host_kind(void *ctx, const char *path, char **target)
+host_kind(SBX_UNUSED void *ctx, const char *path, char **target)
 {
 	struct stat st;
 
@@ -43,7 +43,7 @@ host_kind(void *ctx, const char *path, char **target)
 }
 
 static int
-host_list(void *ctx, const char *dir, struct sbx_strv *names)
+host_list(SBX_UNUSED void *ctx, const char *dir, struct sbx_strv *names)
 {
 	struct dirent *de;
 	DIR *d = opendir(dir);
@@ -498,7 +498,7 @@ sbx_mount_clone_tree(
 		attr.attr_set |= MOUNT_ATTR_RDONLY;
 	if (t->idmap) {
 		attr.attr_set |= MOUNT_ATTR_IDMAP;
-		attr.userns_fd = (uint64_t)userns_fd;
+		attr.userns_fd = (__u64)userns_fd;
 	}
 	if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0) {
 		if (t->idmap)

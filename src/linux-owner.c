@@ -142,7 +142,7 @@ static int
 open_entry(int dir, const char *name, int flags)
 {
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.flags = (__u64)(flags | O_NOFOLLOW | O_CLOEXEC),
 		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd = (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));

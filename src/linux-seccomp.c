@@ -121,7 +121,7 @@ static int
 rule(scmp_filter_ctx ctx, int errnum, int nr, unsigned n, const struct scmp_arg_cmp *args,
     struct sbx_err *err)
 {
-	int r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(errnum), nr, n, args);
+	int r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)errnum), nr, n, args);
 
 	if (r < 0)
 		return sbx_err_set(err, -r, "seccomp: cannot add a rule for syscall %d", nr);
@@ -143,7 +143,7 @@ socket_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 	/* The one comparison that cannot be masked (libseccomp has no masked
 	 * "greater than"): any high bit makes the 64-bit value larger, so it
 	 * refuses more than the kernel would see, never less. */
-	args[0] = SCMP_A0(SCMP_CMP_GT, AF_INET6);
+	args[0] = SCMP_A0(SCMP_CMP_GT, AF_INET6, 0);
 	if (rule(ctx, EAFNOSUPPORT, SCMP_SYS(socket), 1, args, err) < 0)
 		return -1;
 	for (int d = AF_INET + 1; d < AF_INET6; d++) {
@@ -178,7 +178,7 @@ notify_rules(scmp_filter_ctx ctx, unsigned flags, struct sbx_err *err)
 		SCMP_SYS(sendmsg),
 		SCMP_SYS(sendmmsg),
 	};
-	struct scmp_arg_cmp arg = SCMP_A4(SCMP_CMP_NE, 0);
+	struct scmp_arg_cmp arg = SCMP_A4(SCMP_CMP_NE, 0, 0);
 	int r;
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(calls); i++) {

@@ -196,17 +196,18 @@ copier(void *arg)
 {
 	struct sbx_relay *r = arg;
 	char *buf[3];
+	const size_t nch = r->n; /* fixed while the relay runs */
 	sigset_t all;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* EPIPE, never SIGPIPE's end */
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < nch; i++)
 		buf[i] = sbx_xmalloc(RELAY_BUF);
 	for (;;) {
 		struct pollfd pfd[4];
 		size_t map[4], np = 0;
 
-		for (size_t i = 0; i < r->n; i++) {
+		for (size_t i = 0; i < nch; i++) {
 			struct sbx_relay_chan *c = &r->ch[i];
 
 			if (c->done)
@@ -248,7 +249,7 @@ copier(void *arg)
 			}
 		}
 	}
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < nch; i++)
 		free(buf[i]);
 	return NULL;
 }

@@ -249,7 +249,7 @@ static void
 list_profiles(const struct run *run)
 {
 	const char *dirs[4];
-	_cleanup_free_ char *user_dir = profile_dirs(run, dirs), *text = NULL;
+	_cleanup_free_ char *user_dir SBX_UNUSED = profile_dirs(run, dirs), *text = NULL;
 	struct sbx_profile_list l;
 
 	sbx_profile_list(dirs, &l);
@@ -262,7 +262,7 @@ static int
 load_profiles(struct run *run, struct sbx_err *err)
 {
 	const char *dirs[4];
-	_cleanup_free_ char *user_dir = profile_dirs(run, dirs);
+	_cleanup_free_ char *user_dir SBX_UNUSED = profile_dirs(run, dirs);
 
 	for (size_t i = 0; i < run->cli.profiles.n; i++) {
 		const char *arg = run->cli.profiles.v[i];

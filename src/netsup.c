@@ -769,6 +769,8 @@ worker(void *arg)
 		if (ns->stopping)
 			break;
 		c = ns->queue;
+		if (c == NULL)
+			continue; /* not reached: the wait ends with a call queued */
 		list_remove(&ns->queue, &ns->queue_end, c);
 		ns->nqueued--;
 		list_append(&ns->running, &ns->running_end, c);
@@ -937,7 +939,7 @@ take_passed(void *ctx, int fd)
 
 /* Reads one notification's call out of the caller; -errno on failure. */
 static int
-gather(struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
+gather(SBX_UNUSED struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 {
 	const __u64 *a = req->data.args;
 	int pid = (int)req->pid, domain = 0, r;
@@ -1257,7 +1259,9 @@ bound_inside(struct sbx_netsup *ns, dev_t dev, ino_t ino)
 				break;
 			}
 			len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
-			for (a = (struct rtattr *)(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+			for (a = (struct rtattr *)(m + 1); RTA_OK(a, len);
+			     len -= (int)RTA_ALIGN(a->rta_len),
+			    a = (struct rtattr *)((char *)a + RTA_ALIGN(a->rta_len))) {
 				struct unix_diag_vfs *v = RTA_DATA(a);
 
 				if (a->rta_type == UNIX_DIAG_VFS && v->udiag_vfs_dev == kdev &&

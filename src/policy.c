@@ -609,7 +609,8 @@ note_origin(struct sbx_policy *p, const char *section, const char *key, const ch
 typedef int (*setter_fn)(struct sbx_policy *, const char *key, const char *value, struct sbx_err *);
 
 static int
-set_backend(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_backend(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	if (sbx_backend_parse(value, &p->backend) < 0)
 		return sbx_err_set(err, EINVAL,
@@ -620,7 +621,8 @@ set_backend(struct sbx_policy *p, const char *key, const char *value, struct sbx
 }
 
 static int
-set_fs(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_fs(struct sbx_policy *p, SBX_UNUSED const char *key, const char *value,
+    SBX_UNUSED struct sbx_err *err)
 {
 	for (size_t i = 0; i < SBX_ARRAY_LEN(fs_names); i++) {
 		if (strcmp(value, fs_names[i]) == 0) {
@@ -636,7 +638,8 @@ set_fs(struct sbx_policy *p, const char *key, const char *value, struct sbx_err 
 }
 
 static int
-set_network(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_network(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	if (sbx_parse_bool(value, &p->network, NULL) < 0)
 		return sbx_err_set(err, EINVAL, "bad network value '%s' (want on or off)", value);
@@ -656,43 +659,48 @@ set_path(struct sbx_policy *p, char **slot, const char *value, struct sbx_err *e
 }
 
 static int
-set_workdir(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_workdir(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	return set_path(p, &p->workdir, value, err);
 }
 
 static int
-set_trace(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_trace(struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	return set_path(p, &p->trace, value, err);
 }
 
 static int
-set_trace_all(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_trace_all(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	return sbx_parse_bool(value, &p->trace_all, err);
 }
 
 static int
-set_keep(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_keep(struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	return sbx_parse_bool(value, &p->keep, err);
 }
 
 static int
-set_allow_degraded(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_allow_degraded(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	return sbx_parse_bool(value, &p->allow_degraded, err);
 }
 
 static int
-set_protect_defaults(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_protect_defaults(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	return sbx_parse_bool(value, &p->protect_defaults, err);
 }
 
 static int
-set_timeout(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_timeout(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	return sbx_parse_duration_ms(value, &p->timeout_ms, err);
 }
@@ -726,7 +734,8 @@ set_limit(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 }
 
 static int
-set_docker_image(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_docker_image(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	for (const char *c = value; *c; c++)
 		if (isspace((unsigned char)*c) || !isprint((unsigned char)*c))
@@ -739,7 +748,8 @@ set_docker_image(struct sbx_policy *p, const char *key, const char *value, struc
 }
 
 static int
-set_docker_keep(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+set_docker_keep(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	if (sbx_docker_name_check(value, err) < 0)
 		return -1;
@@ -765,19 +775,20 @@ add_path(struct sbx_policy *p, const char *section, struct sbx_strv *list, const
 }
 
 static int
-add_read(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+add_read(struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	return add_path(p, "read", &p->read, value, err);
 }
 
 static int
-add_deny(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+add_deny(struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	return add_path(p, "deny", &p->deny, value, err);
 }
 
 static int
-add_protect(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
+add_protect(
+    struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
 	if (sbx_check_relative_path("protected path", value, err) < 0)
 		return -1;

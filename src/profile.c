@@ -205,6 +205,10 @@ reader(char *buf, int size, void *stream)
 		s += strlen(s); /* inih gets an empty line in its place */
 	}
 	len = strlen(s);
+	if (size < 0 || len + 2 > (size_t)size) {
+		ctx_fail(ctx, "line too long for the parser");
+		return NULL; /* only "[section]" reaches here, a known short name */
+	}
 	memcpy(buf, s, len);
 	buf[len] = '\n';
 	buf[len + 1] = '\0';
@@ -345,14 +349,13 @@ read_summary(const char *path, const char *name)
 {
 	_cleanup_free_ char *line = NULL, *lead = NULL;
 	size_t cap = 0;
-	ssize_t n;
 	FILE *f = fopen(path, "re");
 	char *s = NULL;
 
 	if (f == NULL)
 		return sbx_xstrdup("");
 	lead = sbx_xasprintf("sbxrun profile \"%s\": ", name);
-	while ((n = getline(&line, &cap, f)) > 0) {
+	while (getline(&line, &cap, f) > 0) {
 		char *t = line;
 
 		while (isspace((unsigned char)*t))

@@ -15,47 +15,49 @@ refuse(const char *name, struct sbx_err *err)
 }
 
 static uint32_t
-linux_only_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
+linux_only_enforces(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *caps)
 {
 	return 0;
 }
 
 static int
-namespaces_probe(struct sbx_caps *caps, struct sbx_err *err)
+namespaces_probe(SBX_UNUSED struct sbx_caps *caps, struct sbx_err *err)
 {
 	return refuse("namespaces", err);
 }
 
 static int
-namespaces_describe(const struct sbx_policy *p, const struct sbx_exec *x,
-    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+namespaces_describe(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_buf *out, struct sbx_err *err)
 {
 	return refuse("namespaces", err);
 }
 
 static int
-namespaces_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
+namespaces_spawn(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_child *c,
+    SBX_UNUSED struct sbx_report *r, struct sbx_err *err)
 {
 	return refuse("namespaces", err);
 }
 
 static int
-landlock_probe(struct sbx_caps *caps, struct sbx_err *err)
+landlock_probe(SBX_UNUSED struct sbx_caps *caps, struct sbx_err *err)
 {
 	return refuse("landlock", err);
 }
 
 static int
-landlock_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_buf *out, struct sbx_err *err)
+landlock_describe(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_buf *out, struct sbx_err *err)
 {
 	return refuse("landlock", err);
 }
 
 static int
-landlock_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
+landlock_spawn(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
+    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_child *c,
+    SBX_UNUSED struct sbx_report *r, struct sbx_err *err)
 {
 	return refuse("landlock", err);
 }

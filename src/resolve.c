@@ -420,7 +420,7 @@ pin(struct sbx_fsview *v, const char *what, const char *given, const struct stat
 			fd = openat(w.cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0 || fstat(fd, &st) < 0)
 				goto sys;
-			if (w.inside && sbx_same_file(&w.st, wd))
+			if (w.inside && wd && sbx_same_file(&w.st, wd))
 				w.inside = false;
 			close(w.cur);
 			w.cur = fd;
@@ -623,7 +623,7 @@ check_target(int wd, const struct sbx_mount *m, const struct stat *sst, struct s
 	_cleanup_free_ char *copy = sbx_xstrdup(m->target);
 	_cleanup_close_ int dir = fcntl(wd, F_DUPFD_CLOEXEC, 0);
 	char *save = NULL;
-	struct stat st;
+	struct stat st = { 0 }; /* the loop runs: the target has a name */
 	bool exists = true;
 
 	if (strcmp(m->target, ".") == 0 || m->target[strspn(m->target, "./")] == '\0')

@@ -15,6 +15,15 @@
 #include "trace.h"
 #include "util.h"
 
+/* macOS has neither: a plain open of the directory does for O_PATH, and
+ * AT_EMPTY_PATH names only an O_TMPFILE file (Linux), never made there. */
+#ifndef O_PATH
+#define O_PATH 0
+#endif
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0
+#endif
+
 /* Buffered events are written out past this many bytes, and at the end. */
 #define FLUSH_AT 65536
 

@@ -11,6 +11,12 @@
 
 #define SBX_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Marks one parameter that an implementation of an interface does not
+ * need (a backend's hook, a table-driven setter, a callback), or a local
+ * that exists only for its cleanup; the warnings build (configure
+ * --enable-werror) reports every other one. */
+#define SBX_UNUSED __attribute__((unused))
+
 /* Allocation never fails from the caller's point of view: running out of
  * memory while building a jail is not recoverable, so these abort(). */
 void *sbx_xmalloc(size_t n);

@@ -31,7 +31,7 @@ put_line(char *s)
 }
 
 static void
-log_event(void *ctx, const struct sbx_proxy_event *ev)
+log_event(SBX_UNUSED void *ctx, const struct sbx_proxy_event *ev)
 {
 	struct sbx_json j = { 0 };
 

@@ -84,7 +84,7 @@ plan(int n)
 	fflush(stdout);
 }
 
-static bool
+__attribute__((format(printf, 2, 0))) static bool
 tap_vok_(bool pass, const char *fmt, va_list ap)
 {
 	tap_run_++;

@@ -98,7 +98,7 @@ test_cmsg(void)
 	is_int(taken, 2, "both descriptors were taken");
 	memcpy(got, CMSG_DATA((struct cmsghdr *)m.msg_control), sizeof(got));
 	ok(got[0] == 103 && got[1] == 104, "and replaced by ours in place");
-	is_int(m.msg_iovlen, 1, "one iovec");
+	is_u64(m.msg_iovlen, 1, "one iovec");
 	ok(m.msg_iov[0].iov_len == 4 && memcmp(m.msg_iov[0].iov_base, "ping", 4) == 0,
 	    "its data copied");
 	sbx_decode_msghdr_free(&m);

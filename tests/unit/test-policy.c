@@ -227,7 +227,7 @@ round_trip_origins(const struct sbx_policy *p, const char *what)
 		diag("first difference: %s", d);
 		diag("printed:\n%s", ini);
 	}
-	is_int(q.warnings.n, 0, "%s: ... and loads without warnings", what);
+	is_u64(q.warnings.n, 0, "%s: ... and loads without warnings", what);
 	plain = sbx_policy_to_ini(p, &err);
 	plain2 = sbx_policy_to_ini(&q, &err);
 	is_str(plain2, plain, "%s: ... and prints as the same text without origins", what);
@@ -285,7 +285,7 @@ round_trip(const struct sbx_policy *p, const char *what)
 	}
 	ini2 = sbx_policy_to_ini(&q, &err);
 	is_str(ini2, ini, "%s: printing it again gives the same text", what);
-	is_int(q.warnings.n, 0, "%s: the printed policy loads without warnings", what);
+	is_u64(q.warnings.n, 0, "%s: the printed policy loads without warnings", what);
 	round_trip_origins(p, what);
 out:
 	sbx_policy_free(&q);
@@ -378,7 +378,7 @@ test_lists_extend(void)
 	ok(p.proxy_allow.n == 2 && strcmp(p.proxy_allow.v[1], "b.example.com") == 0,
 	    "--allow-host extends [proxy] allow");
 	ok(p.env_pass.n == 2 && strcmp(p.env_pass.v[1], "LC_ALL") == 0, "--pass-env extends pass");
-	if (is_int(p.nenv, 3, "-e adds one variable and replaces another")) {
+	if (is_u64(p.nenv, 3, "-e adds one variable and replaces another")) {
 		ok(strcmp(p.env[0].name, "LANG") == 0 && strcmp(p.env[0].value, "en_US.UTF-8") == 0,
 		    "-e LANG=... overrides the profile's LANG");
 		ok(strcmp(p.env[1].name, "KEEP") == 0 && strcmp(p.env[1].value, "1") == 0,
@@ -386,7 +386,7 @@ test_lists_extend(void)
 		ok(strcmp(p.env[2].name, "NEW") == 0 && strcmp(p.env[2].value, "x") == 0,
 		    "--env NEW=x");
 	}
-	if (is_int(p.nmounts, 2, "-m adds a mount to the profile's")) {
+	if (is_u64(p.nmounts, 2, "-m adds a mount to the profile's")) {
 		ok(strcmp(p.mounts[1].target, "out") == 0 &&
 			strcmp(p.mounts[1].source, "/srv/out") == 0 && p.mounts[1].rw,
 		    "-m /srv/out:out:rw");
@@ -415,7 +415,7 @@ test_mount_flag(void)
 		struct sbx_policy p;
 
 		if (merge_ok(&p, NULL, ARGS("-m", cases[i].arg), cases[i].arg) &&
-		    is_int(p.nmounts, 1, "-m %s: one mount", cases[i].arg)) {
+		    is_u64(p.nmounts, 1, "-m %s: one mount", cases[i].arg)) {
 			is_str(p.mounts[0].source, cases[i].source, "-m %s: source", cases[i].arg);
 			is_str(p.mounts[0].target, cases[i].target, "-m %s: target", cases[i].arg);
 			ok(p.mounts[0].rw == cases[i].rw, "-m %s: %s", cases[i].arg,
@@ -432,13 +432,13 @@ test_mount_override(void)
 	struct sbx_policy p;
 
 	if (merge_ok(&p, NULL, ARGS("-m", "/a:x", "-m", "/b:x:rw"), "-m twice to one target") &&
-	    is_int(p.nmounts, 1, "-m twice to one target: one mount"))
+	    is_u64(p.nmounts, 1, "-m twice to one target: one mount"))
 		ok(!strcmp(p.mounts[0].source, "/b") && p.mounts[0].rw,
 		    "the later -m wins, mode too");
 	sbx_policy_free(&p);
 	if (merge_ok(&p, "[mounts]\ndata = /a:rw\nother = /c\n", ARGS("-m", "/b:data"),
 		"-m to a target the profile mounts") &&
-	    is_int(p.nmounts, 2, "... still two mounts")) {
+	    is_u64(p.nmounts, 2, "... still two mounts")) {
 		ok(!strcmp(p.mounts[0].target, "data") && !strcmp(p.mounts[0].source, "/b") &&
 			!p.mounts[0].rw,
 		    "the flag overrides the profile's source and mode");
@@ -456,7 +456,7 @@ test_env_flag(void)
 		ARGS("-e", "A=B", "-e", "EMPTY=", "-e", "EQ=x=y", "-e", "SP=a b ; c", "--env",
 		    "_u=1"),
 		"-e forms") &&
-	    is_int(p.nenv, 5, "five variables")) {
+	    is_u64(p.nenv, 5, "five variables")) {
 		ok(!strcmp(p.env[0].name, "A") && !strcmp(p.env[0].value, "B"), "-e A=B");
 		ok(!strcmp(p.env[1].name, "EMPTY") && !strcmp(p.env[1].value, ""), "-e EMPTY=");
 		ok(!strcmp(p.env[2].name, "EQ") && !strcmp(p.env[2].value, "x=y"),
@@ -576,7 +576,7 @@ test_parse_misc(void)
 		ok(cli.command && !strcmp(cli.command[0], "ls") && !strcmp(cli.command[1], "-l") &&
 			!strcmp(cli.command[2], "--fs") && cli.command[3] == NULL,
 		    "after --, COMMAND keeps its own flags");
-		is_int(cli.nsettings, 0, "no policy settings");
+		is_u64(cli.nsettings, 0, "no policy settings");
 	}
 	sbx_cli_free(&cli);
 	args_free(&a);
@@ -586,7 +586,7 @@ test_parse_misc(void)
 		ok(cli.command && !strcmp(cli.command[0], "python3") &&
 			!strcmp(cli.command[3], "--network"),
 		    "parsing stops at the first non-option");
-		is_int(cli.nsettings, 1, "only the flags before COMMAND are sbxrun's");
+		is_u64(cli.nsettings, 1, "only the flags before COMMAND are sbxrun's");
 	}
 	sbx_cli_free(&cli);
 	args_free(&a);
@@ -1427,7 +1427,7 @@ test_exec(void)
 		    sbx_env_get(x.envp, "SSH_AUTH_SOCK"), NULL, "SSH_AUTH_SOCK is not inherited");
 		for (; x.envp[n]; n++)
 			;
-		is_int(n, 10, "exactly the 8 built variables plus TERM and A");
+		is_u64(n, 10, "exactly the 8 built variables plus TERM and A");
 		is_str(x.cwd, "/w", "cwd is the workdir");
 		is_int(x.stdin_fd, -1, "stdin is passed through");
 	}

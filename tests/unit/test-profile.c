@@ -139,7 +139,7 @@ test_spec_example(void)
 	ok(p.read.n == 1 && strcmp(p.read.v[0], "/opt/datasets") == 0, "[read] path");
 	ok(p.deny.n == 1 && strcmp(p.deny.v[0], HOME "/.config/gh") == 0,
 	    "[deny] path, ~ expanded");
-	if (is_int(p.nmounts, 1, "[mounts] one mount")) {
+	if (is_u64(p.nmounts, 1, "[mounts] one mount")) {
 		is_str(p.mounts[0].target, "data", "mount target");
 		is_str(p.mounts[0].source, "/srv/data", "mount source without the mode");
 		ok(!p.mounts[0].rw, "mount :ro is read-only");
@@ -152,12 +152,12 @@ test_spec_example(void)
 		strcmp(p.proxy_allow.v[1], "*.example.org") == 0,
 	    "[proxy] allow, twice");
 	ok(p.protect.n == 1 && strcmp(p.protect.v[0], ".envrc") == 0, "[protect] path");
-	if (is_int(p.nenv, 1, "[env] one variable set")) {
+	if (is_u64(p.nenv, 1, "[env] one variable set")) {
 		is_str(p.env[0].name, "LANG", "env name");
 		is_str(p.env[0].value, "C.UTF-8", "env value, inline comment stripped");
 	}
 	ok(p.env_pass.n == 1 && strcmp(p.env_pass.v[0], "TERM") == 0, "[env] pass = TERM");
-	is_int(p.warnings.n, 0, "no warnings");
+	is_u64(p.warnings.n, 0, "no warnings");
 	sbx_policy_free(&p);
 }
 
@@ -197,7 +197,7 @@ test_sandbox_values(void)
 		text = sbx_xasprintf("[sandbox]\nfs = %s\n", fss[i].value);
 		if (load_ok(&p, text, "fs"))
 			is_int(p.fs, fss[i].m, "fs = %s", fss[i].value);
-		is_int(p.warnings.n, 0, "fs = %s: no warning", fss[i].value);
+		is_u64(p.warnings.n, 0, "fs = %s: no warning", fss[i].value);
 		sbx_policy_free(&p);
 		free(text);
 	}
@@ -270,7 +270,7 @@ test_sections(void)
 		"[mounts]\ndata = /srv/data\nout = ~/out:rw\nsub/dir = /srv/x:ro\n"
 		"my data = /srv/y\n",
 		"[mounts]")) {
-		if (is_int(p.nmounts, 4, "four mounts")) {
+		if (is_u64(p.nmounts, 4, "four mounts")) {
 			ok(strcmp(p.mounts[0].target, "data") == 0 &&
 				strcmp(p.mounts[0].source, "/srv/data") == 0 && !p.mounts[0].rw,
 			    "mount without a mode is read-only");
@@ -308,7 +308,7 @@ test_sections(void)
 		"[env]\nLANG = C.UTF-8\nEMPTY =\n_X1 = a = b ; c\npass = TERM\npass = HOME\n"
 		"pass = TERM\n",
 		"[env]")) {
-		if (is_int(p.nenv, 3, "three variables set")) {
+		if (is_u64(p.nenv, 3, "three variables set")) {
 			ok(strcmp(p.env[1].name, "EMPTY") == 0 && strcmp(p.env[1].value, "") == 0,
 			    "a variable may be set to the empty string");
 			is_str(p.env[2].value, "a = b",
@@ -392,7 +392,7 @@ test_fs_fallback(void)
 			is_int(p.fs, SBX_FS_STRICT, "fs = %s falls back to strict, never open",
 			    values[i]);
 			ok(p.network, "fs = %s: the rest of the profile still applies", values[i]);
-			if (is_int(p.warnings.n, 1, "fs = %s: one warning", values[i]))
+			if (is_u64(p.warnings.n, 1, "fs = %s: one warning", values[i]))
 				is_str(p.warnings.v[0], want, "fs = %s: the warning", values[i]);
 		}
 		sbx_policy_free(&p);
@@ -796,7 +796,7 @@ test_shipped(void)
 			else if (!is_int(sbx_policy_check(&p, &err), 0,
 				     "shipped profile %s is consistent", g.gl_pathv[i]))
 				diag("error: %s", err.msg);
-			is_int(
+			is_u64(
 			    p.warnings.n, 0, "shipped profile %s gives no warning", g.gl_pathv[i]);
 			sbx_policy_free(&p);
 		}
