@@ -48,10 +48,10 @@
  * event with the bytes carried each way when it ends.
  *
  * Data moves through a buffer per direction with recv() and send().
- * splice(2) through a pipe avoids the copy but measured slower here
- * (bench/net-proxy, Linux 6.18, 2 CPUs: 0.71-0.78 of direct throughput
- * against 0.81-0.92 with the buffer): it costs the sending server more
- * and hands the loopback hop page-sized fragments. */
+ * splice(2) through a pipe halves the helper's CPU but not the path's:
+ * each segment that came in becomes a fragment of its own on the way
+ * out, and the client then copies the server's cold pages itself, so
+ * the transfer was no faster (doc/design/proxy.md, Throughput). */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -670,9 +670,9 @@ pump(struct dir *d, bool *moved)
 		/* Reading only into an empty buffer keeps the direction in one
 		 * of two states, waiting for src or waiting for dst, which is
 		 * what dir_events() tells poll(). A bulk transfer, which fills
-		 * the buffer, gets a bigger one: fewer, larger writes measured
-		 * 0.79-0.86 of direct throughput at 256 KiB, 0.91-0.96 at 1 MiB
-		 * (bench/net-proxy), while a quiet connection keeps 64 KiB. */
+		 * the buffer, gets a bigger one: fewer, larger writes (1 MiB
+		 * measured ahead of 256 KiB), while a quiet connection keeps
+		 * 64 KiB. */
 		if (!d->eof && d->len == 0) {
 			if (d->buf == NULL || (d->full && d->cap < SBX_PROXY_BUF_MAX)) {
 				d->cap = d->buf == NULL ? SBX_PROXY_BUF_MIN : d->cap * 2;
