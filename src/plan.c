@@ -506,12 +506,13 @@ link_target_rel(struct builder *b, const char *rel, const char *target)
 		if (strcmp(c, ".") == 0)
 			continue;
 		if (strcmp(c, "..") == 0) {
-			char *last = out.data ? strrchr(out.data, '/') : NULL;
+			char *last;
 
-			if (out.len == 0) {
+			if (out.len == 0 || out.data == NULL) {
 				sbx_buf_free(&out);
 				return NULL; /* above the workdir */
 			}
+			last = strrchr(out.data, '/');
 			out.len = last ? (size_t)(last - out.data) : 0;
 			out.data[out.len] = '\0';
 			continue;
