@@ -20,8 +20,12 @@
  *                    capabilities (a uid-65534 thread has no CAP_SYS_PTRACE
  *                    in the root-owned user namespace of the sandbox) but
  *                    takes the sandbox's filesystem ids for good. It
- *                    performs no call for the sandbox and never blocks on
- *                    one: it only answers.
+ *                    never blocks on a call for the sandbox. It performs
+ *                    one kind itself, and only when it holds the
+ *                    sandbox's rights and no more (no capability; the
+ *                    sandbox's ids, or the caller's own): a send on a
+ *                    connected stream, with MSG_DONTWAIT (send_now()); a
+ *                    blocking caller's rest goes to a worker.
  *   workers          a pool of at most MAX_WORKERS threads, made by the
  *                    dispatcher when a call waits and none is idle (never
  *                    one per call). Each first drops itself for good to
@@ -35,7 +39,11 @@
  *                    judges it as it would judge the sandbox: a root-only
  *                    socket, a port below 1024, a security.* attribute stay
  *                    out of reach. A worker may block as long as the peer
- *                    wants; nobody waits for it without a bound.
+ *                    wants; nobody waits for it without a bound. It
+ *                    answers the call itself (SECCOMP_IOCTL_NOTIF_SEND,
+ *                    SECCOMP_IOCTL_NOTIF_ADDFD, allowed by its filter on
+ *                    the listener alone) when nothing else is left for
+ *                    the dispatcher to do: one hop less per call.
  *
  * The end of a run (sbx_netsup_stop): stopping is marked, every socket
  * held for the sandbox is shut down (again and again, until the workers
@@ -129,6 +137,9 @@ struct sbx_netsup {
 	bool started;
 	bool abandoned; /* a thread outlived the stop: its memory is kept */
 	bool refuse_all; /* the dispatcher could not drop: every call fails */
+	/* The dispatcher holds the sandbox's rights and no more (see
+	 * send_now()): it may make a stream send itself, without blocking. */
+	bool sends_inline;
 	sbx_net_log_fn log;
 	void *ctx;
 	sbx_refusal_fn refused; /* each counted denial, or NULL */
@@ -160,6 +171,7 @@ struct call {
 	int nr;
 	int sock; /* our copy of the caller's socket */
 	int fdnum; /* its number in the caller's table */
+	int domain; /* AF_INET, AF_INET6 or AF_UNIX, once gathered */
 	int type;
 	int protocol;
 	bool host_sock; /* SBX_NETSUP_OWN_NETNS: it lives in the host's netns */
@@ -183,6 +195,7 @@ struct call {
 	struct sbx_meta_op *meta; /* a metadata change, or NULL */
 	struct sbx_name_op *name; /* a name change or write open, or NULL */
 	const char *what; /* a refused metadata call, described; or NULL */
+	size_t sent; /* a stream send: bytes the dispatcher sent already */
 	int64_t result; /* performed: >= 0 or -errno */
 	struct call *next, *prev; /* in a queue of sbx_netsup */
 };
@@ -608,6 +621,38 @@ copy_options(int from, int to, int domain, int type)
 		setsockopt(to, IPPROTO_TCP, TCP_NODELAY, &v, sizeof(v));
 }
 
+/* The rest of a blocking stream send that the dispatcher began without
+ * blocking (c->sent bytes went already): sent here, and the result is the
+ * whole count, or what went before an error, as the kernel counts a
+ * stream send that fails part-way. */
+static int64_t
+send_rest(struct call *c)
+{
+	/* On the stack: a worker's filter has no call to grow a heap. */
+	struct iovec iov[SBX_DECODE_MAX_IOV];
+	struct msghdr m = { .msg_iov = iov };
+	size_t skip = c->sent;
+	ssize_t n;
+
+	if (c->nr == SCMP_SYS(sendto)) {
+		iov[m.msg_iovlen++] = (struct iovec){ c->data + skip, c->len - skip };
+	} else {
+		size_t i = 0;
+
+		while (i < c->msg.msg_iovlen && skip >= c->msg.msg_iov[i].iov_len)
+			skip -= c->msg.msg_iov[i++].iov_len;
+		for (; i < c->msg.msg_iovlen && m.msg_iovlen < SBX_ARRAY_LEN(iov); i++)
+			iov[m.msg_iovlen++] = c->msg.msg_iov[i];
+		if (m.msg_iovlen > 0) {
+			iov[0].iov_base = (char *)iov[0].iov_base + skip;
+			iov[0].iov_len -= skip;
+		}
+		/* The control messages went with the first part. */
+	}
+	n = sendmsg(c->sock, &m, (int)c->arg | MSG_NOSIGNAL);
+	return n < 0 ? (int64_t)c->sent : n + (int64_t)c->sent;
+}
+
 /* Performs an allowed call on our copy of the socket (or the metadata
  * change); returns the result as the syscall would (>= 0) or -errno. Runs
  * on a worker, with the sandbox's credentials: the kernel judges the call
@@ -625,15 +670,10 @@ perform(struct call *c)
 	if (c->name != NULL)
 		return sbx_namesup_apply(c->name);
 	if (c->rehome) {
-		int domain = 0;
-		socklen_t olen = sizeof(domain);
-
-		if (getsockopt(c->sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen) < 0)
-			return -errno;
-		c->newsock = socket(domain, c->type | SOCK_CLOEXEC, c->protocol);
+		c->newsock = socket(c->domain, c->type | SOCK_CLOEXEC, c->protocol);
 		if (c->newsock < 0)
 			return -errno;
-		copy_options(c->sock, c->newsock, domain, c->type);
+		copy_options(c->sock, c->newsock, c->domain, c->type);
 		s = c->newsock;
 	}
 	if (c->nr == SCMP_SYS(connect))
@@ -642,6 +682,8 @@ perform(struct call *c)
 		r = bind(s, sa, c->addrlen);
 	else if (c->nr == SCMP_SYS(listen))
 		r = listen(s, (int)c->arg);
+	else if (c->sent > 0)
+		return send_rest(c);
 	else if (c->nr == SCMP_SYS(sendto))
 		return (n = sendto(
 			    s, c->data, c->len, (int)c->arg | MSG_NOSIGNAL, sa, c->addrlen)) < 0
@@ -665,6 +707,7 @@ static const char *const worker_calls[] = {
 	"sendmsg",
 	"sendmmsg",
 	"socket",
+	"close", /* our copies, once the call is answered */
 	"getsockopt",
 	"setsockopt",
 	"fcntl",
@@ -730,6 +773,34 @@ list_remove(struct call **head, struct call **end, struct call *c)
 	c->next = c->prev = NULL;
 }
 
+static int hand_in(struct sbx_netsup *ns, struct call *c, int64_t *r);
+
+/* Gives the caller the result of a call performed for it: the host
+ * socket made for it first, if any, then the result. */
+static void
+answer(struct sbx_netsup *ns, struct call *c)
+{
+	int64_t r = c->result;
+
+	if (c->newsock >= 0 && (r >= 0 || r == -EINPROGRESS) && hand_in(ns, c, &r) < 0)
+		return; /* the caller went away */
+	respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+}
+
+/* Whether the worker that performed a call may answer it itself: nothing
+ * is left that needs the dispatcher (a trace line, the caller's memory
+ * written for sendmmsg, a listener to remember, a descriptor opened for a
+ * name call, a metadata change), and no stop has begun (the stop closes
+ * the listener only once every thread is out, and then no worker answers
+ * any more through the dispatcher either). */
+static bool
+answers_alone(const struct sbx_netsup *ns, const struct call *c)
+{
+	return ns->log == NULL && c->meta == NULL && c->name == NULL &&
+	    c->nr != SCMP_SYS(sendmmsg) &&
+	    !(c->nr == SCMP_SYS(listen) && (ns->flags & SBX_NETSUP_OWN_LISTENERS)) && !ns->stopping;
+}
+
 static void *
 worker(void *arg)
 {
@@ -744,8 +815,8 @@ worker(void *arg)
 	 * filesystem domain first (per thread), so that what a worker makes
 	 * is judged by the sandbox's rules, never by the caller's rights. */
 	dropped = (ns->names == NULL || sbx_namesup_enter_thread(ns->ruleset) == 0) &&
-	    sbx_creds_drop_thread(
-		ns->meta.as_uid, ns->meta.as_gid, worker_calls, ns->done_fd, &err) == 0;
+	    sbx_creds_drop_answering(
+		ns->meta.as_uid, ns->meta.as_gid, worker_calls, ns->done_fd, ns->fd, &err) == 0;
 
 	if (!dropped)
 		ns->drop_failed = true;
@@ -769,6 +840,15 @@ worker(void *arg)
 		c->result = dropped ? perform(c) : -EPERM;
 		pthread_mutex_lock(&ns->lock);
 		list_remove(&ns->running, &ns->running_end, c);
+		if (dropped && answers_alone(ns, c)) {
+			/* The caller resumes now, not after a second hop through
+			 * the dispatcher. */
+			pthread_mutex_unlock(&ns->lock);
+			answer(ns, c);
+			call_free(c);
+			pthread_mutex_lock(&ns->lock);
+			continue;
+		}
 		list_append(&ns->done, &ns->done_end, c);
 		if (write(ns->done_fd, &one, sizeof(one)) < 0) {
 			/* EAGAIN: the counter is already non-zero */
@@ -1141,17 +1221,26 @@ listen_on_loopback(struct call *c)
 static bool
 fd_cloexec(int pid, int fd)
 {
-	char path[64], line[128];
+	char path[64], text[512];
 	unsigned flags = 0;
-	bool found = false;
-	FILE *f;
+	const char *at;
+	ssize_t n;
+	int f;
 
+	/* One read (the flags come second, after "pos:"), no stdio: this is
+	 * on the path of every connect that leaves the jail. */
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
-	f = fopen(path, "re");
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "flags: %o", &flags) == 1;
-	if (f)
-		fclose(f);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	n = read(f, text, sizeof(text) - 1);
+	close(f);
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	at = strstr(text, "flags:");
+	if (at == NULL || sscanf(at, "flags: %o", &flags) != 1)
+		return false;
 	return (flags & O_CLOEXEC) != 0;
 }
 
@@ -1595,6 +1684,41 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	call_free(c);
 }
 
+/* A send on a connected stream (no Fast Open: the address is dropped),
+ * made here at once when it cannot block: with MSG_DONTWAIT, so that
+ * nothing the sandbox does stalls this thread. Only when this thread
+ * holds the sandbox's rights and no more (ns->sends_inline): the kernel
+ * then judges it as it would the sandbox's own, as on a worker. A
+ * blocking caller whose data did not all fit is not answered yet: false,
+ * and a worker sends the rest (c->sent counts what went). True: answered. */
+static bool
+send_now(struct sbx_netsup *ns, struct call *c)
+{
+	int fl = fcntl(c->sock, F_GETFL), flags = (int)c->arg | MSG_NOSIGNAL | MSG_DONTWAIT;
+	bool waits = !(c->arg & MSG_DONTWAIT) && !(fl >= 0 && (fl & O_NONBLOCK));
+	size_t total = 0;
+	ssize_t n;
+	int64_t r;
+
+	if (c->nr == SCMP_SYS(sendto)) {
+		total = c->len;
+		n = sendto(c->sock, c->data, c->len, flags, NULL, 0);
+	} else {
+		for (size_t i = 0; i < c->msg.msg_iovlen; i++)
+			total += c->msg.msg_iov[i].iov_len;
+		n = sendmsg(c->sock, &c->msg, flags);
+	}
+	r = n < 0 ? -errno : n;
+	if (waits && (r == -EAGAIN || (r > 0 && (size_t)r < total))) {
+		c->sent = r > 0 ? (size_t)r : 0;
+		return false;
+	}
+	respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+	emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
+	call_free(c);
+	return true;
+}
+
 static void
 handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
@@ -1650,6 +1774,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		call_free(c);
 		return;
 	}
+	c->domain = domain;
 	if (domain == AF_UNIX) {
 		bool is_send = c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg) ||
 		    c->nr == SCMP_SYS(sendmmsg);
@@ -1790,6 +1915,10 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		c->cloexec = fd_cloexec(c->pid, c->fdnum);
 	if (!v.allow)
 		goto refused;
+	if ((c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg)) && c->type == SOCK_STREAM &&
+	    !stream_fastopen && !c->rehome && c->npassed == 0 && ns->sends_inline &&
+	    send_now(ns, c))
+		return;
 	/* Whatever the socket's flags say now (the sandbox may flip them at
 	 * any instant): a worker performs it, never this thread. */
 	submit(ns, c);
@@ -1836,6 +1965,9 @@ dispatcher(void *arg)
 	pfd[0] = (struct pollfd){ .fd = ns->fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = ns->done_fd, .events = POLLIN };
+
+	ns->sends_inline =
+	    !ns->refuse_all && sbx_creds_thread_holds_only(ns->meta.as_uid, ns->meta.as_gid);
 	while (!ns->stopping) {
 		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
