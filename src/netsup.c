@@ -157,6 +157,9 @@ struct sbx_netsup {
 	atomic_bool stopping;
 	atomic_uint_fast64_t denials;
 	uint64_t host_netns; /* SBX_NETSUP_OWN_NETNS: the host's netns cookie */
+	int relay_fd; /* SBX_NETSUP_DNS_RELAY: the jail's port 53, or -1 */
+	pthread_t relay_thread;
+	bool relay_started;
 	int inet_diag; /* SBX_NETSUP_OWN_LISTENERS: sock_diag here, or -1 */
 	uint64_t *owned; /* ... cookies of the sandbox's loopback listeners */
 	size_t nowned;
@@ -234,6 +237,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->fd = -1;
 	ns->diag = -1;
 	ns->inet_diag = -1;
+	ns->relay_fd = -1;
 	ns->done_fd = -1;
 	ns->ruleset = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
@@ -1112,6 +1116,23 @@ leaves_jail(const struct sbx_netsup *ns, const struct call *c)
 	return (ns->flags & SBX_NETSUP_OWN_NETNS) && !c->host_sock;
 }
 
+/* Whether a datagram to name goes to the resolver relay in the jail
+ * (SBX_NETSUP_DNS_RELAY): a resolver's address, port 53, from a socket
+ * of the jail. It is then sent on the sandbox's own socket, and stays in
+ * the jail, where the relay takes it. */
+static bool
+relayed(const struct sbx_netsup *ns, const struct call *c, const void *name, socklen_t namelen)
+{
+	const struct sockaddr *sa = name;
+
+	return (ns->flags & SBX_NETSUP_DNS_RELAY) && leaves_jail(ns, c) && c->type != SOCK_STREAM &&
+	    ns->rules->outbound &&
+	    sbx_decode_sockaddr(sa->sa_family == AF_INET6 ? AF_INET6 : AF_INET, name, namelen) >=
+	    0 &&
+	    sbx_sockaddr_port(sa, namelen) == 53 &&
+	    sbx_addr_in_list(sa, namelen, &ns->rules->resolvers);
+}
+
 static bool
 addr_is_unspecified(const struct sockaddr *sa, socklen_t len)
 {
@@ -1837,7 +1858,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 				if (name == NULL)
 					continue;
 				named++;
-				if (own_loopback(ns, c, name, nlen))
+				if (own_loopback(ns, c, name, nlen) || relayed(ns, c, name, nlen))
 					own++;
 				else
 					v = decide_send(ns, c, domain, name, nlen, false);
@@ -1848,7 +1869,8 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 					"own loopback and host addresses in one sendmmsg" };
 			c->rehome = v.allow && named > 0 && own == 0 && leaves_jail(ns, c);
 		} else if (c->addrlen > 0) {
-			if (own_loopback(ns, c, &c->addr, c->addrlen)) {
+			if (own_loopback(ns, c, &c->addr, c->addrlen) ||
+			    relayed(ns, c, &c->addr, c->addrlen)) {
 				v.allow = true;
 			} else {
 				v = decide_send(
@@ -1865,7 +1887,9 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		bool dissolve = c->addrlen >= sizeof(sa_family_t) &&
 		    ((struct sockaddr *)&c->addr)->sa_family == AF_UNSPEC;
 
-		if (!dissolve && own_loopback(ns, c, &c->addr, c->addrlen)) {
+		if (!dissolve &&
+		    (own_loopback(ns, c, &c->addr, c->addrlen) ||
+			relayed(ns, c, &c->addr, c->addrlen))) {
 			v.allow = true;
 		} else {
 			v = decide_send(ns, c, domain, &c->addr, c->addrlen, true);
@@ -1911,6 +1935,11 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		else
 			v = sbx_net_decide(ns->rules, &q);
 	}
+	/* With the relay, sendmsg may go untrapped: a datagram socket of the
+	 * host must never reach the sandbox. */
+	if (v.allow && c->rehome && c->type != SOCK_STREAM && (ns->flags & SBX_NETSUP_DNS_RELAY))
+		v = (struct sbx_netverdict){ false, EACCES,
+			"datagrams leave only through the resolver relay" };
 	if (v.allow && c->rehome)
 		c->cloexec = fd_cloexec(c->pid, c->fdnum);
 	if (!v.allow)
@@ -1996,6 +2025,239 @@ out:
 	return NULL;
 }
 
+/* The resolver relay (SBX_NETSUP_DNS_RELAY): one flow per sandbox socket
+ * and resolver, on a host socket connected to that resolver. */
+#define RELAY_FLOWS 64
+#define RELAY_IDLE_MS 30000
+
+struct relay_flow {
+	struct sockaddr_in6 client; /* the sandbox's socket, as the jail sees it */
+	struct sockaddr_storage server; /* the resolver (its address in the jail) */
+	socklen_t serverlen;
+	int host; /* connected to the resolver, or -1 */
+	uint64_t used_ms;
+};
+
+/* What the relay thread may call, once dropped like a worker. */
+static const char *const relay_calls[] = {
+	"socket",
+	"connect",
+	"sendto",
+	"sendmsg",
+	"recvfrom",
+	"recvmsg",
+	"poll",
+	"ppoll",
+	"close",
+	"futex",
+	"madvise",
+	"munmap",
+	"exit",
+	"sigaltstack",
+	"rt_sigprocmask",
+	"rt_sigreturn",
+	"restart_syscall",
+	"clock_gettime",
+	"getpid",
+	"gettid",
+	NULL,
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* One query from the jail: its destination (a resolver, read from the
+ * packet info) decides where it goes; anything else is dropped. */
+static void
+relay_query(struct sbx_netsup *ns, struct relay_flow *flows)
+{
+	char data[65536], cbuf[256];
+	struct sockaddr_in6 from;
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr m = { .msg_name = &from,
+		.msg_namelen = sizeof(from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf) };
+	struct sockaddr_storage to = { 0 };
+	socklen_t tolen = 0;
+	struct relay_flow *f = NULL, *oldest = &flows[0];
+	ssize_t n = recvmsg(ns->relay_fd, &m, MSG_DONTWAIT);
+
+	if (n < 0)
+		return;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO) {
+			struct in6_pktinfo pi;
+			struct sockaddr_in6 *t6 = (struct sockaddr_in6 *)&to;
+			struct sockaddr_in *t4 = (struct sockaddr_in *)&to;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			if (IN6_IS_ADDR_V4MAPPED(&pi.ipi6_addr)) {
+				*t4 = (struct sockaddr_in){ .sin_family = AF_INET,
+					.sin_port = htons(53) };
+				memcpy(&t4->sin_addr, &pi.ipi6_addr.s6_addr32[3], 4);
+				tolen = sizeof(*t4);
+			} else {
+				*t6 = (struct sockaddr_in6){ .sin6_family = AF_INET6,
+					.sin6_port = htons(53),
+					.sin6_addr = pi.ipi6_addr };
+				tolen = sizeof(*t6);
+			}
+		} else if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+			struct sockaddr_in *t4 = (struct sockaddr_in *)&to;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			*t4 = (struct sockaddr_in){ .sin_family = AF_INET,
+				.sin_port = htons(53),
+				.sin_addr = pi.ipi_addr };
+			tolen = sizeof(*t4);
+		}
+	}
+	if (tolen == 0 || !sbx_addr_in_list((struct sockaddr *)&to, tolen, &ns->rules->resolvers))
+		return;
+	for (int i = 0; i < RELAY_FLOWS && f == NULL; i++) {
+		if (flows[i].host >= 0 && flows[i].serverlen == tolen &&
+		    memcmp(&flows[i].server, &to, tolen) == 0 &&
+		    m.msg_namelen <= sizeof(flows[i].client) &&
+		    memcmp(&flows[i].client, &from, m.msg_namelen) == 0)
+			f = &flows[i];
+		if (flows[i].host < 0 || flows[i].used_ms < oldest->used_ms)
+			oldest = &flows[i];
+	}
+	if (f == NULL) {
+		f = oldest;
+		if (f->host >= 0)
+			close(f->host);
+		memset(f, 0, sizeof(*f));
+		f->host = socket(to.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (f->host < 0)
+			return;
+		if (connect(f->host, (struct sockaddr *)&to, tolen) < 0) {
+			close(f->host);
+			f->host = -1;
+			return;
+		}
+		memcpy(
+		    &f->client, &from, m.msg_namelen < sizeof(from) ? m.msg_namelen : sizeof(from));
+		memcpy(&f->server, &to, tolen);
+		f->serverlen = tolen;
+	}
+	f->used_ms = now_ms();
+	if (send(f->host, data, (size_t)n, MSG_DONTWAIT) < 0) {
+		/* dropped, as a datagram may be */
+	}
+}
+
+/* An answer from a resolver goes back to the sandbox's socket, from the
+ * resolver's address as the jail sees it. */
+static void
+relay_answer(struct sbx_netsup *ns, struct relay_flow *f)
+{
+	char data[65536], cbuf[CMSG_SPACE(sizeof(struct in6_pktinfo))] = { 0 };
+	ssize_t n = recv(f->host, data, sizeof(data), MSG_DONTWAIT);
+	struct iovec iov = { data, 0 };
+	struct msghdr m = { .msg_name = &f->client,
+		.msg_namelen = f->client.sin6_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+								 : sizeof(struct sockaddr_in),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf };
+	struct cmsghdr *cm;
+
+	if (n < 0)
+		return;
+	iov.iov_len = (size_t)n;
+	f->used_ms = now_ms();
+	m.msg_controllen = sizeof(cbuf);
+	cm = CMSG_FIRSTHDR(&m);
+	if (f->client.sin6_family == AF_INET6) {
+		struct in6_pktinfo pi = { 0 };
+
+		if (f->server.ss_family == AF_INET) {
+			pi.ipi6_addr.s6_addr[10] = pi.ipi6_addr.s6_addr[11] = 0xff;
+			memcpy(&pi.ipi6_addr.s6_addr32[3],
+			    &((struct sockaddr_in *)&f->server)->sin_addr, 4);
+		} else {
+			pi.ipi6_addr = ((struct sockaddr_in6 *)&f->server)->sin6_addr;
+		}
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		m.msg_controllen = CMSG_SPACE(sizeof(pi));
+	} else {
+		struct in_pktinfo pi = { .ipi_spec_dst =
+					     ((struct sockaddr_in *)&f->server)->sin_addr };
+
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		m.msg_controllen = CMSG_SPACE(sizeof(pi));
+	}
+	if (sendmsg(ns->relay_fd, &m, MSG_DONTWAIT) < 0) {
+		/* the sandbox's socket is gone or full: dropped */
+	}
+}
+
+/* The relay thread: the sandbox's rights (like a worker), a filter of its
+ * own, and nothing else to do; it ends when the supervisor stops. Every
+ * call it makes is non-blocking. */
+static void *
+relay(void *arg)
+{
+	struct sbx_netsup *ns = arg;
+	struct sbx_err err = { 0 };
+	struct relay_flow flows[RELAY_FLOWS];
+	struct pollfd pfd[RELAY_FLOWS + 2];
+	bool dropped =
+	    sbx_creds_drop_thread(ns->meta.as_uid, ns->meta.as_gid, relay_calls, -1, &err) == 0;
+
+	if (!dropped)
+		ns->drop_failed = true;
+	for (int i = 0; i < RELAY_FLOWS; i++)
+		flows[i].host = -1;
+	while (dropped && !ns->stopping) {
+		uint64_t now = now_ms();
+
+		pfd[0] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = ns->relay_fd, .events = POLLIN };
+		for (int i = 0; i < RELAY_FLOWS; i++) {
+			if (flows[i].host >= 0 && now - flows[i].used_ms > RELAY_IDLE_MS) {
+				close(flows[i].host);
+				flows[i].host = -1;
+			}
+			pfd[i + 2] = (struct pollfd){ .fd = flows[i].host, .events = POLLIN };
+		}
+		if (poll(pfd, RELAY_FLOWS + 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents)
+			break;
+		if (pfd[1].revents & POLLIN)
+			relay_query(ns, flows);
+		for (int i = 0; i < RELAY_FLOWS; i++)
+			if (flows[i].host >= 0 && (pfd[i + 2].revents & POLLIN))
+				relay_answer(ns, &flows[i]);
+	}
+	for (int i = 0; i < RELAY_FLOWS; i++)
+		if (flows[i].host >= 0)
+			close(flows[i].host);
+	pthread_mutex_lock(&ns->lock);
+	ns->alive--;
+	pthread_cond_broadcast(&ns->gone);
+	pthread_mutex_unlock(&ns->lock);
+	return NULL;
+}
+
 int
 sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log, void *ctx,
     struct sbx_err *err)
@@ -2006,6 +2268,10 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 
 	ns->fd = notify_fd;
 	ns->diag = diag_fd;
+	if (ns->flags & SBX_NETSUP_DNS_RELAY) {
+		ns->relay_fd = diag_fd;
+		ns->diag = -1;
+	}
 	ns->log = log;
 	ns->ctx = ctx;
 	if (ns->flags & SBX_NETSUP_OWN_NETNS) {
@@ -2034,6 +2300,19 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ns->alive = 1;
 	r = pthread_create(&ns->thread, NULL, dispatcher, ns);
+	if (r == 0 && ns->relay_fd >= 0) {
+		pthread_mutex_lock(&ns->lock);
+		ns->alive++;
+		pthread_mutex_unlock(&ns->lock);
+		if (pthread_create(&ns->relay_thread, NULL, relay, ns) == 0) {
+			ns->relay_started = true;
+		} else {
+			/* No relay: the sandbox's queries get no answer. */
+			pthread_mutex_lock(&ns->lock);
+			ns->alive--;
+			pthread_mutex_unlock(&ns->lock);
+		}
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
 		ns->alive = 0;
@@ -2133,6 +2412,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 		ns->abandoned = true;
 		pthread_mutex_unlock(&ns->lock);
 		pthread_detach(ns->thread);
+		if (ns->relay_started)
+			pthread_detach(ns->relay_thread);
 		for (int i = 0; i < ns->nworkers; i++)
 			pthread_detach(ns->pool[i]);
 		return;
@@ -2142,6 +2423,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 	 * bounded, for a thread whose last steps (a runtime's teardown)
 	 * could hang: one that does is left to the process exit. */
 	if (!join_bounded(ns->thread, STOP_GRACE_MS))
+		ns->abandoned = true;
+	if (ns->relay_started && !join_bounded(ns->relay_thread, STOP_GRACE_MS))
 		ns->abandoned = true;
 	for (int i = 0; i < ns->nworkers; i++)
 		if (!join_bounded(ns->pool[i], STOP_GRACE_MS))
@@ -2176,6 +2459,8 @@ sbx_netsup_free(struct sbx_netsup *ns)
 		close(ns->diag);
 	if (ns->inet_diag >= 0)
 		close(ns->inet_diag);
+	if (ns->relay_fd >= 0)
+		close(ns->relay_fd);
 	free(ns->owned);
 	free(ns->meta.ids);
 	sbx_namesup_free(ns->names);
