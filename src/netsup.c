@@ -44,6 +44,11 @@
  *                    SECCOMP_IOCTL_NOTIF_ADDFD, allowed by its filter on
  *                    the listener alone) when nothing else is left for
  *                    the dispatcher to do: one hop less per call.
+ *   relay            (SBX_NETSUP_DNS_RELAY) one thread, dropped like a
+ *                    worker, with a filter of its own: forwards the
+ *                    queries the sandbox sends to the resolvers' addresses
+ *                    on the jail's lo, from host sockets connected to the
+ *                    resolvers, and the answers back; non-blocking.
  *
  * The end of a run (sbx_netsup_stop): stopping is marked, every socket
  * held for the sandbox is shut down (again and again, until the workers
