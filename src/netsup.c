@@ -1940,9 +1940,11 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		else
 			v = sbx_net_decide(ns->rules, &q);
 	}
-	/* With the relay, sendmsg may go untrapped: a datagram socket of the
-	 * host must never reach the sandbox. */
-	if (v.allow && c->rehome && c->type != SOCK_STREAM && (ns->flags & SBX_NETSUP_DNS_RELAY))
+	/* Unless the network is on, sendmsg may go untrapped (the resolvers
+	 * are relayed): a datagram socket of the host must never reach the
+	 * sandbox, whatever the rules said. */
+	if (v.allow && c->rehome && c->type != SOCK_STREAM && (ns->flags & SBX_NETSUP_OWN_NETNS) &&
+	    !ns->rules->network)
 		v = (struct sbx_netverdict){ false, EACCES,
 			"datagrams leave only through the resolver relay" };
 	if (v.allow && c->rehome)
