@@ -38,6 +38,8 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <netinet/in.h>
 #include <linux/sock_diag.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
@@ -59,6 +61,7 @@
 #include "linux-mount.h"
 #include "linux-probe.h"
 #include "linux-seccomp.h"
+#include "netrules.h"
 #include "netsup.h"
 #include "phase.h"
 #include "network.h"
@@ -90,6 +93,7 @@ struct ns_payload {
 	struct ns_state *state;
 	bool trap; /* load the trapping filter in init */
 	bool send_free; /* ... leaving sendmsg/sendmmsg alone but Fast Open */
+	bool relay; /* the jail's side of the resolver relay (instead of guard) */
 	bool guard; /* and open sock_diag for unix checks */
 	bool trace; /* trap what --trace observes (then a listener too) */
 	const struct sbx_plan *plan;
@@ -116,16 +120,26 @@ needs_unix_guard(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x
 	return x->net == NULL;
 }
 
+/* Whether the resolvers are reached through the relay (a connect list,
+ * the network not on): then the sandbox's datagrams to them stay in the
+ * jail, and no datagram socket of the host is ever handed in. */
+static bool
+relays_resolvers(const struct sbx_exec *x, bool guard)
+{
+	return !guard && x->net != NULL && x->net->outbound && !x->net->network &&
+	    x->net->resolvers.n > 0;
+}
+
 /* Whether sendmsg and sendmmsg may go untrapped (but Fast Open): the
  * sandbox's own sockets reach only its lo, and a host socket handed in is
- * never a datagram one unless the rules let datagrams out (network on, or
- * outbound permission with its resolvers), nor is a unix socket judged
- * unless the network is fully off (guard). A stream ignores a send's
- * address. Then a connected stream's sends run at native speed. */
+ * never a datagram one unless the network is on (a connect list's
+ * resolvers go through the relay), nor is a unix socket judged unless the
+ * network is fully off (guard). A stream ignores a send's address. Then a
+ * connected stream's sends run at native speed. */
 static bool
 send_free(const struct sbx_exec *x, bool guard)
 {
-	return !guard && x->net != NULL && !x->net->outbound && !x->net->network;
+	return !guard && x->net != NULL && !x->net->network;
 }
 
 /* The sandbox's Landlock domain holds no TCP port rule: its sockets live
@@ -245,6 +259,10 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		    "# network: every connect, bind, listen and addressed send goes to "
 		    "sbxrun's network supervisor, which makes what the rules allow on host "
 		    "sockets and hands them in (SECCOMP_IOCTL_NOTIF_ADDFD)\n");
+	if (relays_resolvers(x, needs_unix_guard(p, x)))
+		sbx_buf_puts(out,
+		    "# network: the resolvers' addresses are on the jail's lo, where sbxrun "
+		    "relays UDP port 53 to them; no host datagram socket is handed in\n");
 	sbx_seccomp_describe(
 	    (net_fully_off(p) ? 0
 			      : SBX_SECCOMP_NET_NOTIFY |
@@ -398,6 +416,110 @@ lo_up(struct sbx_err *err)
 	return r;
 }
 
+/* Puts addr (a resolver's) on the jail's lo, as a host address of its
+ * own (/32, /128), so that a datagram to it stays in the jail, where the
+ * resolver relay takes it. */
+static int
+lo_add_address(int nl, const struct sockaddr_storage *ss, struct sbx_err *err)
+{
+	struct {
+		struct nlmsghdr h;
+		struct ifaddrmsg a;
+		char attrs[64];
+	} req;
+	struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} ack;
+	const struct in6_addr *a6 = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+	const void *addr = &((const struct sockaddr_in *)ss)->sin_addr;
+	size_t alen = 4;
+	int family = AF_INET;
+
+	if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(a6)) {
+		addr = &a6->s6_addr32[3];
+	} else if (ss->ss_family == AF_INET6) {
+		family = AF_INET6;
+		addr = a6;
+		alen = 16;
+	}
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_type = RTM_NEWADDR;
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE;
+	req.a.ifa_family = (unsigned char)family;
+	req.a.ifa_prefixlen = (unsigned char)(alen * 8);
+	req.a.ifa_scope = RT_SCOPE_HOST;
+	req.a.ifa_index = 1; /* lo: the first interface of every namespace */
+	req.h.nlmsg_len = NLMSG_LENGTH(sizeof(req.a));
+	for (unsigned short type = IFA_LOCAL; type >= IFA_ADDRESS; type--) {
+		struct rtattr *rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.h.nlmsg_len));
+
+		rta->rta_type = type;
+		rta->rta_len = (unsigned short)RTA_LENGTH(alen);
+		memcpy(RTA_DATA(rta), addr, alen);
+		req.h.nlmsg_len = NLMSG_ALIGN(req.h.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	}
+	if (send(nl, &req, req.h.nlmsg_len, 0) < 0 || recv(nl, &ack, sizeof(ack), 0) < 0)
+		return sbx_err_sys(err, "cannot put a resolver's address on the jail's lo");
+	if (ack.h.nlmsg_type == NLMSG_ERROR && ack.e.error != 0 && ack.e.error != -EEXIST)
+		return sbx_err_set(
+		    err, -ack.e.error, "cannot put a resolver's address on the jail's lo");
+	return 0;
+}
+
+/* The jail's side of the resolver relay (SBX_NETSUP_DNS_RELAY): every
+ * resolver that is not a loopback address (those are the jail's lo
+ * already) goes on the jail's lo, and one UDP socket on port 53, for
+ * every address of the jail, receives what the sandbox sends there; the
+ * supervisor relays it. Dual-stack where IPv6 exists; the destination of
+ * each datagram is read from its packet info. Needs CAP_NET_ADMIN and
+ * CAP_NET_BIND_SERVICE over the jail's namespace: run before the drop. */
+static int
+resolver_relay_socket(const struct sbx_netrules *r, struct sbx_err *err)
+{
+	int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), s, on = 1, off = 0;
+	struct sockaddr_in6 any6 = { .sin6_family = AF_INET6, .sin6_port = htons(53) };
+	struct sockaddr_in any4 = { .sin_family = AF_INET, .sin_port = htons(53) };
+
+	if (nl < 0)
+		return sbx_err_sys(err, "cannot set up the resolver relay: netlink");
+	for (size_t i = 0; i < r->resolvers.n; i++) {
+		const struct sockaddr_storage *ss = &r->resolvers.v[i];
+		socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+							  : sizeof(struct sockaddr_in);
+
+		if (sbx_addr_is_loopback((const struct sockaddr *)ss, len) ||
+		    (ss->ss_family == AF_INET6 &&
+			IN6_IS_ADDR_LINKLOCAL(&((const struct sockaddr_in6 *)ss)->sin6_addr)))
+			continue;
+		if (lo_add_address(nl, ss, err) < 0) {
+			close(nl);
+			return -1;
+		}
+	}
+	close(nl);
+	s = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s >= 0 &&
+	    (setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0 ||
+		setsockopt(s, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on)) < 0 ||
+		bind(s, (struct sockaddr *)&any6, sizeof(any6)) < 0)) {
+		close(s);
+		s = -1;
+	}
+	if (s < 0) {
+		s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (s >= 0 &&
+		    (setsockopt(s, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) < 0 ||
+			bind(s, (struct sockaddr *)&any4, sizeof(any4)) < 0)) {
+			close(s);
+			s = -1;
+		}
+	}
+	if (s < 0)
+		return sbx_err_sys(err, "cannot set up the resolver relay: port 53");
+	return s;
+}
+
 /* Runs in the cloned child: becomes the jail's init. */
 static noreturn void
 child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_launch_pipes *lp,
@@ -454,6 +576,8 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 			sbx_err_sys(&e, "sock_diag");
 			goto fail;
 		}
+	} else if (pl->relay && (diag_fd = resolver_relay_socket(x->net, &e)) < 0) {
+		goto fail;
 	}
 	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 ||
 	    sbx_seccomp_load((pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0) |
@@ -623,6 +747,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pl.trap = x->net != NULL || guard;
 	pl.trace = x->trace;
 	pl.send_free = send_free(x, guard);
+	pl.relay = relays_resolvers(x, guard);
 	if (plan.ntrees > SBX_ARRAY_LEN(fds)) {
 		sbx_plan_free(&plan);
 		return sbx_err_set(err, E2BIG, "too many rw mounts");
@@ -710,7 +835,8 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		if (m.fd2 >= 0) {
 			c->diag_fd = (int)syscall(SYS_pidfd_getfd, pidfd, m.fd2, 0);
 			if (c->diag_fd < 0) {
-				sbx_err_sys(err, "cannot take the jail's sock_diag socket");
+				sbx_err_sys(
+				    err, "cannot take the jail's sock_diag or resolver socket");
 				goto fail;
 			}
 			fcntl(c->diag_fd, F_SETFD, FD_CLOEXEC);
@@ -722,8 +848,9 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		/* Unix sockets: with the network fully off, only those bound
 		 * in the jail's own namespace; under network rules, whatever
 		 * the filesystem view shows, as the user asked for a network. */
-		c->netsup_flags =
-		    SBX_NETSUP_OWN_NETNS | (guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW);
+		c->netsup_flags = SBX_NETSUP_OWN_NETNS |
+		    (guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW) |
+		    (pl.relay ? SBX_NETSUP_DNS_RELAY : 0);
 		/* Unix sockets the supervisor binds for a root caller's sandbox
 		 * are made as its mapped ids. */
 		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : -1;

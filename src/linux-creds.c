@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <linux/capability.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -38,9 +40,17 @@ last_cap(void)
 	return n > 0 && n < 64 ? n : CAP_LAST_CAP;
 }
 
+#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
+#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
+#endif
+
 static int
-load_filter(const char *const *allow, int write_fd, struct sbx_err *err)
+load_filter(const char *const *allow, int write_fd, int notify_fd, struct sbx_err *err)
 {
+	/* The ioctls that answer a notification: nothing else on that
+	 * descriptor (never SECCOMP_IOCTL_NOTIF_RECV), nothing on another. */
+	static const unsigned long answers[] = { SECCOMP_IOCTL_NOTIF_SEND,
+		SECCOMP_IOCTL_NOTIF_ADDFD };
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
 	int r = 0;
 
@@ -59,6 +69,11 @@ load_filter(const char *const *allow, int write_fd, struct sbx_err *err)
 	if (r == 0 && write_fd >= 0)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
 		    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)write_fd));
+	for (size_t i = 0; r == 0 && notify_fd >= 0 && i < sizeof(answers) / sizeof(answers[0]);
+	     i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2,
+		    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)notify_fd),
+		    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)answers[i]));
 	if (r == 0)
 		r = seccomp_load(ctx);
 	seccomp_release(ctx);
@@ -146,8 +161,23 @@ check_caps(int keep, struct sbx_err *err)
 	return 0;
 }
 
+bool
+sbx_creds_thread_holds_only(int uid, int gid)
+{
+	struct sbx_err err = { 0 };
+
+	return (uid < 0 || holds_only(uid, gid)) && check_caps(-1, &err) == 0;
+}
+
 int
 sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, struct sbx_err *err)
+{
+	return sbx_creds_drop_answering(uid, gid, allow, write_fd, -1, err);
+}
+
+int
+sbx_creds_drop_answering(
+    int uid, int gid, const char *const *allow, int write_fd, int notify_fd, struct sbx_err *err)
 {
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
@@ -189,7 +219,7 @@ sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, 
 	(void)load_filter;
 	return 0;
 #else
-	return allow != NULL ? load_filter(allow, write_fd, err) : 0;
+	return allow != NULL ? load_filter(allow, write_fd, notify_fd, err) : 0;
 #endif
 }
 

@@ -15,6 +15,8 @@
 #ifndef SBX_LINUX_CREDS_H
 #define SBX_LINUX_CREDS_H
 
+#include <stdbool.h>
+
 #include "err.h"
 
 /* Drops the calling thread, for good, to the sandbox's credentials:
@@ -47,5 +49,17 @@ int sbx_creds_drop_thread(
  * and nested domains, the sandbox's (doc/design/supervisor.md). Checked
  * like sbx_creds_drop_thread(); on failure the thread must not be used. */
 int sbx_creds_drop_thread_reader(int uid, int gid, struct sbx_err *err);
+
+/* Like sbx_creds_drop_thread, and the filter also allows the two ioctls
+ * that answer a seccomp notification (SECCOMP_IOCTL_NOTIF_SEND and
+ * SECCOMP_IOCTL_NOTIF_ADDFD) on notify_fd alone (when >= 0): a thread
+ * that made a call for the sandbox gives it the result itself. */
+int sbx_creds_drop_answering(
+    int uid, int gid, const char *const *allow, int write_fd, int notify_fd, struct sbx_err *err);
+
+/* Whether the calling thread holds no capability in any set and, for uid
+ * >= 0, only uid and gid as its ids, no groups: the rights a thread
+ * dropped by sbx_creds_drop_thread holds, whatever made it so. */
+bool sbx_creds_thread_holds_only(int uid, int gid);
 
 #endif

@@ -24,8 +24,12 @@
  *                    into it; the Landlock domain keeps it to the
  *                    sandbox's processes); another caller keeps its own
  *                    ids, which hold nothing more. Always no_new_privs.
- *                    It performs no call for the sandbox and never blocks
- *                    on one: it only answers.
+ *                    It never blocks on a call for the sandbox. It
+ *                    performs one kind itself, and only when it holds the
+ *                    sandbox's rights and no more (no capability: so not
+ *                    a root caller's under namespaces): a send on a
+ *                    connected stream, with MSG_DONTWAIT (send_now()); a
+ *                    blocking caller's rest goes to a worker.
  *   workers          a pool of at most MAX_WORKERS threads, made by the
  *                    dispatcher when a call waits and none is idle (never
  *                    one per call). Each first drops itself for good to
@@ -39,7 +43,16 @@
  *                    judges it as it would judge the sandbox: a root-only
  *                    socket, a port below 1024, a security.* attribute stay
  *                    out of reach. A worker may block as long as the peer
- *                    wants; nobody waits for it without a bound.
+ *                    wants; nobody waits for it without a bound. It
+ *                    answers the call itself (SECCOMP_IOCTL_NOTIF_SEND,
+ *                    SECCOMP_IOCTL_NOTIF_ADDFD, allowed by its filter on
+ *                    the listener alone) when nothing else is left for
+ *                    the dispatcher to do: one hop less per call.
+ *   relay            (SBX_NETSUP_DNS_RELAY) one thread, dropped like a
+ *                    worker, with a filter of its own: forwards the
+ *                    queries the sandbox sends to the resolvers' addresses
+ *                    on the jail's lo, from host sockets connected to the
+ *                    resolvers, and the answers back; non-blocking.
  *
  * The end of a run (sbx_netsup_stop): stopping is marked, every socket
  * held for the sandbox is shut down (again and again, until the workers
@@ -134,6 +147,9 @@ struct sbx_netsup {
 	bool started;
 	bool abandoned; /* a thread outlived the stop: its memory is kept */
 	bool refuse_all; /* the dispatcher could not drop: every call fails */
+	/* The dispatcher holds the sandbox's rights and no more (see
+	 * send_now()): it may make a stream send itself, without blocking. */
+	bool sends_inline;
 	sbx_net_log_fn log;
 	void *ctx;
 	sbx_refusal_fn refused; /* each counted denial, or NULL */
@@ -151,6 +167,9 @@ struct sbx_netsup {
 	atomic_bool stopping;
 	atomic_uint_fast64_t denials;
 	uint64_t host_netns; /* SBX_NETSUP_OWN_NETNS: the host's netns cookie */
+	int relay_fd; /* SBX_NETSUP_DNS_RELAY: the jail's port 53, or -1 */
+	pthread_t relay_thread;
+	bool relay_started;
 	int inet_diag; /* SBX_NETSUP_OWN_LISTENERS: sock_diag here, or -1 */
 	uint64_t *owned; /* ... cookies of the sandbox's loopback listeners */
 	size_t nowned;
@@ -165,6 +184,7 @@ struct call {
 	int nr;
 	int sock; /* our copy of the caller's socket */
 	int fdnum; /* its number in the caller's table */
+	int domain; /* AF_INET, AF_INET6 or AF_UNIX, once gathered */
 	int type;
 	int protocol;
 	bool host_sock; /* SBX_NETSUP_OWN_NETNS: it lives in the host's netns */
@@ -188,6 +208,7 @@ struct call {
 	struct sbx_meta_op *meta; /* a metadata change, or NULL */
 	struct sbx_name_op *name; /* a name change or write open, or NULL */
 	const char *what; /* a refused metadata call, described; or NULL */
+	size_t sent; /* a stream send: bytes the dispatcher sent already */
 	int64_t result; /* performed: >= 0 or -errno */
 	struct call *next, *prev; /* in a queue of sbx_netsup */
 };
@@ -226,6 +247,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->fd = -1;
 	ns->diag = -1;
 	ns->inet_diag = -1;
+	ns->relay_fd = -1;
 	ns->done_fd = -1;
 	ns->ruleset = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
@@ -613,6 +635,38 @@ copy_options(int from, int to, int domain, int type)
 		setsockopt(to, IPPROTO_TCP, TCP_NODELAY, &v, sizeof(v));
 }
 
+/* The rest of a blocking stream send that the dispatcher began without
+ * blocking (c->sent bytes went already): sent here, and the result is the
+ * whole count, or what went before an error, as the kernel counts a
+ * stream send that fails part-way. */
+static int64_t
+send_rest(struct call *c)
+{
+	/* On the stack: a worker's filter has no call to grow a heap. */
+	struct iovec iov[SBX_DECODE_MAX_IOV];
+	struct msghdr m = { .msg_iov = iov };
+	size_t skip = c->sent;
+	ssize_t n;
+
+	if (c->nr == SCMP_SYS(sendto)) {
+		iov[m.msg_iovlen++] = (struct iovec){ c->data + skip, c->len - skip };
+	} else {
+		size_t i = 0;
+
+		while (i < c->msg.msg_iovlen && skip >= c->msg.msg_iov[i].iov_len)
+			skip -= c->msg.msg_iov[i++].iov_len;
+		for (; i < c->msg.msg_iovlen && m.msg_iovlen < SBX_ARRAY_LEN(iov); i++)
+			iov[m.msg_iovlen++] = c->msg.msg_iov[i];
+		if (m.msg_iovlen > 0) {
+			iov[0].iov_base = (char *)iov[0].iov_base + skip;
+			iov[0].iov_len -= skip;
+		}
+		/* The control messages went with the first part. */
+	}
+	n = sendmsg(c->sock, &m, (int)c->arg | MSG_NOSIGNAL);
+	return n < 0 ? (int64_t)c->sent : n + (int64_t)c->sent;
+}
+
 /* Performs an allowed call on our copy of the socket (or the metadata
  * change); returns the result as the syscall would (>= 0) or -errno. Runs
  * on a worker, with the sandbox's credentials: the kernel judges the call
@@ -630,15 +684,10 @@ perform(struct call *c)
 	if (c->name != NULL)
 		return sbx_namesup_apply(c->name);
 	if (c->rehome) {
-		int domain = 0;
-		socklen_t olen = sizeof(domain);
-
-		if (getsockopt(c->sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen) < 0)
-			return -errno;
-		c->newsock = socket(domain, c->type | SOCK_CLOEXEC, c->protocol);
+		c->newsock = socket(c->domain, c->type | SOCK_CLOEXEC, c->protocol);
 		if (c->newsock < 0)
 			return -errno;
-		copy_options(c->sock, c->newsock, domain, c->type);
+		copy_options(c->sock, c->newsock, c->domain, c->type);
 		s = c->newsock;
 	}
 	if (c->nr == SCMP_SYS(connect))
@@ -647,6 +696,8 @@ perform(struct call *c)
 		r = bind(s, sa, c->addrlen);
 	else if (c->nr == SCMP_SYS(listen))
 		r = listen(s, (int)c->arg);
+	else if (c->sent > 0)
+		return send_rest(c);
 	else if (c->nr == SCMP_SYS(sendto))
 		return (n = sendto(
 			    s, c->data, c->len, (int)c->arg | MSG_NOSIGNAL, sa, c->addrlen)) < 0
@@ -670,6 +721,7 @@ static const char *const worker_calls[] = {
 	"sendmsg",
 	"sendmmsg",
 	"socket",
+	"close", /* our copies, once the call is answered */
 	"getsockopt",
 	"setsockopt",
 	"fcntl",
@@ -735,6 +787,34 @@ list_remove(struct call **head, struct call **end, struct call *c)
 	c->next = c->prev = NULL;
 }
 
+static int hand_in(struct sbx_netsup *ns, struct call *c, int64_t *r);
+
+/* Gives the caller the result of a call performed for it: the host
+ * socket made for it first, if any, then the result. */
+static void
+answer(struct sbx_netsup *ns, struct call *c)
+{
+	int64_t r = c->result;
+
+	if (c->newsock >= 0 && (r >= 0 || r == -EINPROGRESS) && hand_in(ns, c, &r) < 0)
+		return; /* the caller went away */
+	respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+}
+
+/* Whether the worker that performed a call may answer it itself: nothing
+ * is left that needs the dispatcher (a trace line, the caller's memory
+ * written for sendmmsg, a listener to remember, a descriptor opened for a
+ * name call, a metadata change), and no stop has begun (the stop closes
+ * the listener only once every thread is out, and then no worker answers
+ * any more through the dispatcher either). */
+static bool
+answers_alone(const struct sbx_netsup *ns, const struct call *c)
+{
+	return ns->log == NULL && c->meta == NULL && c->name == NULL &&
+	    c->nr != SCMP_SYS(sendmmsg) &&
+	    !(c->nr == SCMP_SYS(listen) && (ns->flags & SBX_NETSUP_OWN_LISTENERS)) && !ns->stopping;
+}
+
 static void *
 worker(void *arg)
 {
@@ -751,8 +831,8 @@ worker(void *arg)
 	 * filesystem domain first (per thread), so that what a worker makes
 	 * is judged by the sandbox's rules, never by the caller's rights. */
 	dropped = (ns->names == NULL || sbx_namesup_enter_thread(ns->ruleset) == 0) &&
-	    sbx_creds_drop_thread(
-		ns->meta.as_uid, ns->meta.as_gid, worker_calls, ns->done_fd, &err) == 0;
+	    sbx_creds_drop_answering(
+		ns->meta.as_uid, ns->meta.as_gid, worker_calls, ns->done_fd, ns->fd, &err) == 0;
 
 	if (!dropped)
 		ns->drop_failed = true;
@@ -778,6 +858,15 @@ worker(void *arg)
 		c->result = dropped ? perform(c) : -EPERM;
 		pthread_mutex_lock(&ns->lock);
 		list_remove(&ns->running, &ns->running_end, c);
+		if (dropped && answers_alone(ns, c)) {
+			/* The caller resumes now, not after a second hop through
+			 * the dispatcher. */
+			pthread_mutex_unlock(&ns->lock);
+			answer(ns, c);
+			call_free(c);
+			pthread_mutex_lock(&ns->lock);
+			continue;
+		}
 		list_append(&ns->done, &ns->done_end, c);
 		if (write(ns->done_fd, &one, sizeof(one)) < 0) {
 			/* EAGAIN: the counter is already non-zero */
@@ -1041,6 +1130,23 @@ leaves_jail(const struct sbx_netsup *ns, const struct call *c)
 	return (ns->flags & SBX_NETSUP_OWN_NETNS) && !c->host_sock;
 }
 
+/* Whether a datagram to name goes to the resolver relay in the jail
+ * (SBX_NETSUP_DNS_RELAY): a resolver's address, port 53, from a socket
+ * of the jail. It is then sent on the sandbox's own socket, and stays in
+ * the jail, where the relay takes it. */
+static bool
+relayed(const struct sbx_netsup *ns, const struct call *c, const void *name, socklen_t namelen)
+{
+	const struct sockaddr *sa = name;
+
+	return (ns->flags & SBX_NETSUP_DNS_RELAY) && leaves_jail(ns, c) && c->type != SOCK_STREAM &&
+	    ns->rules->outbound &&
+	    sbx_decode_sockaddr(sa->sa_family == AF_INET6 ? AF_INET6 : AF_INET, name, namelen) >=
+	    0 &&
+	    sbx_sockaddr_port(sa, namelen) == 53 &&
+	    sbx_addr_in_list(sa, namelen, &ns->rules->resolvers);
+}
+
 static bool
 addr_is_unspecified(const struct sockaddr *sa, socklen_t len)
 {
@@ -1150,17 +1256,26 @@ listen_on_loopback(struct call *c)
 static bool
 fd_cloexec(int pid, int fd)
 {
-	char path[64], line[128];
+	char path[64], text[512];
 	unsigned flags = 0;
-	bool found = false;
-	FILE *f;
+	const char *at;
+	ssize_t n;
+	int f;
 
+	/* One read (the flags come second, after "pos:"), no stdio: this is
+	 * on the path of every connect that leaves the jail. */
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
-	f = fopen(path, "re");
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "flags: %o", &flags) == 1;
-	if (f)
-		fclose(f);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	n = read(f, text, sizeof(text) - 1);
+	close(f);
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	at = strstr(text, "flags:");
+	if (at == NULL || sscanf(at, "flags: %o", &flags) != 1)
+		return false;
 	return (flags & O_CLOEXEC) != 0;
 }
 
@@ -1606,6 +1721,41 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	call_free(c);
 }
 
+/* A send on a connected stream (no Fast Open: the address is dropped),
+ * made here at once when it cannot block: with MSG_DONTWAIT, so that
+ * nothing the sandbox does stalls this thread. Only when this thread
+ * holds the sandbox's rights and no more (ns->sends_inline): the kernel
+ * then judges it as it would the sandbox's own, as on a worker. A
+ * blocking caller whose data did not all fit is not answered yet: false,
+ * and a worker sends the rest (c->sent counts what went). True: answered. */
+static bool
+send_now(struct sbx_netsup *ns, struct call *c)
+{
+	int fl = fcntl(c->sock, F_GETFL), flags = (int)c->arg | MSG_NOSIGNAL | MSG_DONTWAIT;
+	bool waits = !(c->arg & MSG_DONTWAIT) && !(fl >= 0 && (fl & O_NONBLOCK));
+	size_t total = 0;
+	ssize_t n;
+	int64_t r;
+
+	if (c->nr == SCMP_SYS(sendto)) {
+		total = c->len;
+		n = sendto(c->sock, c->data, c->len, flags, NULL, 0);
+	} else {
+		for (size_t i = 0; i < c->msg.msg_iovlen; i++)
+			total += c->msg.msg_iov[i].iov_len;
+		n = sendmsg(c->sock, &c->msg, flags);
+	}
+	r = n < 0 ? -errno : n;
+	if (waits && (r == -EAGAIN || (r > 0 && (size_t)r < total))) {
+		c->sent = r > 0 ? (size_t)r : 0;
+		return false;
+	}
+	respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+	emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
+	call_free(c);
+	return true;
+}
+
 static void
 handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
@@ -1661,6 +1811,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		call_free(c);
 		return;
 	}
+	c->domain = domain;
 	if (domain == AF_UNIX) {
 		bool is_send = c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg) ||
 		    c->nr == SCMP_SYS(sendmmsg);
@@ -1723,7 +1874,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 				if (name == NULL)
 					continue;
 				named++;
-				if (own_loopback(ns, c, name, nlen))
+				if (own_loopback(ns, c, name, nlen) || relayed(ns, c, name, nlen))
 					own++;
 				else
 					v = decide_send(ns, c, domain, name, nlen, false);
@@ -1734,7 +1885,8 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 					"own loopback and host addresses in one sendmmsg" };
 			c->rehome = v.allow && named > 0 && own == 0 && leaves_jail(ns, c);
 		} else if (c->addrlen > 0) {
-			if (own_loopback(ns, c, &c->addr, c->addrlen)) {
+			if (own_loopback(ns, c, &c->addr, c->addrlen) ||
+			    relayed(ns, c, &c->addr, c->addrlen)) {
 				v.allow = true;
 			} else {
 				v = decide_send(
@@ -1751,7 +1903,9 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		bool dissolve = c->addrlen >= sizeof(sa_family_t) &&
 		    ((struct sockaddr *)&c->addr)->sa_family == AF_UNSPEC;
 
-		if (!dissolve && own_loopback(ns, c, &c->addr, c->addrlen)) {
+		if (!dissolve &&
+		    (own_loopback(ns, c, &c->addr, c->addrlen) ||
+			relayed(ns, c, &c->addr, c->addrlen))) {
 			v.allow = true;
 		} else {
 			v = decide_send(ns, c, domain, &c->addr, c->addrlen, true);
@@ -1797,10 +1951,21 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		else
 			v = sbx_net_decide(ns->rules, &q);
 	}
+	/* Unless the network is on, sendmsg may go untrapped (the resolvers
+	 * are relayed): a datagram socket of the host must never reach the
+	 * sandbox, whatever the rules said. */
+	if (v.allow && c->rehome && c->type != SOCK_STREAM && (ns->flags & SBX_NETSUP_OWN_NETNS) &&
+	    !ns->rules->network)
+		v = (struct sbx_netverdict){ false, EACCES,
+			"datagrams leave only through the resolver relay" };
 	if (v.allow && c->rehome)
 		c->cloexec = fd_cloexec(c->pid, c->fdnum);
 	if (!v.allow)
 		goto refused;
+	if ((c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg)) && c->type == SOCK_STREAM &&
+	    !stream_fastopen && !c->rehome && c->npassed == 0 && ns->sends_inline &&
+	    send_now(ns, c))
+		return;
 	/* Whatever the socket's flags say now (the sandbox may flip them at
 	 * any instant): a worker performs it, never this thread. */
 	submit(ns, c);
@@ -1855,6 +2020,9 @@ dispatcher(void *arg)
 	pfd[0] = (struct pollfd){ .fd = ns->fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = ns->done_fd, .events = POLLIN };
+
+	ns->sends_inline =
+	    !ns->refuse_all && sbx_creds_thread_holds_only(ns->meta.as_uid, ns->meta.as_gid);
 	while (!ns->stopping) {
 		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
@@ -1883,6 +2051,239 @@ out:
 	return NULL;
 }
 
+/* The resolver relay (SBX_NETSUP_DNS_RELAY): one flow per sandbox socket
+ * and resolver, on a host socket connected to that resolver. */
+#define RELAY_FLOWS 64
+#define RELAY_IDLE_MS 30000
+
+struct relay_flow {
+	struct sockaddr_in6 client; /* the sandbox's socket, as the jail sees it */
+	struct sockaddr_storage server; /* the resolver (its address in the jail) */
+	socklen_t serverlen;
+	int host; /* connected to the resolver, or -1 */
+	uint64_t used_ms;
+};
+
+/* What the relay thread may call, once dropped like a worker. */
+static const char *const relay_calls[] = {
+	"socket",
+	"connect",
+	"sendto",
+	"sendmsg",
+	"recvfrom",
+	"recvmsg",
+	"poll",
+	"ppoll",
+	"close",
+	"futex",
+	"madvise",
+	"munmap",
+	"exit",
+	"sigaltstack",
+	"rt_sigprocmask",
+	"rt_sigreturn",
+	"restart_syscall",
+	"clock_gettime",
+	"getpid",
+	"gettid",
+	NULL,
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* One query from the jail: its destination (a resolver, read from the
+ * packet info) decides where it goes; anything else is dropped. */
+static void
+relay_query(struct sbx_netsup *ns, struct relay_flow *flows)
+{
+	char data[65536], cbuf[256];
+	struct sockaddr_in6 from;
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr m = { .msg_name = &from,
+		.msg_namelen = sizeof(from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf) };
+	struct sockaddr_storage to = { 0 };
+	socklen_t tolen = 0;
+	struct relay_flow *f = NULL, *oldest = &flows[0];
+	ssize_t n = recvmsg(ns->relay_fd, &m, MSG_DONTWAIT);
+
+	if (n < 0)
+		return;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO) {
+			struct in6_pktinfo pi;
+			struct sockaddr_in6 *t6 = (struct sockaddr_in6 *)&to;
+			struct sockaddr_in *t4 = (struct sockaddr_in *)&to;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			if (IN6_IS_ADDR_V4MAPPED(&pi.ipi6_addr)) {
+				*t4 = (struct sockaddr_in){ .sin_family = AF_INET,
+					.sin_port = htons(53) };
+				memcpy(&t4->sin_addr, &pi.ipi6_addr.s6_addr32[3], 4);
+				tolen = sizeof(*t4);
+			} else {
+				*t6 = (struct sockaddr_in6){ .sin6_family = AF_INET6,
+					.sin6_port = htons(53),
+					.sin6_addr = pi.ipi6_addr };
+				tolen = sizeof(*t6);
+			}
+		} else if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+			struct sockaddr_in *t4 = (struct sockaddr_in *)&to;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			*t4 = (struct sockaddr_in){ .sin_family = AF_INET,
+				.sin_port = htons(53),
+				.sin_addr = pi.ipi_addr };
+			tolen = sizeof(*t4);
+		}
+	}
+	if (tolen == 0 || !sbx_addr_in_list((struct sockaddr *)&to, tolen, &ns->rules->resolvers))
+		return;
+	for (int i = 0; i < RELAY_FLOWS && f == NULL; i++) {
+		if (flows[i].host >= 0 && flows[i].serverlen == tolen &&
+		    memcmp(&flows[i].server, &to, tolen) == 0 &&
+		    m.msg_namelen <= sizeof(flows[i].client) &&
+		    memcmp(&flows[i].client, &from, m.msg_namelen) == 0)
+			f = &flows[i];
+		if (flows[i].host < 0 || flows[i].used_ms < oldest->used_ms)
+			oldest = &flows[i];
+	}
+	if (f == NULL) {
+		f = oldest;
+		if (f->host >= 0)
+			close(f->host);
+		memset(f, 0, sizeof(*f));
+		f->host = socket(to.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (f->host < 0)
+			return;
+		if (connect(f->host, (struct sockaddr *)&to, tolen) < 0) {
+			close(f->host);
+			f->host = -1;
+			return;
+		}
+		memcpy(
+		    &f->client, &from, m.msg_namelen < sizeof(from) ? m.msg_namelen : sizeof(from));
+		memcpy(&f->server, &to, tolen);
+		f->serverlen = tolen;
+	}
+	f->used_ms = now_ms();
+	if (send(f->host, data, (size_t)n, MSG_DONTWAIT) < 0) {
+		/* dropped, as a datagram may be */
+	}
+}
+
+/* An answer from a resolver goes back to the sandbox's socket, from the
+ * resolver's address as the jail sees it. */
+static void
+relay_answer(struct sbx_netsup *ns, struct relay_flow *f)
+{
+	char data[65536], cbuf[CMSG_SPACE(sizeof(struct in6_pktinfo))] = { 0 };
+	ssize_t n = recv(f->host, data, sizeof(data), MSG_DONTWAIT);
+	struct iovec iov = { data, 0 };
+	struct msghdr m = { .msg_name = &f->client,
+		.msg_namelen = f->client.sin6_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+								 : sizeof(struct sockaddr_in),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf };
+	struct cmsghdr *cm;
+
+	if (n < 0)
+		return;
+	iov.iov_len = (size_t)n;
+	f->used_ms = now_ms();
+	m.msg_controllen = sizeof(cbuf);
+	cm = CMSG_FIRSTHDR(&m);
+	if (f->client.sin6_family == AF_INET6) {
+		struct in6_pktinfo pi = { 0 };
+
+		if (f->server.ss_family == AF_INET) {
+			pi.ipi6_addr.s6_addr[10] = pi.ipi6_addr.s6_addr[11] = 0xff;
+			memcpy(&pi.ipi6_addr.s6_addr32[3],
+			    &((struct sockaddr_in *)&f->server)->sin_addr, 4);
+		} else {
+			pi.ipi6_addr = ((struct sockaddr_in6 *)&f->server)->sin6_addr;
+		}
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		m.msg_controllen = CMSG_SPACE(sizeof(pi));
+	} else {
+		struct in_pktinfo pi = { .ipi_spec_dst =
+					     ((struct sockaddr_in *)&f->server)->sin_addr };
+
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		m.msg_controllen = CMSG_SPACE(sizeof(pi));
+	}
+	if (sendmsg(ns->relay_fd, &m, MSG_DONTWAIT) < 0) {
+		/* the sandbox's socket is gone or full: dropped */
+	}
+}
+
+/* The relay thread: the sandbox's rights (like a worker), a filter of its
+ * own, and nothing else to do; it ends when the supervisor stops. Every
+ * call it makes is non-blocking. */
+static void *
+relay(void *arg)
+{
+	struct sbx_netsup *ns = arg;
+	struct sbx_err err = { 0 };
+	struct relay_flow flows[RELAY_FLOWS];
+	struct pollfd pfd[RELAY_FLOWS + 2];
+	bool dropped =
+	    sbx_creds_drop_thread(ns->meta.as_uid, ns->meta.as_gid, relay_calls, -1, &err) == 0;
+
+	if (!dropped)
+		ns->drop_failed = true;
+	for (int i = 0; i < RELAY_FLOWS; i++)
+		flows[i].host = -1;
+	while (dropped && !ns->stopping) {
+		uint64_t now = now_ms();
+
+		pfd[0] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = ns->relay_fd, .events = POLLIN };
+		for (int i = 0; i < RELAY_FLOWS; i++) {
+			if (flows[i].host >= 0 && now - flows[i].used_ms > RELAY_IDLE_MS) {
+				close(flows[i].host);
+				flows[i].host = -1;
+			}
+			pfd[i + 2] = (struct pollfd){ .fd = flows[i].host, .events = POLLIN };
+		}
+		if (poll(pfd, RELAY_FLOWS + 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents)
+			break;
+		if (pfd[1].revents & POLLIN)
+			relay_query(ns, flows);
+		for (int i = 0; i < RELAY_FLOWS; i++)
+			if (flows[i].host >= 0 && (pfd[i + 2].revents & POLLIN))
+				relay_answer(ns, &flows[i]);
+	}
+	for (int i = 0; i < RELAY_FLOWS; i++)
+		if (flows[i].host >= 0)
+			close(flows[i].host);
+	pthread_mutex_lock(&ns->lock);
+	ns->alive--;
+	pthread_cond_broadcast(&ns->gone);
+	pthread_mutex_unlock(&ns->lock);
+	return NULL;
+}
+
 int
 sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log, void *ctx,
     struct sbx_err *err)
@@ -1893,6 +2294,10 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 
 	ns->fd = notify_fd;
 	ns->diag = diag_fd;
+	if (ns->flags & SBX_NETSUP_DNS_RELAY) {
+		ns->relay_fd = diag_fd;
+		ns->diag = -1;
+	}
 	ns->log = log;
 	ns->ctx = ctx;
 	if (ns->flags & SBX_NETSUP_OWN_NETNS) {
@@ -1921,6 +2326,19 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ns->alive = 1;
 	r = pthread_create(&ns->thread, NULL, dispatcher, ns);
+	if (r == 0 && ns->relay_fd >= 0) {
+		pthread_mutex_lock(&ns->lock);
+		ns->alive++;
+		pthread_mutex_unlock(&ns->lock);
+		if (pthread_create(&ns->relay_thread, NULL, relay, ns) == 0) {
+			ns->relay_started = true;
+		} else {
+			/* No relay: the sandbox's queries get no answer. */
+			pthread_mutex_lock(&ns->lock);
+			ns->alive--;
+			pthread_mutex_unlock(&ns->lock);
+		}
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
 		ns->alive = 0;
@@ -2020,6 +2438,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 		ns->abandoned = true;
 		pthread_mutex_unlock(&ns->lock);
 		pthread_detach(ns->thread);
+		if (ns->relay_started)
+			pthread_detach(ns->relay_thread);
 		for (int i = 0; i < ns->nworkers; i++)
 			pthread_detach(ns->pool[i]);
 		return;
@@ -2029,6 +2449,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 	 * bounded, for a thread whose last steps (a runtime's teardown)
 	 * could hang: one that does is left to the process exit. */
 	if (!join_bounded(ns->thread, STOP_GRACE_MS))
+		ns->abandoned = true;
+	if (ns->relay_started && !join_bounded(ns->relay_thread, STOP_GRACE_MS))
 		ns->abandoned = true;
 	for (int i = 0; i < ns->nworkers; i++)
 		if (!join_bounded(ns->pool[i], STOP_GRACE_MS))
@@ -2063,6 +2485,8 @@ sbx_netsup_free(struct sbx_netsup *ns)
 		close(ns->diag);
 	if (ns->inet_diag >= 0)
 		close(ns->inet_diag);
+	if (ns->relay_fd >= 0)
+		close(ns->relay_fd);
 	free(ns->owned);
 	free(ns->meta.ids);
 	sbx_namesup_free(ns->names);

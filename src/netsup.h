@@ -82,6 +82,11 @@ typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
  * an ephemeral loopback port and connect to listeners it holds itself,
  * checked at each connect with sock_diag by socket cookie. */
 #define SBX_NETSUP_OWN_LISTENERS 0x40u
+/* With SBX_NETSUP_OWN_NETNS: the resolvers are on the jail's lo and
+ * diag_fd is a UDP socket bound there on port 53 (any address); the
+ * supervisor relays what the sandbox sends it to the resolvers and back.
+ * A datagram socket of the host is then never handed in. */
+#define SBX_NETSUP_DNS_RELAY 0x80u
 
 /* Makes a supervisor for rules (copied by reference: they must outlive it). */
 struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags);
