@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "hostmatch.h"
+#include "linux-notify.h"
 #include "linux-trace.h"
 #include "netrules.h"
 #include "util.h"

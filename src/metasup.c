@@ -18,7 +18,7 @@
 #include <utime.h>
 
 #include "metasup.h"
-#include "netsup.h"
+#include "linux-notify.h"
 
 #ifndef AT_EMPTY_PATH
 #define AT_EMPTY_PATH 0x1000

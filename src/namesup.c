@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "namesup.h"
-#include "netsup.h"
+#include "linux-notify.h"
 
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446

@@ -95,6 +95,7 @@
 #include <unistd.h>
 
 #include "linux-creds.h"
+#include "linux-notify.h"
 #include "linux-trace.h"
 #include "metasup.h"
 #include "namesup.h"
@@ -102,9 +103,6 @@
 #include "notifydecode.h"
 #include "util.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL /* Linux 6.9 */
-#endif
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #endif
@@ -445,70 +443,6 @@ emit(struct sbx_netsup *ns, const struct call *c, bool allowed, const char *reas
 	pthread_mutex_unlock(&ns->lock);
 }
 
-/* How the sandbox's memory is reached: process_vm_readv/writev until they
- * are refused once (Docker's default seccomp profile answers EPERM to
- * both), then /proc/PID/mem for the rest of the run. Opening that file is
- * checked against the thread's filesystem ids (the metadata supervisor
- * takes the sandbox's around its work), the calls are not. */
-static _Atomic bool use_proc_mem;
-
-static bool
-vm_refused(void)
-{
-	return errno == EPERM || errno == ENOSYS;
-}
-
-static int
-proc_mem_rw(int pid, uint64_t addr, void *buf, size_t len, bool write)
-{
-	char path[64];
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-/* Copies len bytes at addr in the caller's memory. */
-int
-sbx_notify_poke(int pid, uint64_t addr, const void *buf, size_t len)
-{
-	struct iovec local = { .iov_base = (void *)buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-
-	if (!use_proc_mem) {
-		if (process_vm_writev(pid, &local, 1, &remote, 1, 0) == (ssize_t)len)
-			return 0;
-		if (!vm_refused())
-			return -1;
-		use_proc_mem = true;
-	}
-	return proc_mem_rw(pid, addr, (void *)buf, len, true);
-}
-
-int
-sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { .iov_base = buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-
-	if (len == 0)
-		return 0;
-	if (!use_proc_mem) {
-		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len)
-			return 0;
-		if (!vm_refused())
-			return -1;
-		use_proc_mem = true;
-	}
-	return proc_mem_rw(pid, addr, buf, len, false);
-}
-
 static int
 peek_alloc(int pid, uint64_t addr, size_t len, size_t max, void **out)
 {
@@ -523,46 +457,6 @@ peek_alloc(int pid, uint64_t addr, size_t len, size_t max, void **out)
 	}
 	*out = buf;
 	return 0;
-}
-
-/* The caller's socket, through a pidfd of the calling thread (a thread
- * with its own fd table needs PIDFD_THREAD, Linux 6.9; before that the
- * thread group leader's table is the one there is). */
-int
-sbx_notify_take_fd(int pid, int fd)
-{
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
-	int sock;
-
-	if (pidfd < 0 && errno == EINVAL) {
-		char path[64], line[128];
-		FILE *f;
-		int tgid = -1;
-
-		snprintf(path, sizeof(path), "/proc/%d/status", pid);
-		f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "Tgid: %d", &tgid) == 1)
-				break;
-		if (f)
-			fclose(f);
-		if (tgid > 0)
-			pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
-	}
-	if (pidfd < 0)
-		return -1;
-	sock = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	close(pidfd);
-	return sock;
-}
-
-int
-sbx_notify_reopen_fd(int pid, int fd)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
-	return open(path, O_PATH | O_CLOEXEC);
 }
 
 /* Whether addr is this machine: a local address by its form, or one that

@@ -134,22 +134,6 @@ uint64_t sbx_netsup_denials(const struct sbx_netsup *ns);
  * credentials (every call it was to make then failed with EPERM). */
 bool sbx_netsup_drop_failed(const struct sbx_netsup *ns);
 
-/* Helpers shared by the handlers of trapped calls: a copy of the caller's
- * descriptor fd (through a pidfd of the calling thread), and a copy of len
- * bytes of its memory at addr. */
-int sbx_notify_take_fd(int pid, int fd);
-
-int sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len);
-
-/* Where pidfd_getfd() is refused: an O_PATH descriptor of the file behind
- * the caller's fd (through /proc/PID/fd, not the caller's open file), or
- * -1. Enough to judge and change metadata, not to act on a socket. */
-int sbx_notify_reopen_fd(int pid, int fd);
-
-/* Writes len bytes into the caller's memory at addr (a result it expects
- * there, such as sendmmsg's msg_len). */
-int sbx_notify_poke(int pid, uint64_t addr, const void *buf, size_t len);
-
 void sbx_netsup_free(struct sbx_netsup *ns);
 
 #endif

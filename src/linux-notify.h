@@ -1,0 +1,28 @@
+/* Reaching the process a seccomp notification names (linux-notify.c):
+ * shared by the network, metadata and name supervisors and the trace, so
+ * that none of them includes another. Every call runs with the calling
+ * thread's rights: the caller checks the notification is still live
+ * (SECCOMP_IOCTL_NOTIF_ID_VALID) after using what they return. */
+#ifndef SBX_LINUX_NOTIFY_H
+#define SBX_LINUX_NOTIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Helpers shared by the handlers of trapped calls: a copy of the caller's
+ * descriptor fd (through a pidfd of the calling thread), and a copy of len
+ * bytes of its memory at addr. */
+int sbx_notify_take_fd(int pid, int fd);
+
+int sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len);
+
+/* Where pidfd_getfd() is refused: an O_PATH descriptor of the file behind
+ * the caller's fd (through /proc/PID/fd, not the caller's open file), or
+ * -1. Enough to judge and change metadata, not to act on a socket. */
+int sbx_notify_reopen_fd(int pid, int fd);
+
+/* Writes len bytes into the caller's memory at addr (a result it expects
+ * there, such as sendmmsg's msg_len). */
+int sbx_notify_poke(int pid, uint64_t addr, const void *buf, size_t len);
+
+#endif
