@@ -1115,6 +1115,11 @@ main(int argc, char **argv)
 	free(run.jail_workdir);
 	free(run.private_tmp);
 	free(run.script_path);
+#ifdef __linux__
+	sbx_cgroup_place_free(&run.cg_place);
+#endif
+	if (run.cg_fd >= 0)
+		close(run.cg_fd);
 	if (run.diag_fd >= 0)
 		close(run.diag_fd);
 	return status;
