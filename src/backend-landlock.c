@@ -129,18 +129,6 @@ seccomp_filters_work(void)
 	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL) < 0 && errno == EFAULT;
 }
 
-/* Whether the effective set holds cap (capget, no libcap). */
-static bool
-has_cap(int cap)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { { 0 } };
-
-	if (syscall(SYS_capget, &hdr, data) < 0)
-		return false;
-	return data[cap / 32].effective & (1U << (cap % 32));
-}
-
 /* A run measures what it needs (linux-probe.h): the supervisor reads the
  * paths of the trapped metadata calls from the sandbox's memory, by
  * process_vm_readv or else /proc/PID/mem. The listener travels over a
@@ -159,7 +147,7 @@ ll_probe(struct sbx_caps *caps, struct sbx_err *err)
 		return sbx_err_set(err, SBX_EUNAVAIL,
 		    "neither Landlock nor seccomp filters are available in this kernel");
 	if (caps->caller_uid == 0 && geteuid() == 0 &&
-	    !(has_cap(CAP_SETUID) && has_cap(CAP_SETGID) && has_cap(CAP_CHOWN)))
+	    !(sbx_caps_has(CAP_SETUID) && sbx_caps_has(CAP_SETGID) && sbx_caps_has(CAP_CHOWN)))
 		return sbx_err_set(err, SBX_EUNAVAIL,
 		    "the caller is root without CAP_SETUID, CAP_SETGID and CAP_CHOWN, so "
 		    "the sandbox cannot run as uid %d and would keep root's access to files; "
@@ -174,7 +162,7 @@ ll_probe(struct sbx_caps *caps, struct sbx_err *err)
 		 * of a process of another uid is a ptrace access that needs
 		 * CAP_SYS_PTRACE (ptrace(2), "Ptrace access mode checking"),
 		 * which container runtimes leave out of root's set. */
-		if (caps->pidfd_getfd && caps->caller_uid == 0 && !has_cap(CAP_SYS_PTRACE)) {
+		if (caps->pidfd_getfd && caps->caller_uid == 0 && !sbx_caps_has(CAP_SYS_PTRACE)) {
 			caps->pidfd_getfd = false;
 			snprintf(caps->pidfd_getfd_why, sizeof(caps->pidfd_getfd_why),
 			    "root without CAP_SYS_PTRACE cannot take descriptors of a uid %d "

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/capability.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
@@ -176,6 +177,15 @@ ns_probe(struct sbx_caps *caps, struct sbx_err *err)
 		return -1;
 	if (!caps->pidfd_getfd)
 		return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->pidfd_getfd_why);
+	/* A root caller's supervisor reads the sandbox with the sandbox's ids
+	 * and CAP_SYS_PTRACE alone (netsup.c): without that capability (a
+	 * container runtime leaves it out of root's set) it could not, and
+	 * every trapped call would fail. */
+	if (caps->caller_uid == 0 && geteuid() == 0 && !sbx_caps_has(CAP_SYS_PTRACE))
+		return sbx_err_set(err, SBX_EUNAVAIL,
+		    "root without CAP_SYS_PTRACE cannot read a uid %d sandbox in its own user "
+		    "namespace (the supervisor keeps that capability alone)",
+		    SBX_ROOT_MAPPED_ID);
 	if (!caps->vm_readv && !caps->proc_mem)
 		return sbx_err_set(err, SBX_EUNAVAIL, "%s", caps->mem_why);
 	return 0;

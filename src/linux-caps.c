@@ -60,3 +60,14 @@ sbx_no_new_privs(struct sbx_err *err)
 		return sbx_err_sys(err, "cannot set no_new_privs");
 	return 0;
 }
+
+bool
+sbx_caps_has(int cap)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+
+	if (cap < 0 || cap >= 64 || syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+	return data[cap / 32].effective & (1U << (cap % 32));
+}

@@ -4,6 +4,8 @@
 #ifndef SBX_LINUX_CAPS_H
 #define SBX_LINUX_CAPS_H
 
+#include <stdbool.h>
+
 #include "err.h"
 
 /* Drops all capabilities of the calling thread; needs CAP_SETPCAP (held
@@ -12,5 +14,8 @@ int sbx_caps_drop_all(struct sbx_err *err);
 
 /* Sets no_new_privs. */
 int sbx_no_new_privs(struct sbx_err *err);
+
+/* Whether the calling thread holds capability cap (effective). */
+bool sbx_caps_has(int cap);
 
 #endif

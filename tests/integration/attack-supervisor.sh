@@ -230,6 +230,26 @@ like "$threads" sbxrun-worker "creds: a worker thread was found"
 sbx_bg_wait 30
 bg_status 0 "creds: the script ran"
 
+# --- (b3) root without CAP_SYS_PTRACE ------------------------------------------
+# The namespaces supervisor of a root caller reads the sandbox with that
+# one capability; without it (a container runtime's root) the backend is
+# refused by name, never started with a supervisor that fails every call,
+# and auto goes on to landlock.
+if root_only "root without CAP_SYS_PTRACE" 3; then
+	new_wd
+	if [ "$SBX_BACKEND" = namespaces ]; then
+		setpriv --bounding-set=-sys_ptrace -- "$SBXRUN" --backend namespaces -w "$WD" \
+		    --diag fd:3 </dev/null >"$T/np.out" 2>"$T/np.err" 3>"$T/np.diag"
+		is "$?" 125 "no CAP_SYS_PTRACE: namespaces is refused"
+		like "$(cat "$T/np.err")" "root without CAP_SYS_PTRACE" "no CAP_SYS_PTRACE: the reason is named"
+	else
+		skip "namespaces only: the refusal of the namespaces backend" 2
+	fi
+	echo 'echo ran >ran' >"$T/np.sh"
+	setpriv --bounding-set=-sys_ptrace -- "$SBXRUN" -w "$WD" <"$T/np.sh" >/dev/null 2>&1
+	is "$(cat "$WD/ran" 2>&1)" ran "no CAP_SYS_PTRACE: auto still runs the script"
+fi
+
 # --- (c) the stall ---------------------------------------------------------------
 # A peer on the host accepts and never reads. The sandbox flips O_NONBLOCK
 # on its socket from one thread while 64 others make blocking sends:
