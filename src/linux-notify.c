@@ -83,6 +83,23 @@ sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len)
 	return proc_mem_rw(pid, addr, buf, len, false);
 }
 
+int
+sbx_notify_tgid(int pid)
+{
+	char path[64], line[128];
+	FILE *f;
+	int tgid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return tgid;
+}
+
 /* The caller's socket, through a pidfd of the calling thread (a thread
  * with its own fd table needs PIDFD_THREAD, Linux 6.9; before that the
  * thread group leader's table is the one there is). */
@@ -93,17 +110,8 @@ sbx_notify_take_fd(int pid, int fd)
 	int sock;
 
 	if (pidfd < 0 && errno == EINVAL) {
-		char path[64], line[128];
-		FILE *f;
-		int tgid = -1;
+		int tgid = sbx_notify_tgid(pid);
 
-		snprintf(path, sizeof(path), "/proc/%d/status", pid);
-		f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "Tgid: %d", &tgid) == 1)
-				break;
-		if (f)
-			fclose(f);
 		if (tgid > 0)
 			pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	}

@@ -21,6 +21,10 @@ int sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len);
  * -1. Enough to judge and change metadata, not to act on a socket. */
 int sbx_notify_reopen_fd(int pid, int fd);
 
+/* The thread group id of thread pid (what /proc/self names for it), or
+ * -1. */
+int sbx_notify_tgid(int pid);
+
 /* Writes len bytes into the caller's memory at addr (a result it expects
  * there, such as sendmmsg's msg_len). */
 int sbx_notify_poke(int pid, uint64_t addr, const void *buf, size_t len);

@@ -291,24 +291,6 @@ on_procfs(int fd)
 	return fstatfs(fd, &sf) < 0 || sf.f_type == PROC_SUPER_MAGIC;
 }
 
-/* The caller's thread group id (what /proc/self names for it). */
-static int
-tgid_of(int pid)
-{
-	char path[64], line[128];
-	FILE *f;
-	int tgid = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return tgid;
-}
-
 /* Whether dir is the caller's own /proc/TGID directory or one below it:
  * only there are /proc's magic links (fd/N, cwd, root) followed for it.
  * Anywhere else in /proc they would be followed with sbxrun's rights
@@ -396,7 +378,7 @@ walk(int pid, int base, const char *path, bool follow, struct where *w)
 			char who[64];
 
 			if (tgid < 0)
-				tgid = tgid_of(pid);
+				tgid = sbx_notify_tgid(pid);
 			if (tgid <= 0) {
 				r = -ESRCH;
 				break;
@@ -444,7 +426,7 @@ walk(int pid, int base, const char *path, bool follow, struct where *w)
 
 				close(next);
 				if (tgid < 0)
-					tgid = tgid_of(pid);
+					tgid = sbx_notify_tgid(pid);
 				if (!in_caller_proc(cur, tgid)) {
 					r = -EACCES;
 					break;
