@@ -5,7 +5,8 @@
 
 #include "plan.h"
 
-/* A host tree made visible in the jail: src on the host, dst inside. */
+/* A host tree made visible in the jail: src on the host, dst inside (both
+ * owned by the filesystem view). */
 struct view {
 	const char *src;
 	const char *dst;
@@ -19,18 +20,11 @@ struct builder {
 	const struct sbx_fsfacts *facts;
 	const struct sbx_plan_opts *opts;
 	struct sbx_plan *plan;
+	const struct sbx_fsplan *view; /* what the lowering follows */
 	struct view *views;
 	size_t nviews;
-	struct sbx_strv owned; /* strings the views point to */
 	struct sbx_strv ro; /* Landlock-only: protected paths */
 };
-
-static const char *
-own(struct builder *b, char *s)
-{
-	sbx_strv_push_take(&b->owned, s);
-	return s;
-}
 
 static struct sbx_op *
 add_op(
@@ -109,73 +103,48 @@ note(struct sbx_plan *plan, char *text)
 /* A read-only host path at the same place inside. Symlinks are recreated
  * (merged-/usr systems make /bin, /lib... symlinks), missing ones skipped. */
 static void
-expose_ro(struct builder *b, const char *path)
+expose_ro(struct builder *b, const struct sbx_fsentry *e)
 {
-	char *target = NULL;
-	enum sbx_file_kind k = b->facts->kind(b->facts->ctx, path, &target);
+	enum sbx_file_kind k = e->kind;
 
 	switch (k) {
 	case SBX_KIND_NONE:
-		note(b->plan, sbx_xasprintf("%s is missing here; skipped", path));
+		note(b->plan, sbx_xasprintf("%s is missing here; skipped", e->path));
 		break;
 	case SBX_KIND_SYMLINK:
-		if (b->opts->mounts)
-			add_op(b->plan, SBX_OP_SYMLINK, target, path, 0);
+		if (b->opts->mounts && e->target)
+			add_op(b->plan, SBX_OP_SYMLINK, e->target, e->path, 0);
 		break;
 	case SBX_KIND_DIR:
 	case SBX_KIND_FILE:
 		if (b->opts->mounts)
-			bind_host(b, path, path,
+			bind_host(b, e->path, e->path,
 			    SBX_OPF_RO | (k == SBX_KIND_FILE ? SBX_OPF_FILE : 0), false);
-		add_view(b, path, path, k, k == SBX_KIND_DIR ? SBX_LL_RO : SBX_LL_READ);
+		add_view(b, e->path, e->path, k, k == SBX_KIND_DIR ? SBX_LL_RO : SBX_LL_READ);
 		break;
 	}
-	free(target);
 }
 
-/* The directories "open" does not take from the host: fresh or empty ones
- * take their place (host sockets live in /run and /tmp). */
-static bool
-open_skips(const char *name)
+/* The readable entries of the view (system roots, [read] paths, or the
+ * entries of / in open mode). A [read] path inside the workdir is left
+ * to the workdir's rules: a read-only bind there would take away its
+ * write rights. */
+static void
+build_readonly_view(struct builder *b)
 {
-	static const char *const skip[] = { "proc", "sys", "dev", "run", "tmp" };
+	for (size_t i = 0; i < b->view->n; i++) {
+		const struct sbx_fsentry *e = &b->view->v[i];
 
-	for (size_t i = 0; i < SBX_ARRAY_LEN(skip); i++)
-		if (strcmp(name, skip[i]) == 0)
-			return true;
-	return false;
-}
-
-static int
-build_readonly_view(struct builder *b, struct sbx_err *err)
-{
-	const struct sbx_fsview *fs = b->fs;
-
-	if (b->p->fs == SBX_FS_OPEN) {
-		struct sbx_strv names = { 0 };
-
-		if (b->facts->list(b->facts->ctx, "/", &names) < 0)
-			return sbx_err_set(err, EACCES, "cannot list /");
-		for (size_t i = 0; i < names.n; i++) {
-			if (open_skips(names.v[i]))
-				continue;
-			expose_ro(b, own(b, sbx_path_join("/", names.v[i])));
-		}
-		sbx_strv_free(&names);
-		if (b->opts->mounts)
-			add_op(b->plan, SBX_OP_MKDIR, NULL, "/run", 0);
-		return 0;
+		if (e->disp != SBX_FSD_RO ||
+		    (e->origin != SBX_FSO_ROOT && e->origin != SBX_FSO_TOP &&
+			e->origin != SBX_FSO_READ))
+			continue;
+		if (e->origin == SBX_FSO_READ && sbx_path_is_under(e->path, b->fs->workdir))
+			continue;
+		expose_ro(b, e);
 	}
-	for (size_t i = 0; i < fs->roots.n; i++)
-		expose_ro(b, fs->roots.v[i]);
-	if (b->p->fs == SBX_FS_ALLOWLIST) {
-		for (size_t i = 0; i < fs->read.n; i++) {
-			if (sbx_path_is_under(fs->read.v[i], fs->workdir))
-				continue; /* already readable, and must stay writable */
-			expose_ro(b, fs->read.v[i]);
-		}
-	}
-	return 0;
+	if (b->p->fs == SBX_FS_OPEN && b->opts->mounts)
+		add_op(b->plan, SBX_OP_MKDIR, NULL, "/run", 0);
 }
 
 static void
@@ -256,7 +225,6 @@ record_created(struct builder *b, const char *rel)
 static void
 build_workdir(struct builder *b)
 {
-	const struct sbx_policy *p = b->p;
 	const char *wd = b->fs->workdir;
 
 	if (b->fs->workdir_in_jail) {
@@ -271,25 +239,28 @@ build_workdir(struct builder *b)
 		bind_host(b, wd, wd, 0, b->opts->idmap_rw);
 	add_view(b, wd, wd, SBX_KIND_DIR, SBX_LL_RW);
 
-	for (size_t i = 0; i < p->nmounts; i++) {
-		const struct sbx_mount *m = &p->mounts[i];
-		const char *dst = own(b, sbx_path_join(wd, m->target));
-		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, m->source, NULL);
-		unsigned file = k == SBX_KIND_FILE ? SBX_OPF_FILE : 0;
+	for (size_t i = 0; i < b->view->n; i++) {
+		const struct sbx_fsentry *e = &b->view->v[i];
+		bool rw = e->disp == SBX_FSD_RW;
+		bool dir = e->kind == SBX_KIND_DIR;
+		const char *dst = e->at;
 
-		if (b->opts->mounts)
-			record_created(b, m->target);
-		if (b->opts->mounts)
-			bind_host(b, m->source, dst,
-			    SBX_OPF_MKTARGET | file | (m->rw ? 0 : SBX_OPF_RO),
-			    m->rw && b->opts->idmap_rw);
+		if (e->origin != SBX_FSO_MOUNT)
+			continue;
+		if (b->opts->mounts) {
+			record_created(b, e->rel);
+			bind_host(b, e->path, dst,
+			    SBX_OPF_MKTARGET | (e->kind == SBX_KIND_FILE ? SBX_OPF_FILE : 0) |
+				(rw ? 0 : SBX_OPF_RO),
+			    rw && b->opts->idmap_rw);
+		}
 		/* Without mounts nothing is remapped: the rules go on the
 		 * source itself, wherever the backend makes it appear. */
 		if (!b->opts->mounts)
-			dst = m->source;
-		add_view(b, m->source, dst, k == SBX_KIND_DIR ? SBX_KIND_DIR : SBX_KIND_FILE,
-		    m->rw ? (k == SBX_KIND_DIR ? SBX_LL_RW : SBX_LL_READ | SBX_LL_WRITE)
-			  : (k == SBX_KIND_DIR ? SBX_LL_RO : SBX_LL_READ));
+			dst = e->path;
+		add_view(b, e->path, dst, dir ? SBX_KIND_DIR : SBX_KIND_FILE,
+		    rw ? (dir ? SBX_LL_RW : SBX_LL_READ | SBX_LL_WRITE)
+		       : (dir ? SBX_LL_RO : SBX_LL_READ));
 	}
 }
 
@@ -326,107 +297,29 @@ rebase(const char *path, const char *src, const char *dst)
 static void
 build_hides(struct builder *b)
 {
-	const struct sbx_strv *hidden = &b->fs->hidden;
-
 	for (size_t v = 0; v < b->nviews; v++) {
 		const struct view *w = &b->views[v];
 
-		for (size_t i = 0; i < hidden->n; i++) {
-			const char *h = hidden->v[i];
-			enum sbx_file_kind k;
+		for (size_t i = 0; i < b->view->n; i++) {
+			const struct sbx_fsentry *e = &b->view->v[i];
 			_cleanup_free_ char *dst = NULL;
 
-			if (sbx_path_is_under(w->src, h)) {
+			if (e->disp != SBX_FSD_HIDDEN)
+				continue;
+			if (sbx_path_is_under(w->src, e->path)) {
 				hide(b, w->dst, w->kind != SBX_KIND_DIR);
 				continue;
 			}
-			if (!sbx_path_is_under(h, w->src))
+			if (!sbx_path_is_under(e->path, w->src))
 				continue;
-			k = b->facts->kind(b->facts->ctx, h, NULL);
 			/* A symlink hides nothing by itself: its target is in the
 			 * list too, resolved. */
-			if (k == SBX_KIND_NONE || k == SBX_KIND_SYMLINK)
+			if (e->kind == SBX_KIND_NONE || e->kind == SBX_KIND_SYMLINK)
 				continue;
-			dst = rebase(h, w->src, w->dst);
-			hide(b, dst, k != SBX_KIND_DIR);
+			dst = rebase(e->path, w->src, w->dst);
+			hide(b, dst, e->kind != SBX_KIND_DIR);
 		}
 	}
-}
-
-/* The one built-in list: what other tools run or load without being asked
- * (on cd, on opening the folder, on git status or commit, at login), so
- * that code in the sandbox cannot plant commands for them. man/sbxrun.profile.5
- * gives the same reasons and what was left out. */
-const struct sbx_protect_default sbx_protect_defaults[] = {
-	{ ".envrc", false, "direnv runs it on cd" },
-	{ ".vscode", false,
-	    "VS Code runs its tasks and takes interpreters and terminal settings from it" },
-	{ ".idea", false, "JetBrains IDEs run its run configurations and startup tasks" },
-	{ ".devcontainer", false, "dev containers run its initializeCommand on the host" },
-	{ ".devcontainer.json", false, "the same, at the top level" },
-	{ ".gitmodules", false, "git fetches the submodule URLs it names" },
-	{ ".gitattributes", false,
-	    "it picks the filter and diff commands git status and diff run" },
-	{ ".pre-commit-config.yaml", false, "pre-commit's git hook runs the commands it lists" },
-	{ ".profile", true, "sh and bash login shells run it" },
-	{ ".bashrc", true, "bash runs it" },
-	{ ".bash_profile", true, "bash login shells run it" },
-	{ ".bash_login", true, "bash login shells run it" },
-	{ ".bash_logout", true, "bash login shells run it on exit" },
-	{ ".zshenv", true, "zsh runs it" },
-	{ ".zprofile", true, "zsh login shells run it" },
-	{ ".zshrc", true, "zsh runs it" },
-	{ ".zlogin", true, "zsh login shells run it" },
-	{ ".zlogout", true, "zsh login shells run it on exit" },
-	{ ".config/fish", true, "fish runs config.fish, conf.d and functions" },
-	{ ".inputrc", true, "readline binds keys to command lines from it" },
-	{ ".gitconfig", true, "every git command reads it (core.fsmonitor, aliases, hooksPath)" },
-	{ ".config/git", true, "the same, where git also looks" },
-	{ ".vimrc", true, "vim runs it" },
-	{ ".config/nvim", true, "neovim runs it" },
-	{ ".emacs", true, "Emacs runs it" },
-	{ ".emacs.d/init.el", true, "Emacs runs it" },
-	{ ".xsessionrc", true, "an X session runs it at login" },
-	{ ".xprofile", true, "an X session runs it at login" },
-	{ ".config/autostart", true, "a desktop session starts what it lists" },
-	{ ".config/systemd", true, "the user's service manager starts its units" },
-	{ ".config/environment.d", true, "the user's service manager takes variables from it" },
-	{ ".config/direnv", true, "its whitelist lets direnv run .envrc files without asking" },
-	{ ".local/share/direnv", true,
-	    "its allow list lets direnv run .envrc files without asking" },
-	{ NULL, false, NULL },
-};
-
-bool
-sbx_protect_home(const struct sbx_fsview *fs)
-{
-	return fs->workdir_home || sbx_strv_contains(&fs->homes, fs->workdir);
-}
-
-void
-sbx_protect_list(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out)
-{
-	bool home = sbx_protect_home(fs);
-
-	sbx_strv_push(out, ".git/hooks");
-	sbx_strv_push(out, ".git/config");
-	for (size_t i = 0; p->protect_defaults && sbx_protect_defaults[i].path; i++)
-		if (home || !sbx_protect_defaults[i].home_only)
-			sbx_strv_push(out, sbx_protect_defaults[i].path);
-	for (size_t i = 0; i < p->protect.n; i++)
-		if (!sbx_strv_contains(out, p->protect.v[i]))
-			sbx_strv_push(out, p->protect.v[i]);
-}
-
-bool
-sbx_protect_is_default(const struct sbx_policy *p, const char *rel)
-{
-	if (!p->protect_defaults || sbx_strv_contains(&p->protect, rel))
-		return false;
-	for (size_t i = 0; sbx_protect_defaults[i].path; i++)
-		if (strcmp(sbx_protect_defaults[i].path, rel) == 0)
-			return true;
-	return false;
 }
 
 /* Binds each directory between the workdir and path onto itself, so that
@@ -462,213 +355,115 @@ protect_ll(struct builder *b, const char *path)
 		sbx_strv_push(&b->ro, path);
 }
 
-/* Whether a directory on the way from the workdir to rel is a symlink. */
-static bool
-through_link(struct builder *b, const char *rel)
+/* .git, kept whole. Landlock-only plans hold it with read-only rules,
+ * under every option. */
+static void
+protect_git(struct builder *b, const struct sbx_fsentry *e)
 {
-	_cleanup_free_ char *copy = sbx_xstrdup(rel);
-
-	for (char *c = copy; (c = strchr(c, '/')) != NULL; c++) {
-		_cleanup_free_ char *path = NULL;
-
-		*c = '\0';
-		path = sbx_path_join(b->fs->workdir, copy);
-		*c = '/';
-		if (b->facts->kind(b->facts->ctx, path, NULL) == SBX_KIND_SYMLINK)
-			return true;
+	switch (e->kind) {
+	case SBX_KIND_DIR:
+		if (b->opts->mounts)
+			add_op(b->plan, SBX_OP_BIND, e->path, e->path, SBX_OPF_SELF | SBX_OPF_RO);
+		protect_ll(b, e->path);
+		note(b->plan,
+		    sbx_xstrdup(
+			".git is read-only inside (hooks, config, commondir and "
+			"the rest): git in the sandbox can read the repository, not change it"));
+		break;
+	case SBX_KIND_FILE:
+		/* A worktree's .git file points elsewhere: keep the file. */
+		if (b->opts->mounts)
+			add_op(b->plan, SBX_OP_BIND, e->path, e->path,
+			    SBX_OPF_SELF | SBX_OPF_RO | SBX_OPF_FILE);
+		protect_ll(b, e->path);
+		break;
+	case SBX_KIND_NONE:
+		/* No repository at the top of the workdir: the sandbox must
+		 * not leave one there either, or the caller's next git command
+		 * in the workdir would run its hooks and config. Neither
+		 * backend can keep one name from being made in a directory the
+		 * sandbox may write without writing the caller's disk: Landlock
+		 * only allows, and a mount needs an existing entry to cover,
+		 * which would be made on disk and left there by a kill
+		 * (doc/design/paths.md). So a .git made there is moved aside
+		 * after the run instead, before the caller's git can run it. */
+		sbx_strv_push(&b->plan->scrub, ".git");
+		note(b->plan,
+		    sbx_xstrdup(".git does not exist: one made during the run is moved "
+				"aside after it"));
+		break;
+	case SBX_KIND_SYMLINK: break;
 	}
-	return false;
 }
 
-/* Where the symlink at rel (relative to the workdir, content target)
- * leads, relative to the workdir, or NULL when that is outside it or
- * cannot be told without following another symlink. Lexical: ".." is
- * applied to the names, and no directory on the way may be a symlink. */
-static char *
-link_target_rel(struct builder *b, const char *rel, const char *target)
+/* One protected entry of the view but .git: a bind of the path onto
+ * itself, read-only, with its parents pinned; or read-only Landlock rules
+ * (ll_rules_for), the watch list, or moving aside what was made. */
+static void
+protect_one(struct builder *b, const struct sbx_fsentry *e)
 {
-	size_t wl = strlen(b->fs->workdir);
-	_cleanup_free_ char *joined = NULL;
-	struct sbx_buf out = { 0 };
-	char *save = NULL;
-
-	if (target[0] == '/') {
-		if (strncmp(target, b->fs->workdir, wl) != 0 || target[wl] != '/')
-			return NULL;
-		joined = sbx_xstrdup(target + wl + 1);
-	} else {
-		const char *slash = strrchr(rel, '/');
-
-		joined = slash ? sbx_xasprintf("%.*s/%s", (int)(slash - rel), rel, target)
-			       : sbx_xstrdup(target);
+	if (e->note)
+		note(b->plan, sbx_xstrdup(e->note));
+	if (e->builtin && e->via_link) {
+		/* A dotfile manager's ~/.config -> dotfiles/config: a mount
+		 * cannot be placed through it (nothing is followed), and what
+		 * lies behind is not the workdir's. */
+		note(b->plan,
+		    sbx_xasprintf("built-in protected path %s passes through a "
+				  "symlink: left alone",
+			e->rel));
+		return;
 	}
-	for (char *c = strtok_r(joined, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (strcmp(c, ".") == 0)
-			continue;
-		if (strcmp(c, "..") == 0) {
-			char *last;
-
-			if (out.len == 0 || out.data == NULL) {
-				sbx_buf_free(&out);
-				return NULL; /* above the workdir */
-			}
-			last = strrchr(out.data, '/');
-			out.len = last ? (size_t)(last - out.data) : 0;
-			out.data[out.len] = '\0';
-			continue;
-		}
-		sbx_buf_printf(&out, "%s%s", out.len ? "/" : "", c);
+	if (!b->opts->mounts && b->opts->watch && e->builtin && e->kind != SBX_KIND_NONE) {
+		/* Rules would freeze every directory above it, the workdir's
+		 * top level included (see ll_rules_for), and a home or a
+		 * project holding .vscode/ would take no new file: the backend
+		 * keeps a copy and puts it back after the run instead if it
+		 * was touched. */
+		sbx_strv_push(&b->plan->watch, e->rel);
+		return;
 	}
-	if (out.len == 0 || through_link(b, out.data)) {
-		sbx_buf_free(&out);
-		return NULL;
+	if (e->kind == SBX_KIND_SYMLINK) {
+		note(b->plan,
+		    sbx_xasprintf("protected path %s is a symlink; it cannot be "
+				  "changed to point elsewhere only if its directory is kept",
+			e->rel));
+		if (b->opts->mounts)
+			pin_ancestors(b, e->rel);
+		protect_ll(b, e->path);
+		return;
 	}
-	return sbx_buf_steal(&out);
+	if (e->kind == SBX_KIND_NONE) {
+		/* As for .git (protect_git). */
+		sbx_strv_push(&b->plan->scrub, e->rel);
+		note(b->plan,
+		    sbx_xasprintf("protected path %s does not exist: what is made "
+				  "there is moved aside after the run",
+			e->rel));
+		return;
+	}
+	if (!b->opts->mounts) {
+		protect_ll(b, e->path);
+		return;
+	}
+	pin_ancestors(b, e->rel);
+	add_op(b->plan, SBX_OP_BIND, e->path, e->path,
+	    SBX_OPF_SELF | SBX_OPF_RO | (e->kind == SBX_KIND_FILE ? SBX_OPF_FILE : 0));
 }
 
 static void
 build_protects(struct builder *b)
 {
-	struct sbx_strv list = { 0 };
-	_cleanup_free_ char *git = sbx_path_join(b->fs->workdir, ".git");
-	enum sbx_file_kind gk = b->facts->kind(b->facts->ctx, git, NULL);
+	for (size_t i = 0; i < b->view->n; i++) {
+		const struct sbx_fsentry *e = &b->view->v[i];
 
-	/* The whole repository is kept read-only: protecting hooks and
-	 * config alone is not enough, since git also reads a commondir,
-	 * worktree configs, and the hooks and config of each submodule
-	 * (.git/modules/NAME), which exist or which the sandbox could create
-	 * next to them. git inside can read, not commit. Landlock-only plans
-	 * hold it with read-only rules, under every option. */
-	if (gk == SBX_KIND_DIR) {
-		if (b->opts->mounts)
-			add_op(b->plan, SBX_OP_BIND, git, git, SBX_OPF_SELF | SBX_OPF_RO);
-		protect_ll(b, git);
-		note(b->plan,
-		    sbx_xstrdup(
-			".git is read-only inside (hooks, config, commondir and "
-			"the rest): git in the sandbox can read the repository, not change it"));
+		if (e->disp != SBX_FSD_PROTECTED && e->disp != SBX_FSD_PLACEHOLDER)
+			continue;
+		if (e->origin == SBX_FSO_GIT)
+			protect_git(b, e);
+		else
+			protect_one(b, e);
 	}
-	/* No repository at the top of the workdir: the sandbox must not leave
-	 * one there either, or the caller's next git command in the workdir
-	 * would run its hooks and config. Neither backend can keep one name
-	 * from being made in a directory the sandbox may write without
-	 * writing the caller's disk: Landlock only allows, and a mount needs
-	 * an existing entry to cover, which would be made on disk and left
-	 * there by a kill (doc/design/paths.md). So a .git made there is
-	 * moved aside after the run instead, before the caller's git can run
-	 * it. */
-	if (gk == SBX_KIND_NONE) {
-		sbx_strv_push(&b->plan->scrub, ".git");
-		note(b->plan,
-		    sbx_xstrdup(".git does not exist: one made during the run is moved "
-				"aside after it"));
-	}
-	sbx_protect_list(b->p, b->fs, &list);
-	for (size_t i = 0; i < list.n; i++) {
-		const char *rel = list.v[i];
-		_cleanup_free_ char *path = sbx_path_join(b->fs->workdir, rel);
-		_cleanup_free_ char *target = NULL;
-		enum sbx_file_kind k = b->facts->kind(b->facts->ctx, path, &target);
-		bool in_git = sbx_str_has_prefix(rel, ".git/");
-
-		/* A protected name that is a symlink: what the caller's tools
-		 * read through it is its target, so that is protected too
-		 * (in turn, if it is a link again) when it lies in the
-		 * workdir; else a note says it is not. */
-		if (k == SBX_KIND_SYMLINK && target != NULL && !in_git) {
-			char *to = link_target_rel(b, rel, target);
-
-			if (to == NULL)
-				note(b->plan,
-				    sbx_xasprintf("protected path %s is a symlink to %s, outside "
-						  "the workdir or through another symlink: the "
-						  "target is not protected",
-					rel, target));
-			else if (sbx_strv_contains(&list, to))
-				free(to);
-			else
-				sbx_strv_push_take(&list, to);
-		}
-
-		if (in_git && gk == SBX_KIND_DIR)
-			continue; /* covered by the read-only .git */
-
-		if (in_git && gk == SBX_KIND_FILE) {
-			/* A worktree's .git file points elsewhere: keep the file
-			 * (once, for all the .git/ entries of the list). */
-			if (b->opts->mounts && !has_op(b->plan, SBX_OP_BIND, git))
-				add_op(b->plan, SBX_OP_BIND, git, git,
-				    SBX_OPF_SELF | SBX_OPF_RO | SBX_OPF_FILE);
-			protect_ll(b, git);
-			continue;
-		}
-		if (in_git && gk != SBX_KIND_DIR)
-			continue;
-		if (sbx_protect_is_default(b->p, rel) && through_link(b, rel)) {
-			/* A dotfile manager's ~/.config -> dotfiles/config: a
-			 * mount cannot be placed through it (nothing is
-			 * followed), and what lies behind is not the workdir's. */
-			note(b->plan,
-			    sbx_xasprintf("built-in protected path %s passes through a "
-					  "symlink: left alone",
-				rel));
-			continue;
-		}
-		if (!b->opts->mounts && b->opts->watch && sbx_protect_is_default(b->p, rel) &&
-		    k != SBX_KIND_NONE) {
-			/* Rules would freeze every directory above it, the
-			 * workdir's top level included (see ll_rules_for), and
-			 * a home or a project holding .vscode/ would take no new
-			 * file: the backend keeps a copy and puts it back after
-			 * the run instead if it was touched. */
-			sbx_strv_push(&b->plan->watch, rel);
-			continue;
-		}
-		if (k == SBX_KIND_SYMLINK) {
-			note(b->plan,
-			    sbx_xasprintf(
-				"protected path %s is a symlink; it cannot be "
-				"changed to point elsewhere only if its directory is kept",
-				rel));
-			if (b->opts->mounts)
-				pin_ancestors(b, rel);
-			protect_ll(b, path);
-			continue;
-		}
-		if (k == SBX_KIND_NONE && strcmp(rel, ".git/hooks") == 0) {
-			/* A missing hooks directory would let the sandbox plant one. */
-			if (b->opts->mounts) {
-				pin_ancestors(b, rel);
-				add_op(b->plan, SBX_OP_BIND, path, path,
-				    SBX_OPF_SELF | SBX_OPF_RO | SBX_OPF_MKTARGET);
-			}
-			protect_ll(b, path);
-			continue;
-		}
-		if (k == SBX_KIND_NONE && !b->opts->mounts && strcmp(rel, ".git/config") == 0) {
-			/* Nor may the sandbox write a .git/config that the
-			 * caller's git would then read: .git takes no new entry. */
-			protect_ll(b, path);
-			continue;
-		}
-		if (k == SBX_KIND_NONE) {
-			/* As for .git above. */
-			sbx_strv_push(&b->plan->scrub, rel);
-			note(b->plan,
-			    sbx_xasprintf("protected path %s does not exist: what is made "
-					  "there is moved aside after the run",
-				rel));
-			continue;
-		}
-		if (!b->opts->mounts) {
-			protect_ll(b, path);
-			continue;
-		}
-		pin_ancestors(b, rel);
-		add_op(b->plan, SBX_OP_BIND, path, path,
-		    SBX_OPF_SELF | SBX_OPF_RO | (k == SBX_KIND_FILE ? SBX_OPF_FILE : 0));
-	}
-	sbx_strv_free(&list);
 }
 
 /* Landlock only allows: to keep hidden paths out of a tree, the tree root
@@ -847,19 +642,40 @@ sbx_plan_build(const struct sbx_policy *p, const struct sbx_fsview *fs,
     const struct sbx_fsfacts *facts, const struct sbx_plan_opts *opts, struct sbx_plan *plan,
     struct sbx_err *err)
 {
-	struct builder b = { .p = p, .fs = fs, .facts = facts, .opts = opts, .plan = plan };
-	int r = -1;
+	struct sbx_fsplan view;
 
 	memset(plan, 0, sizeof(*plan));
-	if (build_readonly_view(&b, err) < 0)
-		goto out;
+	if (sbx_fsplan_build(p, fs, facts, &view, err) < 0)
+		return -1;
+	sbx_plan_lower(&view, p, fs, facts, opts, plan);
+	sbx_fsplan_free(&view);
+	return 0;
+}
+
+void
+sbx_plan_lower(const struct sbx_fsplan *view, const struct sbx_policy *p,
+    const struct sbx_fsview *fs, const struct sbx_fsfacts *facts, const struct sbx_plan_opts *opts,
+    struct sbx_plan *plan)
+{
+	struct builder b = {
+		.p = p,
+		.fs = fs,
+		.facts = facts,
+		.opts = opts,
+		.plan = plan,
+		.view = view,
+	};
+	struct sbx_strv hidden = { 0 };
+
+	memset(plan, 0, sizeof(*plan));
+	for (size_t i = 0; i < view->n; i++)
+		if (view->v[i].disp == SBX_FSD_HIDDEN)
+			sbx_strv_push(&hidden, view->v[i].path);
+	build_readonly_view(&b);
 	build_system_mounts(&b);
 	build_workdir(&b);
 	build_hides(&b);
-	/* A workdir that vanishes with the jail holds nothing for the
-	 * caller's tools to run later. */
-	if (!fs->workdir_in_jail)
-		build_protects(&b);
+	build_protects(&b);
 	if (opts->mounts) {
 		sort_ops(plan);
 		add_op(plan, SBX_OP_REMOUNT_RO, NULL, "/", 0);
@@ -867,19 +683,14 @@ sbx_plan_build(const struct sbx_policy *p, const struct sbx_fsview *fs,
 	for (size_t i = 0; i < b.nviews; i++) {
 		if (opts->mounts)
 			rules_for(&b, b.views[i].src, b.views[i].dst, b.views[i].kind,
-			    b.views[i].access, &fs->hidden, 0);
+			    b.views[i].access, &hidden, 0);
 		else
 			ll_rules_for(&b, b.views[i].src, b.views[i].kind, b.views[i].access,
-			    &fs->hidden, &b.ro, 0);
+			    &hidden, &b.ro, 0);
 	}
-	r = 0;
-out:
 	free(b.views);
-	sbx_strv_free(&b.owned);
 	sbx_strv_free(&b.ro);
-	if (r < 0)
-		sbx_plan_free(plan);
-	return r;
+	sbx_strv_free(&hidden);
 }
 
 void

@@ -1,4 +1,4 @@
-/* The jail plan: policy + resolved paths + filesystem facts -> an ordered
+/* The jail plan: the filesystem view (fsplan.h) lowered into an ordered
  * list of mount operations and the Landlock rules that mirror them. Pure:
  * the facts come through struct sbx_fsfacts, so the plan can be built and
  * golden-tested without touching the machine. The namespaces backend runs
@@ -10,29 +10,10 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "fsplan.h"
 #include "policy.h"
 #include "resolve.h"
 #include "util.h"
-
-enum sbx_file_kind {
-	SBX_KIND_NONE, /* does not exist (or cannot be seen) */
-	SBX_KIND_DIR,
-	SBX_KIND_FILE, /* anything that is not a dir or a symlink */
-	SBX_KIND_SYMLINK,
-};
-
-/* Facts about the host filesystem the plan depends on. */
-struct sbx_fsfacts {
-	void *ctx;
-	/* The kind of path, not following a final symlink; for a symlink,
-	 * *target (malloc'd) receives its content. */
-	enum sbx_file_kind (*kind)(void *ctx, const char *path, char **target);
-	/* The names in a directory (no "." or ".."); -1 when unreadable. */
-	int (*list)(void *ctx, const char *dir, struct sbx_strv *names);
-	/* Whether the sandbox's ids could not read path even without
-	 * Landlock (file permissions alone keep it out); may be NULL. */
-	bool (*sealed)(void *ctx, const char *path);
-};
 
 enum sbx_op_kind {
 	SBX_OP_BIND, /* src (host) at dst */
@@ -134,41 +115,24 @@ struct sbx_plan_opts {
 	                     rights, the supervisor judging names instead */
 };
 
-/* Builds the plan for p. fs holds the canonical paths (resolve.h). */
+/* Builds the plan for p: its filesystem view (fsplan.h), lowered by
+ * sbx_plan_lower(). fs holds the canonical paths (resolve.h). */
 int sbx_plan_build(const struct sbx_policy *p, const struct sbx_fsview *fs,
     const struct sbx_fsfacts *facts, const struct sbx_plan_opts *opts, struct sbx_plan *plan,
     struct sbx_err *err);
+
+/* Lowers view (built from p, fs and facts) into the mount table and the
+ * Landlock rules. Every path decision comes from the view; facts serve
+ * only to walk the trees it names (the Landlock rules go around hidden
+ * and protected paths entry by entry) and to ask what the sandbox's ids
+ * could read. */
+void sbx_plan_lower(const struct sbx_fsplan *view, const struct sbx_policy *p,
+    const struct sbx_fsview *fs, const struct sbx_fsfacts *facts, const struct sbx_plan_opts *opts,
+    struct sbx_plan *plan);
 
 void sbx_plan_free(struct sbx_plan *plan);
 
 /* Writes the mount table and the Landlock rules as text, one per line. */
 void sbx_plan_describe(const struct sbx_plan *plan, struct sbx_buf *out);
-
-/* One entry of the built-in protect list: a path relative to the workdir,
- * whether it counts only when the workdir is the caller's home, and why
- * it is on the list. */
-struct sbx_protect_default {
-	const char *path;
-	bool home_only;
-	const char *why;
-};
-
-/* The built-in protect list, ended by an entry whose path is NULL. */
-extern const struct sbx_protect_default sbx_protect_defaults[];
-
-/* Whether the workdir is the caller's home, so that the home-only entries
- * of the built-in list apply. */
-bool sbx_protect_home(const struct sbx_fsview *fs);
-
-/* The paths a jail keeps read-only inside the workdir, relative to it:
- * .git/hooks and .git/config, the built-in list (unless protect_defaults
- * is off; its home-only entries when the workdir is the home), then
- * [protect]. Every backend takes the list from here. */
-void sbx_protect_list(
-    const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out);
-
-/* Whether rel is on that list by the built-in list alone (not also a
- * [protect] path). */
-bool sbx_protect_is_default(const struct sbx_policy *p, const char *rel);
 
 #endif
