@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plan.h"
+#include "fsplan.h"
 #include "seatbelt.h"
 
 /* The macOS counterparts of the strict roots (/usr /bin /sbin /lib* /etc
@@ -261,8 +261,7 @@ add_ancestors(struct sbx_strv *f, const char *root, const char *path, struct sbx
 }
 
 static int
-section_writes(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_buf *out,
-    struct sbx_err *err)
+section_writes(const struct sbx_fsplan *v, struct sbx_buf *out, struct sbx_err *err)
 {
 	struct sbx_strv f = { 0 };
 
@@ -270,11 +269,12 @@ section_writes(const struct sbx_policy *p, const struct sbx_fsview *fs, struct s
 	    "\n;; Writes: the workdir, the private temp dir, rw mount sources and the\n"
 	    ";; devices programs write to. Nothing else.\n"
 	    "(deny file-write*)\n");
-	if (add_path(&f, "subpath", fs->workdir, err) < 0)
+	if (add_path(&f, "subpath", v->workdir, err) < 0)
 		goto fail;
 	add_filter(&f, sbx_xstrdup(TMPDIR_FILTER));
-	for (size_t i = 0; i < p->nmounts; i++)
-		if (p->mounts[i].rw && add_path(&f, "subpath", p->mounts[i].source, err) < 0)
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].origin == SBX_FSO_MOUNT && v->v[i].disp == SBX_FSD_RW &&
+		    add_path(&f, "subpath", v->v[i].path, err) < 0)
 			goto fail;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(devices); i++)
 		if (devices[i].write &&
@@ -292,18 +292,34 @@ fail:
 	return -1;
 }
 
+/* The readable entries of the view: [read] paths and mount sources, each
+ * at its own path. The system roots are left out: macOS has its own,
+ * fixed (sbx_seatbelt_roots). */
 static int
-section_reads(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_buf *out,
-    struct sbx_err *err)
+add_readable(const struct sbx_fsplan *v, struct sbx_strv *f, struct sbx_err *err)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].origin == SBX_FSO_READ && add_path(f, "subpath", v->v[i].path, err) < 0)
+			return -1;
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].origin == SBX_FSO_MOUNT &&
+		    add_path(f, "subpath", v->v[i].path, err) < 0)
+			return -1;
+	return 0;
+}
+
+static int
+section_reads(
+    enum sbx_fs_mode mode, const struct sbx_fsplan *v, struct sbx_buf *out, struct sbx_err *err)
 {
 	struct sbx_strv f = { 0 };
 
-	if (p->fs == SBX_FS_OPEN) {
+	if (mode == SBX_FS_OPEN) {
 		sbx_buf_puts(
 		    out, "\n;; Reads (open): the whole disk, but for the hidden paths below.\n");
 		return 0;
 	}
-	if (p->fs == SBX_FS_ALLOWLIST)
+	if (mode == SBX_FS_ALLOWLIST)
 		sbx_buf_puts(out,
 		    "\n;; Reads (allowlist): the system roots, [read] paths, mount sources, the\n"
 		    ";; workdir and the private temp dir, to read and to exec. The metadata of\n"
@@ -326,16 +342,11 @@ section_reads(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sb
 			goto fail;
 	emit(out, "allow file-read* process-exec", &f);
 
-	if (p->fs == SBX_FS_ALLOWLIST)
-		for (size_t i = 0; i < fs->read.n; i++)
-			if (add_path(&f, "subpath", fs->read.v[i], err) < 0)
-				goto fail;
-	for (size_t i = 0; i < p->nmounts; i++)
-		if (add_path(&f, "subpath", p->mounts[i].source, err) < 0)
-			goto fail;
+	if (add_readable(v, &f, err) < 0)
+		goto fail;
 	emit(out, "allow file-read* process-exec", &f);
 
-	if (add_path(&f, "subpath", fs->workdir, err) < 0)
+	if (add_path(&f, "subpath", v->workdir, err) < 0)
 		goto fail;
 	add_filter(&f, sbx_xstrdup(TMPDIR_FILTER));
 	emit(out, "allow file-read* process-exec", &f);
@@ -345,29 +356,25 @@ fail:
 	return -1;
 }
 
+/* The protected entries of the view, .git whole among them, and the
+ * directories between each and the workdir (no rename, no swap). Seatbelt
+ * judges names, so a placeholder (a name that does not exist) cannot be
+ * made either. */
 static int
-section_protect(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_buf *out,
-    struct sbx_err *err)
+section_protect(const struct sbx_fsplan *v, struct sbx_buf *out, struct sbx_err *err)
 {
-	struct sbx_strv list = { 0 }, f = { 0 }, up = { 0 };
+	struct sbx_strv f = { 0 }, up = { 0 };
 	_cleanup_free_ char *wd = NULL;
 	int rc = -1;
 
-	if (canon(fs->workdir, &wd, err) < 0)
+	if (canon(v->workdir, &wd, err) < 0)
 		return -1;
-	/* The whole of .git, as the Linux backends keep it: git also reads a
-	 * commondir, worktree configs and submodule hooks that the sandbox
-	 * could otherwise make next to hooks and config. Seatbelt judges
-	 * names, so a missing one cannot be made either. */
-	sbx_strv_push(&list, ".git");
-	sbx_protect_list(p, fs, &list);
-	for (size_t i = 0; i < list.n; i++) {
-		_cleanup_free_ char *joined = sbx_path_join(wd, list.v[i]);
+	for (size_t i = 0; i < v->n; i++) {
 		_cleanup_free_ char *c = NULL;
 
-		if (sbx_str_has_prefix(list.v[i], ".git/"))
+		if (v->v[i].disp != SBX_FSD_PROTECTED && v->v[i].disp != SBX_FSD_PLACEHOLDER)
 			continue;
-		if (canon(joined, &c, err) < 0 || add_exact(&f, "subpath", c, err) < 0 ||
+		if (canon(v->v[i].path, &c, err) < 0 || add_exact(&f, "subpath", c, err) < 0 ||
 		    add_ancestors(&up, wd, c, err) < 0)
 			goto out;
 	}
@@ -380,35 +387,34 @@ section_protect(const struct sbx_policy *p, const struct sbx_fsview *fs, struct 
 	emit(out, "deny file-write*", &f);
 	rc = 0;
 out:
-	sbx_strv_free(&list);
 	sbx_strv_free(&f);
 	sbx_strv_free(&up);
 	return rc;
 }
 
+/* The hidden entries of the view; a hidden path inside a writable entry
+ * (the workdir is the home, say) keeps its parents in place. */
 static int
-section_hidden(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_buf *out,
-    struct sbx_err *err)
+section_hidden(const struct sbx_fsplan *v, struct sbx_buf *out, struct sbx_err *err)
 {
 	struct sbx_strv f = { 0 }, up = { 0 }, roots = { 0 };
 	int rc = -1;
 
-	/* The trees where the sandbox may rename: a secret inside one (the
-	 * workdir is the home, say) keeps its parents in place. */
-	for (size_t i = 0; i <= p->nmounts; i++) {
-		const char *root = i == 0 ? fs->workdir : p->mounts[i - 1].source;
+	for (size_t i = 0; i < v->n; i++) {
 		char *c;
 
-		if (i > 0 && !p->mounts[i - 1].rw)
+		if (v->v[i].disp != SBX_FSD_RW)
 			continue;
-		if (canon(root, &c, err) < 0)
+		if (canon(v->v[i].path, &c, err) < 0)
 			goto out;
 		sbx_strv_push_take(&roots, c);
 	}
-	for (size_t i = 0; i < fs->hidden.n; i++) {
+	for (size_t i = 0; i < v->n; i++) {
 		_cleanup_free_ char *c = NULL;
 
-		if (canon(fs->hidden.v[i], &c, err) < 0 || add_exact(&f, "subpath", c, err) < 0)
+		if (v->v[i].disp != SBX_FSD_HIDDEN)
+			continue;
+		if (canon(v->v[i].path, &c, err) < 0 || add_exact(&f, "subpath", c, err) < 0)
 			goto out;
 		for (size_t k = 0; k < roots.n; k++)
 			if (add_ancestors(&up, roots.v[k], c, err) < 0)
@@ -465,7 +471,7 @@ add_ports(struct sbx_strv *f, const char *kind, const char *host, const struct s
 }
 
 static int
-section_network(const struct sbx_policy *p, const struct sbx_fsview *fs,
+section_network(const struct sbx_policy *p, const char *workdir,
     const struct sbx_seatbelt_opts *opts, struct sbx_buf *out, struct sbx_err *err)
 {
 	struct sbx_strv f = { 0 };
@@ -504,7 +510,7 @@ section_network(const struct sbx_policy *p, const struct sbx_fsview *fs,
 		    "(allow network-outbound (literal \"/private/var/run/mDNSResponder\"))\n");
 
 	/* The sandbox's own Unix sockets, in the trees it may write. */
-	if (canon(fs->workdir, &wd, err) < 0 || sbx_seatbelt_quote(&tree, wd, err) < 0) {
+	if (canon(workdir, &wd, err) < 0 || sbx_seatbelt_quote(&tree, wd, err) < 0) {
 		sbx_buf_free(&tree);
 		return -1;
 	}
@@ -534,11 +540,15 @@ section_network(const struct sbx_policy *p, const struct sbx_fsview *fs,
 }
 
 int
-sbx_seatbelt_profile(const struct sbx_policy *p, const struct sbx_fsview *fs,
+sbx_seatbelt_lower(const struct sbx_fsplan *v, const struct sbx_policy *p,
     const struct sbx_seatbelt_opts *opts, struct sbx_buf *out, struct sbx_err *err)
 {
-	if (fs->workdir == NULL)
+	bool mounts = false;
+
+	if (v->workdir == NULL)
 		return sbx_err_set(err, EINVAL, "no workdir to write a Seatbelt profile for");
+	for (size_t i = 0; i < v->n; i++)
+		mounts |= v->v[i].origin == SBX_FSO_MOUNT;
 	sbx_buf_printf(out,
 	    ";; sbxrun: the Seatbelt profile of one run (fs %s, network %s).\n"
 	    ";; Run as: " SBX_SEATBELT_EXEC " -D " SBX_SEATBELT_TMPDIR_PARAM
@@ -550,13 +560,31 @@ sbx_seatbelt_profile(const struct sbx_policy *p, const struct sbx_fsview *fs,
 	    ";; mach services that every program needs.\n"
 	    "(allow default)\n",
 	    sbx_fs_name(p->fs), p->network ? "on" : "off");
-	if (p->nmounts > 0)
+	if (mounts)
 		sbx_buf_puts(out,
 		    ";; [mounts]: Seatbelt cannot place a source inside the workdir; each one\n"
 		    ";; is reachable at its own path instead, read-only or rw as declared.\n");
-	if (section_writes(p, fs, out, err) < 0 || section_reads(p, fs, out, err) < 0 ||
-	    section_protect(p, fs, out, err) < 0 || section_hidden(p, fs, out, err) < 0)
+	if (section_writes(v, out, err) < 0 || section_reads(p->fs, v, out, err) < 0 ||
+	    section_protect(v, out, err) < 0 || section_hidden(v, out, err) < 0)
 		return -1;
 	section_processes(out);
-	return section_network(p, fs, opts, out, err);
+	return section_network(p, v->workdir, opts, out, err);
+}
+
+int
+sbx_seatbelt_profile(const struct sbx_policy *p, const struct sbx_fsview *fs,
+    const struct sbx_seatbelt_opts *opts, struct sbx_buf *out, struct sbx_err *err)
+{
+	struct sbx_fsplan v;
+	int rc;
+
+	if (fs->workdir == NULL)
+		return sbx_err_set(err, EINVAL, "no workdir to write a Seatbelt profile for");
+	/* Without facts: Seatbelt judges names, and the profile must not
+	 * depend on the machine that prints it. */
+	if (sbx_fsplan_build(p, fs, NULL, &v, err) < 0)
+		return -1;
+	rc = sbx_seatbelt_lower(&v, p, opts, out, err);
+	sbx_fsplan_free(&v);
+	return rc;
 }

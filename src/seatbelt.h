@@ -1,5 +1,5 @@
-/* The Seatbelt profile of a run: policy + resolved paths -> SBPL text for
- * /usr/bin/sandbox-exec. Pure and OS-independent: the same policy and view
+/* The Seatbelt profile of a run: the filesystem view (fsplan.h) and the
+ * policy's network rules -> SBPL text for /usr/bin/sandbox-exec. Pure and OS-independent: the same policy and view
  * give the same bytes on Linux and macOS, so the text is golden-tested on
  * Linux and printed by --print-backend anywhere. */
 #ifndef SBX_SEATBELT_H
@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "fsplan.h"
 #include "policy.h"
 #include "resolve.h"
 #include "util.h"
@@ -39,11 +40,19 @@ int sbx_seatbelt_quote(struct sbx_buf *out, const char *s, struct sbx_err *err);
  * lookup resolves to. NULL when path is not absolute; the caller frees. */
 char *sbx_seatbelt_canon(const char *path);
 
-/* Appends the profile of p to out. fs must be the resolved view of p (the
- * workdir, the hidden list and the allowlist paths; mount sources are taken
- * from p, canonical after resolve). opts may be NULL. On a path that cannot
- * be written in SBPL, fills err and returns -1; out is then incomplete. */
+/* Appends the profile of p to out: builds p's filesystem view (fsplan.h)
+ * without facts, as Seatbelt judges names, and lowers it with
+ * sbx_seatbelt_lower(). fs must be the resolved view of p (mount sources
+ * are taken from p, canonical after resolve). opts may be NULL. On a path
+ * that cannot be written in SBPL, fills err and returns -1; out is then
+ * incomplete. */
 int sbx_seatbelt_profile(const struct sbx_policy *p, const struct sbx_fsview *fs,
+    const struct sbx_seatbelt_opts *opts, struct sbx_buf *out, struct sbx_err *err);
+
+/* Appends the profile that lowers the filesystem view v (and p's network
+ * rules) to out. The filesystem sections take every path from v: the
+ * writable, readable, protected and hidden entries. */
+int sbx_seatbelt_lower(const struct sbx_fsplan *v, const struct sbx_policy *p,
     const struct sbx_seatbelt_opts *opts, struct sbx_buf *out, struct sbx_err *err);
 
 #endif
