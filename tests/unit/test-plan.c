@@ -1,4 +1,5 @@
-/* The three lowerings of one policy, side by side: the mount table and
+/* The filesystem view of one policy (fsplan.c) and its three lowerings,
+ * side by side: the mount table and
  * Landlock rules of the namespaces backend (for a root caller and for
  * another one), the Landlock-only rules of the landlock backend (with and
  * without its watch list and name supervisor), and the Seatbelt profile.
@@ -486,6 +487,30 @@ check_ll_plan(const char *name, const char *section, const struct sbx_plan *plan
 	sbx_strv_free(&prot);
 }
 
+/* The filesystem view every lowering starts from, built on the stub's
+ * facts (its kinds do not depend on the sandbox's uid). */
+static void
+describe_view(struct sbx_buf *out, const struct sbx_policy *p, const struct sbx_fsview *v)
+{
+	struct stub who = { .uid = ALICE };
+	struct sbx_fsfacts facts = {
+		.ctx = &who,
+		.kind = stub_kind,
+		.list = stub_list,
+		.sealed = stub_sealed,
+	};
+	struct sbx_fsplan view;
+	struct sbx_err err = { 0 };
+
+	sbx_buf_puts(out, "\n== filesystem view (fsplan.c, on the stub's facts)\n");
+	if (sbx_fsplan_build(p, v, &facts, &view, &err) < 0) {
+		sbx_buf_printf(out, "error: %s\n", err.msg);
+		return;
+	}
+	sbx_fsplan_describe(&view, out);
+	sbx_fsplan_free(&view);
+}
+
 /* One lowering of p through sbx_plan_build() as a section of out. */
 static void
 lower(struct sbx_buf *out, const char *name, const char *section, const struct sbx_policy *p,
@@ -603,6 +628,7 @@ run_case(const struct policy_case *c)
 		    p.mounts[i].rw ? "rw" : "ro");
 	if (said.data)
 		sbx_buf_puts(&out, said.data);
+	describe_view(&out, &p, &v);
 
 	lower(&out, c->name,
 	    "namespaces, root caller (parent trees, idmapped rw, sandbox uid 65534)", &p, &v,
