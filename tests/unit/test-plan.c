@@ -487,10 +487,47 @@ check_ll_plan(const char *name, const char *section, const struct sbx_plan *plan
 	sbx_strv_free(&prot);
 }
 
+/* The view Seatbelt lowers (no facts) must hold the same decisions as the
+ * one the Linux backends lower: every entry of it is in the full view with
+ * the same disposition (a placeholder there is a protected name here). */
+static void
+check_names_only(const char *name, const struct sbx_policy *p, const struct sbx_fsview *v,
+    const struct sbx_fsplan *full)
+{
+	struct sbx_fsplan bare;
+	struct sbx_err err = { 0 };
+	bool good = true;
+
+	if (sbx_fsplan_build(p, v, NULL, &bare, &err) < 0) {
+		ok(false, "view without facts: %s", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < bare.n; i++) {
+		const struct sbx_fsentry *e = &bare.v[i];
+		bool found = false;
+
+		for (size_t k = 0; k < full->n && !found; k++) {
+			const struct sbx_fsentry *f = &full->v[k];
+			enum sbx_fsdisp d =
+			    f->disp == SBX_FSD_PLACEHOLDER ? SBX_FSD_PROTECTED : f->disp;
+
+			found =
+			    strcmp(f->path, e->path) == 0 && f->origin == e->origin && d == e->disp;
+		}
+		if (!found) {
+			diag("%s (%u) is not in the view with facts", e->path, (unsigned)e->disp);
+			good = false;
+		}
+	}
+	ok(good, "%s: the view without facts makes the same decisions", name);
+	sbx_fsplan_free(&bare);
+}
+
 /* The filesystem view every lowering starts from, built on the stub's
  * facts (its kinds do not depend on the sandbox's uid). */
 static void
-describe_view(struct sbx_buf *out, const struct sbx_policy *p, const struct sbx_fsview *v)
+describe_view(
+    struct sbx_buf *out, const char *name, const struct sbx_policy *p, const struct sbx_fsview *v)
 {
 	struct stub who = { .uid = ALICE };
 	struct sbx_fsfacts facts = {
@@ -508,6 +545,7 @@ describe_view(struct sbx_buf *out, const struct sbx_policy *p, const struct sbx_
 		return;
 	}
 	sbx_fsplan_describe(&view, out);
+	check_names_only(name, p, v, &view);
 	sbx_fsplan_free(&view);
 }
 
@@ -628,7 +666,7 @@ run_case(const struct policy_case *c)
 		    p.mounts[i].rw ? "rw" : "ro");
 	if (said.data)
 		sbx_buf_puts(&out, said.data);
-	describe_view(&out, &p, &v);
+	describe_view(&out, c->name, &p, &v);
 
 	lower(&out, c->name,
 	    "namespaces, root caller (parent trees, idmapped rw, sandbox uid 65534)", &p, &v,
