@@ -71,6 +71,7 @@
 #include "linux-seccomp.h"
 #include "netsup.h"
 #include "network.h"
+#include "phase.h"
 #include "plan.h"
 #include "resolve.h"
 #include "rlimits.h"
@@ -610,6 +611,23 @@ make_ruleset(
 	return r;
 }
 
+/* The host side of the jail, just before the launch: the mount links
+ * and a root caller's lend (the links first, so that the lend covers the
+ * directories made for them), then the Landlock ruleset. */
+static int
+ready_host(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st,
+    struct ll_payload *pl, struct sbx_err *err)
+{
+	if ((p->nmounts > 0 && make_links(p, x, st, err) < 0) ||
+	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0))
+		return -1;
+	sbx_phase("landlock: links, lend");
+	if (pl->abi >= 1 && (pl->ruleset = make_ruleset(x, pl, st, err)) < 0)
+		return -1;
+	sbx_phase("landlock: ruleset");
+	return 0;
+}
+
 static int
 ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
     struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
@@ -702,12 +720,8 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		sbx_keeper_watch(
 		    st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none, &plan.scrub);
 	}
-	/* The links first, so that a root caller's lend covers the
-	 * directories made for them. */
-	if ((p->nmounts > 0 && make_links(p, x, st, err) < 0) ||
-	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0) ||
-	    (pl.abi >= 1 && (pl.ruleset = make_ruleset(x, &pl, st, err)) < 0) ||
-	    sbx_launch_plain(x, &hooks, c, err) < 0) {
+	sbx_phase("landlock: plan, copies, guard");
+	if (ready_host(p, x, st, &pl, err) < 0 || sbx_launch_plain(x, &hooks, c, err) < 0) {
 		if (pl.ruleset >= 0)
 			close(pl.ruleset);
 		state_free(st);
