@@ -517,8 +517,8 @@ lend_to_nobody(
 	sbx_strv_free(&skip);
 	if (r < 0)
 		return -1;
-	if (sbx_owner_check_reach(x->fs->workdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0 ||
-	    sbx_owner_check_reach(x->tmpdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0)
+	if (sbx_owner_check_reach((const char *const[]){ x->fs->workdir, x->tmpdir }, 2,
+		SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0)
 		return sbx_err_wrap(err,
 		    "landlock: the caller is root, so the sandbox runs as "
 		    "uid %d",
