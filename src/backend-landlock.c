@@ -71,6 +71,7 @@
 #include "linux-seccomp.h"
 #include "netsup.h"
 #include "network.h"
+#include "phase.h"
 #include "plan.h"
 #include "resolve.h"
 #include "rlimits.h"
@@ -516,8 +517,8 @@ lend_to_nobody(
 	sbx_strv_free(&skip);
 	if (r < 0)
 		return -1;
-	if (sbx_owner_check_reach(x->fs->workdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0 ||
-	    sbx_owner_check_reach(x->tmpdir, SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0)
+	if (sbx_owner_check_reach((const char *const[]){ x->fs->workdir, x->tmpdir }, 2,
+		SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0)
 		return sbx_err_wrap(err,
 		    "landlock: the caller is root, so the sandbox runs as "
 		    "uid %d",
@@ -608,6 +609,23 @@ make_ruleset(
 	    SBX_LANDLOCK_SCOPE_ABSTRACT | SBX_LANDLOCK_SCOPE_SIGNAL, a, n, err);
 	free(a);
 	return r;
+}
+
+/* The host side of the jail, just before the launch: the mount links
+ * and a root caller's lend (the links first, so that the lend covers the
+ * directories made for them), then the Landlock ruleset. */
+static int
+ready_host(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st,
+    struct ll_payload *pl, struct sbx_err *err)
+{
+	if ((p->nmounts > 0 && make_links(p, x, st, err) < 0) ||
+	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0))
+		return -1;
+	sbx_phase("landlock: links, lend");
+	if (pl->abi >= 1 && (pl->ruleset = make_ruleset(x, pl, st, err)) < 0)
+		return -1;
+	sbx_phase("landlock: ruleset");
+	return 0;
 }
 
 static int
@@ -702,12 +720,8 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		sbx_keeper_watch(
 		    st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none, &plan.scrub);
 	}
-	/* The links first, so that a root caller's lend covers the
-	 * directories made for them. */
-	if ((p->nmounts > 0 && make_links(p, x, st, err) < 0) ||
-	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0) ||
-	    (pl.abi >= 1 && (pl.ruleset = make_ruleset(x, &pl, st, err)) < 0) ||
-	    sbx_launch_plain(x, &hooks, c, err) < 0) {
+	sbx_phase("landlock: plan, copies, guard");
+	if (ready_host(p, x, st, &pl, err) < 0 || sbx_launch_plain(x, &hooks, c, err) < 0) {
 		if (pl.ruleset >= 0)
 			close(pl.ruleset);
 		state_free(st);

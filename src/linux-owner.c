@@ -6,17 +6,16 @@
 #include <grp.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "launch.h"
 #include "linux-owner.h"
 
 /* How many directories of the walk stay open at once: deeper ones push
@@ -531,65 +530,95 @@ sbx_tree_walk(const char *root, sbx_tree_visit visit, void *ctx, struct sbx_err 
 	return r < 0 && err->errnum != ECANCELED ? -1 : 0;
 }
 
-/* In the throwaway child: the first prefix of path that ids cannot
- * search, or path itself when it cannot be used as a workdir. */
-static noreturn void
-reach_child(const char *path, uid_t uid, gid_t gid, int out)
-{
-	_cleanup_free_ char *copy = sbx_xstrdup(path);
-	const char *bad = NULL;
+/* What the throwaway thread of sbx_owner_check_reach() checks and finds. */
+struct reach_job {
+	const char *const *paths;
+	size_t n;
+	uid_t uid;
+	gid_t gid;
+	int status; /* 0 all reachable, 1 paths[which] is not, 2 ids not taken */
+	size_t which;
+	char bad[PATH_MAX]; /* the first prefix of paths[which] that stops them */
+};
 
-	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
-		_exit(2);
-	for (char *c = copy + 1; bad == NULL && (c = strchr(c, '/')) != NULL; c++) {
+/* The first prefix of path that the calling thread cannot search, or path
+ * itself when it cannot be used as a workdir, into bad; false when none. */
+static bool
+reach_blocked(const char *path, char *bad, size_t size)
+{
+	if (strlcpy(bad, path, size) >= size)
+		return true;
+	for (char *c = bad + 1; (c = strchr(c, '/')) != NULL; c++) {
 		*c = '\0';
-		if (access(copy, X_OK) < 0)
-			bad = copy;
-		else
-			*c = '/';
+		if (access(bad, X_OK) < 0)
+			return true;
+		*c = '/';
 	}
-	if (bad == NULL && access(path, R_OK | W_OK | X_OK) < 0)
-		bad = path;
-	if (bad == NULL)
-		_exit(0);
-	if (write(out, bad, strlen(bad)) < 0)
-		_exit(2);
-	_exit(1);
+	return access(path, R_OK | W_OK | X_OK) < 0;
+}
+
+/* The kernel keeps credentials per thread (credentials(7)); glibc's
+ * setresuid() and friends change every thread's (nptl(7)), its raw
+ * system calls only the caller's, which end with it. So the check takes
+ * the ids in a thread of its own instead of a forked child: no copy of
+ * sbxrun's address space, and sbxrun's own ids never change. */
+static void *
+reach_thread(void *arg)
+{
+	struct reach_job *j = arg;
+
+	if (syscall(SYS_setgroups, 0, NULL) < 0 ||
+	    syscall(SYS_setresgid, j->gid, j->gid, j->gid) < 0 ||
+	    syscall(SYS_setresuid, j->uid, j->uid, j->uid) < 0) {
+		j->status = 2;
+		return NULL;
+	}
+	for (j->which = 0; j->which < j->n; j->which++)
+		if (reach_blocked(j->paths[j->which], j->bad, sizeof(j->bad))) {
+			j->status = 1;
+			return NULL;
+		}
+	j->status = 0;
+	return NULL;
 }
 
 int
-sbx_owner_check_reach(const char *path, uid_t uid, gid_t gid, struct sbx_err *err)
+sbx_owner_check_reach(const char *const *paths, size_t n, uid_t uid, gid_t gid, struct sbx_err *err)
 {
-	char bad[4096];
-	int fds[2], st;
-	ssize_t n;
-	pid_t pid;
+	struct reach_job *j = sbx_xcalloc(1, sizeof(*j));
+	pthread_attr_t attr;
+	pthread_t t;
+	const char *path;
+	int r;
 
-	pid = sbx_fork_piped(fds, err);
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		close(fds[0]);
-		reach_child(path, uid, gid, fds[1]);
+	j->paths = paths;
+	j->n = n;
+	j->uid = uid;
+	j->gid = gid;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	r = pthread_create(&t, &attr, reach_thread, j);
+	pthread_attr_destroy(&attr);
+	if (r != 0) {
+		free(j);
+		errno = r;
+		return sbx_err_sys(err, "cannot start a thread to check the sandbox's access");
 	}
-	close(fds[1]);
-	do
-		n = read(fds[0], bad, sizeof(bad) - 1);
-	while (n < 0 && errno == EINTR);
-	close(fds[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || n <= 0)
-		return sbx_err_set(
-		    err, EPERM, "cannot take uid %u to check %s", (unsigned)uid, path);
-	bad[n] = '\0';
-	if (strcmp(bad, path) == 0)
-		return sbx_err_set(
+	pthread_join(t, NULL);
+	path = j->which < n ? paths[j->which] : "";
+	if (j->status == 0)
+		r = 0;
+	else if (j->status != 1)
+		r = sbx_err_set(
+		    err, EPERM, "cannot take uid %u to check %s", (unsigned)uid, n ? paths[0] : "");
+	else if (strcmp(j->bad, path) == 0)
+		r = sbx_err_set(
 		    err, EACCES, "uid %u cannot read, write and enter %s", (unsigned)uid, path);
-	return sbx_err_set(err, EACCES,
-	    "uid %u cannot reach %s: %s is not searchable by it "
-	    "(chmod o+x would let it through)",
-	    (unsigned)uid, path, bad);
+	else
+		r = sbx_err_set(err, EACCES,
+		    "uid %u cannot reach %s: %s is not searchable by it "
+		    "(chmod o+x would let it through)",
+		    (unsigned)uid, path, j->bad);
+	free(j);
+	return r;
 }

@@ -496,6 +496,7 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	if (b->needs_tmpdir) {
 		if (run->private_tmp == NULL && make_private_tmp(run, err) < 0)
 			return -1;
+		sbx_phase("private TMPDIR");
 		tmpdir = run->private_tmp;
 	}
 	sbx_exec_free(&run->exec);

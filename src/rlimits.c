@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "cgroup.h"
 #include "rlimits.h"
@@ -37,9 +38,17 @@ sbx_limits_rlimit_rules(const struct sbx_policy *p)
 }
 
 /* The tasks (processes and threads) whose real uid is uid, as the kernel
- * counts them against RLIMIT_NPROC; 0 where /proc cannot be read. A
- * process hidden from us (hidepid) is missed, which only makes the limit
- * stricter. */
+ * counts them against RLIMIT_NPROC; 0 where /proc cannot be read. Only
+ * the processes whose /proc directory belongs to uid are read: proc(5)
+ * gives a dumpable process's directory its effective uid and a
+ * non-dumpable one's to root, and generating a status file costs several
+ * microseconds, a stat of the directory a fraction of that (one status
+ * per process made this the largest single step of a landlock start on a
+ * machine with 80 processes). The status then confirms the real uid, so
+ * a process is never counted that the kernel does not count. Missed: a
+ * process of uid whose effective uid differs or that is not dumpable (a
+ * set-uid program it runs), and one hidden from us (hidepid); a miss only
+ * makes the limit stricter. */
 static uint64_t
 uid_tasks(uid_t uid)
 {
@@ -51,10 +60,13 @@ uid_tasks(uid_t uid)
 		return 0;
 	while ((e = readdir(d)) != NULL) {
 		char path[64], line[128];
+		struct stat st;
 		FILE *f;
 		unsigned long real = ULONG_MAX, threads = 0;
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || st.st_uid != uid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
 		f = fopen(path, "re");
@@ -63,8 +75,10 @@ uid_tasks(uid_t uid)
 		while (fgets(line, sizeof(line), f)) {
 			if (strncmp(line, "Uid:", 4) == 0)
 				real = strtoul(line + 4, NULL, 10);
-			else if (strncmp(line, "Threads:", 8) == 0)
+			else if (strncmp(line, "Threads:", 8) == 0) {
 				threads = strtoul(line + 8, NULL, 10);
+				break;
+			}
 		}
 		fclose(f);
 		if (real == (unsigned long)uid)
