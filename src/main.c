@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +34,7 @@
 #include "rlimits.h"
 #include "cgroup.h"
 #include "selftest.h"
+#include "supcfg.h"
 #include "linux-stdio.h"
 #include "supervise.h"
 #include "trace.h"
@@ -52,6 +52,7 @@ struct run {
 	struct sbx_strv homes;
 	struct sbx_exec exec;
 	struct sbx_network net;
+	struct sbx_supcfg supcfg; /* the supervisor's, for the backend tried */
 	struct sbx_keeper *keeper; /* makes, records and undoes the run's files */
 	char *temp_workdir;
 	char *jail_workdir; /* the workdir made inside the jail, or NULL */
@@ -622,85 +623,45 @@ rehome_workdir(struct run *run, struct sbx_err *err)
 	return 0;
 }
 
-struct spawn_job {
+struct spawn_ctx {
 	struct run *run;
 	const struct sbx_backend *b;
-	struct sbx_child *child;
-	struct sbx_err *err;
-	int rc;
 };
 
-/* Spawns the jail and, for a supervised network, starts the supervisor,
- * both from the calling thread, which takes the network's Landlock domain
- * first: the sandbox's domain then nests inside it, as ptrace-like access
- * from the supervisor requires, and sbxrun's main thread (the proxy, the
- * cleanup) stays outside. */
-static void *
-spawn_job(void *arg)
+/* The backend's spawn, called by sbx_network_launch() on the thread the
+ * supervisor's configuration chose. */
+static int
+spawn_jail(void *arg, struct sbx_child *c, struct sbx_err *err)
 {
-	struct spawn_job *j = arg;
-	struct run *run = j->run;
-	int nfd, dfd;
+	struct spawn_ctx *s = arg;
+	struct run *run = s->run;
 
-	j->rc = -1;
-	/* The namespaces backend's sandbox has a network namespace of its
-	 * own, and its own loopback on any port: no TCP port domain for it
-	 * (the supervisor alone makes sockets in the host's namespace). */
-	if (j->b->id != SBX_BACKEND_NAMESPACES && sbx_network_enter(&run->net, j->err) < 0)
-		return NULL;
-	/* Its root caller's dispatcher keeps CAP_SYS_PTRACE (netsup.c): a
-	 * domain of its own confines it to the sandbox's processes. */
-	if (j->b->id == SBX_BACKEND_NAMESPACES && geteuid() == 0 &&
-	    sbx_network_enter_reader(&run->net, j->err) < 0)
-		return NULL;
-	if (j->b->spawn(&run->policy, &run->exec, &run->caps, j->child, &run->report, j->err) < 0)
-		return NULL;
-	nfd = j->child->notify_fd;
-	j->child->notify_fd = -1;
-	dfd = j->child->diag_fd;
-	j->child->diag_fd = -1;
-	/* A backend that enforces no network rule (none) hands nothing over. */
-	if (nfd < 0 && run->trace == NULL &&
-	    !(run->report.enforced &
-		(SBX_RULE_BIT(SBX_RULE_LISTEN) | SBX_RULE_BIT(SBX_RULE_CONNECT) |
-		    SBX_RULE_BIT(SBX_RULE_LOOPBACK) | SBX_RULE_BIT(SBX_RULE_PROXY)))) {
-		if (dfd >= 0)
-			close(dfd);
-		j->rc = 0;
-		return NULL;
-	}
-	sbx_network_meta(
-	    &run->net, j->child->meta_writable, j->child->meta_uid, j->child->meta_gid);
-	run->net.meta_guard = j->child->meta_guard;
-	if (sbx_network_supervise(&run->net, nfd, dfd, j->child->netsup_flags, j->err) < 0) {
-		sbx_child_abort(j->child);
-		sbx_child_close(j->child);
-		return NULL;
-	}
-	j->rc = 0;
-	return NULL;
+	return s->b->spawn(&run->policy, &run->exec, &run->caps, c, &run->report, err);
 }
 
+/* Spawns the jail under backend b and starts its supervisor, configured
+ * by the core from the plan's inputs (supcfg.h): no backend says how the
+ * supervisor judges, and only network.c knows which thread and Landlock
+ * domain the jail is launched from. */
 static int
 spawn(struct run *run, const struct sbx_backend *b, struct sbx_child *child, struct sbx_err *err)
 {
-	struct spawn_job j = { .run = run, .b = b, .child = child, .err = err };
-	pthread_t t;
-	int e;
+	struct spawn_ctx s = { .run = run, .b = b };
+	struct sbx_supcfg_in in = {
+		.policy = &run->policy,
+		.fs = &run->fs,
+		.net = run->exec.net,
+		.backend = b->id,
+		.tmpdir = run->exec.tmpdir,
+		.uid = run->caller.uid,
+		.euid = geteuid(),
+		.trace = run->trace != NULL,
+		.enforced = run->report.enforced,
+	};
 
-	/* On this thread only when no Landlock domain is taken for the
-	 * supervisor (the main thread never holds one). */
-	if (!run->net.supervised && !(b->id == SBX_BACKEND_NAMESPACES && geteuid() == 0)) {
-		spawn_job(&j);
-		return j.rc;
-	}
-	e = pthread_create(&t, NULL, spawn_job, &j);
-	if (e != 0) {
-		errno = e;
-		return sbx_err_sys(err, "cannot start the launcher thread");
-	}
-	pthread_join(t, NULL);
-	return j.rc;
+	sbx_supcfg_free(&run->supcfg);
+	sbx_supcfg_make(&in, &run->supcfg);
+	return sbx_network_launch(&run->net, &run->supcfg, spawn_jail, &s, child, err);
 }
 
 static int
@@ -774,8 +735,7 @@ run_main(struct run *run, int argc, char **argv)
 		.life_fd = -1,
 		.notify_fd = -1,
 		.diag_fd = -1,
-		.meta_uid = -1,
-		.meta_gid = -1,
+		.names_ruleset = -1,
 	};
 	struct sbx_err err = { 0 };
 	uint64_t start;
@@ -1102,6 +1062,7 @@ main(int argc, char **argv)
 	}
 	sbx_exec_free(&run.exec);
 	sbx_network_free(&run.net);
+	sbx_supcfg_free(&run.supcfg);
 	sbx_trace_free(run.trace);
 	sbx_fsview_free(&run.fs);
 	if (run.have_policy)
