@@ -94,7 +94,6 @@ struct ll_state {
 	struct sbx_strv frozen;
 	int names_ruleset;
 	struct sbx_protsnap *snap; /* the plan's watched paths, copied */
-	struct sbx_report *report; /* for warnings after the run, or NULL */
 };
 
 /* What init and the payload need after the fork (a copy of the parent's
@@ -516,11 +515,11 @@ warn(struct sbx_report *r, char *text)
  * .git, a protected path that did not exist), so that no git or direnv of
  * the caller's reads it, removes the links and hands the workdir back. */
 static void
-state_free(struct ll_state *st)
+state_free(struct ll_state *st, struct sbx_report *r)
 {
-	sbx_protsnap_restore(st->snap, st->report ? &st->report->warnings : NULL);
+	sbx_protsnap_restore(st->snap, r ? &r->warnings : NULL);
 	st->snap = NULL;
-	sbx_keeper_undo_run(st->keeper, st->report ? &st->report->warnings : NULL);
+	sbx_keeper_undo_run(st->keeper, r ? &r->warnings : NULL);
 	sbx_strv_free(&st->links);
 	sbx_strv_free(&st->targets);
 	sbx_strv_free(&st->frozen);
@@ -531,10 +530,10 @@ state_free(struct ll_state *st)
 
 /* After the run (the tree is gone): links away, the workdir back. */
 static void
-ll_cleanup(struct sbx_child *c)
+ll_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
 	if (c->priv)
-		state_free(c->priv);
+		state_free(c->priv, r);
 	c->priv = NULL;
 }
 
@@ -660,12 +659,11 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 			sbx_plan_free(&plan);
 			free(pl.bind.v);
 			free(pl.connect.v);
-			state_free(st);
+			state_free(st, NULL);
 			return -1;
 		}
 		pl.trap_names = true;
 	}
-	st->report = r;
 	/* Recorded before anything runs: the keeper moves these aside after
 	 * the run, or after sbxrun's death. */
 	{
@@ -682,7 +680,9 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	    sbx_launch_plain(x, &hooks, c, err) < 0) {
 		if (pl.ruleset >= 0)
 			close(pl.ruleset);
-		state_free(st);
+		/* What was put back or moved aside goes in the spawn's
+		 * report. */
+		state_free(st, r);
 		sbx_plan_free(&plan);
 		free(pl.bind.v);
 		free(pl.connect.v);
@@ -701,7 +701,7 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		r->layers.seccomp_notify = true;
 	c->priv = st;
 	c->cleanup = ll_cleanup;
-	sbx_gitguard_attach(&git_guard, c, r);
+	sbx_gitguard_attach(&git_guard, c);
 
 	for (size_t i = 0; i < st->links.n; i++)
 		warn(r,

@@ -88,7 +88,6 @@
  * descriptor, when the tree is gone, or when sbxrun died (keeper.h). */
 struct ns_state {
 	struct sbx_keeper *keeper;
-	struct sbx_report *report; /* for warnings after the run, or NULL */
 };
 
 struct ns_payload {
@@ -623,18 +622,18 @@ fail : {
  * innermost first, every path reached from the workdir's descriptor
  * without following a link the sandbox may have planted on the way. */
 static void
-state_free(struct ns_state *st)
+state_free(struct ns_state *st, struct sbx_report *r)
 {
 	if (st == NULL)
 		return;
-	sbx_keeper_undo_run(st->keeper, st->report ? &st->report->warnings : NULL);
+	sbx_keeper_undo_run(st->keeper, r ? &r->warnings : NULL);
 	free(st);
 }
 
 static void
-ns_cleanup(struct sbx_child *c)
+ns_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
-	state_free(c->priv);
+	state_free(c->priv, r);
 	c->priv = NULL;
 }
 
@@ -790,7 +789,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		close(sync[0]);
 		sbx_launch_pipes_close(&lp);
 		sbx_plan_free(&plan);
-		state_free(st);
+		state_free(st, NULL);
 		errno = e;
 		/* No user namespace here (policy, sysctl, or a container's
 		 * seccomp profile): "auto" goes on to the next backend. */
@@ -854,10 +853,9 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	close(sync[0]);
 	free(pl.bind.v);
 	free(pl.connect.v);
-	st->report = r;
 	c->priv = steal_ptr(&st);
 	c->cleanup = ns_cleanup;
-	sbx_gitguard_attach(&git_guard, c, r);
+	sbx_gitguard_attach(&git_guard, c);
 	sbx_plan_free(&plan);
 	r->layers.userns = r->layers.mountns = r->layers.pidns = true;
 	r->layers.ipcns = r->layers.utsns = r->layers.cgroupns = true;
@@ -875,9 +873,9 @@ fail:
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
 		;
-	sbx_child_close(c);
+	sbx_child_close(c, NULL);
 	sbx_plan_free(&plan);
-	state_free(st);
+	state_free(st, NULL);
 	/* Every step here comes before the command: a runtime that lets the
 	 * namespaces be made but refuses a step in them (a fresh /proc under
 	 * masked paths, a mount under AppArmor, an idmapped tree) leaves this

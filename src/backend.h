@@ -62,7 +62,11 @@ struct sbx_child {
 	bool pidns; /* killing pid ends the whole tree */
 	int stopped_by; /* the signal that made sbxrun end the tree, or 0 */
 	void *priv; /* backend state, freed by cleanup */
-	void (*cleanup)(struct sbx_child *c);
+	/* Called once by sbx_child_close() (launch.h), when the tree is gone
+	 * or the jail was killed: frees priv and adds what the backend
+	 * learnt after the run to r (NULL: nothing to add to). A backend
+	 * keeps no pointer to the report past its spawn. */
+	void (*cleanup)(struct sbx_child *c, struct sbx_report *r);
 };
 
 /* A spawn that fails because the mechanism is unavailable on this machine

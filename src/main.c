@@ -722,6 +722,71 @@ run_selftest(struct run *run)
 	return status;
 }
 
+/* The run of a spawned jail, from starting the relay and the proxy to the
+ * end of the whole tree. Returns 0 when the tree ended (by itself, a
+ * signal or the timeout: r says which), -1 with err when sbxrun could not
+ * see it through. */
+static int
+run_jail(struct run *run, struct sbx_child *child, uint64_t start, struct sbx_err *err)
+{
+	struct sbx_report *r = &run->report;
+	int rc;
+
+	if (sbx_relay_start(&run->relay, err) < 0 || sbx_network_proxy(&run->net, err) < 0)
+		return -1;
+	sbx_phase("relay and proxy started");
+	rc = sbx_launch_wait_exec(child->err_fd, &r->status, err);
+	sbx_phase("payload exec reported");
+	if (rc < 0)
+		return -1;
+	/* The command was not found (127) or could not be executed (126):
+	 * said here and carried in the diagnostics line. */
+	if (rc > 0) {
+		say(run, "%s", err->msg);
+		free(r->error);
+		r->error = sbx_xstrdup(err->msg);
+	}
+	rc = sbx_supervise(child, run->sfd, start, run->policy.timeout_ms, r, err);
+	run->finished = true;
+	if (rc < 0)
+		return -1;
+	sbx_phase("tree gone");
+	return 0;
+}
+
+/* The one way out of a spawned jail, whether it ended (ended) or sbxrun
+ * gave up on it: a jail still running is killed, and then the run's facts
+ * are collected into the report, each source once, in this order: the
+ * cgroup leaf's counters, what the backend undid and saw
+ * (sbx_child_close), the supervisor's and the proxy's denials
+ * (sbx_network_stop), the trace's name and count. After this nothing of
+ * the run writes into the report (doc/design/lifecycle.md). */
+static void
+end_jail(struct run *run, struct sbx_child *child, bool ended)
+{
+	struct sbx_report *r = &run->report;
+	struct sbx_err err = { 0 };
+
+	if (ended)
+		read_leaf(run);
+	else
+		sbx_child_abort(child);
+	sbx_child_close(child, r);
+	sbx_phase("backend cleanup");
+	sbx_network_stop(&run->net, r);
+	/* Nothing more is traced once the supervisor and the proxy stopped;
+	 * a run sbxrun gave up on leaves no trace file. */
+	if (ended && run->trace) {
+		if (sbx_trace_finish(run->trace, &err) < 0) {
+			say(run, "%s", err.msg);
+			sbx_strv_push(&r->warnings, err.msg);
+		} else {
+			r->trace_path = sbx_xstrdup(run->policy.trace);
+			r->trace_events = sbx_trace_events(run->trace);
+		}
+	}
+}
+
 static int
 run_main(struct run *run, int argc, char **argv)
 {
@@ -739,7 +804,7 @@ run_main(struct run *run, int argc, char **argv)
 	};
 	struct sbx_err err = { 0 };
 	uint64_t start;
-	int rc;
+	bool ended;
 
 	if (sbx_cli_parse(&run->cli, argc, argv, &err) < 0)
 		return fail(run, &err);
@@ -938,6 +1003,9 @@ run_main(struct run *run, int argc, char **argv)
 		run->spawned = true;
 		if (spawn(run, b, &child, &err) == 0)
 			break;
+		/* A jail the launch killed after its spawn (its supervisor
+		 * could not start) says what its backend undid. */
+		sbx_child_close(&child, r);
 		sbx_phase("spawn failed");
 		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
 			return fail(run, &err);
@@ -961,57 +1029,10 @@ run_main(struct run *run, int argc, char **argv)
 
 	sbx_phase("jail spawned");
 	r->layers.cgroup = run->exec.cgroup;
-	if (sbx_relay_start(&run->relay, &err) < 0) {
-		sbx_child_abort(&child);
-		sbx_child_close(&child);
-		sbx_network_stop(&run->net, r);
+	ended = run_jail(run, &child, start, &err) == 0;
+	end_jail(run, &child, ended);
+	if (!ended)
 		return fail(run, &err);
-	}
-	if (sbx_network_proxy(&run->net, &err) < 0) {
-		sbx_child_abort(&child);
-		sbx_child_close(&child);
-		sbx_network_stop(&run->net, r);
-		return fail(run, &err);
-	}
-	sbx_phase("relay and proxy started");
-	rc = sbx_launch_wait_exec(child.err_fd, &r->status, &err);
-	sbx_phase("payload exec reported");
-	if (rc < 0) {
-		sbx_child_abort(&child);
-		sbx_child_close(&child);
-		sbx_network_stop(&run->net, r);
-		return fail(run, &err);
-	}
-	/* The command was not found (127) or could not be executed (126):
-	 * said here and carried in the diagnostics line. */
-	if (rc > 0) {
-		say(run, "%s", err.msg);
-		free(r->error);
-		r->error = sbx_xstrdup(err.msg);
-	}
-	if (sbx_supervise(&child, run->sfd, start, p->timeout_ms, r, &err) < 0) {
-		run->finished = true;
-		sbx_child_abort(&child);
-		sbx_child_close(&child);
-		sbx_network_stop(&run->net, r);
-		return fail(run, &err);
-	}
-	run->finished = true;
-	sbx_phase("tree gone");
-	read_leaf(run);
-	sbx_child_close(&child);
-	sbx_phase("backend cleanup");
-	sbx_network_stop(&run->net, r);
-	/* Nothing more is traced once the supervisor and the proxy stopped. */
-	if (run->trace) {
-		if (sbx_trace_finish(run->trace, &err) < 0) {
-			say(run, "%s", err.msg);
-			sbx_strv_push(&r->warnings, err.msg);
-		} else {
-			r->trace_path = sbx_xstrdup(p->trace);
-			r->trace_events = sbx_trace_events(run->trace);
-		}
-	}
 	/* What the sandbox wrote comes before sbxrun's own lines. */
 	sbx_relay_finish(&run->relay);
 	r->status = status_of(r);

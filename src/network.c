@@ -224,9 +224,9 @@ launch_job(void *arg)
 		j->rc = 0;
 		return NULL;
 	}
+	/* Killed, but left to the caller to close: its cleanup reports. */
 	if (supervise(j->n, j->cfg, j->c, j->err) < 0) {
 		sbx_child_abort(j->c);
-		sbx_child_close(j->c);
 		return NULL;
 	}
 	j->rc = 0;

@@ -84,8 +84,8 @@ typedef int (*sbx_spawn_fn)(void *ctx, struct sbx_child *c, struct sbx_err *err)
  * with cfg's writable trees, guarded paths and ids (cfg must outlive the
  * run) and the facts only the jail knows (c->frozen, c->names_ruleset).
  * A jail that hands over no listener when none is expected runs without a
- * supervisor. On a failure after the spawn the jail is killed and c
- * closed. */
+ * supervisor. On a failure after the spawn the jail is killed; c is
+ * left to the caller to close (sbx_child_close), as after any spawn. */
 int sbx_network_launch(struct sbx_network *n, const struct sbx_supcfg *cfg, sbx_spawn_fn spawn,
     void *ctx, struct sbx_child *c, struct sbx_err *err);
 
