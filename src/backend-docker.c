@@ -68,7 +68,7 @@ struct dk_state {
 	bool leased;
 	struct sbx_strv scrub; /* protected paths absent before the run */
 	struct sbx_strv made; /* mount targets made for the run, outermost first */
-	struct sbx_report *report; /* sbxrun's, or NULL in init */
+	struct sbx_report *report; /* during dk_cleanup() only, else NULL */
 };
 
 /* The binds of a run and what they need, collected from the host. */
@@ -727,16 +727,16 @@ sbx_docker_keep_remove(const char *name, struct sbx_err *err)
 
 /* After the run: what the engine knows of it, then undo(). */
 static void
-dk_cleanup(struct sbx_child *c)
+dk_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
 	struct dk_state *st = c->priv;
-	struct sbx_report *r = st->report;
 	struct sbx_err err = { 0 };
 	struct sbx_buf out = { 0 };
 	bool running = false, oom = false, started = false;
 	int code = 0, rc;
 
 	c->priv = NULL;
+	st->report = r;
 	if (st->kill.n > 0) {
 		keep_cleanup(st, r, c->stopped_by);
 		return;
@@ -892,7 +892,6 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 	hooks.ctx = st;
 	name = container_name();
 	st->workdir = sbx_xstrdup(x->fs->workdir);
-	st->report = r;
 	if (p->docker_keep) {
 		/* The run's own file in the container's private /tmp. */
 		pgid_file = sbx_xasprintf("/tmp/.sbxrun-run-%s", strrchr(name, '-') + 1);

@@ -75,10 +75,11 @@
 #include "plan.h"
 #include "resolve.h"
 #include "rlimits.h"
+#include "supcfg.h"
 
 /* The uid and gid a root caller's payload runs as: the id the namespaces
  * backend maps root to, so both backends leave the same traces. */
-#define SBX_LL_NOBODY 65534
+#define SBX_LL_NOBODY SBX_SANDBOX_ROOT_ID
 
 /* The run's state in sbxrun. What it changes on the host (the lend, the
  * mount links, what the sandbox may make where nothing may be made) is
@@ -88,10 +89,12 @@ struct ll_state {
 	struct sbx_keeper *keeper;
 	struct sbx_strv links; /* mount symlinks made in the workdir */
 	struct sbx_strv targets; /* what each of them points to */
-	struct sbx_strv writable; /* where the supervisor lets metadata change */
-	struct sbx_meta_guard guard; /* what the supervisor leaves alone there */
+	/* For the supervisor (sbx_child.frozen, names_ruleset): the
+	 * directories the plan froze, and the ruleset the name supervisor's
+	 * workers enter, or -1. */
+	struct sbx_strv frozen;
+	int names_ruleset;
 	struct sbx_protsnap *snap; /* the plan's watched paths, copied */
-	struct sbx_report *report; /* for warnings after the run, or NULL */
 };
 
 /* What init and the payload need after the fork (a copy of the parent's
@@ -464,41 +467,16 @@ lend_skips(const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_strv
 	sbx_strv_free(&rel);
 }
 
-/* What the metadata supervisor and the unix socket checks leave alone, as
- * the Landlock rules leave it to the sandbox's own calls: the hidden
- * paths, the protected ones (a .git that is a file included, as for the
- * lend), and the directories the plan froze. */
+/* The directories the plan froze, which the supervisor's on-behalf calls
+ * leave alone as the Landlock rules leave them to the sandbox's own; where
+ * the workdir kept its write rights, the directories leading to a
+ * protected path keep their names too (namesup.h). */
 static void
-make_guard(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_plan *plan,
-    struct sbx_meta_guard *g)
+make_frozen(const struct sbx_plan *plan, struct sbx_strv *frozen)
 {
-	struct sbx_strv rel = { 0 };
-	_cleanup_free_ char *git = sbx_path_join(x->fs->workdir, ".git");
-	struct stat sb;
-
-	sbx_strv_copy(&g->hidden, &x->fs->hidden);
-	sbx_protect_list(p, x->fs, &rel);
-	for (size_t i = 0; i < rel.n; i++)
-		sbx_strv_push_take(&g->protect, sbx_path_join(x->fs->workdir, rel.v[i]));
-	/* All of .git is read-only, as the plan's rules keep it (git inside
-	 * can read, not commit, as under the namespaces backend). */
-	if (lstat(git, &sb) == 0)
-		sbx_strv_push(&g->protect, git);
-	sbx_strv_copy(&g->frozen, &plan->frozen);
-	g->ruleset = -1;
-	if (plan->guard_names) {
-		/* The workdir kept its write rights: the supervisor keeps the
-		 * names instead. The directories leading to a protected path
-		 * keep their names; the protected names and .git may not be
-		 * made. */
-		g->guard_names = true;
-		for (size_t i = 0; i < plan->guarded.n; i++)
-			sbx_strv_push(&g->frozen, plan->guarded.v[i]);
-		sbx_strv_push(&g->names, git);
-		for (size_t i = 0; i < rel.n; i++)
-			sbx_strv_push_take(&g->names, sbx_path_join(x->fs->workdir, rel.v[i]));
-	}
-	sbx_strv_free(&rel);
+	sbx_strv_copy(frozen, &plan->frozen);
+	for (size_t i = 0; plan->guard_names && i < plan->guarded.n; i++)
+		sbx_strv_push(frozen, plan->guarded.v[i]);
 }
 
 /* A root caller's workdir and TMPDIR become the sandbox's for the run:
@@ -538,27 +516,25 @@ warn(struct sbx_report *r, char *text)
  * .git, a protected path that did not exist), so that no git or direnv of
  * the caller's reads it, removes the links and hands the workdir back. */
 static void
-state_free(struct ll_state *st)
+state_free(struct ll_state *st, struct sbx_report *r)
 {
-	sbx_protsnap_restore(st->snap, st->report ? &st->report->warnings : NULL);
+	sbx_protsnap_restore(st->snap, r ? &r->warnings : NULL);
 	st->snap = NULL;
-	sbx_keeper_undo_run(st->keeper, st->report ? &st->report->warnings : NULL);
+	sbx_keeper_undo_run(st->keeper, r ? &r->warnings : NULL);
 	sbx_strv_free(&st->links);
 	sbx_strv_free(&st->targets);
-	sbx_strv_free(&st->writable);
-	sbx_strv_free(&st->guard.names);
-	if (st->guard.guard_names && st->guard.ruleset >= 0)
-		close(st->guard.ruleset);
-	sbx_metasup_guard_free(&st->guard);
+	sbx_strv_free(&st->frozen);
+	if (st->names_ruleset >= 0)
+		close(st->names_ruleset);
 	free(st);
 }
 
 /* After the run (the tree is gone): links away, the workdir back. */
 static void
-ll_cleanup(struct sbx_child *c)
+ll_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
 	if (c->priv)
-		state_free(c->priv);
+		state_free(c->priv, r);
 	c->priv = NULL;
 }
 
@@ -676,22 +652,17 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		 * pidfd_getfd needed); trapped, it would wait on itself. */
 		hooks.send_listener = !pl.trap_net;
 	}
-	sbx_strv_push(&st->writable, x->fs->workdir);
-	sbx_strv_push(&st->writable, x->tmpdir);
-	for (size_t i = 0; i < p->nmounts; i++)
-		if (p->mounts[i].rw)
-			sbx_strv_push(&st->writable, p->mounts[i].source);
+	st->names_ruleset = -1;
 	if (build_plan(x, p, true, names_usable(caps), &plan, err) < 0 ||
 	    watch_or_rebuild(x, p, names_usable(caps), st, &plan, r, err) < 0) {
 		free(pl.bind.v);
 		free(pl.connect.v);
-		sbx_strv_free(&st->writable);
 		free(st);
 		return -1;
 	}
 	st->keeper = x->keeper;
-	make_guard(p, x, &plan, &st->guard);
-	if (st->guard.guard_names && names_usable(caps)) {
+	make_frozen(&plan, &st->frozen);
+	if (plan.guard_names && names_usable(caps)) {
 		/* The workers that make these calls enter the same Landlock
 		 * filesystem domain as the sandbox (namesup.h). */
 		struct sbx_landlock_anchor *a = sbx_xcalloc(x->fs->npins + 1, sizeof(*a));
@@ -699,19 +670,18 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		for (size_t i = 0; i < x->fs->npins; i++)
 			a[i] =
 			    (struct sbx_landlock_anchor){ x->fs->pins[i].path, x->fs->pins[i].fd };
-		st->guard.ruleset =
+		st->names_ruleset =
 		    sbx_landlock_fs_ruleset(&plan, caps->landlock_abi, a, x->fs->npins, err);
 		free(a);
-		if (st->guard.ruleset < 0) {
+		if (st->names_ruleset < 0) {
 			sbx_plan_free(&plan);
 			free(pl.bind.v);
 			free(pl.connect.v);
-			state_free(st);
+			state_free(st, NULL);
 			return -1;
 		}
 		pl.trap_names = true;
 	}
-	st->report = r;
 	/* Recorded before anything runs: the keeper moves these aside after
 	 * the run, or after sbxrun's death. */
 	{
@@ -724,7 +694,9 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	if (ready_host(p, x, st, &pl, err) < 0 || sbx_launch_plain(x, &hooks, c, err) < 0) {
 		if (pl.ruleset >= 0)
 			close(pl.ruleset);
-		state_free(st);
+		/* What was put back or moved aside goes in the spawn's
+		 * report. */
+		state_free(st, r);
 		sbx_plan_free(&plan);
 		free(pl.bind.v);
 		free(pl.connect.v);
@@ -734,18 +706,16 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		close(pl.ruleset);
 	free(pl.bind.v);
 	free(pl.connect.v);
-	if (c->notify_fd >= 0) {
-		/* Unix sockets: refused (see the top); metadata: judged. */
-		c->netsup_flags =
-		    SBX_NETSUP_META | SBX_NETSUP_READ_DROPPED | SBX_NETSUP_OWN_LISTENERS;
-		c->meta_writable = &st->writable;
-		c->meta_guard = &st->guard;
-		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_LL_NOBODY : -1;
+	/* Unix sockets: refused (see the top); metadata: judged, as the
+	 * core configured the supervisor (supcfg.h), away from what this
+	 * plan froze. */
+	c->frozen = &st->frozen;
+	c->names_ruleset = st->names_ruleset;
+	if (c->notify_fd >= 0)
 		r->layers.seccomp_notify = true;
-	}
 	c->priv = st;
 	c->cleanup = ll_cleanup;
-	sbx_gitguard_attach(&git_guard, c, r);
+	sbx_gitguard_attach(&git_guard, c);
 
 	for (size_t i = 0; i < st->links.n; i++)
 		warn(r,

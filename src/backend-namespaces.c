@@ -69,6 +69,7 @@
 #include "plan.h"
 #include "resolve.h"
 #include "rlimits.h"
+#include "supcfg.h"
 
 /* The uid and gid a root caller's sandbox runs as, outside the jail and,
  * since the same id inside, inside it too: the kernel shows every host
@@ -76,7 +77,7 @@
  * overflow id 65534, so the caller's files appear to belong to the
  * sandbox, as they do for a caller other than root, and git, ssh and the
  * like accept them (doc/design/everyday.md). */
-#define SBX_ROOT_MAPPED_ID 65534
+#define SBX_ROOT_MAPPED_ID SBX_SANDBOX_ROOT_ID
 
 #define NS_FLAGS \
 	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
@@ -87,7 +88,6 @@
  * descriptor, when the tree is gone, or when sbxrun died (keeper.h). */
 struct ns_state {
 	struct sbx_keeper *keeper;
-	struct sbx_report *report; /* for warnings after the run, or NULL */
 };
 
 struct ns_payload {
@@ -119,16 +119,6 @@ static bool
 needs_unix_guard(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x)
 {
 	return x->net == NULL;
-}
-
-/* Whether the resolvers are reached through the relay (a connect list,
- * the network not on): then the sandbox's datagrams to them stay in the
- * jail, and no datagram socket of the host is ever handed in. */
-static bool
-relays_resolvers(const struct sbx_exec *x, bool guard)
-{
-	return !guard && x->net != NULL && x->net->outbound && !x->net->network &&
-	    x->net->resolvers.n > 0;
 }
 
 /* Whether sendmsg and sendmmsg may go untrapped (but Fast Open): the
@@ -269,7 +259,7 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		    "# network: every connect, bind, listen and addressed send goes to "
 		    "sbxrun's network supervisor, which makes what the rules allow on host "
 		    "sockets and hands them in (SECCOMP_IOCTL_NOTIF_ADDFD)\n");
-	if (relays_resolvers(x, needs_unix_guard(p, x)))
+	if (sbx_supcfg_relays_resolvers(x->net))
 		sbx_buf_puts(out,
 		    "# network: the resolvers' addresses are on the jail's lo, where sbxrun "
 		    "relays UDP port 53 to them; no host datagram socket is handed in\n");
@@ -632,18 +622,18 @@ fail : {
  * innermost first, every path reached from the workdir's descriptor
  * without following a link the sandbox may have planted on the way. */
 static void
-state_free(struct ns_state *st)
+state_free(struct ns_state *st, struct sbx_report *r)
 {
 	if (st == NULL)
 		return;
-	sbx_keeper_undo_run(st->keeper, st->report ? &st->report->warnings : NULL);
+	sbx_keeper_undo_run(st->keeper, r ? &r->warnings : NULL);
 	free(st);
 }
 
 static void
-ns_cleanup(struct sbx_child *c)
+ns_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
-	state_free(c->priv);
+	state_free(c->priv, r);
 	c->priv = NULL;
 }
 
@@ -757,7 +747,8 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pl.trap = x->net != NULL || guard;
 	pl.trace = x->trace;
 	pl.send_free = send_free(x, guard);
-	pl.relay = relays_resolvers(x, guard);
+	/* The core told the supervisor the same (SBX_NETSUP_DNS_RELAY). */
+	pl.relay = sbx_supcfg_relays_resolvers(x->net);
 	if (plan.ntrees > SBX_ARRAY_LEN(fds)) {
 		sbx_plan_free(&plan);
 		return sbx_err_set(err, E2BIG, "too many rw mounts");
@@ -798,7 +789,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		close(sync[0]);
 		sbx_launch_pipes_close(&lp);
 		sbx_plan_free(&plan);
-		state_free(st);
+		state_free(st, NULL);
 		errno = e;
 		/* No user namespace here (policy, sysctl, or a container's
 		 * seccomp profile): "auto" goes on to the next backend. */
@@ -855,24 +846,16 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 			sbx_err_sys(err, "the jail's init died while starting");
 			goto fail;
 		}
-		/* Unix sockets: with the network fully off, only those bound
-		 * in the jail's own namespace; under network rules, whatever
-		 * the filesystem view shows, as the user asked for a network. */
-		c->netsup_flags = SBX_NETSUP_OWN_NETNS |
-		    (guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW) |
-		    (pl.relay ? SBX_NETSUP_DNS_RELAY : 0);
-		/* Unix sockets the supervisor binds for a root caller's sandbox
-		 * are made as its mapped ids. */
-		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : -1;
+		/* How the supervisor judges these calls the core decided
+		 * (supcfg.h). */
 		r->layers.seccomp_notify = true;
 	}
 	close(sync[0]);
 	free(pl.bind.v);
 	free(pl.connect.v);
-	st->report = r;
 	c->priv = steal_ptr(&st);
 	c->cleanup = ns_cleanup;
-	sbx_gitguard_attach(&git_guard, c, r);
+	sbx_gitguard_attach(&git_guard, c);
 	sbx_plan_free(&plan);
 	r->layers.userns = r->layers.mountns = r->layers.pidns = true;
 	r->layers.ipcns = r->layers.utsns = r->layers.cgroupns = true;
@@ -890,9 +873,9 @@ fail:
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
 		;
-	sbx_child_close(c);
+	sbx_child_close(c, NULL);
 	sbx_plan_free(&plan);
-	state_free(st);
+	state_free(st, NULL);
 	/* Every step here comes before the command: a runtime that lets the
 	 * namespaces be made but refuses a step in them (a fresh /proc under
 	 * masked paths, a mount under AppArmor, an idmapped tree) leaves this

@@ -224,7 +224,7 @@ try_profile(const char *profile, const char *tmpdef, struct sbx_err *err)
 }
 
 static void
-seatbelt_cleanup(struct sbx_child *c)
+seatbelt_cleanup(struct sbx_child *c, SBX_UNUSED struct sbx_report *r)
 {
 	struct seatbelt_state *s = c->priv;
 	struct sbx_err err = { 0 };

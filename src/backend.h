@@ -13,8 +13,6 @@
 #include "policy.h"
 #include "util.h"
 
-struct sbx_meta_guard;
-
 /* What this machine offers; filled by the probes. */
 struct sbx_caps {
 	uid_t caller_uid; /* who asks: some rules hold only for non-root */
@@ -44,19 +42,31 @@ struct sbx_child {
 	int status_fd; /* init writes the payload's wait status here */
 	int err_fd; /* setup or exec failures, EOF on exec */
 	int life_fd; /* held open by sbxrun; init sees EOF if it dies */
-	int notify_fd; /* the seccomp listener for the network calls, or -1 */
-	int diag_fd; /* sock_diag inside the jail's netns (SBX_NETSUP_UNIX_OWNED) */
-	unsigned netsup_flags; /* SBX_NETSUP_* the supervisor needs for this jail */
-	/* SBX_NETSUP_META: where metadata may change, and as which ids
-	 * (-1: sbxrun's own). */
-	const struct sbx_strv *meta_writable;
-	int meta_uid, meta_gid;
-	/* The plan's paths on-behalf calls leave alone, or NULL. */
-	const struct sbx_meta_guard *meta_guard;
+	/* What the supervisor is handed by the jail. How it judges is not
+	 * the backend's to say: the core decides that before the spawn
+	 * (supcfg.h). These are what only the built jail has. */
+	int notify_fd; /* the seccomp listener for the trapped calls, or -1 */
+	/* A descriptor opened inside the jail's network namespace, which only
+	 * the jail's init can open: sock_diag (SBX_NETSUP_UNIX_OWNED) or the
+	 * resolver relay's socket (SBX_NETSUP_DNS_RELAY); -1: none. */
+	int diag_fd;
+	/* The directories the jail's Landlock rules keep from taking a new
+	 * entry, which the supervisor's on-behalf calls leave alone too, or
+	 * NULL. A fact of the plan the backend ran: it is rebuilt with other
+	 * rules when the protected paths' copies cannot be made. */
+	const struct sbx_strv *frozen;
+	/* The sandbox's Landlock filesystem ruleset, which the workers that
+	 * keep the workdir's protected names enter (namesup.h), owned by the
+	 * backend; -1: the jail left the names to its own rules. */
+	int names_ruleset;
 	bool pidns; /* killing pid ends the whole tree */
 	int stopped_by; /* the signal that made sbxrun end the tree, or 0 */
 	void *priv; /* backend state, freed by cleanup */
-	void (*cleanup)(struct sbx_child *c);
+	/* Called once by sbx_child_close() (launch.h), when the tree is gone
+	 * or the jail was killed: frees priv and adds what the backend
+	 * learnt after the run to r (NULL: nothing to add to). A backend
+	 * keeps no pointer to the report past its spawn. */
+	void (*cleanup)(struct sbx_child *c, struct sbx_report *r);
 };
 
 /* A spawn that fails because the mechanism is unavailable on this machine

@@ -201,7 +201,7 @@ sbx_fork_session_init(
 }
 
 void
-sbx_child_close(struct sbx_child *c)
+sbx_child_close(struct sbx_child *c, struct sbx_report *r)
 {
 	int *fds[] = { &c->pidfd, &c->status_fd, &c->err_fd, &c->life_fd, &c->notify_fd,
 		&c->diag_fd };
@@ -212,7 +212,7 @@ sbx_child_close(struct sbx_child *c)
 		*fds[i] = -1;
 	}
 	if (c->cleanup)
-		c->cleanup(c);
+		c->cleanup(c, r);
 	c->cleanup = NULL;
 }
 

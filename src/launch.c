@@ -388,6 +388,6 @@ fail:
 	close(lp.ack[1]);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	sbx_child_close(c);
+	sbx_child_close(c, NULL);
 	return -1;
 }

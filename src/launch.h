@@ -133,8 +133,13 @@ pid_t sbx_fork_session_init(
 int sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks,
     struct sbx_child *c, struct sbx_err *err);
 
-/* Closes sbxrun's ends of the pipes in c. */
-void sbx_child_close(struct sbx_child *c);
+/* Closes sbxrun's ends of the pipes in c and runs the backend's cleanup,
+ * which adds what it learnt after the run (warnings, the engine's view of
+ * it) to r: the one way a backend writes into the report after its spawn
+ * returned (doc/design/lifecycle.md, "The run's facts"). r is NULL when
+ * the spawn itself failed: then there is no report to add to. Safe on a
+ * child already closed. */
+void sbx_child_close(struct sbx_child *c, struct sbx_report *r);
 
 /* Points fds 0-2 at /dev/null (or closes them if it cannot be opened). */
 void sbx_stdio_to_null(void);

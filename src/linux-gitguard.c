@@ -27,9 +27,9 @@ struct sbx_gitguard {
 	int wd; /* O_PATH, opened before the run */
 	unsigned before; /* B_* bits of what was there */
 	struct timespec start; /* the file system's clock when the run began */
-	void (*cleanup)(struct sbx_child *c); /* the backend's own */
+	void (*cleanup)(struct sbx_child *c, struct sbx_report *r); /* the backend's own */
 	void *priv;
-	struct sbx_report *report;
+	struct sbx_report *report; /* during the cleanup only, or NULL */
 };
 
 static unsigned
@@ -247,21 +247,22 @@ check(struct sbx_gitguard *g)
 }
 
 static void
-guard_cleanup(struct sbx_child *c)
+guard_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
 	struct sbx_gitguard *g = c->priv;
 
 	c->priv = g->priv;
 	c->cleanup = g->cleanup;
 	if (c->cleanup)
-		c->cleanup(c);
+		c->cleanup(c, r);
 	c->cleanup = NULL;
+	g->report = r;
 	check(g);
 	sbx_gitguard_free(g);
 }
 
 void
-sbx_gitguard_attach(struct sbx_gitguard **gp, struct sbx_child *c, struct sbx_report *r)
+sbx_gitguard_attach(struct sbx_gitguard **gp, struct sbx_child *c)
 {
 	struct sbx_gitguard *g = *gp;
 
@@ -270,7 +271,6 @@ sbx_gitguard_attach(struct sbx_gitguard **gp, struct sbx_child *c, struct sbx_re
 		return;
 	g->cleanup = c->cleanup;
 	g->priv = c->priv;
-	g->report = r;
 	c->priv = g;
 	c->cleanup = guard_cleanup;
 }

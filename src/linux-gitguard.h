@@ -32,8 +32,9 @@ sbx_gitguard_freep(struct sbx_gitguard **g)
 
 /* Takes *g (setting it to NULL) and hooks it into c's cleanup, after the
  * backend's own: when the tree is gone, what the run made at the top
- * level is moved aside and the warnings of r say so. */
-void sbx_gitguard_attach(struct sbx_gitguard **g, struct sbx_child *c, struct sbx_report *r);
+ * level is moved aside and the warnings of the report the cleanup is
+ * given say so. */
+void sbx_gitguard_attach(struct sbx_gitguard **g, struct sbx_child *c);
 
 /* Moves WORKDIR/rel aside, when it is there, to a new name next to it
  * (rel.sbxrun-untrusted.N) and returns that name relative to the workdir,

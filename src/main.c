@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +34,7 @@
 #include "rlimits.h"
 #include "cgroup.h"
 #include "selftest.h"
+#include "supcfg.h"
 #include "linux-stdio.h"
 #include "supervise.h"
 #include "trace.h"
@@ -52,6 +52,7 @@ struct run {
 	struct sbx_strv homes;
 	struct sbx_exec exec;
 	struct sbx_network net;
+	struct sbx_supcfg supcfg; /* the supervisor's, for the backend tried */
 	struct sbx_keeper *keeper; /* makes, records and undoes the run's files */
 	char *temp_workdir;
 	char *jail_workdir; /* the workdir made inside the jail, or NULL */
@@ -623,85 +624,45 @@ rehome_workdir(struct run *run, struct sbx_err *err)
 	return 0;
 }
 
-struct spawn_job {
+struct spawn_ctx {
 	struct run *run;
 	const struct sbx_backend *b;
-	struct sbx_child *child;
-	struct sbx_err *err;
-	int rc;
 };
 
-/* Spawns the jail and, for a supervised network, starts the supervisor,
- * both from the calling thread, which takes the network's Landlock domain
- * first: the sandbox's domain then nests inside it, as ptrace-like access
- * from the supervisor requires, and sbxrun's main thread (the proxy, the
- * cleanup) stays outside. */
-static void *
-spawn_job(void *arg)
+/* The backend's spawn, called by sbx_network_launch() on the thread the
+ * supervisor's configuration chose. */
+static int
+spawn_jail(void *arg, struct sbx_child *c, struct sbx_err *err)
 {
-	struct spawn_job *j = arg;
-	struct run *run = j->run;
-	int nfd, dfd;
+	struct spawn_ctx *s = arg;
+	struct run *run = s->run;
 
-	j->rc = -1;
-	/* The namespaces backend's sandbox has a network namespace of its
-	 * own, and its own loopback on any port: no TCP port domain for it
-	 * (the supervisor alone makes sockets in the host's namespace). */
-	if (j->b->id != SBX_BACKEND_NAMESPACES && sbx_network_enter(&run->net, j->err) < 0)
-		return NULL;
-	/* Its root caller's dispatcher keeps CAP_SYS_PTRACE (netsup.c): a
-	 * domain of its own confines it to the sandbox's processes. */
-	if (j->b->id == SBX_BACKEND_NAMESPACES && geteuid() == 0 &&
-	    sbx_network_enter_reader(&run->net, j->err) < 0)
-		return NULL;
-	if (j->b->spawn(&run->policy, &run->exec, &run->caps, j->child, &run->report, j->err) < 0)
-		return NULL;
-	nfd = j->child->notify_fd;
-	j->child->notify_fd = -1;
-	dfd = j->child->diag_fd;
-	j->child->diag_fd = -1;
-	/* A backend that enforces no network rule (none) hands nothing over. */
-	if (nfd < 0 && run->trace == NULL &&
-	    !(run->report.enforced &
-		(SBX_RULE_BIT(SBX_RULE_LISTEN) | SBX_RULE_BIT(SBX_RULE_CONNECT) |
-		    SBX_RULE_BIT(SBX_RULE_LOOPBACK) | SBX_RULE_BIT(SBX_RULE_PROXY)))) {
-		if (dfd >= 0)
-			close(dfd);
-		j->rc = 0;
-		return NULL;
-	}
-	sbx_network_meta(
-	    &run->net, j->child->meta_writable, j->child->meta_uid, j->child->meta_gid);
-	run->net.meta_guard = j->child->meta_guard;
-	if (sbx_network_supervise(&run->net, nfd, dfd, j->child->netsup_flags, j->err) < 0) {
-		sbx_child_abort(j->child);
-		sbx_child_close(j->child);
-		return NULL;
-	}
-	j->rc = 0;
-	return NULL;
+	return s->b->spawn(&run->policy, &run->exec, &run->caps, c, &run->report, err);
 }
 
+/* Spawns the jail under backend b and starts its supervisor, configured
+ * by the core from the plan's inputs (supcfg.h): no backend says how the
+ * supervisor judges, and only network.c knows which thread and Landlock
+ * domain the jail is launched from. */
 static int
 spawn(struct run *run, const struct sbx_backend *b, struct sbx_child *child, struct sbx_err *err)
 {
-	struct spawn_job j = { .run = run, .b = b, .child = child, .err = err };
-	pthread_t t;
-	int e;
+	struct spawn_ctx s = { .run = run, .b = b };
+	struct sbx_supcfg_in in = {
+		.policy = &run->policy,
+		.fs = &run->fs,
+		.net = run->exec.net,
+		.backend = b->id,
+		.tmpdir = run->exec.tmpdir,
+		.uid = run->caller.uid,
+		.euid = geteuid(),
+		.trace = run->trace != NULL,
+		.enforced = run->report.enforced,
+	};
 
-	/* On this thread only when no Landlock domain is taken for the
-	 * supervisor (the main thread never holds one). */
-	if (!run->net.supervised && !(b->id == SBX_BACKEND_NAMESPACES && geteuid() == 0)) {
-		spawn_job(&j);
-		return j.rc;
-	}
-	e = pthread_create(&t, NULL, spawn_job, &j);
-	if (e != 0) {
-		errno = e;
-		return sbx_err_sys(err, "cannot start the launcher thread");
-	}
-	pthread_join(t, NULL);
-	return j.rc;
+	sbx_supcfg_free(&run->supcfg);
+	sbx_supcfg_make(&in, &run->supcfg);
+	return sbx_network_launch(&run->net, &run->supcfg, spawn_jail, &s, child, err);
 }
 
 static int
@@ -762,6 +723,71 @@ run_selftest(struct run *run)
 	return status;
 }
 
+/* The run of a spawned jail, from starting the relay and the proxy to the
+ * end of the whole tree. Returns 0 when the tree ended (by itself, a
+ * signal or the timeout: r says which), -1 with err when sbxrun could not
+ * see it through. */
+static int
+run_jail(struct run *run, struct sbx_child *child, uint64_t start, struct sbx_err *err)
+{
+	struct sbx_report *r = &run->report;
+	int rc;
+
+	if (sbx_relay_start(&run->relay, err) < 0 || sbx_network_proxy(&run->net, err) < 0)
+		return -1;
+	sbx_phase("relay and proxy started");
+	rc = sbx_launch_wait_exec(child->err_fd, &r->status, err);
+	sbx_phase("payload exec reported");
+	if (rc < 0)
+		return -1;
+	/* The command was not found (127) or could not be executed (126):
+	 * said here and carried in the diagnostics line. */
+	if (rc > 0) {
+		say(run, "%s", err->msg);
+		free(r->error);
+		r->error = sbx_xstrdup(err->msg);
+	}
+	rc = sbx_supervise(child, run->sfd, start, run->policy.timeout_ms, r, err);
+	run->finished = true;
+	if (rc < 0)
+		return -1;
+	sbx_phase("tree gone");
+	return 0;
+}
+
+/* The one way out of a spawned jail, whether it ended (ended) or sbxrun
+ * gave up on it: a jail still running is killed, and then the run's facts
+ * are collected into the report, each source once, in this order: the
+ * cgroup leaf's counters, what the backend undid and saw
+ * (sbx_child_close), the supervisor's and the proxy's denials
+ * (sbx_network_stop), the trace's name and count. After this nothing of
+ * the run writes into the report (doc/design/lifecycle.md). */
+static void
+end_jail(struct run *run, struct sbx_child *child, bool ended)
+{
+	struct sbx_report *r = &run->report;
+	struct sbx_err err = { 0 };
+
+	if (ended)
+		read_leaf(run);
+	else
+		sbx_child_abort(child);
+	sbx_child_close(child, r);
+	sbx_phase("backend cleanup");
+	sbx_network_stop(&run->net, r);
+	/* Nothing more is traced once the supervisor and the proxy stopped;
+	 * a run sbxrun gave up on leaves no trace file. */
+	if (ended && run->trace) {
+		if (sbx_trace_finish(run->trace, &err) < 0) {
+			say(run, "%s", err.msg);
+			sbx_strv_push(&r->warnings, err.msg);
+		} else {
+			r->trace_path = sbx_xstrdup(run->policy.trace);
+			r->trace_events = sbx_trace_events(run->trace);
+		}
+	}
+}
+
 static int
 run_main(struct run *run, int argc, char **argv)
 {
@@ -775,12 +801,11 @@ run_main(struct run *run, int argc, char **argv)
 		.life_fd = -1,
 		.notify_fd = -1,
 		.diag_fd = -1,
-		.meta_uid = -1,
-		.meta_gid = -1,
+		.names_ruleset = -1,
 	};
 	struct sbx_err err = { 0 };
 	uint64_t start;
-	int rc;
+	bool ended;
 
 	if (sbx_cli_parse(&run->cli, argc, argv, &err) < 0)
 		return fail(run, &err);
@@ -979,6 +1004,9 @@ run_main(struct run *run, int argc, char **argv)
 		run->spawned = true;
 		if (spawn(run, b, &child, &err) == 0)
 			break;
+		/* A jail the launch killed after its spawn (its supervisor
+		 * could not start) says what its backend undid. */
+		sbx_child_close(&child, r);
 		sbx_phase("spawn failed");
 		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
 			return fail(run, &err);
@@ -1002,57 +1030,10 @@ run_main(struct run *run, int argc, char **argv)
 
 	sbx_phase("jail spawned");
 	r->layers.cgroup = run->exec.cgroup;
-	if (sbx_relay_start(&run->relay, &err) < 0) {
-		sbx_child_abort(&child);
-		sbx_child_close(&child);
-		sbx_network_stop(&run->net, r);
+	ended = run_jail(run, &child, start, &err) == 0;
+	end_jail(run, &child, ended);
+	if (!ended)
 		return fail(run, &err);
-	}
-	if (sbx_network_proxy(&run->net, &err) < 0) {
-		sbx_child_abort(&child);
-		sbx_child_close(&child);
-		sbx_network_stop(&run->net, r);
-		return fail(run, &err);
-	}
-	sbx_phase("relay and proxy started");
-	rc = sbx_launch_wait_exec(child.err_fd, &r->status, &err);
-	sbx_phase("payload exec reported");
-	if (rc < 0) {
-		sbx_child_abort(&child);
-		sbx_child_close(&child);
-		sbx_network_stop(&run->net, r);
-		return fail(run, &err);
-	}
-	/* The command was not found (127) or could not be executed (126):
-	 * said here and carried in the diagnostics line. */
-	if (rc > 0) {
-		say(run, "%s", err.msg);
-		free(r->error);
-		r->error = sbx_xstrdup(err.msg);
-	}
-	if (sbx_supervise(&child, run->sfd, start, p->timeout_ms, r, &err) < 0) {
-		run->finished = true;
-		sbx_child_abort(&child);
-		sbx_child_close(&child);
-		sbx_network_stop(&run->net, r);
-		return fail(run, &err);
-	}
-	run->finished = true;
-	sbx_phase("tree gone");
-	read_leaf(run);
-	sbx_child_close(&child);
-	sbx_phase("backend cleanup");
-	sbx_network_stop(&run->net, r);
-	/* Nothing more is traced once the supervisor and the proxy stopped. */
-	if (run->trace) {
-		if (sbx_trace_finish(run->trace, &err) < 0) {
-			say(run, "%s", err.msg);
-			sbx_strv_push(&r->warnings, err.msg);
-		} else {
-			r->trace_path = sbx_xstrdup(p->trace);
-			r->trace_events = sbx_trace_events(run->trace);
-		}
-	}
 	/* What the sandbox wrote comes before sbxrun's own lines. */
 	sbx_relay_finish(&run->relay);
 	r->status = status_of(r);
@@ -1103,6 +1084,7 @@ main(int argc, char **argv)
 	}
 	sbx_exec_free(&run.exec);
 	sbx_network_free(&run.net);
+	sbx_supcfg_free(&run.supcfg);
 	sbx_trace_free(run.trace);
 	sbx_fsview_free(&run.fs);
 	if (run.have_policy)

@@ -28,6 +28,7 @@
 #include "err.h"
 #include "metasup.h"
 #include "netrules.h"
+#include "supcfg.h"
 
 struct sbx_netsup;
 
@@ -49,44 +50,8 @@ struct sbx_net_event {
 
 typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
 
-/* Unix sockets: any the jail's private filesystem view shows. */
-#define SBX_NETSUP_UNIX_VIEW 0x1u
-/* Unix sockets: only those made inside the jail's own network namespace
- * pass (see sbx_netsup_start). */
-#define SBX_NETSUP_UNIX_OWNED 0x2u
-/* Metadata changes are trapped too (metasup.h); unix socket paths are
- * allowed in its writable trees. */
-#define SBX_NETSUP_META 0x4u
-/* The supervisor's threads hold Landlock's abstract unix socket scope:
- * an abstract connect made for the sandbox is judged by the kernel
- * (only sockets of the sandbox's own, nested, domain are reachable). */
-#define SBX_NETSUP_ABSTRACT_SCOPED 0x8u
-/* The sandbox runs in sbxrun's own user namespace, as the ids given to
- * sbx_netsup_set_meta() (the landlock backend): the dispatcher drops to
- * those ids and no capability too, before it reads anything of the
- * sandbox's, and keeps its ptrace-like access (same ids; the sandbox holds
- * no capability either). Without it (namespaces: the sandbox's user
- * namespace is owned by the caller, and a root caller's dispatcher must
- * keep CAP_SYS_PTRACE over it) a root caller's dispatcher takes the
- * sandbox's ids with that one capability (linux-creds.h). */
-#define SBX_NETSUP_READ_DROPPED 0x10u
-/* The sandbox has a network namespace of its own (namespaces backend, in
- * every network mode): its sockets live there, with only its private lo.
- * What stays there (its own loopback, any port) is made on its own
- * socket; what the rules let reach the host (a remote address, a loopback
- * port given back, a listen port) is made on a new socket in the host's
- * namespace, which the supervisor creates, connects or binds, and hands
- * in with SECCOMP_IOCTL_NOTIF_ADDFD in place of the caller's. */
-#define SBX_NETSUP_OWN_NETNS 0x20u
-/* The sandbox shares the host's network (landlock backend): it may bind
- * an ephemeral loopback port and connect to listeners it holds itself,
- * checked at each connect with sock_diag by socket cookie. */
-#define SBX_NETSUP_OWN_LISTENERS 0x40u
-/* With SBX_NETSUP_OWN_NETNS: the resolvers are on the jail's lo and
- * diag_fd is a UDP socket bound there on port 53 (any address); the
- * supervisor relays what the sandbox sends it to the resolvers and back.
- * A datagram socket of the host is then never handed in. */
-#define SBX_NETSUP_DNS_RELAY 0x80u
+/* The SBX_NETSUP_* flags sbx_netsup_new() takes are the core's decisions,
+ * defined with them in supcfg.h. */
 
 /* Makes a supervisor for rules (copied by reference: they must outlive it). */
 struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags);

@@ -7,18 +7,15 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "backend.h"
+#include "launch.h"
 #include "linux-landlock.h"
 #include "linux-trace.h"
+#include "metasup.h"
 #include "netsup.h"
 #include "network.h"
 #include "proxy.h"
-
-bool
-sbx_policy_net_off(const struct sbx_policy *p)
-{
-	return !p->network && p->listen.n == 0 && p->connect.n == 0 && p->loopback.n == 0 &&
-	    p->proxy_allow.n == 0;
-}
+#include "supervise.h"
 
 static void
 read_resolvers(struct sbx_netrules *r)
@@ -103,8 +100,15 @@ sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx)
 	n->on_refusal_ctx = ctx;
 }
 
-int
-sbx_network_enter_reader(struct sbx_network *n, struct sbx_err *err)
+/* For the namespaces backend and a root caller, on the launcher thread
+ * before the jail is spawned: a Landlock domain holding only the abstract
+ * socket scope (no port rule: the sandbox has a network namespace of its
+ * own). The jail's domain nests in it, and the supervisor's dispatcher,
+ * which keeps CAP_SYS_PTRACE to read the sandbox (netsup.c), inherits it:
+ * Landlock then lets that capability reach the sandbox's processes only.
+ * Without Landlock ABI 6 nothing is done (reader_confined stays false). */
+static int
+enter_reader(struct sbx_network *n, struct sbx_err *err)
 {
 	if (n->landlock_abi < 6)
 		return 0;
@@ -116,8 +120,10 @@ sbx_network_enter_reader(struct sbx_network *n, struct sbx_err *err)
 	return 0;
 }
 
-int
-sbx_network_enter(struct sbx_network *n, struct sbx_err *err)
+/* On the launcher thread before the jail is spawned: a Landlock domain
+ * with the TCP port rules. */
+static int
+enter_ports(struct sbx_network *n, struct sbx_err *err)
 {
 	struct sbx_ports bind = { 0 }, connect = { 0 };
 	struct sbx_landlock_net net = { .enabled = true, .bind = &bind, .connect = &connect };
@@ -142,10 +148,25 @@ sbx_network_enter(struct sbx_network *n, struct sbx_err *err)
 	return r;
 }
 
-int
-sbx_network_supervise(
-    struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags, struct sbx_err *err)
+/* Starts the supervisor on the listener c handed over, configured by cfg
+ * and by what only the jail knows (c->frozen, c->names_ruleset). */
+static int
+supervise(
+    struct sbx_network *n, const struct sbx_supcfg *cfg, struct sbx_child *c, struct sbx_err *err)
 {
+	static const struct sbx_strv none = { 0 };
+	int notify_fd = steal_fd(&c->notify_fd), diag_fd = steal_fd(&c->diag_fd);
+	/* Read now, by identity (sbx_netsup_set_guard): the lists are only
+	 * lent to it. */
+	struct sbx_meta_guard guard = {
+		.hidden = cfg->hidden,
+		.protect = cfg->protect,
+		.frozen = c->frozen ? *c->frozen : none,
+		.names = cfg->names,
+		.guard_names = c->names_ruleset >= 0,
+		.ruleset = c->names_ruleset,
+	};
+
 	if (notify_fd < 0) {
 		if (diag_fd >= 0)
 			close(diag_fd);
@@ -157,22 +178,82 @@ sbx_network_supervise(
 			    err, EINVAL, "the jail did not hand over its network calls");
 		return 0;
 	}
-	n->sup = sbx_netsup_new(&n->rules, flags | (n->scoped ? SBX_NETSUP_ABSTRACT_SCOPED : 0));
-	if ((flags & SBX_NETSUP_META) || n->meta_uid >= 0)
-		sbx_netsup_set_meta(n->sup, n->meta_writable, n->meta_uid, n->meta_gid);
-	sbx_netsup_set_guard(n->sup, n->meta_guard);
+	n->sup =
+	    sbx_netsup_new(&n->rules, cfg->flags | (n->scoped ? SBX_NETSUP_ABSTRACT_SCOPED : 0));
+	if ((cfg->flags & SBX_NETSUP_META) || cfg->as_uid >= 0)
+		sbx_netsup_set_meta(n->sup, (cfg->flags & SBX_NETSUP_META) ? &cfg->writable : NULL,
+		    cfg->as_uid, cfg->as_gid);
+	if (cfg->guard)
+		sbx_netsup_set_guard(n->sup, &guard);
 	sbx_netsup_set_refusal_hook(n->sup, refused, n);
 	sbx_netsup_set_trace(n->sup, n->trace);
 	return sbx_netsup_start(
 	    n->sup, notify_fd, diag_fd, n->trace ? sbx_trace_net : NULL, n->trace, err);
 }
 
-void
-sbx_network_meta(struct sbx_network *n, const struct sbx_strv *writable, int uid, int gid)
+struct launch_job {
+	struct sbx_network *n;
+	const struct sbx_supcfg *cfg;
+	sbx_spawn_fn spawn;
+	void *ctx;
+	struct sbx_child *c;
+	struct sbx_err *err;
+	int rc;
+};
+
+/* Takes cfg's domain, spawns the jail and starts the supervisor, all on
+ * the calling thread: the sandbox's domain then nests inside this one,
+ * as ptrace-like access from the supervisor requires. */
+static void *
+launch_job(void *arg)
 {
-	n->meta_writable = writable;
-	n->meta_uid = uid;
-	n->meta_gid = gid;
+	struct launch_job *j = arg;
+	int r = 0;
+
+	j->rc = -1;
+	if (j->cfg->domain == SBX_LAUNCH_PORT_DOMAIN)
+		r = enter_ports(j->n, j->err);
+	else if (j->cfg->domain == SBX_LAUNCH_READER_DOMAIN)
+		r = enter_reader(j->n, j->err);
+	if (r < 0 || j->spawn(j->ctx, j->c, j->err) < 0)
+		return NULL;
+	/* A backend that enforces no network rule (none) hands nothing over. */
+	if (j->c->notify_fd < 0 && !j->cfg->expect_listener) {
+		if (j->c->diag_fd >= 0)
+			close(steal_fd(&j->c->diag_fd));
+		j->rc = 0;
+		return NULL;
+	}
+	/* Killed, but left to the caller to close: its cleanup reports. */
+	if (supervise(j->n, j->cfg, j->c, j->err) < 0) {
+		sbx_child_abort(j->c);
+		return NULL;
+	}
+	j->rc = 0;
+	return NULL;
+}
+
+int
+sbx_network_launch(struct sbx_network *n, const struct sbx_supcfg *cfg, sbx_spawn_fn spawn,
+    void *ctx, struct sbx_child *c, struct sbx_err *err)
+{
+	struct launch_job j = {
+		.n = n, .cfg = cfg, .spawn = spawn, .ctx = ctx, .c = c, .err = err
+	};
+	pthread_t t;
+	int e;
+
+	if (!cfg->launcher_thread) {
+		launch_job(&j);
+		return j.rc;
+	}
+	e = pthread_create(&t, NULL, launch_job, &j);
+	if (e != 0) {
+		errno = e;
+		return sbx_err_sys(err, "cannot start the launcher thread");
+	}
+	pthread_join(t, NULL);
+	return j.rc;
 }
 
 int

@@ -6,23 +6,27 @@
  *                          (so its port can be given back and put in the
  *                          proxy variables) and the confined helper
  *                          process that serves it (proxy.h).
- *   sbx_network_enter()    on a launcher thread of its own: puts that thread
- *                          in a Landlock domain with the TCP port rules;
- *                          the jail is spawned from it, so the sandbox's
- *                          domain nests inside this one.
- *   sbx_network_supervise() on the same launcher thread, with the jail's
- *                          listener: the supervisor's threads inherit the
- *                          domain (ptrace into the sandbox needs that, and
- *                          its calls get the same second wall).
+ *   sbx_network_launch()   with the supervisor's configuration, which the
+ *                          core decided (supcfg.h): spawns the jail through
+ *                          the caller's function and starts the supervisor
+ *                          on the jail's listener. When the configuration
+ *                          asks for it, both happen on a launcher thread
+ *                          of their own that first takes a Landlock domain
+ *                          (the TCP port rules, or only the abstract socket
+ *                          scope): the sandbox's domain nests inside it and
+ *                          the supervisor's threads inherit it (ptrace into
+ *                          the sandbox needs that, and their calls get the
+ *                          same second wall). sbxrun's main thread never
+ *                          holds a domain.
  *   sbx_network_proxy()    from the main thread: starts taking the proxy
  *                          helper's events (the helper, forked before the
  *                          launcher's domain existed, has its own walls).
  *   sbx_network_stop()     after the run: both stop, the helper is reaped
  *                          within a bounded wait; denials are counted.
  *
- * A policy with the network fully off needs none of it: the jail is cut
- * off by its own (empty) network namespace or by refusing every socket
- * call outright. */
+ * A policy with the network fully off needs none of it but the supervisor
+ * of its unix socket and metadata calls: the jail is cut off by its own
+ * (empty) network namespace or by refusing every socket call outright. */
 #ifndef SBX_NETWORK_H
 #define SBX_NETWORK_H
 
@@ -34,10 +38,10 @@
 #include "err.h"
 #include "netrules.h"
 #include "policy.h"
+#include "supcfg.h"
 #include "util.h"
 
-struct sbx_meta_guard;
-
+struct sbx_child;
 struct sbx_proxy;
 struct sbx_netsup;
 struct sbx_trace;
@@ -49,10 +53,7 @@ struct sbx_network {
 	struct sbx_netsup *sup;
 	struct sbx_strv env; /* NAME=VALUE for the sandbox (proxy variables) */
 	bool scoped; /* the launcher's domain holds the abstract socket scope */
-	bool reader_confined; /* sbx_network_enter_reader() took a domain */
-	const struct sbx_strv *meta_writable;
-	int meta_uid, meta_gid;
-	const struct sbx_meta_guard *meta_guard;
+	bool reader_confined; /* the launcher took the reader's domain */
 	int landlock_abi;
 	/* Every refusal of the supervisor and the proxy, from their threads:
 	 * the first ones for the report, and each to on_refusal (-v). */
@@ -61,11 +62,8 @@ struct sbx_network {
 	struct sbx_denied_list denied;
 	sbx_refusal_fn on_refusal;
 	void *on_refusal_ctx;
-	struct sbx_trace *trace; /* --trace (set before supervise), or NULL */
+	struct sbx_trace *trace; /* --trace (set before launch), or NULL */
 };
-
-/* Whether p asks for no network at all: no outbound, no ports, no proxy. */
-bool sbx_policy_net_off(const struct sbx_policy *p);
 
 int sbx_network_prepare(
     struct sbx_network *n, const struct sbx_policy *p, int landlock_abi, struct sbx_err *err);
@@ -75,26 +73,21 @@ int sbx_network_prepare(
  * sbx_network_prepare(), before anything starts. */
 void sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx);
 
-int sbx_network_enter(struct sbx_network *n, struct sbx_err *err);
+/* Spawns the jail into c (the backend's spawn); called once by
+ * sbx_network_launch(), on the thread that must spawn it. */
+typedef int (*sbx_spawn_fn)(void *ctx, struct sbx_child *c, struct sbx_err *err);
 
-/* For the namespaces backend and a root caller, on the launcher thread
- * before the jail is spawned: a Landlock domain holding only the abstract
- * socket scope (no port rule: the sandbox has a network namespace of its
- * own). The jail's domain nests in it, and the supervisor's dispatcher,
- * which keeps CAP_SYS_PTRACE to read the sandbox (netsup.c), inherits it:
- * Landlock then lets that capability reach the sandbox's processes only.
- * Without Landlock ABI 6 nothing is done (sbx_network.reader_confined
- * stays false). */
-int sbx_network_enter_reader(struct sbx_network *n, struct sbx_err *err);
-
-/* flags: SBX_NETSUP_* for the supervisor. Takes notify_fd and diag_fd
- * (-1 when none). A jail whose network is fully off may still hand over
- * a listener, to have its unix socket connects judged. */
-int sbx_network_supervise(
-    struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags, struct sbx_err *err);
-
-/* For SBX_NETSUP_META, called before sbx_network_supervise(). */
-void sbx_network_meta(struct sbx_network *n, const struct sbx_strv *writable, int uid, int gid);
+/* Launches the jail as cfg says (supcfg.h): on this thread or on a
+ * launcher thread of its own, inside the Landlock domain cfg names, then
+ * starts the supervisor there on the listener the jail handed over in c
+ * (c->notify_fd and c->diag_fd are taken over), judging as cfg->flags say,
+ * with cfg's writable trees, guarded paths and ids (cfg must outlive the
+ * run) and the facts only the jail knows (c->frozen, c->names_ruleset).
+ * A jail that hands over no listener when none is expected runs without a
+ * supervisor. On a failure after the spawn the jail is killed; c is
+ * left to the caller to close (sbx_child_close), as after any spawn. */
+int sbx_network_launch(struct sbx_network *n, const struct sbx_supcfg *cfg, sbx_spawn_fn spawn,
+    void *ctx, struct sbx_child *c, struct sbx_err *err);
 
 int sbx_network_proxy(struct sbx_network *n, struct sbx_err *err);
 
