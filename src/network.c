@@ -106,7 +106,7 @@ sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx)
  * own). The jail's domain nests in it, and the supervisor's dispatcher,
  * which keeps CAP_SYS_PTRACE to read the sandbox (netsup.c), inherits it:
  * Landlock then lets that capability reach the sandbox's processes only.
- * Without Landlock ABI 6 nothing is done (reader_confined stays false). */
+ * Without Landlock ABI 6 nothing is done. */
 static int
 enter_reader(struct sbx_network *n, struct sbx_err *err)
 {
@@ -116,7 +116,7 @@ enter_reader(struct sbx_network *n, struct sbx_err *err)
 		return sbx_err_sys(err, "cannot set no_new_privs");
 	if (sbx_landlock_apply_scope(n->landlock_abi, SBX_LANDLOCK_SCOPE_ABSTRACT, err) < 0)
 		return -1;
-	n->reader_confined = n->scoped = true;
+	n->scoped = true;
 	return 0;
 }
 
@@ -187,8 +187,14 @@ supervise(
 		sbx_netsup_set_guard(n->sup, &guard);
 	sbx_netsup_set_refusal_hook(n->sup, refused, n);
 	sbx_netsup_set_trace(n->sup, n->trace);
-	return sbx_netsup_start(
-	    n->sup, notify_fd, diag_fd, n->trace ? sbx_trace_net : NULL, n->trace, err);
+	if (sbx_netsup_start(
+		n->sup, notify_fd, diag_fd, n->trace ? sbx_trace_net : NULL, n->trace, err) < 0) {
+		/* Nothing started; "auto" may try the next backend, which
+		 * makes a supervisor of its own. */
+		sbx_netsup_free(steal_ptr(&n->sup));
+		return -1;
+	}
+	return 0;
 }
 
 struct launch_job {

@@ -53,7 +53,6 @@ struct sbx_network {
 	struct sbx_netsup *sup;
 	struct sbx_strv env; /* NAME=VALUE for the sandbox (proxy variables) */
 	bool scoped; /* the launcher's domain holds the abstract socket scope */
-	bool reader_confined; /* the launcher took the reader's domain */
 	int landlock_abi;
 	/* Every refusal of the supervisor and the proxy, from their threads:
 	 * the first ones for the report, and each to on_refusal (-v). */
