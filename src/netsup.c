@@ -604,8 +604,16 @@ perform(struct call *c)
 	return r < 0 ? -errno : r;
 }
 
+/* What every dropped thread of the supervisor (a worker, the relay) needs
+ * for its own life, whatever it does for the sandbox: its locks, its
+ * memory given back, its end. The sanitizers' runtime takes down the
+ * thread's alternate signal stack at exit, and aborts if it cannot. */
+#define THREAD_RUNTIME_CALLS \
+	"futex", "madvise", "munmap", "exit", "sigaltstack", "rt_sigprocmask", "rt_sigreturn", \
+	    "restart_syscall", "sched_yield", "clock_gettime", "getpid", "gettid"
+
 /* What a worker may call: the calls it makes for the sandbox, and what
- * its own life in the pool needs (its lock, its end). Anything else fails
+ * its own life in the pool needs (THREAD_RUNTIME_CALLS). Anything else fails
  * with EPERM; write(2) is allowed on the completion eventfd only. */
 static const char *const worker_calls[] = {
 	"connect",
@@ -637,20 +645,7 @@ static const char *const worker_calls[] = {
 	"linkat",
 	"renameat2",
 	"unlinkat",
-	"futex",
-	"madvise",
-	"munmap",
-	"exit",
-	/* A thread's own teardown: the sanitizers' runtime takes down the
-	 * thread's alternate signal stack at exit, and aborts if it cannot. */
-	"sigaltstack",
-	"rt_sigprocmask",
-	"rt_sigreturn",
-	"restart_syscall",
-	"sched_yield",
-	"clock_gettime",
-	"getpid",
-	"gettid",
+	THREAD_RUNTIME_CALLS,
 	NULL,
 };
 
@@ -1728,7 +1723,8 @@ struct relay_flow {
 	uint64_t used_ms;
 };
 
-/* What the relay thread may call, once dropped like a worker. */
+/* What the relay thread may call, once dropped like a worker: its
+ * forwarding, and the runtime every dropped thread needs. */
 static const char *const relay_calls[] = {
 	"socket",
 	"connect",
@@ -1739,17 +1735,7 @@ static const char *const relay_calls[] = {
 	"poll",
 	"ppoll",
 	"close",
-	"futex",
-	"madvise",
-	"munmap",
-	"exit",
-	"sigaltstack",
-	"rt_sigprocmask",
-	"rt_sigreturn",
-	"restart_syscall",
-	"clock_gettime",
-	"getpid",
-	"gettid",
+	THREAD_RUNTIME_CALLS,
 	NULL,
 };
 
