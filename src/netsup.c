@@ -1357,34 +1357,33 @@ resolve_unix_bind(struct sbx_netsup *ns, struct call *c, const struct sbx_netcla
 	return (struct sbx_netverdict){ .allow = true };
 }
 
-/* A call that makes, removes, renames or writes a name: decided here
- * (namesup.c), made by a worker inside the sandbox's Landlock domain. */
-static void
-handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
+/* A call record for the notification req, with nothing taken yet. */
+static struct call *
+call_new(struct sbx_netsup *ns, const struct seccomp_notif *req, const char *opname)
 {
 	struct call *c = sbx_xcalloc(1, sizeof(*c));
-	const char *reason = NULL;
-	char what[SBX_DENIED_WHAT_MAX + 1];
-	int errnum = 0;
 
 	c->ns = ns;
 	c->id = req->id;
 	c->pid = (int)req->pid;
 	c->nr = req->data.nr;
-	c->opname = "name";
+	c->opname = opname;
 	c->sock = c->target = c->newsock = -1;
-	c->result = -ENOSYS;
-	if (sbx_namesup_prepare(ns->names, &ns->meta, ns->fd, req, &c->name, &errnum, &reason) <
-	    0) {
-		call_free(c);
-		return;
-	}
-	if (c->name != NULL) {
-		submit(ns, c);
-		return;
-	}
+	c->result = -ENOSYS; /* nothing made: no descriptor to close */
+	return c;
+}
+
+/* Answers a path call (a name or a metadata change) that was not made:
+ * errnum, and with a reason a counted refusal naming the call, described
+ * while the caller still waits (its memory holds the path it passed). */
+static void
+path_call_refused(struct sbx_netsup *ns, struct call *c, const struct seccomp_notif *req,
+    int errnum, const char *reason, void (*describe)(const struct seccomp_notif *, char *, size_t))
+{
+	char what[SBX_DENIED_WHAT_MAX + 1];
+
 	if (reason) {
-		sbx_namesup_describe(req, what, sizeof(what));
+		describe(req, what, sizeof(what));
 		c->what = what;
 	}
 	respond(ns, c->id, 0, errnum);
@@ -1393,22 +1392,35 @@ handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	call_free(c);
 }
 
+/* A call that makes, removes, renames or writes a name: decided here
+ * (namesup.c), made by a worker inside the sandbox's Landlock domain. */
+static void
+handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
+{
+	struct call *c = call_new(ns, req, "name");
+	const char *reason = NULL;
+	int errnum = 0;
+
+	if (sbx_namesup_prepare(ns->names, &ns->meta, ns->fd, req, &c->name, &errnum, &reason) <
+	    0) {
+		call_free(c); /* the caller went away */
+		return;
+	}
+	if (c->name != NULL)
+		submit(ns, c);
+	else
+		path_call_refused(ns, c, req, errnum, reason, sbx_namesup_describe);
+}
+
 /* A metadata call: decided here (metasup.c), made by a worker, or here
  * when this thread holds the sandbox's rights and the call cannot block. */
 static void
 handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
-	struct call *c = sbx_xcalloc(1, sizeof(*c));
+	struct call *c = call_new(ns, req, "metadata");
 	const char *reason = NULL;
-	char what[SBX_DENIED_WHAT_MAX + 1];
 	int errnum = 0;
 
-	c->ns = ns;
-	c->id = req->id;
-	c->pid = (int)req->pid;
-	c->nr = req->data.nr;
-	c->opname = "metadata";
-	c->sock = c->target = c->newsock = -1;
 	if (ns->trace)
 		sbx_trace_note(ns->trace, req); /* judged below, as without a trace */
 	if (sbx_metasup_prepare(&ns->meta, ns->fd, req, &c->meta, &errnum, &reason) < 0) {
@@ -1427,20 +1439,10 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		call_free(c);
 		return;
 	}
-	if (c->meta != NULL) {
+	if (c->meta != NULL)
 		submit(ns, c);
-		return;
-	}
-	if (reason) {
-		/* Described while the caller still waits: its memory holds
-		 * the path it passed. */
-		sbx_metasup_describe(req, what, sizeof(what));
-		c->what = what;
-	}
-	respond(ns, c->id, 0, errnum);
-	if (reason)
-		emit(ns, c, false, reason, -errnum);
-	call_free(c);
+	else
+		path_call_refused(ns, c, req, errnum, reason, sbx_metasup_describe);
 }
 
 /* The facts sbx_net_classify() asks of the running system, for one call. */
@@ -1560,16 +1562,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		handle_name(ns, req);
 		return;
 	}
-	c = sbx_xcalloc(1, sizeof(*c));
-
-	c->ns = ns;
-	c->id = req->id;
-	c->pid = (int)req->pid;
-	c->nr = req->data.nr;
-	c->opname = op_name(c->nr);
-	c->sock = -1;
-	c->newsock = -1;
-	c->target = -1;
+	c = call_new(ns, req, op_name(req->data.nr));
 	c->fdnum = (int)req->data.args[0];
 	fc.c = c;
 	domain = gather(ns, req, c);
