@@ -233,13 +233,6 @@ sbx_net_decide(const struct sbx_netrules *r, const struct sbx_netreq *q)
 
 /* The classification of the trapped calls (sbx_net_classify). */
 
-#ifndef MSG_FASTOPEN
-#define MSG_FASTOPEN 0x20000000
-#endif
-#ifndef IPPROTO_MPTCP
-#define IPPROTO_MPTCP 262
-#endif
-
 static struct sbx_netclass
 act(enum sbx_netact a)
 {

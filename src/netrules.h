@@ -8,11 +8,19 @@
 #define SBX_NETRULES_H
 
 #include <stdbool.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
 #include "hostmatch.h"
 #include "policy.h"
+
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
 
 struct sbx_netrules {
 	bool network; /* outbound to every non-local address */

@@ -982,18 +982,6 @@ gather(SBX_UNUSED struct sbx_netsup *ns, const struct seccomp_notif *req, struct
 	return domain;
 }
 
-static const char *
-op_name(int nr)
-{
-	if (nr == SCMP_SYS(connect))
-		return "connect";
-	if (nr == SCMP_SYS(bind))
-		return "bind";
-	if (nr == SCMP_SYS(listen))
-		return "listen";
-	return "send";
-}
-
 static bool owned_listener(struct sbx_netsup *ns, const struct sockaddr *sa, socklen_t len);
 
 /* Whether our copy of a socket lives in the host's network namespace
@@ -1473,21 +1461,30 @@ fact_v6only(void *ctx)
 	return v6only != 0;
 }
 
+/* The kind of a trapped call, and its name in the trace. */
 static enum sbx_netcall_kind
-call_kind(int nr)
+call_kind(int nr, const char **name)
 {
-	if (nr == SCMP_SYS(connect))
-		return SBX_NETCALL_CONNECT;
-	if (nr == SCMP_SYS(bind))
-		return SBX_NETCALL_BIND;
-	if (nr == SCMP_SYS(listen))
-		return SBX_NETCALL_LISTEN;
-	if (nr == SCMP_SYS(sendto))
-		return SBX_NETCALL_SENDTO;
-	if (nr == SCMP_SYS(sendmsg))
-		return SBX_NETCALL_SENDMSG;
-	if (nr == SCMP_SYS(sendmmsg))
-		return SBX_NETCALL_SENDMMSG;
+	static const struct {
+		int nr;
+		enum sbx_netcall_kind kind;
+		const char *name;
+	} kinds[] = {
+		{ SCMP_SYS(connect), SBX_NETCALL_CONNECT, "connect" },
+		{ SCMP_SYS(bind), SBX_NETCALL_BIND, "bind" },
+		{ SCMP_SYS(listen), SBX_NETCALL_LISTEN, "listen" },
+		{ SCMP_SYS(sendto), SBX_NETCALL_SENDTO, "send" },
+		{ SCMP_SYS(sendmsg), SBX_NETCALL_SENDMSG, "send" },
+		{ SCMP_SYS(sendmmsg), SBX_NETCALL_SENDMMSG, "send" },
+	};
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(kinds); i++) {
+		if (kinds[i].nr == nr) {
+			*name = kinds[i].name;
+			return kinds[i].kind;
+		}
+	}
+	*name = "send";
 	return SBX_NETCALL_OTHER;
 }
 
@@ -1532,8 +1529,10 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	struct sbx_netverdict v = { .allow = false };
 	struct facts_ctx fc = { ns, NULL };
 	const struct sbx_netfacts facts = { fact_is_local, fact_owned_listener, fact_v6only, &fc };
+	enum sbx_netcall_kind kind;
 	struct sbx_netcall call;
 	struct sbx_netclass cls;
+	const char *opname;
 	bool judged_by_names;
 	struct call *c;
 	int domain;
@@ -1562,7 +1561,8 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		handle_name(ns, req);
 		return;
 	}
-	c = call_new(ns, req, op_name(req->data.nr));
+	kind = call_kind(req->data.nr, &opname);
+	c = call_new(ns, req, opname);
 	c->fdnum = (int)req->data.args[0];
 	fc.c = c;
 	domain = gather(ns, req, c);
@@ -1579,7 +1579,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	}
 	c->domain = domain;
 	call = (struct sbx_netcall){
-		.kind = call_kind(c->nr),
+		.kind = kind,
 		.domain = domain,
 		.type = c->type,
 		.protocol = c->protocol,

@@ -22,31 +22,8 @@
 #include "policy.h"
 #include "profile.h"
 #include "tap.h"
+#include "netfixture.h"
 #include "util.h"
-
-#ifndef MSG_FASTOPEN
-#define MSG_FASTOPEN 0x20000000
-#endif
-#ifndef IPPROTO_MPTCP
-#define IPPROTO_MPTCP 262
-#endif
-
-#define RESOLV "nameserver 10.0.0.53\nnameserver fd00::53\nnameserver 127.0.0.53\n"
-#define HOST_ADDR "192.168.1.10" /* one of this machine's own addresses */
-#define REMOTE "93.184.216.34"
-#define PROXY_PORT 41000
-
-enum { OFF, ON, PORTS, PROXY };
-static const struct {
-	const char *name;
-	const char *ini;
-	uint16_t proxy_port;
-} rule_sets[] = {
-	[OFF] = { "off", "", 0 },
-	[ON] = { "on", "[sandbox]\nnetwork = on\n", 0 },
-	[PORTS] = { "ports", "[ports]\nconnect = 443\nlisten = 8080\nloopback = 5432\n", 0 },
-	[PROXY] = { "proxy", "[proxy]\nallow = example.org\n", PROXY_PORT },
-};
 
 /* The deployments the backends build (backend-namespaces.c,
  * backend-landlock.c, network.c). */
@@ -357,58 +334,6 @@ static const struct row rows[] = {
 	    "sendmmsg on a unix datagram socket", 0, NULL },
 };
 
-/* Fills ss from the table's text; returns its length, 0 for none. */
-static socklen_t
-make_addr(struct sockaddr_storage *ss, const char *text, uint16_t port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (text == NULL)
-		return 0;
-	if (strcmp(text, "unspec") == 0) {
-		ss->ss_family = AF_UNSPEC;
-		return (socklen_t)sizeof(struct sockaddr_in);
-	}
-	if (strcmp(text, "short") == 0) {
-		ss->ss_family = AF_INET;
-		return (socklen_t)offsetof(struct sockaddr_in, sin_addr);
-	}
-	if (strncmp(text, "unix:", 5) == 0) {
-		struct sockaddr_un *un = (struct sockaddr_un *)ss;
-		size_t n = strlen(text + 5);
-
-		un->sun_family = AF_UNIX;
-		if (n == 0)
-			return (socklen_t)offsetof(struct sockaddr_un, sun_path);
-		memcpy(un->sun_path, text + 5, n);
-		if (text[5] == '@') {
-			un->sun_path[0] = '\0'; /* abstract: no terminating NUL */
-			return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-		}
-		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
-	}
-	if (strchr(text, ':') == NULL) {
-		struct sockaddr_in *in = (struct sockaddr_in *)ss;
-
-		in->sin_family = AF_INET;
-		in->sin_port = htons(port);
-		if (inet_pton(AF_INET, text, &in->sin_addr) != 1)
-			goto bad;
-		return (socklen_t)sizeof(*in);
-	}
-	{
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		if (inet_pton(AF_INET6, text, &in6->sin6_addr) != 1)
-			goto bad;
-		return (socklen_t)sizeof(*in6);
-	}
-bad:
-	printf("Bail out! bad address in the table: %s\n", text);
-	exit(1);
-}
-
 /* The facts of one row, and how often each was asked. */
 struct facts {
 	unsigned flags;
@@ -442,20 +367,6 @@ fact_v6only(void *ctx)
 
 	f->asked_v6only++;
 	return (f->flags & V6ONLY) != 0;
-}
-
-static void
-load_rules(struct sbx_policy *p, struct sbx_netrules *r, int set)
-{
-	struct sbx_err err = { 0 };
-
-	sbx_policy_init(p, "/home/alice");
-	if (sbx_profile_load_string(p, "t.ini", rule_sets[set].ini, &err) < 0) {
-		printf("Bail out! %s\n", err.msg);
-		exit(1);
-	}
-	sbx_netrules_init(r, p, rule_sets[set].proxy_port);
-	sbx_netrules_add_resolvers(r, RESOLV);
 }
 
 static const char *const kind_names[] = { "connect", "bind", "listen", "sendto", "sendmsg",
