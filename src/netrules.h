@@ -1,9 +1,11 @@
-/* The network decisions of sbxrun(1), NETWORK, as a pure function: given the
+/* The network decisions of sbxrun(1), NETWORK, as pure functions: given the
  * policy's ports and one operation the sandbox attempts (connect, send to
- * an address, bind, listen), allow or refuse. The system layer (netsup.c)
- * gathers the facts the decision needs: the socket's domain and type, the
- * address copied out of the sandbox, whether that address is local to
- * this machine. */
+ * an address, bind, listen), allow or refuse (sbx_net_decide); given one
+ * trapped call as decoded, which way the supervisor makes it
+ * (sbx_net_classify). The system layer (netsup.c) gathers the facts the
+ * decisions need: the socket's domain, type and protocol, the address
+ * copied out of the sandbox, whether that address is local to this
+ * machine; doc/design/network.md says where the line runs. */
 #ifndef SBX_NETRULES_H
 #define SBX_NETRULES_H
 
