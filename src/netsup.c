@@ -133,6 +133,7 @@
 struct sbx_netsup {
 	const struct sbx_netrules *rules;
 	unsigned flags;
+	struct sbx_netmode mode; /* the flags, for sbx_net_classify(), once started */
 	int fd;
 	int diag; /* sock_diag in the jail's netns, or -1 */
 	pthread_mutex_t diag_lock;
@@ -185,7 +186,6 @@ struct call {
 	int domain; /* AF_INET, AF_INET6 or AF_UNIX, once gathered */
 	int type;
 	int protocol;
-	bool host_sock; /* SBX_NETSUP_OWN_NETNS: it lives in the host's netns */
 	/* Performed on a new socket in the host's netns, which replaces the
 	 * caller's (SECCOMP_IOCTL_NOTIF_ADDFD) when the call worked. */
 	bool rehome;
@@ -604,8 +604,16 @@ perform(struct call *c)
 	return r < 0 ? -errno : r;
 }
 
+/* What every dropped thread of the supervisor (a worker, the relay) needs
+ * for its own life, whatever it does for the sandbox: its locks, its
+ * memory given back, its end. The sanitizers' runtime takes down the
+ * thread's alternate signal stack at exit, and aborts if it cannot. */
+#define THREAD_RUNTIME_CALLS \
+	"futex", "madvise", "munmap", "exit", "sigaltstack", "rt_sigprocmask", "rt_sigreturn", \
+	    "restart_syscall", "sched_yield", "clock_gettime", "getpid", "gettid"
+
 /* What a worker may call: the calls it makes for the sandbox, and what
- * its own life in the pool needs (its lock, its end). Anything else fails
+ * its own life in the pool needs (THREAD_RUNTIME_CALLS). Anything else fails
  * with EPERM; write(2) is allowed on the completion eventfd only. */
 static const char *const worker_calls[] = {
 	"connect",
@@ -637,20 +645,7 @@ static const char *const worker_calls[] = {
 	"linkat",
 	"renameat2",
 	"unlinkat",
-	"futex",
-	"madvise",
-	"munmap",
-	"exit",
-	/* A thread's own teardown: the sanitizers' runtime takes down the
-	 * thread's alternate signal stack at exit, and aborts if it cannot. */
-	"sigaltstack",
-	"rt_sigprocmask",
-	"rt_sigreturn",
-	"restart_syscall",
-	"sched_yield",
-	"clock_gettime",
-	"getpid",
-	"gettid",
+	THREAD_RUNTIME_CALLS,
 	NULL,
 };
 
@@ -987,18 +982,6 @@ gather(SBX_UNUSED struct sbx_netsup *ns, const struct seccomp_notif *req, struct
 	return domain;
 }
 
-static const char *
-op_name(int nr)
-{
-	if (nr == SCMP_SYS(connect))
-		return "connect";
-	if (nr == SCMP_SYS(bind))
-		return "bind";
-	if (nr == SCMP_SYS(listen))
-		return "listen";
-	return "send";
-}
-
 static bool owned_listener(struct sbx_netsup *ns, const struct sockaddr *sa, socklen_t len);
 
 /* Whether our copy of a socket lives in the host's network namespace
@@ -1014,135 +997,6 @@ in_host_netns(const struct sbx_netsup *ns, int sock)
 	if (getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) < 0)
 		return true;
 	return cookie == ns->host_netns;
-}
-
-/* Whether the call's socket lives in the jail's own network namespace,
- * so that reaching the host takes a socket made there by us. */
-static bool
-leaves_jail(const struct sbx_netsup *ns, const struct call *c)
-{
-	return (ns->flags & SBX_NETSUP_OWN_NETNS) && !c->host_sock;
-}
-
-/* Whether a datagram to name goes to the resolver relay in the jail
- * (SBX_NETSUP_DNS_RELAY): a resolver's address, port 53, from a socket
- * of the jail. It is then sent on the sandbox's own socket, and stays in
- * the jail, where the relay takes it. */
-static bool
-relayed(const struct sbx_netsup *ns, const struct call *c, const void *name, socklen_t namelen)
-{
-	const struct sockaddr *sa = name;
-
-	return (ns->flags & SBX_NETSUP_DNS_RELAY) && leaves_jail(ns, c) && c->type != SOCK_STREAM &&
-	    ns->rules->outbound &&
-	    sbx_decode_sockaddr(sa->sa_family == AF_INET6 ? AF_INET6 : AF_INET, name, namelen) >=
-	    0 &&
-	    sbx_sockaddr_port(sa, namelen) == 53 &&
-	    sbx_addr_in_list(sa, namelen, &ns->rules->resolvers);
-}
-
-static bool
-addr_is_unspecified(const struct sockaddr *sa, socklen_t len)
-{
-	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in))
-		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_ANY);
-	if (sa->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-
-		return IN6_IS_ADDR_UNSPECIFIED(a) ||
-		    (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr32[3] == htonl(INADDR_ANY));
-	}
-	return false;
-}
-
-/* Whether an address is the jail's own loopback: a loopback or
- * unspecified address (Linux sends the latter to loopback), reached from
- * a socket of the jail's namespace, where it can only mean the jail's
- * own lo. A host loopback port given back (--loopback, the proxy) and a
- * loopback resolver are the host's, and go to the rules. */
-static bool
-own_loopback(const struct sbx_netsup *ns, const struct call *c, const void *name, socklen_t namelen)
-{
-	const struct sockaddr *sa = name;
-	uint16_t port;
-
-	if (!leaves_jail(ns, c) ||
-	    sbx_decode_sockaddr(sa->sa_family == AF_INET6 ? AF_INET6 : AF_INET, name, namelen) <
-		0 ||
-	    (!sbx_addr_is_loopback(sa, namelen) && !addr_is_unspecified(sa, namelen)))
-		return false;
-	port = sbx_sockaddr_port(sa, namelen);
-	/* A loopback stub resolver (127.0.0.53) is the host's, given with
-	 * outbound permission. */
-	if (port == 53 && ns->rules->outbound &&
-	    sbx_addr_in_list(sa, namelen, &ns->rules->resolvers))
-		return false;
-	if (c->type == SOCK_STREAM &&
-	    (sbx_ports_contains(&ns->rules->loopback, port) ||
-		(ns->rules->proxy_port != 0 && port == ns->rules->proxy_port)))
-		return false;
-	return true;
-}
-
-static struct sbx_netverdict listen_on_loopback(struct call *c);
-
-/* A bind of a socket of the jail's own namespace: anything there is the
- * jail's own, except a declared listen port (TCP), which is served from
- * the host on loopback only: the address becomes 127.0.0.1 (::1 for an
- * IPv6-only socket; the mapped 127.0.0.1 for a dual-stack one) and the
- * bind is made on a host socket that replaces the caller's. A wildcard
- * bind therefore never answers on the machine's other addresses. */
-static struct sbx_netverdict
-bind_in_jail(const struct sbx_netsup *ns, struct call *c)
-{
-	struct sockaddr *sa = (struct sockaddr *)&c->addr;
-	uint16_t port = sbx_sockaddr_port(sa, c->addrlen);
-	struct sbx_netverdict v;
-
-	if (c->type != SOCK_STREAM || port == 0 || !sbx_ports_contains(&ns->rules->listen, port))
-		return (struct sbx_netverdict){ .allow = true };
-	v = listen_on_loopback(c);
-	c->rehome = v.allow;
-	return v;
-}
-
-/* A declared listen port is served on the host's loopback only: a
- * wildcard address becomes 127.0.0.1 (::1 for an IPv6-only socket, the
- * mapped 127.0.0.1 for a dual-stack one), so that a server inside never
- * answers on the machine's other addresses; any other address but a
- * loopback one is refused. */
-static struct sbx_netverdict
-listen_on_loopback(struct call *c)
-{
-	struct sockaddr *sa = (struct sockaddr *)&c->addr;
-
-	if (sa->sa_family == AF_INET && c->addrlen >= sizeof(struct sockaddr_in)) {
-		struct sockaddr_in *in = (struct sockaddr_in *)sa;
-
-		if (in->sin_addr.s_addr == htonl(INADDR_ANY))
-			in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	} else if (sa->sa_family == AF_INET6 && c->addrlen >= sizeof(struct sockaddr_in6)) {
-		struct in6_addr *a = &((struct sockaddr_in6 *)sa)->sin6_addr;
-		int v6only = 0;
-		socklen_t len = sizeof(v6only);
-
-		if (addr_is_unspecified(sa, c->addrlen)) {
-			getsockopt(c->sock, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &len);
-			if (v6only && IN6_IS_ADDR_UNSPECIFIED(a)) {
-				*a = in6addr_loopback;
-			} else {
-				memset(a, 0, sizeof(*a));
-				a->s6_addr[10] = a->s6_addr[11] = 0xff;
-				a->s6_addr32[3] = htonl(INADDR_LOOPBACK);
-			}
-		}
-	} else {
-		return (struct sbx_netverdict){ false, EINVAL, "malformed address" };
-	}
-	if (!sbx_addr_is_loopback(sa, c->addrlen))
-		return (struct sbx_netverdict){ false, EADDRNOTAVAIL,
-			"a listen port is served on loopback only" };
-	return (struct sbx_netverdict){ .allow = true };
 }
 
 /* Whether the caller's descriptor fd has FD_CLOEXEC: a flag of its table,
@@ -1171,32 +1025,6 @@ fd_cloexec(int pid, int fd)
 	if (at == NULL || sscanf(at, "flags: %o", &flags) != 1)
 		return false;
 	return (flags & O_CLOEXEC) != 0;
-}
-
-/* Decides one address-carrying message of a send. */
-static struct sbx_netverdict
-decide_send(struct sbx_netsup *ns, const struct call *c, int domain, const void *name,
-    socklen_t namelen, bool connects)
-{
-	struct sbx_netreq q = {
-		.op = connects ? SBX_NETOP_CONNECT : SBX_NETOP_SEND,
-		.domain = domain,
-		.type = c->type,
-		.addr = name,
-		.addrlen = namelen,
-	};
-	int r = sbx_decode_sockaddr(domain, name, namelen);
-
-	if (r < 0)
-		return (struct sbx_netverdict){ false, -r, "malformed address" };
-	q.local = is_local(name, namelen);
-	if (ns->flags & SBX_NETSUP_OWN_LISTENERS) {
-		q.own_listeners = true;
-		if (connects && c->type == SOCK_STREAM && q.local &&
-		    sbx_addr_is_loopback(name, namelen))
-			q.owned_listener = owned_listener(ns, name, namelen);
-	}
-	return sbx_net_decide(ns->rules, &q);
 }
 
 /* Opens the socket file that a path names in the caller's view of the
@@ -1434,73 +1262,61 @@ drop_address(struct call *c)
 	}
 }
 
-/* A unix address to connect or send to. The path is resolved in the
- * caller's view of the filesystem to the socket file, which must be
- * there; under SBX_NETSUP_UNIX_OWNED it must also be bound inside the
- * jail's own network namespace; under SBX_NETSUP_UNIX_VIEW the view is
- * private and whatever it shows may be used. The call is then made on
- * behalf with "/proc/self/fd/N" for the file that was checked, so a path
- * swapped after the check changes nothing. An abstract name is looked up
- * in the socket's own network namespace: the jail's own one under OWNED;
- * the host's otherwise, so refused then. */
+/* A unix path to connect or send to (SBX_NETACT_UNIX_PEER): resolved in
+ * the caller's view of the filesystem to the socket file, which must be
+ * there, bound inside the jail's own network namespace if cls says so,
+ * not at or below a hidden path, and in the writable trees if cls says
+ * so. The call is then made on behalf with "/proc/self/fd/N" for the
+ * file that was checked, so a path swapped after the check changes
+ * nothing. */
 static struct sbx_netverdict
-decide_unix(struct sbx_netsup *ns, struct call *c)
+resolve_unix_peer(struct sbx_netsup *ns, struct call *c, const struct sbx_netclass *cls)
 {
-	bool owned = (ns->flags & SBX_NETSUP_UNIX_OWNED) && ns->diag >= 0;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], proc[64];
 	const char *why = NULL;
 	struct stat st;
-	int kind = unix_path(c, path, sizeof(path));
 
-	if (kind < 0)
+	if (unix_path(c, path, sizeof(path)) <= 0)
 		return (struct sbx_netverdict){ false, EINVAL, "bad unix address" };
-	if (kind == 0)
-		return owned || (ns->flags & (SBX_NETSUP_ABSTRACT_SCOPED | SBX_NETSUP_OWN_NETNS))
-		    ? (struct sbx_netverdict){ .allow = true }
-		    : (struct sbx_netverdict){ false, EACCES,
-			      "abstract unix sockets are the host's here" };
-	if (!owned && !(ns->flags & (SBX_NETSUP_UNIX_VIEW | SBX_NETSUP_META)))
-		return (struct sbx_netverdict){ false, EACCES,
-			"unix socket paths are not supervised here" };
 	c->target = open_in_caller(c->pid, path);
 	if (c->target < 0)
 		return (struct sbx_netverdict){ false, errno == ENOENT ? ENOENT : EACCES,
 			"unix socket path not reachable" };
 	if (fstat(c->target, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return (struct sbx_netverdict){ false, ECONNREFUSED, "not a socket" };
-	if (owned && !bound_inside(ns, st.st_dev, st.st_ino))
+	if (cls->peer_bound_inside && !bound_inside(ns, st.st_dev, st.st_ino))
 		return (struct sbx_netverdict){ false, EACCES, "a host unix socket" };
 	/* A socket at or below a hidden path stays out of reach, as the
 	 * path does (the sandbox can still use protected ones: reading). */
 	if (sbx_metasup_guarded(&ns->meta, c->target, SBX_GUARD_HIDDEN, &why))
 		return (struct sbx_netverdict){ false, EACCES, why };
-	/* With the host's filesystem in view (landlock): only sockets in the
-	 * trees the sandbox may write, never a host daemon's. */
-	if (!owned && !(ns->flags & SBX_NETSUP_UNIX_VIEW) &&
-	    !sbx_metasup_in_writable(&ns->meta, c->target))
+	if (cls->peer_writable && !sbx_metasup_in_writable(&ns->meta, c->target))
 		return (struct sbx_netverdict){ false, EACCES, "a host unix socket" };
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", c->target);
 	if (set_unix_path(c, proc) < 0)
 		return (struct sbx_netverdict){ false, ENAMETOOLONG, "unix path too long" };
+	if (c->nr == SCMP_SYS(sendmsg)) {
+		free(c->msg.msg_name);
+		c->msg.msg_name = sbx_xmalloc(c->addrlen);
+		memcpy(c->msg.msg_name, &c->addr, c->addrlen);
+		c->msg.msg_namelen = c->addrlen;
+	}
 	return (struct sbx_netverdict){ .allow = true };
 }
 
-/* A unix address to bind: an abstract name is the socket's own namespace;
- * a path is made in the directory the caller's view gives it, reached by
- * our descriptor of that directory. Under SBX_NETSUP_META (the landlock
- * backend, with the host's view) the directory must be a writable tree. */
+/* A unix path to bind (SBX_NETACT_UNIX_BIND): made in the directory the
+ * caller's view gives it, reached by our descriptor of that directory,
+ * which must be a writable tree if cls says so (the landlock backend,
+ * with the host's view). */
 static struct sbx_netverdict
-decide_unix_bind(struct sbx_netsup *ns, struct call *c)
+resolve_unix_bind(struct sbx_netsup *ns, struct call *c, const struct sbx_netclass *cls)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], proc[PATH_MAX];
 	const char *name, *dir = ".", *why = NULL;
 	char *slash;
-	int kind = unix_path(c, path, sizeof(path));
 
-	if (kind < 0)
+	if (unix_path(c, path, sizeof(path)) <= 0)
 		return (struct sbx_netverdict){ false, EINVAL, "bad unix address" };
-	if (kind == 0)
-		return (struct sbx_netverdict){ .allow = true };
 	slash = strrchr(path, '/');
 	if (slash != NULL) {
 		*slash = '\0';
@@ -1515,7 +1331,7 @@ decide_unix_bind(struct sbx_netsup *ns, struct call *c)
 	if (c->target < 0)
 		return (struct sbx_netverdict){ false, errno == ENOENT ? ENOENT : EACCES,
 			"unix socket directory not reachable" };
-	if ((ns->flags & SBX_NETSUP_META) && !sbx_metasup_in_writable(&ns->meta, c->target))
+	if (cls->bind_writable && !sbx_metasup_in_writable(&ns->meta, c->target))
 		return (struct sbx_netverdict){ false, EACCES,
 			"a unix socket outside the writable trees" };
 	/* A new entry: not in a frozen directory, nor at or below a hidden
@@ -1529,34 +1345,33 @@ decide_unix_bind(struct sbx_netsup *ns, struct call *c)
 	return (struct sbx_netverdict){ .allow = true };
 }
 
-/* A call that makes, removes, renames or writes a name: decided here
- * (namesup.c), made by a worker inside the sandbox's Landlock domain. */
-static void
-handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
+/* A call record for the notification req, with nothing taken yet. */
+static struct call *
+call_new(struct sbx_netsup *ns, const struct seccomp_notif *req, const char *opname)
 {
 	struct call *c = sbx_xcalloc(1, sizeof(*c));
-	const char *reason = NULL;
-	char what[SBX_DENIED_WHAT_MAX + 1];
-	int errnum = 0;
 
 	c->ns = ns;
 	c->id = req->id;
 	c->pid = (int)req->pid;
 	c->nr = req->data.nr;
-	c->opname = "name";
+	c->opname = opname;
 	c->sock = c->target = c->newsock = -1;
-	c->result = -ENOSYS;
-	if (sbx_namesup_prepare(ns->names, &ns->meta, ns->fd, req, &c->name, &errnum, &reason) <
-	    0) {
-		call_free(c);
-		return;
-	}
-	if (c->name != NULL) {
-		submit(ns, c);
-		return;
-	}
+	c->result = -ENOSYS; /* nothing made: no descriptor to close */
+	return c;
+}
+
+/* Answers a path call (a name or a metadata change) that was not made:
+ * errnum, and with a reason a counted refusal naming the call, described
+ * while the caller still waits (its memory holds the path it passed). */
+static void
+path_call_refused(struct sbx_netsup *ns, struct call *c, const struct seccomp_notif *req,
+    int errnum, const char *reason, void (*describe)(const struct seccomp_notif *, char *, size_t))
+{
+	char what[SBX_DENIED_WHAT_MAX + 1];
+
 	if (reason) {
-		sbx_namesup_describe(req, what, sizeof(what));
+		describe(req, what, sizeof(what));
 		c->what = what;
 	}
 	respond(ns, c->id, 0, errnum);
@@ -1565,22 +1380,35 @@ handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	call_free(c);
 }
 
+/* A call that makes, removes, renames or writes a name: decided here
+ * (namesup.c), made by a worker inside the sandbox's Landlock domain. */
+static void
+handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
+{
+	struct call *c = call_new(ns, req, "name");
+	const char *reason = NULL;
+	int errnum = 0;
+
+	if (sbx_namesup_prepare(ns->names, &ns->meta, ns->fd, req, &c->name, &errnum, &reason) <
+	    0) {
+		call_free(c); /* the caller went away */
+		return;
+	}
+	if (c->name != NULL)
+		submit(ns, c);
+	else
+		path_call_refused(ns, c, req, errnum, reason, sbx_namesup_describe);
+}
+
 /* A metadata call: decided here (metasup.c), made by a worker, or here
  * when this thread holds the sandbox's rights and the call cannot block. */
 static void
 handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
-	struct call *c = sbx_xcalloc(1, sizeof(*c));
+	struct call *c = call_new(ns, req, "metadata");
 	const char *reason = NULL;
-	char what[SBX_DENIED_WHAT_MAX + 1];
 	int errnum = 0;
 
-	c->ns = ns;
-	c->id = req->id;
-	c->pid = (int)req->pid;
-	c->nr = req->data.nr;
-	c->opname = "metadata";
-	c->sock = c->target = c->newsock = -1;
 	if (ns->trace)
 		sbx_trace_note(ns->trace, req); /* judged below, as without a trace */
 	if (sbx_metasup_prepare(&ns->meta, ns->fd, req, &c->meta, &errnum, &reason) < 0) {
@@ -1599,20 +1427,65 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		call_free(c);
 		return;
 	}
-	if (c->meta != NULL) {
+	if (c->meta != NULL)
 		submit(ns, c);
-		return;
+	else
+		path_call_refused(ns, c, req, errnum, reason, sbx_metasup_describe);
+}
+
+/* The facts sbx_net_classify() asks of the running system, for one call. */
+struct facts_ctx {
+	struct sbx_netsup *ns;
+	const struct call *c;
+};
+
+static bool
+fact_is_local(SBX_UNUSED void *ctx, const struct sockaddr *sa, socklen_t len)
+{
+	return is_local(sa, len);
+}
+
+static bool
+fact_owned_listener(void *ctx, const struct sockaddr *sa, socklen_t len)
+{
+	return owned_listener(((struct facts_ctx *)ctx)->ns, sa, len);
+}
+
+static bool
+fact_v6only(void *ctx)
+{
+	int v6only = 0;
+	socklen_t len = sizeof(v6only);
+
+	getsockopt(((struct facts_ctx *)ctx)->c->sock, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &len);
+	return v6only != 0;
+}
+
+/* The kind of a trapped call, and its name in the trace. */
+static enum sbx_netcall_kind
+call_kind(int nr, const char **name)
+{
+	static const struct {
+		int nr;
+		enum sbx_netcall_kind kind;
+		const char *name;
+	} kinds[] = {
+		{ SCMP_SYS(connect), SBX_NETCALL_CONNECT, "connect" },
+		{ SCMP_SYS(bind), SBX_NETCALL_BIND, "bind" },
+		{ SCMP_SYS(listen), SBX_NETCALL_LISTEN, "listen" },
+		{ SCMP_SYS(sendto), SBX_NETCALL_SENDTO, "send" },
+		{ SCMP_SYS(sendmsg), SBX_NETCALL_SENDMSG, "send" },
+		{ SCMP_SYS(sendmmsg), SBX_NETCALL_SENDMMSG, "send" },
+	};
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(kinds); i++) {
+		if (kinds[i].nr == nr) {
+			*name = kinds[i].name;
+			return kinds[i].kind;
+		}
 	}
-	if (reason) {
-		/* Described while the caller still waits: its memory holds
-		 * the path it passed. */
-		sbx_metasup_describe(req, what, sizeof(what));
-		c->what = what;
-	}
-	respond(ns, c->id, 0, errnum);
-	if (reason)
-		emit(ns, c, false, reason, -errnum);
-	call_free(c);
+	*name = "send";
+	return SBX_NETCALL_OTHER;
 }
 
 /* A send on a connected stream (no Fast Open: the address is dropped),
@@ -1653,8 +1526,14 @@ send_now(struct sbx_netsup *ns, struct call *c)
 static void
 handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
-	struct sbx_netverdict v = { .allow = false, .errnum = EPERM, .reason = "not understood" };
-	bool stream_fastopen, judged_by_names;
+	struct sbx_netverdict v = { .allow = false };
+	struct facts_ctx fc = { ns, NULL };
+	const struct sbx_netfacts facts = { fact_is_local, fact_owned_listener, fact_v6only, &fc };
+	enum sbx_netcall_kind kind;
+	struct sbx_netcall call;
+	struct sbx_netclass cls;
+	const char *opname;
+	bool judged_by_names;
 	struct call *c;
 	int domain;
 
@@ -1682,17 +1561,10 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		handle_name(ns, req);
 		return;
 	}
-	c = sbx_xcalloc(1, sizeof(*c));
-
-	c->ns = ns;
-	c->id = req->id;
-	c->pid = (int)req->pid;
-	c->nr = req->data.nr;
-	c->opname = op_name(c->nr);
-	c->sock = -1;
-	c->newsock = -1;
-	c->target = -1;
+	kind = call_kind(req->data.nr, &opname);
+	c = call_new(ns, req, opname);
 	c->fdnum = (int)req->data.args[0];
+	fc.c = c;
 	domain = gather(ns, req, c);
 	/* Only now that everything is copied: is the caller still the one
 	 * that trapped (not a reused pid), still waiting? */
@@ -1706,160 +1578,46 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		return;
 	}
 	c->domain = domain;
-	if (domain == AF_UNIX) {
-		bool is_send = c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg) ||
-		    c->nr == SCMP_SYS(sendmmsg);
-
-		if (c->nr == SCMP_SYS(listen)) {
-			v.allow = true; /* no address: made on our copy */
-		} else if (c->nr == SCMP_SYS(bind)) {
-			v = decide_unix_bind(ns, c);
-		} else if (is_send && c->type != SOCK_DGRAM) {
-			/* A stream or seqpacket send takes no address: sent from
-			 * our copy without one. */
-			drop_address(c);
-			v.allow = true;
-		} else if (c->nr == SCMP_SYS(sendmmsg)) {
-			v = (struct sbx_netverdict){ false, EOPNOTSUPP,
-				"sendmmsg on a unix datagram socket" };
-		} else if (is_send && c->addrlen == 0) {
-			/* To the connected peer, which connect() judged; sent from
-			 * our copy, so a racing thread cannot add an address. */
-			v.allow = true;
-		} else {
-			v = decide_unix(ns, c);
-			if (c->nr == SCMP_SYS(sendmsg) && v.allow) {
-				free(c->msg.msg_name);
-				c->msg.msg_name = sbx_xmalloc(c->addrlen);
-				memcpy(c->msg.msg_name, &c->addr, c->addrlen);
-				c->msg.msg_namelen = c->addrlen;
-			}
-		}
-		if (!v.allow)
-			goto refused;
-		submit(ns, c);
-		return;
-	}
-	if (domain != AF_INET && domain != AF_INET6) {
-		v.reason = "socket family not allowed";
-		goto refused;
-	}
-	stream_fastopen = c->type == SOCK_STREAM && (c->arg & MSG_FASTOPEN);
-	if (ns->flags & SBX_NETSUP_OWN_NETNS)
-		c->host_sock = in_host_netns(ns, c->sock);
-	if (c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg) ||
-	    c->nr == SCMP_SYS(sendmmsg)) {
-		/* TCP ignores a send's address unless it carries MSG_FASTOPEN
-		 * (the flags are a register, not racy memory): sent from our
-		 * copy, without the address, on the connection connect()
-		 * judged. Never CONTINUE: another thread could point the
-		 * descriptor at another socket before the kernel goes on. */
-		if (c->type == SOCK_STREAM && !stream_fastopen) {
-			drop_address(c);
-			v.allow = true;
-		} else if (c->nr == SCMP_SYS(sendmmsg)) {
-			unsigned own = 0, named = 0;
-
-			v.allow = true;
-			for (unsigned i = 0; i < c->vlen && v.allow; i++) {
-				const void *name = c->mmsg[i].msg_hdr.msg_name;
-				socklen_t nlen = c->mmsg[i].msg_hdr.msg_namelen;
-
-				if (name == NULL)
-					continue;
-				named++;
-				if (own_loopback(ns, c, name, nlen) || relayed(ns, c, name, nlen))
-					own++;
-				else
-					v = decide_send(ns, c, domain, name, nlen, false);
-			}
-			/* One socket cannot be both the jail's and the host's. */
-			if (v.allow && own > 0 && own < named)
-				v = (struct sbx_netverdict){ false, EACCES,
-					"own loopback and host addresses in one sendmmsg" };
-			c->rehome = v.allow && named > 0 && own == 0 && leaves_jail(ns, c);
-		} else if (c->addrlen > 0) {
-			if (own_loopback(ns, c, &c->addr, c->addrlen) ||
-			    relayed(ns, c, &c->addr, c->addrlen)) {
-				v.allow = true;
-			} else {
-				v = decide_send(
-				    ns, c, domain, &c->addr, c->addrlen, stream_fastopen);
-				c->rehome = v.allow && leaves_jail(ns, c);
-			}
-		} else {
-			/* No address: a connected datagram socket, whose peer
-			 * connect() judged; sent from our copy, so a racing
-			 * thread cannot add one. */
-			v.allow = true;
-		}
-	} else if (c->nr == SCMP_SYS(connect)) {
-		bool dissolve = c->addrlen >= sizeof(sa_family_t) &&
-		    ((struct sockaddr *)&c->addr)->sa_family == AF_UNSPEC;
-
-		if (!dissolve &&
-		    (own_loopback(ns, c, &c->addr, c->addrlen) ||
-			relayed(ns, c, &c->addr, c->addrlen))) {
-			v.allow = true;
-		} else {
-			v = decide_send(ns, c, domain, &c->addr, c->addrlen, true);
-			if (dissolve && c->type == SOCK_DGRAM)
-				v.allow = true; /* dissolving a UDP association */
-			else
-				c->rehome = v.allow && leaves_jail(ns, c);
-		}
-	} else if (c->nr == SCMP_SYS(bind)) {
-		struct sbx_netreq q = {
-			.op = SBX_NETOP_BIND,
-			.domain = domain,
-			.type = c->type,
-			.addr = (struct sockaddr *)&c->addr,
-			.addrlen = c->addrlen,
-			.own_listeners = (ns->flags & SBX_NETSUP_OWN_LISTENERS) != 0,
-		};
-		int r = sbx_decode_sockaddr(domain, &c->addr, c->addrlen);
-
-		if (r < 0)
-			v = (struct sbx_netverdict){ false, -r, "malformed address" };
-		else if ((ns->flags & SBX_NETSUP_OWN_NETNS) && !c->host_sock)
-			v = bind_in_jail(ns, c);
-		else if ((v = sbx_net_decide(ns->rules, &q)).allow && c->type == SOCK_STREAM &&
-		    sbx_sockaddr_port((struct sockaddr *)&c->addr, c->addrlen) != 0)
-			v = listen_on_loopback(c);
-	} else if (c->nr == SCMP_SYS(listen)) {
-		struct sbx_netreq q = {
-			.op = SBX_NETOP_LISTEN,
-			.domain = domain,
-			.type = c->type,
-			.bound_port = c->addrlen
-			    ? sbx_sockaddr_port((struct sockaddr *)&c->addr, c->addrlen)
-			    : 0,
-			.own_listeners = (ns->flags & SBX_NETSUP_OWN_LISTENERS) != 0,
-			.bound = c->addrlen ? (struct sockaddr *)&c->addr : NULL,
-			.boundlen = c->addrlen,
-		};
-
-		/* A socket of the jail's own namespace serves only there. */
-		if ((ns->flags & SBX_NETSUP_OWN_NETNS) && !c->host_sock)
-			v.allow = true;
-		else
-			v = sbx_net_decide(ns->rules, &q);
-	}
-	/* Unless the network is on, sendmsg may go untrapped (the resolvers
-	 * are relayed): a datagram socket of the host must never reach the
-	 * sandbox, whatever the rules said. */
-	if (v.allow && c->rehome && c->type != SOCK_STREAM && (ns->flags & SBX_NETSUP_OWN_NETNS) &&
-	    !ns->rules->network)
-		v = (struct sbx_netverdict){ false, EACCES,
-			"datagrams leave only through the resolver relay" };
-	if (v.allow && c->rehome)
+	call = (struct sbx_netcall){
+		.kind = kind,
+		.domain = domain,
+		.type = c->type,
+		.protocol = c->protocol,
+		.addr = &c->addr,
+		.addrlen = c->addrlen,
+		.mmsg = c->mmsg,
+		.vlen = c->vlen,
+	};
+	if (call.kind == SBX_NETCALL_SENDTO || call.kind == SBX_NETCALL_SENDMSG ||
+	    call.kind == SBX_NETCALL_SENDMMSG)
+		call.flags = (int)c->arg;
+	if ((ns->flags & SBX_NETSUP_OWN_NETNS) && (domain == AF_INET || domain == AF_INET6))
+		call.host_sock = in_host_netns(ns, c->sock);
+	/* Pure (netrules.c) but for the facts it asks; a bind served on
+	 * loopback rewrites c->addr. */
+	cls = sbx_net_classify(ns->rules, &ns->mode, &call, &facts);
+	switch (cls.act) {
+	case SBX_NETACT_REFUSE: v = (struct sbx_netverdict){ false, cls.errnum, cls.reason }; break;
+	case SBX_NETACT_UNIX_PEER: v = resolve_unix_peer(ns, c, &cls); break;
+	case SBX_NETACT_UNIX_BIND: v = resolve_unix_bind(ns, c, &cls); break;
+	case SBX_NETACT_NO_ADDRESS:
+		/* Sent from our copy without the address. Never CONTINUE:
+		 * another thread could point the descriptor at another
+		 * socket before the kernel goes on. */
+		drop_address(c);
+		if (cls.send_inline && c->npassed == 0 && ns->sends_inline && send_now(ns, c))
+			return;
+		v.allow = true;
+		break;
+	case SBX_NETACT_ON_HOST:
+		c->rehome = true;
 		c->cloexec = fd_cloexec(c->pid, c->fdnum);
+		v.allow = true;
+		break;
+	case SBX_NETACT_ON_COPY: v.allow = true; break;
+	}
 	if (!v.allow)
 		goto refused;
-	if ((c->nr == SCMP_SYS(sendto) || c->nr == SCMP_SYS(sendmsg)) && c->type == SOCK_STREAM &&
-	    !stream_fastopen && !c->rehome && c->npassed == 0 && ns->sends_inline &&
-	    send_now(ns, c))
-		return;
 	/* Whatever the socket's flags say now (the sandbox may flip them at
 	 * any instant): a worker performs it, never this thread. */
 	submit(ns, c);
@@ -1958,7 +1716,8 @@ struct relay_flow {
 	uint64_t used_ms;
 };
 
-/* What the relay thread may call, once dropped like a worker. */
+/* What the relay thread may call, once dropped like a worker: its
+ * forwarding, and the runtime every dropped thread needs. */
 static const char *const relay_calls[] = {
 	"socket",
 	"connect",
@@ -1969,17 +1728,7 @@ static const char *const relay_calls[] = {
 	"poll",
 	"ppoll",
 	"close",
-	"futex",
-	"madvise",
-	"munmap",
-	"exit",
-	"sigaltstack",
-	"rt_sigprocmask",
-	"rt_sigreturn",
-	"restart_syscall",
-	"clock_gettime",
-	"getpid",
-	"gettid",
+	THREAD_RUNTIME_CALLS,
 	NULL,
 };
 
@@ -2194,6 +1943,15 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 	}
 	ns->log = log;
 	ns->ctx = ctx;
+	ns->mode = (struct sbx_netmode){
+		.own_netns = (ns->flags & SBX_NETSUP_OWN_NETNS) != 0,
+		.dns_relay = (ns->flags & SBX_NETSUP_DNS_RELAY) != 0,
+		.own_listeners = (ns->flags & SBX_NETSUP_OWN_LISTENERS) != 0,
+		.unix_owned = (ns->flags & SBX_NETSUP_UNIX_OWNED) && ns->diag >= 0,
+		.unix_view = (ns->flags & SBX_NETSUP_UNIX_VIEW) != 0,
+		.host_view = (ns->flags & SBX_NETSUP_META) != 0,
+		.abstract_scoped = (ns->flags & SBX_NETSUP_ABSTRACT_SCOPED) != 0,
+	};
 	if (ns->flags & SBX_NETSUP_OWN_NETNS) {
 		/* This thread is in the host's namespace: its cookie tells the
 		 * sockets we hand in from the jail's own. */

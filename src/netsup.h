@@ -2,7 +2,7 @@
  * notifications. For each trapped connect, bind, listen or send to an
  * address it takes the caller's socket (pidfd_getfd), copies the address
  * out of the caller's memory, checks the notification is still live,
- * decides with sbx_net_decide() and then has the call performed on the
+ * decides with sbx_net_classify() and then has the call performed on the
  * shared socket, answering with its result. It never answers CONTINUE to
  * a call it judges: a racing thread could rewrite the address after the
  * check, or point the descriptor at another socket. (With a trace, calls

@@ -17,25 +17,7 @@
 #include "policy.h"
 #include "profile.h"
 #include "tap.h"
-
-#define RESOLV "nameserver 10.0.0.53\nnameserver fd00::53\nnameserver 127.0.0.53\n"
-#define HOST_ADDR "192.168.1.10" /* one of this machine's own addresses */
-#define REMOTE "93.184.216.34"
-
-#define PROXY_PORT 41000
-
-/* The rule sets: a profile each; the proxy's port with a proxy. */
-enum { OFF, ON, PORTS, PROXY };
-static const struct {
-	const char *name;
-	const char *ini;
-	uint16_t proxy_port;
-} rule_sets[] = {
-	[OFF] = { "off", "", 0 },
-	[ON] = { "on", "[sandbox]\nnetwork = on\n", 0 },
-	[PORTS] = { "ports", "[ports]\nconnect = 443\nlisten = 8080\nloopback = 5432\n", 0 },
-	[PROXY] = { "proxy", "[proxy]\nallow = example.org\n", PROXY_PORT },
-};
+#include "netfixture.h"
 
 enum { C = SBX_NETOP_CONNECT, S = SBX_NETOP_SEND, B = SBX_NETOP_BIND, L = SBX_NETOP_LISTEN };
 enum { TCP = SOCK_STREAM, UDP = SOCK_DGRAM };
@@ -167,43 +149,6 @@ static const struct row rows[] = {
 	{ OFF, C, V4, TCP, "127.0.0.1", PROXY_PORT, 0, false, EACCES, "local address" },
 };
 
-/* Fills ss from a numeric address; returns its length, 0 for none. */
-static socklen_t
-make_addr(struct sockaddr_storage *ss, const char *text, uint16_t port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (text == NULL)
-		return 0;
-	if (strncmp(text, "unix:", 5) == 0) {
-		struct sockaddr_un *un = (struct sockaddr_un *)ss;
-
-		un->sun_family = AF_UNIX;
-		strncpy(un->sun_path, text + 5, sizeof(un->sun_path) - 1);
-		return (socklen_t)sizeof(*un);
-	}
-	if (strchr(text, ':') == NULL) {
-		struct sockaddr_in *in = (struct sockaddr_in *)ss;
-
-		in->sin_family = AF_INET;
-		in->sin_port = htons(port);
-		if (inet_pton(AF_INET, text, &in->sin_addr) != 1)
-			goto bad;
-		return (socklen_t)sizeof(*in);
-	}
-	{
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		if (inet_pton(AF_INET6, text, &in6->sin6_addr) != 1)
-			goto bad;
-		return (socklen_t)sizeof(*in6);
-	}
-bad:
-	printf("Bail out! bad address in the table: %s\n", text);
-	exit(1);
-}
-
 static const char *const op_names[] = { "connect", "send", "bind", "listen" };
 
 static void
@@ -211,7 +156,6 @@ check_row(size_t i, const struct row *w)
 {
 	struct sbx_policy p;
 	struct sbx_netrules r;
-	struct sbx_err err = { 0 };
 	struct sockaddr_storage ss;
 	socklen_t len = make_addr(&ss, w->addr, w->port);
 	struct sbx_netreq q = {
@@ -224,13 +168,7 @@ check_row(size_t i, const struct row *w)
 	struct sbx_netverdict v;
 	const char *rules = rule_sets[w->rules].name;
 
-	sbx_policy_init(&p, "/home/alice");
-	if (sbx_profile_load_string(&p, "t.ini", rule_sets[w->rules].ini, &err) < 0) {
-		printf("Bail out! %s\n", err.msg);
-		exit(1);
-	}
-	sbx_netrules_init(&r, &p, rule_sets[w->rules].proxy_port);
-	sbx_netrules_add_resolvers(&r, RESOLV);
+	load_rules(&p, &r, w->rules);
 	if (w->op == SBX_NETOP_LISTEN) {
 		q.bound_port = w->port;
 		q.bound = len ? (const struct sockaddr *)&ss : NULL;
