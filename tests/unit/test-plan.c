@@ -487,9 +487,10 @@ check_ll_plan(const char *name, const char *section, const struct sbx_plan *plan
 	sbx_strv_free(&prot);
 }
 
-/* The view Seatbelt lowers (no facts) must hold the same decisions as the
- * one the Linux backends lower: every entry of it is in the full view with
- * the same disposition (a placeholder there is a protected name here). */
+/* The view without facts (what test-seatbelt.c's profiles lower, judging
+ * names alone) must hold the same decisions as the one the backends lower:
+ * every entry of it is in the full view with the same disposition (a
+ * placeholder there is a protected name here). */
 static void
 check_names_only(const char *name, const struct sbx_policy *p, const struct sbx_fsview *v,
     const struct sbx_fsplan *full)
@@ -645,6 +646,14 @@ run_case(const struct policy_case *c)
 				   ns_user = { .mounts = true },
 				   ll = { .tmpdir = TMPDIR, .watch = true, .guard_names = true },
 				   ll_bare = { .tmpdir = TMPDIR };
+	struct stub who = { .uid = ALICE };
+	struct sbx_fsfacts facts = {
+		.ctx = &who,
+		.kind = stub_kind,
+		.list = stub_list,
+		.sealed = stub_sealed,
+	};
+	const struct sbx_seatbelt_opts sb_opts = { .facts = &facts };
 
 	load(&p, c->ini);
 	fake_resolve(&p, c->workdir, &v, &said);
@@ -680,7 +689,7 @@ run_case(const struct policy_case *c)
 	    &v, &ll_bare, ALICE);
 
 	sbx_buf_puts(&out, "\n== seatbelt\n");
-	if (sbx_seatbelt_profile(&p, &v, NULL, &sb, &err) < 0)
+	if (sbx_seatbelt_profile(&p, &v, &sb_opts, &sb, &err) < 0)
 		sbx_buf_printf(&out, "error: %s\n", err.msg);
 	else
 		sbx_buf_puts(&out, sb.data);
