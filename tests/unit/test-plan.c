@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "docker-argv.h"
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
@@ -587,6 +588,42 @@ lower(struct sbx_buf *out, const char *name, const char *section, const struct s
 	sbx_plan_free(&plan);
 }
 
+/* The docker backend's lowering of the view as a section of out: the
+ * --mount options of its command line, what it moves aside after the run,
+ * and what it cannot hold. */
+static void
+lower_docker(
+    struct sbx_buf *out, const struct sbx_policy *p, const struct sbx_fsview *v, unsigned uid)
+{
+	struct stub who = { .uid = uid };
+	struct sbx_fsfacts facts = {
+		.ctx = &who,
+		.kind = stub_kind,
+		.list = stub_list,
+		.sealed = stub_sealed,
+	};
+	struct sbx_fsplan view;
+	struct sbx_docker_binds b;
+	struct sbx_strv argv = { 0 };
+	struct sbx_err err = { 0 };
+
+	sbx_buf_puts(out, "\n== docker (the filesystem options of docker run)\n");
+	if (sbx_fsplan_build(p, v, &facts, &view, &err) < 0 ||
+	    sbx_docker_binds_lower(&view, &b, &err) < 0) {
+		sbx_buf_printf(out, "error: %s\n", err.msg);
+		sbx_fsplan_free(&view);
+		return;
+	}
+	sbx_docker_mount_argv(view.workdir, b.v, b.n, &argv);
+	for (size_t i = 0; i < argv.n; i++)
+		sbx_buf_printf(out, "%s\n", argv.v[i]);
+	put_list(out, "scrub", &b.scrub);
+	put_list(out, "# note:", &b.notes);
+	sbx_strv_free(&argv);
+	sbx_docker_binds_free(&b);
+	sbx_fsplan_free(&view);
+}
+
 struct policy_case {
 	const char *name;
 	const char *what;
@@ -693,6 +730,7 @@ run_case(const struct policy_case *c)
 		sbx_buf_printf(&out, "error: %s\n", err.msg);
 	else
 		sbx_buf_puts(&out, sb.data);
+	lower_docker(&out, &p, &v, ALICE);
 	golden_check("plan", c->name, "txt", out.data);
 	sbx_buf_free(&sb);
 	sbx_buf_free(&said);
