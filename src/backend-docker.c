@@ -33,6 +33,7 @@
 
 #include "backend.h"
 #include "docker-argv.h"
+#include "hostfacts.h"
 #include "launch.h"
 #include "linux-owner.h"
 #include "plan.h"
@@ -70,42 +71,6 @@ struct dk_state {
 	struct sbx_strv made; /* mount targets made for the run, outermost first */
 	struct sbx_report *report; /* during dk_cleanup() only, else NULL */
 };
-
-/* The binds of a run and what they need, collected from the host. */
-struct dk_binds {
-	struct sbx_docker_bind *v;
-	size_t n;
-	struct sbx_strv strings; /* owns the paths of v */
-	struct sbx_strv scrub;
-	struct sbx_strv missing; /* mount targets to make, relative */
-	struct sbx_strv notes;
-};
-
-static void
-binds_free(struct dk_binds *b)
-{
-	free(b->v);
-	sbx_strv_free(&b->strings);
-	sbx_strv_free(&b->scrub);
-	sbx_strv_free(&b->missing);
-	sbx_strv_free(&b->notes);
-	memset(b, 0, sizeof(*b));
-}
-
-static const char *
-keep(struct dk_binds *b, char *s)
-{
-	sbx_strv_push_take(&b->strings, s);
-	return s;
-}
-
-static void
-add_bind(struct dk_binds *b, const char *source, char *target, bool ro)
-{
-	b->v = sbx_xreallocarray(b->v, b->n + 1, sizeof(*b->v));
-	b->v[b->n++] = (struct sbx_docker_bind){ source ? keep(b, sbx_xstrdup(source)) : NULL,
-		keep(b, target), ro };
-}
 
 /* Runs argv (the client is looked up on the caller's PATH) with its
  * output in out, killing it once ms have passed. Returns its exit status,
@@ -235,94 +200,24 @@ docker_enforces(const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *ca
 	return r;
 }
 
-/* How a host path under the workdir or a mount source appears inside. */
-static char *
-container_path(const struct sbx_policy *p, const char *workdir, const char *path)
-{
-	for (size_t i = 0; i < p->nmounts; i++) {
-		const char *src = p->mounts[i].source;
-		size_t n = strlen(src);
-
-		if (sbx_path_is_under(path, src))
-			return sbx_xasprintf(
-			    "%s/%s%s", SBX_DOCKER_WORK, p->mounts[i].target, path + n);
-	}
-	if (sbx_path_is_under(path, workdir))
-		return sbx_xasprintf("%s%s", SBX_DOCKER_WORK, path + strlen(workdir));
-	return NULL;
-}
-
-/* Collects the binds of the run: the mounts, the protected paths read-only
- * onto themselves, and the hidden paths that lie where the container can
- * see (the workdir or a mount) covered by /dev/null or an empty tmpfs.
- * Protected paths that do not exist go to the scrub list: one made during
- * the run is moved aside after it. Docker resolves a bind's source itself,
- * as root: a source that is a symlink (which could point anywhere on the
- * host) is never bound. */
+/* The run's filesystem view, built on the host's facts, and the binds
+ * that lower it (sbx_docker_binds_lower(): the mounts, the protected paths
+ * read-only onto themselves, the hidden paths the container can see
+ * covered). Protected paths that do not exist go to the scrub list: one
+ * made during the run is moved aside after it. */
 static int
-collect_binds(const struct sbx_policy *p, const struct sbx_exec *x, struct dk_binds *b,
-    SBX_UNUSED struct sbx_err *err)
+collect_binds(const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_fsplan *view,
+    struct sbx_docker_binds *b, struct sbx_err *err)
 {
-	const char *wd = x->fs->workdir;
-	struct sbx_strv prot = { 0 };
-	_cleanup_free_ char *git = sbx_path_join(wd, ".git");
-	struct stat st;
-	bool git_dir = false;
+	struct sbx_fsfacts facts;
 
-	for (size_t i = 0; i < p->nmounts; i++) {
-		_cleanup_free_ char *t = sbx_path_join(wd, p->mounts[i].target);
-
-		if (lstat(t, &st) < 0)
-			sbx_strv_push(&b->missing, p->mounts[i].target);
-		add_bind(b, p->mounts[i].source,
-		    sbx_xasprintf("%s/%s", SBX_DOCKER_WORK, p->mounts[i].target), !p->mounts[i].rw);
-	}
-	if (lstat(git, &st) == 0 && S_ISDIR(st.st_mode)) {
-		/* git also reads files next to hooks and config: keep it all. */
-		git_dir = true;
-		add_bind(b, git, sbx_xstrdup(SBX_DOCKER_WORK "/.git"), true);
-	} else if (errno == ENOENT) {
-		sbx_strv_push(&b->scrub, ".git");
-	}
-	sbx_protect_list(p, x->fs, &prot);
-	for (size_t i = 0; i < prot.n; i++) {
-		_cleanup_free_ char *path = sbx_path_join(wd, prot.v[i]);
-		_cleanup_free_ char *real = NULL;
-
-		if (git_dir && sbx_str_has_prefix(prot.v[i], ".git/"))
-			continue;
-		if (lstat(path, &st) < 0) {
-			if (!sbx_str_has_prefix(prot.v[i], ".git/"))
-				sbx_strv_push(&b->scrub, prot.v[i]);
-			continue;
-		}
-		real = realpath(path, NULL);
-		if (S_ISLNK(st.st_mode) || real == NULL || strcmp(real, path) != 0) {
-			sbx_strv_push_take(&b->notes,
-			    sbx_xasprintf("protected path %s is or passes through a symlink: it "
-					  "is not bound read-only (its target is not in the "
-					  "container)",
-				prot.v[i]));
-			continue;
-		}
-		add_bind(b, path, sbx_xasprintf("%s/%s", SBX_DOCKER_WORK, prot.v[i]), true);
-	}
-	sbx_strv_free(&prot);
-	for (size_t i = 0; i < x->fs->hidden.n; i++) {
-		const char *h = x->fs->hidden.v[i];
-		char *target = container_path(p, wd, h);
-
-		if (target == NULL)
-			continue;
-		if (lstat(h, &st) < 0 || S_ISLNK(st.st_mode)) {
-			/* Absent, or a link whose target is not in the container. */
-			free(target);
-			continue;
-		}
-		if (S_ISDIR(st.st_mode))
-			add_bind(b, NULL, target, true);
-		else
-			add_bind(b, "/dev/null", target, true);
+	memset(b, 0, sizeof(*b));
+	sbx_host_facts_init(&facts, NULL);
+	if (sbx_fsplan_build(p, x->fs, &facts, view, err) < 0)
+		return -1;
+	if (sbx_docker_binds_lower(view, b, err) < 0) {
+		sbx_fsplan_free(view);
+		return -1;
 	}
 	return 0;
 }
@@ -335,7 +230,7 @@ collect_binds(const struct sbx_policy *p, const struct sbx_exec *x, struct dk_bi
  * daemon does after this check is out of sbxrun's reach
  * (doc/design/paths.md). */
 static int
-check_binds(const struct sbx_exec *x, const struct dk_binds *b, struct sbx_err *err)
+check_binds(const struct sbx_exec *x, const struct sbx_docker_binds *b, struct sbx_err *err)
 {
 	const char *wd = x->fs->workdir;
 	const struct sbx_pin *wp = sbx_fsview_pin(x->fs, wd);
@@ -361,43 +256,53 @@ check_binds(const struct sbx_exec *x, const struct dk_binds *b, struct sbx_err *
 	return 0;
 }
 
-/* Makes each missing mount target in the workdir, as the caller, so that
- * docker does not make it as root; rel has no ".." (policy.c). */
+/* Makes WORKDIR/rel and each missing directory on the way to it, the
+ * last one a file when file; each one made goes to made. */
 static int
-make_targets(const char *workdir, const struct sbx_strv *missing, struct sbx_strv *made,
-    const struct sbx_policy *p, struct sbx_err *err)
+make_target(
+    const char *workdir, const char *rel, bool file, struct sbx_strv *made, struct sbx_err *err)
 {
-	for (size_t i = 0; i < missing->n; i++) {
-		_cleanup_free_ char *copy = sbx_xstrdup(missing->v[i]);
-		const struct sbx_mount *m = sbx_policy_find_mount(p, missing->v[i]);
-		struct stat st;
-		bool file = m && stat(m->source, &st) == 0 && !S_ISDIR(st.st_mode);
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
 
-		for (char *c = copy;; c++) {
-			bool last = (c = strchr(c, '/')) == NULL;
-			_cleanup_free_ char *path = NULL;
-			int r;
+	for (char *c = copy;; c++) {
+		bool last = (c = strchr(c, '/')) == NULL;
+		_cleanup_free_ char *path = NULL;
+		int r;
 
-			if (!last)
-				*c = '\0';
-			path = sbx_path_join(workdir, copy);
-			if (last && file) {
-				r = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				    0600);
-				if (r >= 0)
-					close(r);
-			} else {
-				r = mkdir(path, 0755);
-			}
+		if (!last)
+			*c = '\0';
+		path = sbx_path_join(workdir, copy);
+		if (last && file) {
+			r = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 			if (r >= 0)
-				sbx_strv_push(made, copy);
-			else if (errno != EEXIST)
-				return sbx_err_sys(
-				    err, "docker: cannot make the mount target %s", path);
-			if (last)
-				break;
-			*c = '/';
+				close(r);
+		} else {
+			r = mkdir(path, 0755);
 		}
+		if (r >= 0)
+			sbx_strv_push(made, copy);
+		else if (errno != EEXIST)
+			return sbx_err_sys(err, "docker: cannot make the mount target %s", path);
+		if (last)
+			return 0;
+		*c = '/';
+	}
+}
+
+/* Makes each missing mount target of the view in the workdir, as the
+ * caller, so that docker does not make it as root; a target has no ".."
+ * (policy.c). */
+static int
+make_targets(const struct sbx_fsplan *view, struct sbx_strv *made, struct sbx_err *err)
+{
+	for (size_t i = 0; i < view->n; i++) {
+		const struct sbx_fsentry *e = &view->v[i];
+		struct stat st;
+
+		if (e->origin != SBX_FSO_MOUNT || lstat(e->at, &st) == 0)
+			continue;
+		if (make_target(view->workdir, e->rel, e->kind == SBX_KIND_FILE, made, err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -774,8 +679,8 @@ container_name(void)
  * when create is not NULL. */
 static int
 build_argv(const struct sbx_policy *p, const struct sbx_exec *x, const char *name,
-    const char *pgid_file, struct dk_binds *b, struct sbx_strv *argv, struct sbx_strv *create,
-    char **spec, struct sbx_err *err)
+    const char *pgid_file, const struct sbx_docker_binds *b, struct sbx_strv *argv,
+    struct sbx_strv *create, char **spec, struct sbx_err *err)
 {
 	struct sbx_docker_run run = {
 		.name = p->docker_keep ? p->docker_keep : name,
@@ -828,14 +733,19 @@ static int
 docker_describe(const struct sbx_policy *p, const struct sbx_exec *x,
     SBX_UNUSED const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
 {
-	struct dk_binds b = { 0 };
+	struct sbx_fsplan view;
+	struct sbx_docker_binds b;
 	struct sbx_strv argv = { 0 }, create = { 0 };
 	_cleanup_free_ char *spec = NULL;
 
-	if (collect_binds(p, x, &b, err) < 0 ||
-	    build_argv(p, x, "sbxrun-PID-RANDOM", "/tmp/.sbxrun-run-RANDOM", &b, &argv, &create,
+	if (x->fs == NULL)
+		return sbx_err_set(err, EINVAL, "docker: no resolved filesystem view");
+	if (collect_binds(p, x, &view, &b, err) < 0)
+		return -1;
+	sbx_fsplan_free(&view);
+	if (build_argv(p, x, "sbxrun-PID-RANDOM", "/tmp/.sbxrun-run-RANDOM", &b, &argv, &create,
 		&spec, err) < 0) {
-		binds_free(&b);
+		sbx_docker_binds_free(&b);
 		sbx_strv_free(&argv);
 		sbx_strv_free(&create);
 		return -1;
@@ -860,7 +770,7 @@ docker_describe(const struct sbx_policy *p, const struct sbx_exec *x,
 		sbx_buf_printf(out,
 		    "# the caller is root: the workdir is lent to uid %d for the run\n", DK_NOBODY);
 	sbx_docker_render(argv.v, out);
-	binds_free(&b);
+	sbx_docker_binds_free(&b);
 	sbx_strv_free(&argv);
 	return 0;
 }
@@ -873,7 +783,8 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 	struct dk_state *st;
 	struct sbx_payload_hooks hooks = { .orphaned = dk_orphaned };
 	struct sbx_exec client = *x;
-	struct dk_binds b = { 0 };
+	struct sbx_fsplan view = { 0 };
+	struct sbx_docker_binds b = { 0 };
 	struct sbx_strv argv = { 0 }, create = { 0 };
 	_cleanup_free_ char *name = NULL, *pgid_file = NULL, *spec = NULL;
 
@@ -903,8 +814,7 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 		sbx_docker_rm_argv(NULL, name, &st->rm);
 		sbx_docker_inspect_argv(NULL, name, &st->inspect);
 	}
-	if (collect_binds(p, x, &b, err) < 0 ||
-	    make_targets(x->fs->workdir, &b.missing, &st->made, p, err) < 0)
+	if (collect_binds(p, x, &view, &b, err) < 0 || make_targets(&view, &st->made, err) < 0)
 		goto fail;
 	if (build_argv(p, x, name, pgid_file, &b, &argv, &create, &spec, err) < 0)
 		goto fail;
@@ -919,8 +829,10 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 		int rc;
 
 		sbx_strv_copy(&skip, &x->fs->hidden);
+		/* An empty cover has no source. */
 		for (size_t i = 0; i < b.n; i++)
-			if (b.v[i].ro && sbx_path_is_under(b.v[i].source, x->fs->workdir))
+			if (b.v[i].ro && b.v[i].source &&
+			    sbx_path_is_under(b.v[i].source, x->fs->workdir))
 				sbx_strv_push(&skip, b.v[i].source);
 		rc = sbx_owner_lend(&st->lease, sbx_fsview_workdir_fd(x->fs), x->fs->workdir,
 		    x->caller_uid, x->caller_gid, DK_NOBODY, DK_NOBODY, &skip, err);
@@ -946,7 +858,8 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 	sbx_strv_free(&create);
 	for (size_t i = 0; i < b.notes.n; i++)
 		sbx_strv_push_take(&r->warnings, sbx_xasprintf("docker: %s", b.notes.v[i]));
-	binds_free(&b);
+	sbx_docker_binds_free(&b);
+	sbx_fsplan_free(&view);
 	c->priv = st;
 	c->cleanup = dk_cleanup;
 	set_report(p, r);
@@ -954,7 +867,8 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 fail:
 	sbx_strv_free(&argv);
 	sbx_strv_free(&create);
-	binds_free(&b);
+	sbx_docker_binds_free(&b);
+	sbx_fsplan_free(&view);
 	st->report = NULL;
 	undo(st, false);
 	state_free(st);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "hostfacts.h"
 #include "launch.h"
 #include "resolve.h"
 #include "rlimits.h"
@@ -288,13 +289,26 @@ seatbelt_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 	return r;
 }
 
+/* The run's profile, from the view built on this machine's facts, as the
+ * Linux backends build theirs. */
+static int
+profile_of(
+    const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_buf *out, struct sbx_err *err)
+{
+	struct sbx_fsfacts facts;
+	struct sbx_seatbelt_opts opts = { .facts = &facts };
+
+	if (x->fs == NULL)
+		return sbx_err_set(err, EINVAL, "seatbelt: no resolved filesystem view");
+	sbx_host_facts_init(&facts, NULL);
+	return sbx_seatbelt_profile(p, x->fs, &opts, out, err);
+}
+
 static int
 seatbelt_describe(const struct sbx_policy *p, const struct sbx_exec *x,
     SBX_UNUSED const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
 {
-	if (x->fs == NULL)
-		return sbx_err_set(err, EINVAL, "seatbelt: no resolved filesystem view");
-	return sbx_seatbelt_profile(p, x->fs, NULL, out, err);
+	return profile_of(p, x, out, err);
 }
 
 static int
@@ -318,7 +332,7 @@ seatbelt_spawn(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sb
 		return sbx_err_set(err, EINVAL, "seatbelt: no resolved filesystem view");
 	if (make_tmpdir(&tmpdir, err) < 0)
 		return -1;
-	if (sbx_seatbelt_profile(p, x->fs, NULL, &profile, err) < 0)
+	if (profile_of(p, x, &profile, err) < 0)
 		goto out;
 	tmpdef = sbx_xasprintf("%s=%s", SBX_SEATBELT_TMPDIR_PARAM, tmpdir);
 	if (try_profile(profile.data, tmpdef, err) < 0)

@@ -61,6 +61,117 @@ push_mount(struct sbx_strv *out, const char *source, const char *target, bool ro
 	sbx_buf_free(&b);
 }
 
+void
+sbx_docker_mount_argv(
+    const char *workdir, const struct sbx_docker_bind *binds, size_t n, struct sbx_strv *out)
+{
+	push_mount(out, workdir, SBX_DOCKER_WORK, false);
+	for (size_t i = 0; i < n; i++)
+		push_mount(out, binds[i].source, binds[i].target, binds[i].ro);
+}
+
+static const char *
+keep_str(struct sbx_docker_binds *b, char *s)
+{
+	sbx_strv_push_take(&b->strings, s);
+	return s;
+}
+
+static void
+add_bind(struct sbx_docker_binds *b, const char *source, char *target, bool ro)
+{
+	b->v = sbx_xreallocarray(b->v, b->n + 1, sizeof(*b->v));
+	b->v[b->n++] = (struct sbx_docker_bind){
+		source ? keep_str(b, sbx_xstrdup(source)) : NULL,
+		keep_str(b, target),
+		ro,
+	};
+}
+
+/* Where the container sees the host path path of the view: below a mount
+ * source at its place, else below the workdir under SBX_DOCKER_WORK; NULL
+ * when it does not see it. */
+static char *
+seen_at(const struct sbx_fsplan *v, const char *path)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sbx_fsentry *e = &v->v[i];
+
+		if (e->origin == SBX_FSO_MOUNT && sbx_path_is_under(path, e->path))
+			return sbx_xasprintf(
+			    "%s/%s%s", SBX_DOCKER_WORK, e->rel, path + strlen(e->path));
+	}
+	if (sbx_path_is_under(path, v->workdir))
+		return sbx_xasprintf("%s%s", SBX_DOCKER_WORK, path + strlen(v->workdir));
+	return NULL;
+}
+
+static void
+lower_protected(const struct sbx_fsentry *e, struct sbx_docker_binds *b)
+{
+	if (e->disp == SBX_FSD_PLACEHOLDER) {
+		sbx_strv_push(&b->scrub, e->rel);
+		return;
+	}
+	if (e->kind == SBX_KIND_SYMLINK && e->note == NULL && !e->via_link) {
+		sbx_strv_push_take(&b->notes,
+		    sbx_xasprintf(
+			"protected path %s is a symlink, which the engine would follow as "
+			"root: it is not bound itself; where it leads in the workdir is "
+			"protected instead",
+			e->rel));
+		return;
+	}
+	if (e->kind == SBX_KIND_SYMLINK || e->via_link) {
+		sbx_strv_push_take(&b->notes,
+		    sbx_xasprintf("protected path %s is or passes through a symlink: it is not "
+				  "bound read-only (its target is not in the container)",
+			e->rel));
+		return;
+	}
+	add_bind(b, e->path, sbx_xasprintf("%s/%s", SBX_DOCKER_WORK, e->rel), true);
+}
+
+int
+sbx_docker_binds_lower(const struct sbx_fsplan *v, struct sbx_docker_binds *b, struct sbx_err *err)
+{
+	memset(b, 0, sizeof(*b));
+	if (!v->facts)
+		return sbx_err_set(err, EINVAL,
+		    "docker: the filesystem view was built without facts: the binds depend on "
+		    "what each path is");
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].origin == SBX_FSO_MOUNT)
+			add_bind(b, v->v[i].path,
+			    sbx_xasprintf("%s/%s", SBX_DOCKER_WORK, v->v[i].rel),
+			    v->v[i].disp == SBX_FSD_RO);
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].disp == SBX_FSD_PROTECTED || v->v[i].disp == SBX_FSD_PLACEHOLDER)
+			lower_protected(&v->v[i], b);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sbx_fsentry *e = &v->v[i];
+		char *target;
+
+		/* Absent, or a link whose target is not in the container (or
+		 * is an entry of its own). */
+		if (e->disp != SBX_FSD_HIDDEN || e->kind == SBX_KIND_NONE ||
+		    e->kind == SBX_KIND_SYMLINK || (target = seen_at(v, e->path)) == NULL)
+			continue;
+		add_bind(b, e->kind == SBX_KIND_DIR ? NULL : "/dev/null", target, true);
+	}
+	return 0;
+}
+
+void
+sbx_docker_binds_free(struct sbx_docker_binds *b)
+{
+	free(b->v);
+	sbx_strv_free(&b->strings);
+	sbx_strv_free(&b->scrub);
+	sbx_strv_free(&b->notes);
+	memset(b, 0, sizeof(*b));
+}
+
 /* A host path under the workdir, as the container sees it. */
 static char *
 in_container(const char *workdir, const char *path)
@@ -191,9 +302,7 @@ push_container(const struct sbx_policy *p, const struct sbx_docker_run *run, str
 		sbx_strv_push_take(out,
 		    sbx_xasprintf("--ulimit=nofile=%" PRIu64 ":%" PRIu64,
 			lim[SBX_LIMIT_OPEN_FILES].value, lim[SBX_LIMIT_OPEN_FILES].value));
-	push_mount(out, run->workdir, SBX_DOCKER_WORK, false);
-	for (size_t i = 0; i < run->nbinds; i++)
-		push_mount(out, run->binds[i].source, run->binds[i].target, run->binds[i].ro);
+	sbx_docker_mount_argv(run->workdir, run->binds, run->nbinds, out);
 	sbx_strv_push(out, "--workdir=" SBX_DOCKER_WORK);
 	/* Published on the host's loopback only, never on every address. */
 	for (size_t i = 0; i < p->listen.n; i++)

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "fsplan.h"
 #include "policy.h"
 #include "util.h"
 
@@ -41,12 +42,43 @@ struct sbx_docker_bind {
 	bool ro;
 };
 
+/* The binds that hold a filesystem view inside the container. */
+struct sbx_docker_binds {
+	struct sbx_docker_bind *v;
+	size_t n;
+	struct sbx_strv strings; /* owns the paths of v */
+	struct sbx_strv scrub; /* protected names that do not exist, relative
+	                          to the workdir: one made during the run is
+	                          moved aside after it */
+	struct sbx_strv notes; /* what the binds cannot hold */
+};
+
+/* Lowers the view v (built with facts: the binds depend on what each path
+ * is) to the binds of a run, in order: each [mounts] source at its place
+ * under SBX_DOCKER_WORK, read-only unless rw; each protected entry
+ * read-only onto itself; each hidden entry the container can see (in the
+ * workdir or a mount) covered by an empty read-only tmpfs (a directory) or
+ * /dev/null (anything else). The engine resolves a bind's source itself,
+ * as root, so a protected entry that is a symlink or lies through one is
+ * not bound (a note says so; where a protected symlink leads in the
+ * workdir is an entry of its own), and a hidden symlink is left alone (its
+ * target is hidden in turn when the container can see it). */
+int sbx_docker_binds_lower(
+    const struct sbx_fsplan *v, struct sbx_docker_binds *b, struct sbx_err *err);
+
+void sbx_docker_binds_free(struct sbx_docker_binds *b);
+
+/* Appends the --mount options of a run to out: workdir at SBX_DOCKER_WORK,
+ * then each bind, as sbx_docker_argv() puts them on its command line. */
+void sbx_docker_mount_argv(
+    const char *workdir, const struct sbx_docker_bind *binds, size_t n, struct sbx_strv *out);
+
 /* One run, apart from the policy: who, where, what. */
 struct sbx_docker_run {
 	const char *docker; /* the client program, "docker" when NULL */
 	const char *name; /* the container's name */
 	const char *workdir; /* host path bound at SBX_DOCKER_WORK */
-	const struct sbx_docker_bind *binds; /* mounts and protected paths */
+	const struct sbx_docker_bind *binds; /* sbx_docker_binds_lower()'s */
 	size_t nbinds;
 	uid_t uid; /* the ids the payload runs as */
 	gid_t gid;

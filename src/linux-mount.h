@@ -6,25 +6,8 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "hostfacts.h"
 #include "plan.h"
-
-/* The ids the sandbox will hold, for judging what file permissions alone
- * keep from it. */
-struct sbx_host_ids {
-	uid_t uid;
-	gid_t gid;
-	gid_t groups[64];
-	int ngroups;
-};
-
-/* Facts read from this machine's filesystem (lstat, readlink, readdir);
- * ids may be NULL when "sealed" does not matter. */
-void sbx_host_facts_init(struct sbx_fsfacts *facts, const struct sbx_host_ids *ids);
-
-/* The ids of a sandbox run for the caller: the caller's own, or for root
- * the unprivileged mapped id with no groups. */
-void sbx_host_ids_for(
-    struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_gid, uid_t root_mapped);
 
 /* In a child that has its own user and mount namespaces: builds the new
  * root from plan->ops, pivots into it and detaches the old root. Each

@@ -580,9 +580,9 @@ sbx_seatbelt_profile(const struct sbx_policy *p, const struct sbx_fsview *fs,
 
 	if (fs->workdir == NULL)
 		return sbx_err_set(err, EINVAL, "no workdir to write a Seatbelt profile for");
-	/* Without facts: Seatbelt judges names, and the profile must not
-	 * depend on the machine that prints it. */
-	if (sbx_fsplan_build(p, fs, NULL, &v, err) < 0)
+	/* Seatbelt judges names, but which names are protected depends on
+	 * the host: a protected symlink's target is protected too. */
+	if (sbx_fsplan_build(p, fs, opts ? opts->facts : NULL, &v, err) < 0)
 		return -1;
 	rc = sbx_seatbelt_lower(&v, p, opts, out, err);
 	sbx_fsplan_free(&v);

@@ -23,6 +23,10 @@
 
 struct sbx_seatbelt_opts {
 	uint16_t proxy_port; /* the built-in proxy's host loopback port; 0: none */
+	/* The host's facts, so that the view makes the Linux backends'
+	 * decisions (where a protected symlink leads is protected too);
+	 * NULL: names alone, the same text on every machine. */
+	const struct sbx_fsfacts *facts;
 };
 
 /* What strict mode makes readable on macOS, fixed so that the profile does
@@ -41,7 +45,7 @@ int sbx_seatbelt_quote(struct sbx_buf *out, const char *s, struct sbx_err *err);
 char *sbx_seatbelt_canon(const char *path);
 
 /* Appends the profile of p to out: builds p's filesystem view (fsplan.h)
- * without facts, as Seatbelt judges names, and lowers it with
+ * on opts->facts (names alone without them) and lowers it with
  * sbx_seatbelt_lower(). fs must be the resolved view of p (mount sources
  * are taken from p, canonical after resolve). opts may be NULL. On a path
  * that cannot be written in SBPL, fills err and returns -1; out is then

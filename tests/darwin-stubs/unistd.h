@@ -39,6 +39,8 @@ off_t lseek(int, off_t, int);
 ssize_t pread(int, void *, size_t, off_t);
 int linkat(int, const char *, int, const char *, int);
 ssize_t readlinkat(int, const char *restrict, char *restrict, size_t);
+ssize_t readlink(const char *restrict, char *restrict, size_t);
+int getgroups(int, gid_t[]);
 int unlinkat(int, const char *, int);
 int isatty(int);
 int syscall(int, ...); /* deprecated on macOS, still declared */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "docker-argv.h"
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
@@ -487,9 +488,10 @@ check_ll_plan(const char *name, const char *section, const struct sbx_plan *plan
 	sbx_strv_free(&prot);
 }
 
-/* The view Seatbelt lowers (no facts) must hold the same decisions as the
- * one the Linux backends lower: every entry of it is in the full view with
- * the same disposition (a placeholder there is a protected name here). */
+/* The view without facts (what test-seatbelt.c's profiles lower, judging
+ * names alone) must hold the same decisions as the one the backends lower:
+ * every entry of it is in the full view with the same disposition (a
+ * placeholder there is a protected name here). */
 static void
 check_names_only(const char *name, const struct sbx_policy *p, const struct sbx_fsview *v,
     const struct sbx_fsplan *full)
@@ -586,6 +588,42 @@ lower(struct sbx_buf *out, const char *name, const char *section, const struct s
 	sbx_plan_free(&plan);
 }
 
+/* The docker backend's lowering of the view as a section of out: the
+ * --mount options of its command line, what it moves aside after the run,
+ * and what it cannot hold. */
+static void
+lower_docker(
+    struct sbx_buf *out, const struct sbx_policy *p, const struct sbx_fsview *v, unsigned uid)
+{
+	struct stub who = { .uid = uid };
+	struct sbx_fsfacts facts = {
+		.ctx = &who,
+		.kind = stub_kind,
+		.list = stub_list,
+		.sealed = stub_sealed,
+	};
+	struct sbx_fsplan view;
+	struct sbx_docker_binds b;
+	struct sbx_strv argv = { 0 };
+	struct sbx_err err = { 0 };
+
+	sbx_buf_puts(out, "\n== docker (the filesystem options of docker run)\n");
+	if (sbx_fsplan_build(p, v, &facts, &view, &err) < 0 ||
+	    sbx_docker_binds_lower(&view, &b, &err) < 0) {
+		sbx_buf_printf(out, "error: %s\n", err.msg);
+		sbx_fsplan_free(&view);
+		return;
+	}
+	sbx_docker_mount_argv(view.workdir, b.v, b.n, &argv);
+	for (size_t i = 0; i < argv.n; i++)
+		sbx_buf_printf(out, "%s\n", argv.v[i]);
+	put_list(out, "scrub", &b.scrub);
+	put_list(out, "# note:", &b.notes);
+	sbx_strv_free(&argv);
+	sbx_docker_binds_free(&b);
+	sbx_fsplan_free(&view);
+}
+
 struct policy_case {
 	const char *name;
 	const char *what;
@@ -645,6 +683,14 @@ run_case(const struct policy_case *c)
 				   ns_user = { .mounts = true },
 				   ll = { .tmpdir = TMPDIR, .watch = true, .guard_names = true },
 				   ll_bare = { .tmpdir = TMPDIR };
+	struct stub who = { .uid = ALICE };
+	struct sbx_fsfacts facts = {
+		.ctx = &who,
+		.kind = stub_kind,
+		.list = stub_list,
+		.sealed = stub_sealed,
+	};
+	const struct sbx_seatbelt_opts sb_opts = { .facts = &facts };
 
 	load(&p, c->ini);
 	fake_resolve(&p, c->workdir, &v, &said);
@@ -680,10 +726,11 @@ run_case(const struct policy_case *c)
 	    &v, &ll_bare, ALICE);
 
 	sbx_buf_puts(&out, "\n== seatbelt\n");
-	if (sbx_seatbelt_profile(&p, &v, NULL, &sb, &err) < 0)
+	if (sbx_seatbelt_profile(&p, &v, &sb_opts, &sb, &err) < 0)
 		sbx_buf_printf(&out, "error: %s\n", err.msg);
 	else
 		sbx_buf_puts(&out, sb.data);
+	lower_docker(&out, &p, &v, ALICE);
 	golden_check("plan", c->name, "txt", out.data);
 	sbx_buf_free(&sb);
 	sbx_buf_free(&said);

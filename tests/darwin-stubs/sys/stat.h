@@ -34,7 +34,9 @@ int mkdir(const char *, mode_t);
 #define S_IWUSR 0000200
 #define S_IXUSR 0000100
 #define S_IWGRP 0000020
+#define S_IROTH 0000004
 #define S_IWOTH 0000002
+#define S_IXOTH 0000001
 #define S_ISUID 0004000
 #define S_ISGID 0002000
 #define S_ISVTX 0001000

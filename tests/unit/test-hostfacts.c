@@ -1,0 +1,178 @@
+/* The host's filesystem facts (hostfacts.c), the POSIX calls every backend
+ * that builds a filesystem view asks, on a real temp directory: the kind
+ * of a path and a symlink's content, a directory's names, what file modes
+ * alone seal; and the view built on them, so that a protected symlink's
+ * target inside the workdir is protected as on the stub of test-plan.c
+ * (the Seatbelt backend builds its view on these facts too). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsplan.h"
+#include "hostfacts.h"
+#include "policy.h"
+#include "profile.h"
+#include "resolve.h"
+#include "tap.h"
+
+static char *
+in(const char *dir, const char *name)
+{
+	return sbx_path_join(dir, name);
+}
+
+static void
+make_file(const char *dir, const char *name, mode_t mode)
+{
+	_cleanup_free_ char *path = in(dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+
+	if (fd < 0 || fchmod(fd, mode) < 0) {
+		printf("Bail out! cannot make %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	close(fd);
+}
+
+static void
+make(const char *dir, const char *name, const char *link_to)
+{
+	_cleanup_free_ char *path = in(dir, name);
+
+	if ((link_to ? symlink(link_to, path) : mkdir(path, 0755)) < 0) {
+		printf("Bail out! cannot make %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+static void
+test_kinds(const struct sbx_fsfacts *f, const char *top)
+{
+	_cleanup_free_ char *dir = in(top, "proj"), *file = in(top, "proj/README.md"),
+			    *link = in(top, "proj/deploy"), *dangling = in(top, "proj/gone"),
+			    *missing = in(top, "proj/nothing"), *through = in(top, "proj/deploy/x");
+	char *target = NULL;
+
+	is_int(f->kind(f->ctx, dir, NULL), SBX_KIND_DIR, "a directory");
+	is_int(f->kind(f->ctx, file, NULL), SBX_KIND_FILE, "a file");
+	is_int(f->kind(f->ctx, link, &target), SBX_KIND_SYMLINK, "a symlink, not followed");
+	is_str(target, "config", "... and its content");
+	free(target);
+	target = NULL;
+	is_int(f->kind(f->ctx, dangling, &target), SBX_KIND_SYMLINK, "a dangling symlink");
+	is_str(target, "../nowhere", "... and its content");
+	free(target);
+	is_int(f->kind(f->ctx, missing, NULL), SBX_KIND_NONE, "a missing path");
+	is_int(f->kind(f->ctx, through, NULL), SBX_KIND_FILE,
+	    "a directory on the way is followed, as lstat does");
+}
+
+static void
+test_list(const struct sbx_fsfacts *f, const char *top)
+{
+	_cleanup_free_ char *dir = in(top, "proj"), *file = in(top, "proj/README.md");
+	struct sbx_strv names = { 0 };
+	static const char *const want[] = { "README.md", "config", "deploy", "gone", "secret" };
+	bool all = true;
+
+	is_int(f->list(f->ctx, dir, &names), 0, "a directory lists");
+	for (size_t i = 0; i < SBX_ARRAY_LEN(want); i++)
+		all &= sbx_strv_contains(&names, want[i]);
+	ok(all && names.n == SBX_ARRAY_LEN(want), "its names, without . and ..");
+	sbx_strv_free(&names);
+	is_int(f->list(f->ctx, file, &names), -1, "a file does not list");
+	sbx_strv_free(&names);
+}
+
+static void
+test_sealed(const char *top)
+{
+	_cleanup_free_ char *secret = in(top, "proj/secret"), *readme = in(top, "proj/README.md");
+	struct sbx_host_ids owner, other;
+	struct sbx_fsfacts f;
+
+	memset(&owner, 0, sizeof(owner));
+	owner.uid = getuid();
+	owner.gid = getgid();
+	memset(&other, 0, sizeof(other));
+	other.uid = getuid() == 65533 ? 65532 : 65533;
+	other.gid = getgid() == 65533 ? 65532 : 65533;
+	sbx_host_facts_init(&f, &owner);
+	ok(!f.sealed(f.ctx, secret), "a 0600 file is open to its owner");
+	sbx_host_facts_init(&f, &other);
+	ok(f.sealed(f.ctx, secret), "... and sealed from another uid");
+	ok(!f.sealed(f.ctx, readme), "a 0644 file is open to every uid");
+}
+
+/* The view on host facts: [protect] deploy, a symlink to config, makes
+ * config protected as well. */
+static void
+test_view(const struct sbx_fsfacts *f, const char *top)
+{
+	struct sbx_policy p;
+	struct sbx_fsview fs = { 0 };
+	struct sbx_fsplan v;
+	struct sbx_err err = { 0 };
+	_cleanup_free_ char *config = in(top, "proj/config");
+	bool linked = false;
+
+	sbx_policy_init(&p, top);
+	if (sbx_profile_load_string(&p, "t.ini", "[protect]\npath = deploy\n", &err) < 0) {
+		printf("Bail out! profile: %s\n", err.msg);
+		exit(1);
+	}
+	fs.workdir = in(top, "proj");
+	if (!ok(sbx_fsplan_build(&p, &fs, f, &v, &err) == 0, "a view on host facts")) {
+		diag("%s", err.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < v.n; i++)
+		linked |= v.v[i].origin == SBX_FSO_LINK && strcmp(v.v[i].path, config) == 0 &&
+		    v.v[i].disp == SBX_FSD_PROTECTED;
+	ok(linked, "a protected symlink's target in the workdir is protected");
+	sbx_fsplan_free(&v);
+out:
+	sbx_fsview_free(&fs);
+	sbx_policy_free(&p);
+}
+
+int
+main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	_cleanup_free_ char *top = sbx_xasprintf("%s/sbx-hostfacts.XXXXXX", tmp ? tmp : "/tmp");
+	static const char *const made[] = { "proj/gone", "proj/deploy", "proj/secret",
+		"proj/README.md", "proj/config/x", "proj/config", "proj" };
+	struct sbx_fsfacts f;
+
+	if (mkdtemp(top) == NULL) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	make(top, "proj", NULL);
+	make(top, "proj/config", NULL);
+	make_file(top, "proj/config/x", 0644);
+	make_file(top, "proj/README.md", 0644);
+	make_file(top, "proj/secret", 0600);
+	make(top, "proj/deploy", "config");
+	make(top, "proj/gone", "../nowhere");
+	sbx_host_facts_init(&f, NULL);
+	test_kinds(&f, top);
+	test_list(&f, top);
+	test_sealed(top);
+	test_view(&f, top);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(made); i++) {
+		_cleanup_free_ char *path = in(top, made[i]);
+
+		if (remove(path) < 0)
+			diag("cannot remove %s: %s", path, strerror(errno));
+	}
+	rmdir(top);
+	return done_testing();
+}
