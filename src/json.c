@@ -215,10 +215,3 @@ sbx_json_steal(struct sbx_json *j)
 	memset(j, 0, sizeof(*j));
 	return s;
 }
-
-void
-sbx_json_free(struct sbx_json *j)
-{
-	sbx_buf_free(&j->buf);
-	memset(j, 0, sizeof(*j));
-}

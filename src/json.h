@@ -32,7 +32,6 @@ void sbx_json_strv(struct sbx_json *j, const struct sbx_strv *sv);
 
 /* Returns the document and resets j; the caller frees the result. */
 char *sbx_json_steal(struct sbx_json *j);
-void sbx_json_free(struct sbx_json *j);
 
 /* Appends s to b as a JSON string literal, quotes included. */
 void sbx_json_escape(struct sbx_buf *b, const char *s, size_t n);

@@ -364,6 +364,6 @@ FUZZ_TARGET(json)
 		sbx_buf_free(&e.v[i]);
 	free(e.v);
 	free(doc);
-	sbx_json_free(&j);
+	free(sbx_json_steal(&j));
 	return 0;
 }
