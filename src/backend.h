@@ -30,7 +30,7 @@ struct sbx_caps {
 	int landlock_abi; /* 0: none */
 	bool seccomp;
 	bool seccomp_notify;
-	bool cgroup_delegated;
+	bool cgroup_delegated; /* --probe: a run would get a cgroup v2 leaf with memory and pids */
 	bool docker;
 	bool seatbelt;
 };

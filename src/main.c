@@ -861,7 +861,17 @@ run_main(struct run *run, int argc, char **argv)
 	}
 	if (run->cli.probe) {
 		enum sbx_backend_id pick = sbx_probe_all(&run->caps);
-		_cleanup_free_ char *json = sbx_probe_render(&run->caps, pick);
+		_cleanup_free_ char *json = NULL;
+#ifdef __linux__
+		/* What a run with --memory and --pids would get: a leaf with
+		 * both controllers (the probe reads only). */
+		struct sbx_cg_decision cg;
+
+		sbx_cgroup_probe(SBX_CG_MEMORY | SBX_CG_PIDS, &cg, NULL);
+		run->caps.cgroup_delegated =
+		    cg.way != SBX_CG_NONE && cg.ctl == (SBX_CG_MEMORY | SBX_CG_PIDS);
+#endif
+		json = sbx_probe_render(&run->caps, pick);
 
 		puts(json);
 		return -1;

@@ -20,6 +20,12 @@ else
 	pids_by=rlimit-uid
 fi
 
+# The cgroup_delegated member of --probe's object.
+probe_cgroup() {
+	"$SBXRUN" --probe 2>/dev/null |
+	    "$PY" -c 'import json, sys; print(str(json.load(sys.stdin)["cgroup_delegated"]).lower())'
+}
+
 # The cgroup2 mount point of this machine, from our mount table.
 v2=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
 
@@ -31,9 +37,10 @@ if [ -n "$v2" ] && ! grep -qw memory "$v2/cgroup.controllers" 2>/dev/null; then
 	is "$(jget limits.pids.by)" "$pids_by" "... pids by $pids_by"
 	like "$(jget warnings)" "has no memory and pids controller" "the warning says why"
 	is "$(jget layers.cgroup)" false "layers.cgroup is false"
+	is "$(probe_cgroup)" false "--probe: cgroup_delegated is false here"
 else
 	skip "this machine's cgroup v2 offers memory (or has no v2): the hybrid case" 4
-	skip "(see above)" 1
+	skip "(see above)" 2
 fi
 
 # fake_tree DIR ROOT_SUBTREE: a cgroup root that offers memory and pids.
@@ -107,9 +114,11 @@ is "$(jget limits.pids.by)" cgroup "--pids alone: by cgroup"
 is "$(jget limits.memory.by)" cgroup "the default memory limit: by cgroup too"
 is "$(ls -d "$FT"/sbxrun-* 2>/dev/null | wc -l)" 0 "no leaf left"
 
-# --print-backend makes nothing.
+# --print-backend and --probe make nothing.
 sbx --backend "$SBX_BACKEND" --print-backend -w "$WD" -- true
 is "$(ls -d "$FT"/sbxrun-* 2>/dev/null | wc -l)" 0 "--print-backend makes no leaf"
+is "$(probe_cgroup)" true "--probe: cgroup_delegated is true where a run gets a leaf"
+is "$(ls -d "$FT"/sbxrun-* 2>/dev/null | wc -l)" 0 "--probe makes no leaf"
 
 # --- a delegated group: sbxrun moves itself out first -----------------------------------
 FT=$T/cg2
@@ -165,6 +174,7 @@ is "$(jget limits.memory.by)" rlimit "no controllers: memory by rlimit"
 is "$(jget limits.pids.by)" "$pids_by" "no controllers: pids by $pids_by"
 like "$(jget warnings)" "$FT has no memory and pids controller" "no controllers: the warning names the group"
 is "$(ls -A "$FT" | wc -l)" 3 "no controllers: nothing made"
+is "$(probe_cgroup)" false "no controllers: --probe says cgroup_delegated false"
 # Only pids handed down: pids by the leaf, memory by its rlimit.
 printf 'cpu memory pids\n' >"$FT/cgroup.controllers"
 printf 'pids\n' >"$FT/cgroup.subtree_control"
