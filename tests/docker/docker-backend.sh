@@ -67,6 +67,63 @@ unlike "$(cat "$W/env.txt")" "leaked-canary-$$" "the caller's environment does n
 like "$(cat "$W/env.txt")" "SBX_PASSED=passed-$$" "--pass-env passes its variable"
 like "$(cat "$W/env.txt")" "SET_BY_FLAG=yes" "--env sets one"
 
+# --- the binds lower the filesystem view ---------------------------------------
+# Each verdict from the host: what is in the workdir after the run.
+
+# A protected symlink keeps its target read-only: [protect] names deploy,
+# deploy -> config, a directory in the workdir.
+V=$T/v-link
+mkdir -p "$V/config"
+echo original >"$V/config/app.yml"
+ln -s config "$V/deploy"
+printf '[protect]\npath = deploy\n' >"$T/protect-link.ini"
+dk_script 'echo evil >/work/deploy/app.yml; echo evil >/work/config/app.yml
+rm -f /work/config/app.yml; echo evil >/work/config/app.yml; echo ran >/work/ran' \
+	-w "$V" -p "$T/protect-link.ini"
+is "$(cat "$V/ran" 2>/dev/null)" ran "protect deploy -> config: the writing script ran"
+is "$(cat "$V/config/app.yml" 2>/dev/null)" original \
+	"... and the link's target config/app.yml is unchanged on the host"
+
+# A git worktree's .git is a file naming the repository: it is protected
+# like a .git directory.
+V=$T/v-wt
+mkdir "$V"
+printf 'gitdir: %s/repo/.git/worktrees/v-wt\n' "$T" >"$V/.git"
+cp "$V/.git" "$T/git-file.orig"
+dk_script 'printf "gitdir: /evil\n" >/work/.git; rm -f /work/.git
+printf "gitdir: /evil\n" >/work/.git; echo ran >/work/ran' -w "$V"
+is "$(cat "$V/ran" 2>/dev/null)" ran "a worktree's .git file: the rewriting script ran"
+ok "... and the host's .git file is unchanged" cmp -s "$V/.git" "$T/git-file.orig"
+
+# A [mounts] target missing from the workdir makes no existing .git file
+# look made by the sandbox: after a run that does nothing it is still
+# there, not moved aside.
+V=$T/v-mt
+mkdir "$V" "$T/mt-src"
+echo data >"$T/mt-src/file"
+cp "$T/git-file.orig" "$V/.git"
+dk_script true -w "$V" -m "$T/mt-src:data"
+is "$SBX_STATUS" 0 "a missing mount target and a .git file: the run succeeds"
+ok "... the host's .git file is still there, unchanged" cmp -s "$V/.git" "$T/git-file.orig"
+is "$(ls -a "$V" | grep -c 'sbxrun-untrusted')" 0 "... and nothing was moved aside"
+
+# A root caller with a secret directory in the workdir: the workdir is
+# lent to nobody around it (the secret is not), and sbxrun hands back the
+# script's status and its diagnostics line.
+if [ "$me" = 0 ]; then
+	V=$T/v-secret
+	mkdir -p "$V/secret"
+	echo secret-canary-$$ >"$V/secret/key"
+	dk_script 'cat /work/secret/key >/work/leak 2>/dev/null; ls /work/secret >>/work/leak 2>/dev/null; exit 5' \
+		-w "$V" --deny-read "$V/secret"
+	is "$SBX_STATUS" 5 "root, a secret directory in the workdir: the script's status 5"
+	ok "... and the diagnostics line is complete" check_diag "$T/diag"
+	ok "... the script ran (it left /work/leak)" test -e "$V/leak"
+	unlike "$(cat "$V/leak" 2>/dev/null)" "secret-canary|key" "... and it read nothing of the secret"
+else
+	skip "a root caller with a secret directory: needs root (uid $me)" 4
+fi
+
 # --- network off: nothing reachable, judged by a host listener ----------------
 # The listener is on the engine's bridge address: an address of this host
 # that is not loopback, and that a bridged container can reach.
