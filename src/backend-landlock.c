@@ -346,7 +346,9 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 static int
 drop_root(struct sbx_err *err)
 {
-	for (int cap = 0; cap < 64; cap++)
+	int last = sbx_caps_last();
+
+	for (int cap = 0; cap <= last; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
 			return sbx_err_sys(
 			    err, "cannot drop capability %d from the bounding set", cap);
@@ -632,6 +634,8 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pl.net.bind = &pl.bind;
 	pl.net.connect = &pl.connect;
 	sbx_netrules_landlock_ports(x->net, &pl.bind, &pl.connect, &pl.net.connect_any);
+	/* Probed here once, so that the payload asks nothing (linux-caps.h). */
+	(void)sbx_caps_last();
 	if (caps->seccomp) {
 		pl.net_notify = true;
 		/* Without pidfd_getfd the network rules were refused, unless

@@ -775,6 +775,8 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		sbx_strv_free(&created);
 	}
 	pl.state = st;
+	/* Probed here once, so that init asks nothing (linux-caps.h). */
+	(void)sbx_caps_last();
 	fflush(NULL);
 	sbx_phase("before clone3");
 	pid = clone_jail(flags, &pidfd, x->cgroup ? x->cgroup_fd : -1);

@@ -78,7 +78,7 @@ pfc(void)
 int
 main(int argc, char **argv)
 {
-	size_t common[4], host[8] = { 0 };
+	size_t common[SBX_BPF_NCOMMON], host[SBX_BPF_NHOST] = { 0 };
 	struct sbx_err err = { 0 };
 	char name[32];
 
@@ -87,7 +87,7 @@ main(int argc, char **argv)
 	printf("/* Made by sbx-bpfgen (src/bpfgen.c) at build time; do not edit. */\n"
 	       "#include \"config.h\"\n\n#include <linux/filter.h>\n\n"
 	       "#include \"linux-seccomp.h\"\n\n");
-	for (unsigned f = 0; f < 4; f++) {
+	for (unsigned f = 0; f < SBX_BPF_NCOMMON; f++) {
 		scmp_filter_ctx ctx = sbx_seccomp_filter(f, &err);
 
 		if (ctx == NULL) {
@@ -98,7 +98,7 @@ main(int argc, char **argv)
 		common[f] = emit(ctx, name);
 		seccomp_release(ctx);
 	}
-	for (unsigned w = 1; w < 8; w++) {
+	for (unsigned w = 1; w < SBX_BPF_NHOST; w++) {
 		scmp_filter_ctx ctx = sbx_hostfilter_filter(w, &err);
 
 		if (ctx == NULL) {
@@ -109,11 +109,11 @@ main(int argc, char **argv)
 		host[w] = emit(ctx, name);
 		seccomp_release(ctx);
 	}
-	printf("const struct sbx_bpf sbx_bpf_common[4] = {\n");
-	for (unsigned f = 0; f < 4; f++)
+	printf("const struct sbx_bpf sbx_bpf_common[SBX_BPF_NCOMMON] = {\n");
+	for (unsigned f = 0; f < SBX_BPF_NCOMMON; f++)
 		printf("\t{ common_%u, %zu },\n", f, common[f]);
-	printf("};\n\nconst struct sbx_bpf sbx_bpf_host[8] = {\n\t{ 0, 0 },\n");
-	for (unsigned w = 1; w < 8; w++)
+	printf("};\n\nconst struct sbx_bpf sbx_bpf_host[SBX_BPF_NHOST] = {\n\t{ 0, 0 },\n");
+	for (unsigned w = 1; w < SBX_BPF_NHOST; w++)
 		printf("\t{ host_%u, %zu },\n", w, host[w]);
 	printf("};\n");
 	return fflush(stdout) == 0 ? 0 : 1;

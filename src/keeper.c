@@ -8,8 +8,9 @@
  * memory holds the record of a change before sbxrun can learn that it was
  * made, and sbxrun's death at any point leaves nothing unrecorded.
  *
- * The keeper is not sbxrun's child but an orphan (a double fork): the
- * supervisor kills every descendant of sbxrun as the sandbox's tree.
+ * The keeper is not sbxrun's child but an orphan (a double fork, whose
+ * first half shares sbxrun's memory): the supervisor kills every
+ * descendant of sbxrun as the sandbox's tree.
  *
  * A second channel, a pipe, tells it when to undo alone: sbxrun holds its
  * write end and the jail's init keeps the copy it inherits until it exits
@@ -916,25 +917,39 @@ sbx_keeper_start(struct sbx_err *err)
 		return NULL;
 	}
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		sbx_err_sys(err, "keeper: fork");
-		close(sv[0]);
-		close(sv[1]);
-		close(hold[0]);
-		close(hold[1]);
-		return NULL;
-	}
+#ifdef HAVE__FORK
+	/* The intermediate shares sbxrun's memory (vfork(2)): sbxrun is
+	 * suspended until it exits, so nothing is copied for it and nothing
+	 * torn down after it. It only makes the keeper with _Fork (which
+	 * runs no fork handler and touches nothing of the shared memory the
+	 * keeper's copy would miss) and exits. The keeper, a full copy of
+	 * sbxrun, closes the descriptors it must not hold itself. */
+	pid = vfork();
 	if (pid == 0) {
-		/* A grandchild, orphaned at once: not among sbxrun's
-		 * descendants, which the supervisor kills as the sandbox's tree
-		 * (sbxrun becomes a child subreaper only later). */
+		switch (_Fork()) {
+		case 0: keeper_main(sv[1], hold[0]);
+		case -1: _exit(1);
+		default: _exit(0);
+		}
+	}
+#else
+	pid = fork();
+	if (pid == 0) {
 		close(sv[0]);
 		close(hold[1]);
 		pid = fork();
 		if (pid == 0)
 			keeper_main(sv[1], hold[0]);
 		_exit(pid < 0 ? 1 : 0);
+	}
+#endif
+	if (pid < 0) {
+		sbx_err_sys(err, "keeper: fork");
+		close(sv[0]);
+		close(hold[1]);
+		close(sv[1]);
+		close(hold[0]);
+		return NULL;
 	}
 	close(sv[1]);
 	close(hold[0]);
@@ -962,18 +977,13 @@ sbx_keeper_hold_fd(const struct sbx_keeper *k)
 	return k ? k->hold : -1;
 }
 
-/* Sends a request and waits for its REPLY: 0, or -1 with err (the
- * keeper's message). The descriptor of the reply, if any, goes to *fd. */
+/* Reads the REPLY to a request sent: 0, or -1 with err (the keeper's
+ * message). The descriptor of the reply, if any, goes to *fd. */
 static int
-request(struct sbx_keeper *k, const struct k_hdr *h, const struct sbx_strv *strs, int send_fd,
-    char **text, int *fd, struct sbx_err *err)
+reply(struct sbx_keeper *k, char **text, int *fd, struct sbx_err *err)
 {
 	struct k_msg m;
 
-	if (k == NULL)
-		return sbx_err_set(err, EINVAL, "no keeper for this run");
-	if (k_send(k->sock, h, strs, send_fd) < 0)
-		return sbx_err_sys(err, "keeper: cannot send");
 	if (k_recv(k->sock, &m, 0) <= 0 || m.h.op != K_REPLY)
 		return sbx_err_set(err, EIO, "keeper: no answer");
 	if (m.h.err != 0) {
@@ -991,18 +1001,58 @@ request(struct sbx_keeper *k, const struct k_hdr *h, const struct sbx_strv *strs
 	return 0;
 }
 
+/* Sends a request and waits for its REPLY (reply()). */
+static int
+request(struct sbx_keeper *k, const struct k_hdr *h, const struct sbx_strv *strs, int send_fd,
+    char **text, int *fd, struct sbx_err *err)
+{
+	if (k == NULL)
+		return sbx_err_set(err, EINVAL, "no keeper for this run");
+	if (k_send(k->sock, h, strs, send_fd) < 0)
+		return sbx_err_sys(err, "keeper: cannot send");
+	return reply(k, text, fd, err);
+}
+
 int
 sbx_keeper_mkdtemp(
     struct sbx_keeper *k, const char *parent, const char *prefix, char **path, struct sbx_err *err)
 {
-	struct k_hdr h = { .op = K_MKDTEMP };
-	struct sbx_strv s = { 0 };
-	int r;
+	return sbx_keeper_mkdtemps(k, parent, &prefix, 1, path, err);
+}
 
-	sbx_strv_push(&s, parent);
-	sbx_strv_push(&s, prefix);
-	r = request(k, &h, &s, -1, path, NULL, err);
-	sbx_strv_free(&s);
+int
+sbx_keeper_mkdtemps(struct sbx_keeper *k, const char *parent, const char *const *prefixes, size_t n,
+    char **paths, struct sbx_err *err)
+{
+	struct k_hdr h = { .op = K_MKDTEMP };
+	size_t sent = 0;
+	int r = 0;
+
+	if (k == NULL)
+		return sbx_err_set(err, EINVAL, "no keeper for this run");
+	/* All asked first: one wait for the keeper, not one per directory. */
+	for (; sent < n; sent++) {
+		struct sbx_strv s = { 0 };
+
+		paths[sent] = NULL;
+		sbx_strv_push(&s, parent);
+		sbx_strv_push(&s, prefixes[sent]);
+		r = k_send(k->sock, &h, &s, -1);
+		sbx_strv_free(&s);
+		if (r < 0) {
+			r = sbx_err_sys(err, "keeper: cannot send");
+			break;
+		}
+	}
+	/* Every reply is read, so that the next request reads its own. */
+	for (size_t i = 0; i < sent; i++) {
+		struct sbx_err e = { 0 };
+
+		if (reply(k, &paths[i], NULL, &e) < 0 && r == 0) {
+			*err = e;
+			r = -1;
+		}
+	}
 	return r;
 }
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
-#include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,18 +14,27 @@
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
-static int
-last_cap(void)
+int
+sbx_caps_last(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
-	int n = 40;
+	static int last = -1;
 
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = 40;
-		fclose(f);
+	if (last < 0) {
+		int lo = 0, hi = 63;
+
+		/* Capability 0 always exists; PR_CAPBSET_READ fails with
+		 * EINVAL only for a number the kernel does not know. */
+		while (lo < hi) {
+			int mid = (lo + hi + 1) / 2;
+
+			if (prctl(PR_CAPBSET_READ, mid, 0, 0, 0) >= 0)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		last = lo;
 	}
-	return n;
+	return last;
 }
 
 int
@@ -34,7 +42,10 @@ sbx_caps_drop_all(struct sbx_err *err)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2] = { { 0 } };
-	int last = last_cap();
+	int last = sbx_caps_last();
+	/* Without CAP_SETPCAP every drop from the bounding set fails with
+	 * EPERM (prctl(2)), which is ignored: those calls are skipped. */
+	bool setpcap = sbx_caps_has(CAP_SETPCAP);
 	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
 	    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
 	    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
@@ -42,7 +53,7 @@ sbx_caps_drop_all(struct sbx_err *err)
 	/* With CAP_SETPCAP still held: lock root out of capabilities. */
 	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0 && errno != EPERM)
 		return sbx_err_sys(err, "cannot lock the securebits");
-	for (int cap = 0; cap <= last; cap++)
+	for (int cap = 0; setpcap && cap <= last; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
 			return sbx_err_sys(
 			    err, "cannot drop capability %d from the bounding set", cap);

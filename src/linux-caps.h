@@ -12,6 +12,11 @@
  * by the creator of a user namespace inside it) for the bounding set. */
 int sbx_caps_drop_all(struct sbx_err *err);
 
+/* The highest capability number the running kernel knows (the bounding
+ * set's last bit), found once by probing with PR_CAPBSET_READ and kept:
+ * call it before a fork and the child asks nothing. */
+int sbx_caps_last(void);
+
 /* Sets no_new_privs. */
 int sbx_no_new_privs(struct sbx_err *err);
 

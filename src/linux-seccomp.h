@@ -49,9 +49,13 @@ struct sbx_bpf {
 };
 
 /* Made by sbx-bpfgen at build time: the common filter by SBX_SECCOMP_*
- * flags, the host filter by SBX_HOSTF_* bits. */
-extern const struct sbx_bpf sbx_bpf_common[4];
-extern const struct sbx_bpf sbx_bpf_host[8];
+ * flags below SBX_BPF_NCOMMON (the network and metadata traps and the
+ * free sends; not --trace, not the name traps), the host filter by every
+ * combination of the SBX_HOSTF_* bits. */
+#define SBX_BPF_NCOMMON 8
+#define SBX_BPF_NHOST 16
+extern const struct sbx_bpf sbx_bpf_common[SBX_BPF_NCOMMON];
+extern const struct sbx_bpf sbx_bpf_host[SBX_BPF_NHOST];
 
 /* Whether the kernel accepts a filter at all, and whether it hands out a
  * user-notification listener (*notify), measured in a throwaway child. */

@@ -279,31 +279,49 @@ load_profiles(struct run *run, struct sbx_err *err)
 	return 0;
 }
 
-/* A new directory PREFIX.XXXXXX in $TMPDIR (else /tmp): made by the
- * keeper, which removes it even if sbxrun is killed (keeper.h). */
-static char *
-make_temp_dir(struct run *run, const char *prefix, const char *what, struct sbx_err *err)
+/* New directories PREFIX.XXXXXX in $TMPDIR (else /tmp), for each of the
+ * n prefixes that has a slot in out (NULL skips it): made by the keeper,
+ * which removes them even if sbxrun is killed (keeper.h), asked all at
+ * once. */
+static int
+make_temp_dirs(struct run *run, const char *const *prefix, const char *const *what, char **out[],
+    size_t n, struct sbx_err *err)
 {
 	const char *tmp = getenv("TMPDIR");
-	char *path = NULL;
+	const char *ask[2];
+	char *made[2];
+	size_t m = 0, at[2];
+	int r = 0;
 
 	if (tmp == NULL || tmp[0] != '/')
 		tmp = "/tmp";
+	for (size_t i = 0; i < n && m < SBX_ARRAY_LEN(ask); i++)
+		if (out[i]) {
+			at[m] = i;
+			ask[m++] = prefix[i];
+		}
 #ifdef __linux__
-	if (sbx_keeper_mkdtemp(run->keeper, tmp, prefix, &path, err) < 0) {
-		sbx_err_wrap(err, "cannot create %s in %s", what, tmp);
-		return NULL;
+	r = sbx_keeper_mkdtemps(run->keeper, tmp, ask, m, made, err);
+	for (size_t j = 0; j < m; j++) {
+		*out[at[j]] = made[j];
+		if (made[j] == NULL && r < 0) {
+			sbx_err_wrap(err, "cannot create %s in %s", what[at[j]], tmp);
+			break;
+		}
 	}
 #else
 	(void)run;
-	path = sbx_xasprintf("%s/%s.XXXXXX", tmp, prefix);
-	if (mkdtemp(path) == NULL) {
-		sbx_err_sys(err, "cannot create %s in %s", what, tmp);
-		free(path);
-		return NULL;
+	for (size_t j = 0; j < m && r == 0; j++) {
+		made[j] = sbx_xasprintf("%s/%s.XXXXXX", tmp, ask[j]);
+		if (mkdtemp(made[j]) == NULL) {
+			r = sbx_err_sys(err, "cannot create %s in %s", what[at[j]], tmp);
+			free(made[j]);
+			made[j] = NULL;
+		}
+		*out[at[j]] = made[j];
 	}
 #endif
-	return path;
+	return r;
 }
 
 /* Starts the keeper once, before the first change to the caller's disk
@@ -353,24 +371,22 @@ jail_workdir_name(void)
 	return sbx_xstrdup(name);
 }
 
+/* The temp workdir (when workdir) and the empty TMPDIR of a backend
+ * without a private /tmp of its own (when tmp, and not made yet): made
+ * in one go when both are needed, removed after the run. */
 static int
-make_temp_workdir(struct run *run, struct sbx_err *err)
+make_temp_workdir(struct run *run, bool workdir, bool tmp, struct sbx_err *err)
 {
-	if (need_keeper(run, err) < 0)
-		return -1;
-	run->temp_workdir = make_temp_dir(run, "sbxrun", "a workdir", err);
-	return run->temp_workdir ? 0 : -1;
-}
+	static const char *const prefix[] = { "sbxrun", "sbxrun-tmp" };
+	static const char *const what[] = { "a workdir", "a private temporary directory" };
+	char **out[] = { workdir ? &run->temp_workdir : NULL,
+		tmp && run->private_tmp == NULL ? &run->private_tmp : NULL };
 
-/* The empty TMPDIR of a backend without a private /tmp of its own: made
- * once, when such a backend is first chosen, and removed after the run. */
-static int
-make_private_tmp(struct run *run, struct sbx_err *err)
-{
+	if (out[0] == NULL && out[1] == NULL)
+		return 0;
 	if (need_keeper(run, err) < 0)
 		return -1;
-	run->private_tmp = make_temp_dir(run, "sbxrun-tmp", "a private temporary directory", err);
-	return run->private_tmp ? 0 : -1;
+	return make_temp_dirs(run, prefix, what, out, SBX_ARRAY_LEN(out), err);
 }
 
 /* --interp: the script from stdin becomes WORKDIR/.sbxrun/NAME, made
@@ -495,7 +511,7 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	const char *tmpdir = "/tmp";
 
 	if (b->needs_tmpdir) {
-		if (run->private_tmp == NULL && make_private_tmp(run, err) < 0)
+		if (make_temp_workdir(run, false, true, err) < 0)
 			return -1;
 		sbx_phase("private TMPDIR");
 		tmpdir = run->private_tmp;
@@ -610,7 +626,7 @@ rehome_workdir(struct run *run, struct sbx_err *err)
 {
 	size_t nwarn = run->policy.warnings.n;
 
-	if (make_temp_workdir(run, err) < 0)
+	if (make_temp_workdir(run, true, false, err) < 0)
 		return -1;
 	sbx_fsview_free(&run->fs);
 	free(steal_ptr(&run->jail_workdir));
@@ -944,7 +960,8 @@ run_main(struct run *run, int argc, char **argv)
 		if (need_keeper(run, &err) < 0)
 			return fail(run, &err);
 		sbx_phase("keeper started");
-		if (p->workdir == NULL && make_temp_workdir(run, &err) < 0)
+		/* The private TMPDIR too, in the same round trip. */
+		if (make_temp_workdir(run, p->workdir == NULL, b->needs_tmpdir, &err) < 0)
 			return fail(run, &err);
 		sbx_phase("temp workdir");
 	}
