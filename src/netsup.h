@@ -27,7 +27,7 @@
 #include "diag.h"
 #include "err.h"
 #include "metasup.h"
-#include "netrules.h"
+#include "netclass.h"
 #include "supcfg.h"
 
 struct sbx_netsup;

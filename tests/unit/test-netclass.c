@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "netrules.h"
+#include "netclass.h"
 #include "policy.h"
 #include "profile.h"
 #include "tap.h"
