@@ -7,8 +7,9 @@
  *
  * Launch order:
  *
- *   sbxrun (parent)     builds the plan (pure; no mounts, the private
- *                       TMPDIR among the rules); the keeper (keeper.h)
+ *   sbxrun (parent)     reads the plan the core built (jail.h; no
+ *                       mounts, the private TMPDIR among the rules, the
+ *                       watch list); the keeper (keeper.h)
  *                       makes the mount symlinks (--allow-degraded) and,
  *                       for a root caller, lends the workdir to uid
  *                       65534; sbxrun checks that uid can reach it and

@@ -4,7 +4,8 @@
  *
  * Launch order, chosen with the network supervisor in mind:
  *
- *   sbxrun (parent)     builds the plan (pure), then clone3() with every
+ *   sbxrun (parent)     reads the plan the core built (jail.h: the mount
+ *                       table and Landlock rules), then clone3() with every
  *                       CLONE_NEW* flag and CLONE_PIDFD. Anything the
  *                       supervisor must share with the sandbox (the network
  *                       Landlock domain) is applied to sbxrun's own thread
