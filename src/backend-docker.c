@@ -33,7 +33,6 @@
 
 #include "backend.h"
 #include "docker-argv.h"
-#include "hostfacts.h"
 #include "launch.h"
 #include "linux-owner.h"
 #include "plan.h"
@@ -198,28 +197,6 @@ docker_enforces(const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *ca
 	if (!sbx_docker_net_open(p))
 		r |= SBX_RULE_BIT(SBX_RULE_NETWORK);
 	return r;
-}
-
-/* The run's filesystem view, built on the host's facts, and the binds
- * that lower it (sbx_docker_binds_lower(): the mounts, the protected paths
- * read-only onto themselves, the hidden paths the container can see
- * covered). Protected paths that do not exist go to the scrub list: one
- * made during the run is moved aside after it. */
-static int
-collect_binds(const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_fsplan *view,
-    struct sbx_docker_binds *b, struct sbx_err *err)
-{
-	struct sbx_fsfacts facts;
-
-	memset(b, 0, sizeof(*b));
-	sbx_host_facts_init(&facts, NULL);
-	if (sbx_fsplan_build(p, x->fs, &facts, view, err) < 0)
-		return -1;
-	if (sbx_docker_binds_lower(view, b, err) < 0) {
-		sbx_fsplan_free(view);
-		return -1;
-	}
-	return 0;
 }
 
 /* Docker takes its bind sources by name, and its daemon resolves them as
@@ -730,22 +707,16 @@ set_report(const struct sbx_policy *p, struct sbx_report *r)
 }
 
 static int
-docker_describe(const struct sbx_policy *p, const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
+docker_describe(const struct sbx_jail *j, struct sbx_buf *out, struct sbx_err *err)
 {
-	struct sbx_fsplan view;
-	struct sbx_docker_binds b;
+	const struct sbx_policy *p = j->policy;
+	const struct sbx_exec *x = j->exec;
+	const struct sbx_docker_binds *b = &j->binds;
 	struct sbx_strv argv = { 0 }, create = { 0 };
 	_cleanup_free_ char *spec = NULL;
 
-	if (x->fs == NULL)
-		return sbx_err_set(err, EINVAL, "docker: no resolved filesystem view");
-	if (collect_binds(p, x, &view, &b, err) < 0)
-		return -1;
-	sbx_fsplan_free(&view);
-	if (build_argv(p, x, "sbxrun-PID-RANDOM", "/tmp/.sbxrun-run-RANDOM", &b, &argv, &create,
+	if (build_argv(p, x, "sbxrun-PID-RANDOM", "/tmp/.sbxrun-run-RANDOM", b, &argv, &create,
 		&spec, err) < 0) {
-		sbx_docker_binds_free(&b);
 		sbx_strv_free(&argv);
 		sbx_strv_free(&create);
 		return -1;
@@ -761,35 +732,32 @@ docker_describe(const struct sbx_policy *p, const struct sbx_exec *x,
 	} else {
 		sbx_buf_puts(out, "# backend docker: one container per run, removed after it\n");
 	}
-	for (size_t i = 0; i < b.notes.n; i++)
-		sbx_buf_printf(out, "# %s\n", b.notes.v[i]);
-	for (size_t i = 0; i < b.scrub.n; i++)
+	for (size_t i = 0; i < b->notes.n; i++)
+		sbx_buf_printf(out, "# %s\n", b->notes.v[i]);
+	for (size_t i = 0; i < b->scrub.n; i++)
 		sbx_buf_printf(out, "# %s does not exist: one made during the run is moved aside\n",
-		    b.scrub.v[i]);
+		    b->scrub.v[i]);
 	if (x->caller_uid == 0)
 		sbx_buf_printf(out,
 		    "# the caller is root: the workdir is lent to uid %d for the run\n", DK_NOBODY);
 	sbx_docker_render(argv.v, out);
-	sbx_docker_binds_free(&b);
 	sbx_strv_free(&argv);
 	return 0;
 }
 
 static int
-docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
-    struct sbx_err *err)
+docker_spawn(
+    const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
+	const struct sbx_policy *p = j->policy;
+	const struct sbx_exec *x = j->exec;
+	const struct sbx_docker_binds *b = &j->binds;
 	struct dk_state *st;
 	struct sbx_payload_hooks hooks = { .orphaned = dk_orphaned };
 	struct sbx_exec client = *x;
-	struct sbx_fsplan view = { 0 };
-	struct sbx_docker_binds b = { 0 };
 	struct sbx_strv argv = { 0 }, create = { 0 };
 	_cleanup_free_ char *name = NULL, *pgid_file = NULL, *spec = NULL;
 
-	if (x->fs == NULL)
-		return sbx_err_set(err, EINVAL, "docker: no resolved filesystem view");
 	if (p->docker_keep && p->workdir == NULL)
 		return sbx_err_set(err, EINVAL,
 		    "docker_keep %s needs a workdir (-w DIR): a kept container keeps the one it "
@@ -814,26 +782,26 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 		sbx_docker_rm_argv(NULL, name, &st->rm);
 		sbx_docker_inspect_argv(NULL, name, &st->inspect);
 	}
-	if (collect_binds(p, x, &view, &b, err) < 0 || make_targets(&view, &st->made, err) < 0)
+	if (make_targets(&j->view, &st->made, err) < 0)
 		goto fail;
-	if (build_argv(p, x, name, pgid_file, &b, &argv, &create, &spec, err) < 0)
+	if (build_argv(p, x, name, pgid_file, b, &argv, &create, &spec, err) < 0)
 		goto fail;
 	if (p->docker_keep &&
 	    keep_ready(p->docker_keep, create.v, x->fs->workdir,
 		p->docker_image ? p->docker_image : SBX_DOCKER_DEFAULT_IMAGE, spec, &st->oom_before,
 		err) < 0)
 		goto fail;
-	sbx_strv_copy(&st->scrub, &b.scrub);
+	sbx_strv_copy(&st->scrub, &b->scrub);
 	if (x->caller_uid == 0) {
 		struct sbx_strv skip = { 0 };
 		int rc;
 
 		sbx_strv_copy(&skip, &x->fs->hidden);
 		/* An empty cover has no source. */
-		for (size_t i = 0; i < b.n; i++)
-			if (b.v[i].ro && b.v[i].source &&
-			    sbx_path_is_under(b.v[i].source, x->fs->workdir))
-				sbx_strv_push(&skip, b.v[i].source);
+		for (size_t i = 0; i < b->n; i++)
+			if (b->v[i].ro && b->v[i].source &&
+			    sbx_path_is_under(b->v[i].source, x->fs->workdir))
+				sbx_strv_push(&skip, b->v[i].source);
 		rc = sbx_owner_lend(&st->lease, sbx_fsview_workdir_fd(x->fs), x->fs->workdir,
 		    x->caller_uid, x->caller_gid, DK_NOBODY, DK_NOBODY, &skip, err);
 		sbx_strv_free(&skip);
@@ -843,7 +811,7 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 	}
 	/* As late as can be: each bind source name still leads to its pin
 	 * (the daemon resolves the names itself, as root). */
-	if (check_binds(x, &b, err) < 0)
+	if (check_binds(x, b, err) < 0)
 		goto fail;
 	/* The client runs as the caller would run it: the caller's
 	 * environment (DOCKER_HOST, DOCKER_CONFIG...), no limits of the
@@ -856,10 +824,8 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 		goto fail;
 	sbx_strv_free(&argv);
 	sbx_strv_free(&create);
-	for (size_t i = 0; i < b.notes.n; i++)
-		sbx_strv_push_take(&r->warnings, sbx_xasprintf("docker: %s", b.notes.v[i]));
-	sbx_docker_binds_free(&b);
-	sbx_fsplan_free(&view);
+	for (size_t i = 0; i < j->warnings.n; i++)
+		sbx_strv_push(&r->warnings, j->warnings.v[i]);
 	c->priv = st;
 	c->cleanup = dk_cleanup;
 	set_report(p, r);
@@ -867,8 +833,6 @@ docker_spawn(const struct sbx_policy *p, const struct sbx_exec *x,
 fail:
 	sbx_strv_free(&argv);
 	sbx_strv_free(&create);
-	sbx_docker_binds_free(&b);
-	sbx_fsplan_free(&view);
 	st->report = NULL;
 	undo(st, false);
 	state_free(st);

@@ -7,8 +7,9 @@
  *
  * Launch order:
  *
- *   sbxrun (parent)     builds the plan (pure; no mounts, the private
- *                       TMPDIR among the rules); the keeper (keeper.h)
+ *   sbxrun (parent)     reads the plan the core built (jail.h; no
+ *                       mounts, the private TMPDIR among the rules, the
+ *                       watch list); the keeper (keeper.h)
  *                       makes the mount symlinks (--allow-degraded) and,
  *                       for a root caller, lends the workdir to uid
  *                       65534; sbxrun checks that uid can reach it and
@@ -213,39 +214,6 @@ ll_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 	return r;
 }
 
-/* Whether the name supervisor can keep .git and the protected paths
- * while the workdir's top level takes new entries: it needs the seccomp
- * listener and the sandbox's descriptors (pidfd_getfd, which a container
- * runtime's default profile refuses). Without it the plan freezes the top
- * level instead (sbxrun(1), Filesystem). */
-static bool
-names_usable(const struct sbx_caps *caps)
-{
-	return caps->seccomp && caps->pidfd_getfd;
-}
-
-static int
-build_plan(const struct sbx_exec *x, const struct sbx_policy *p, bool watch, bool guard_names,
-    struct sbx_plan *plan, struct sbx_err *err)
-{
-	struct sbx_plan_opts opts = {
-		.mounts = false,
-		.tmpdir = x->tmpdir,
-		.watch = watch,
-		.guard_names = guard_names,
-	};
-	struct sbx_host_ids ids;
-	struct sbx_fsfacts facts;
-
-	if (x->fs == NULL)
-		return sbx_err_set(err, EINVAL, "landlock: no resolved filesystem view");
-	if (x->tmpdir == NULL)
-		return sbx_err_set(err, EINVAL, "landlock: no private temporary directory");
-	sbx_host_ids_for(&ids, x->caller_uid, x->caller_gid, SBX_LL_NOBODY);
-	sbx_host_facts_init(&facts, &ids);
-	return sbx_plan_build(p, x->fs, &facts, &opts, plan, err);
-}
-
 static unsigned
 host_filter_rules(const struct sbx_policy *p)
 {
@@ -253,14 +221,14 @@ host_filter_rules(const struct sbx_policy *p)
 }
 
 static int
-ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_buf *out, struct sbx_err *err)
+ll_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx_err *err)
 {
-	struct sbx_plan plan;
+	const struct sbx_policy *p = j->policy;
+	const struct sbx_exec *x = j->exec;
+	const struct sbx_caps *caps = j->caps;
+	const struct sbx_plan *plan = &j->plan;
 	int abi = caps->landlock_abi;
 
-	if (build_plan(x, p, true, names_usable(caps), &plan, err) < 0)
-		return -1;
 	sbx_buf_printf(out,
 	    "# backend landlock: no namespaces; Landlock ABI %d%s, seccomp%s, "
 	    "rlimits\n",
@@ -291,19 +259,19 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		sbx_buf_printf(
 		    out, "symlink    %s/%s -> %s\n", x->fs->workdir, m->target, m->source);
 	}
-	sbx_plan_describe(&plan, out);
-	for (size_t i = 0; i < plan.watch.n; i++)
+	sbx_plan_describe(plan, out);
+	for (size_t i = 0; i < plan->watch.n; i++)
 		sbx_buf_printf(out,
 		    "# protected (built-in list): %s/%s is copied before the run; if the "
 		    "sandbox touched it, what it left is moved aside and the copy put back "
 		    "(too large to copy: read-only rules instead)\n",
-		    x->fs->workdir, plan.watch.v[i]);
-	for (size_t i = 0; i < plan.frozen.n; i++)
+		    x->fs->workdir, plan->watch.v[i]);
+	for (size_t i = 0; i < plan->frozen.n; i++)
 		sbx_buf_printf(out,
 		    "# frozen: %s takes no new entry, removal or rename (a hidden or "
 		    "protected path lies below)\n",
-		    plan.frozen.v[i]);
-	if (plan.guard_names)
+		    plan->frozen.v[i]);
+	if (plan->guard_names)
 		sbx_buf_printf(out,
 		    "# names: %s keeps its write rights although protected paths lie below; "
 		    "sbxrun's supervisor judges every call that makes, removes, renames, "
@@ -336,7 +304,6 @@ ll_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	sbx_buf_puts(out,
 	    "# judged by sbxrun's supervisor: chmod, chown, times and xattr changes (only in the "
 	    "workdir, the private TMPDIR and rw mount sources)\n");
-	sbx_plan_free(&plan);
 	return 0;
 }
 
@@ -542,24 +509,26 @@ ll_cleanup(struct sbx_child *c, struct sbx_report *r)
 
 /* Copies the plan's watched paths before anything of the sandbox runs
  * (and before a root caller's lend, which leaves them alone). When they
- * cannot be copied, the plan is built again with read-only rules for
- * them: the directories above them then take no new entry. */
-static int
-watch_or_rebuild(const struct sbx_exec *x, const struct sbx_policy *p, bool guard_names,
-    struct ll_state *st, struct sbx_plan *plan, struct sbx_report *r, struct sbx_err *err)
+ * cannot be copied, *plan becomes the core's other lowering of the same
+ * view (sbx_jail_plan_unwatched(), in own), with read-only rules for them:
+ * the directories above them then take no new entry. */
+static void
+watch_or_rebuild(const struct sbx_jail *j, struct ll_state *st, const struct sbx_plan **plan,
+    struct sbx_plan *own, struct sbx_report *r)
 {
+	const struct sbx_exec *x = j->exec;
 	struct sbx_err why = { 0 };
 
-	if (plan->watch.n == 0 ||
+	if ((*plan)->watch.n == 0 ||
 	    sbx_protsnap_take(
-		x->keeper, sbx_fsview_workdir_fd(x->fs), &plan->watch, &st->snap, &why) == 0)
-		return 0;
+		x->keeper, sbx_fsview_workdir_fd(x->fs), &(*plan)->watch, &st->snap, &why) == 0)
+		return;
 	warn(r,
 	    sbx_xasprintf("landlock: %s; the built-in protected paths get read-only rules "
 			  "instead",
 		why.msg));
-	sbx_plan_free(plan);
-	return build_plan(x, p, false, guard_names, plan, err);
+	sbx_jail_plan_unwatched(j, own);
+	*plan = own;
 }
 
 /* The ruleset, built in sbxrun from the descriptors resolve pinned (the
@@ -607,14 +576,18 @@ ready_host(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state
 }
 
 static int
-ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
+ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
+	const struct sbx_policy *p = j->policy;
+	const struct sbx_exec *x = j->exec;
+	const struct sbx_caps *caps = j->caps;
 	struct ll_state *st = sbx_xcalloc(1, sizeof(*st));
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard = sbx_gitguard_new(x->fs->workdir);
-	struct sbx_plan plan;
+	/* The core's lowering, or its other one when the watched paths
+	 * cannot be copied (own). */
+	const struct sbx_plan *plan = &j->plan;
+	struct sbx_plan own = { 0 };
 	struct ll_payload pl = {
-		.plan = &plan,
 		.state = st,
 		.tmpdir = x->tmpdir,
 		.abi = caps->landlock_abi,
@@ -657,16 +630,13 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		hooks.send_listener = !pl.trap_net;
 	}
 	st->names_ruleset = -1;
-	if (build_plan(x, p, true, names_usable(caps), &plan, err) < 0 ||
-	    watch_or_rebuild(x, p, names_usable(caps), st, &plan, r, err) < 0) {
-		free(pl.bind.v);
-		free(pl.connect.v);
-		free(st);
-		return -1;
-	}
+	watch_or_rebuild(j, st, &plan, &own, r);
+	pl.plan = plan;
 	st->keeper = x->keeper;
-	make_frozen(&plan, &st->frozen);
-	if (plan.guard_names && names_usable(caps)) {
+	make_frozen(plan, &st->frozen);
+	/* The core asked for it only where the supervisor can judge names
+	 * (jail.c). */
+	if (plan->guard_names) {
 		/* The workers that make these calls enter the same Landlock
 		 * filesystem domain as the sandbox (namesup.h). */
 		struct sbx_landlock_anchor *a = sbx_xcalloc(x->fs->npins + 1, sizeof(*a));
@@ -675,10 +645,10 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 			a[i] =
 			    (struct sbx_landlock_anchor){ x->fs->pins[i].path, x->fs->pins[i].fd };
 		st->names_ruleset =
-		    sbx_landlock_fs_ruleset(&plan, caps->landlock_abi, a, x->fs->npins, err);
+		    sbx_landlock_fs_ruleset(plan, caps->landlock_abi, a, x->fs->npins, err);
 		free(a);
 		if (st->names_ruleset < 0) {
-			sbx_plan_free(&plan);
+			sbx_plan_free(&own);
 			free(pl.bind.v);
 			free(pl.connect.v);
 			state_free(st, NULL);
@@ -692,7 +662,7 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		struct sbx_strv none = { 0 };
 
 		sbx_keeper_watch(
-		    st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none, &plan.scrub);
+		    st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none, &plan->scrub);
 	}
 	sbx_phase("landlock: plan, copies, guard");
 	if (ready_host(p, x, st, &pl, err) < 0 || sbx_launch_plain(x, &hooks, c, err) < 0) {
@@ -701,7 +671,7 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		/* What was put back or moved aside goes in the spawn's
 		 * report. */
 		state_free(st, r);
-		sbx_plan_free(&plan);
+		sbx_plan_free(&own);
 		free(pl.bind.v);
 		free(pl.connect.v);
 		return -1;
@@ -725,18 +695,18 @@ ll_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		warn(r,
 		    sbx_xasprintf("landlock: mount %s is a symbolic link to %s, not a mount",
 			st->links.v[i], st->targets.v[i]));
-	for (size_t i = 0; pl.abi >= 1 && i < plan.frozen.n; i++)
+	for (size_t i = 0; pl.abi >= 1 && i < plan->frozen.n; i++)
 		warn(r,
 		    sbx_xasprintf("landlock: %s takes no new entry, removal or rename (a "
 				  "protected or hidden path lies below it)",
-			plan.frozen.v[i]));
+			plan->frozen.v[i]));
 	if (c->notify_fd < 0)
 		warn(r,
 		    sbx_xstrdup(
 			"landlock: mode, group, times and extended attributes of the "
 			"caller's own files outside the workdir stay changeable (no seccomp to "
 			"judge them; their contents stay out of reach)"));
-	sbx_plan_free(&plan);
+	sbx_plan_free(&own);
 	r->layers.landlock_abi = caps->landlock_abi;
 	r->layers.seccomp = caps->seccomp;
 	r->layers.no_new_privs = r->layers.caps_dropped = true;

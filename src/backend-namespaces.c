@@ -4,7 +4,8 @@
  *
  * Launch order, chosen with the network supervisor in mind:
  *
- *   sbxrun (parent)     builds the plan (pure), then clone3() with every
+ *   sbxrun (parent)     reads the plan the core built (jail.h: the mount
+ *                       table and Landlock rules), then clone3() with every
  *                       CLONE_NEW* flag and CLONE_PIDFD. Anything the
  *                       supervisor must share with the sandbox (the network
  *                       Landlock domain) is applied to sbxrun's own thread
@@ -199,26 +200,6 @@ ns_enforces(const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *caps)
 	return r;
 }
 
-static int
-build_plan(const struct sbx_exec *x, struct sbx_plan *plan, const struct sbx_policy *p,
-    struct sbx_err *err)
-{
-	struct sbx_plan_opts opts = {
-		.mounts = true,
-		.parent_trees = x->caller_uid == 0,
-		.idmap_rw = x->caller_uid == 0,
-	};
-
-	struct sbx_host_ids ids;
-	struct sbx_fsfacts facts;
-
-	if (x->fs == NULL)
-		return sbx_err_set(err, EINVAL, "namespaces: no resolved filesystem view");
-	sbx_host_ids_for(&ids, x->caller_uid, x->caller_gid, SBX_ROOT_MAPPED_ID);
-	sbx_host_facts_init(&facts, &ids);
-	return sbx_plan_build(p, x->fs, &facts, &opts, plan, err);
-}
-
 static void
 inside_ids(const struct sbx_exec *x, uid_t *uid, gid_t *gid)
 {
@@ -229,15 +210,14 @@ inside_ids(const struct sbx_exec *x, uid_t *uid, gid_t *gid)
 }
 
 static int
-ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_buf *out, struct sbx_err *err)
+ns_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx_err *err)
 {
-	struct sbx_plan plan;
+	const struct sbx_policy *p = j->policy;
+	const struct sbx_exec *x = j->exec;
+	const struct sbx_caps *caps = j->caps;
 	uid_t uid;
 	gid_t gid;
 
-	if (build_plan(x, &plan, p, err) < 0)
-		return -1;
 	inside_ids(x, &uid, &gid);
 	sbx_buf_puts(out, "# backend namespaces: user mount pid ipc uts cgroup net\n");
 	if (x->caller_uid == 0)
@@ -248,7 +228,7 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	else
 		sbx_buf_printf(out, "# ids: uid %u gid %u, the caller's own, inside and outside\n",
 		    (unsigned)uid, (unsigned)gid);
-	sbx_plan_describe(&plan, out);
+	sbx_plan_describe(&j->plan, out);
 	sbx_buf_printf(out, "# landlock ABI %d here%s; scopes: abstract unix sockets, signals\n",
 	    caps->landlock_abi, caps->landlock_abi ? "" : " (no Landlock: mounts only)");
 	sbx_buf_puts(out,
@@ -274,7 +254,6 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 	    "# process: new session, no capabilities (bounding set empty, "
 	    "securebits locked), no_new_privs, pid 1 is sbxrun's init\n");
 	sbx_limits_describe(x, out);
-	sbx_plan_free(&plan);
 	return 0;
 }
 
@@ -721,13 +700,15 @@ make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds, s
 }
 
 static int
-ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_caps *caps,
-    struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
+ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
-	struct sbx_plan plan;
+	const struct sbx_policy *p = j->policy;
+	const struct sbx_exec *x = j->exec;
+	const struct sbx_caps *caps = j->caps;
+	const struct sbx_plan *plan = &j->plan;
 	struct sbx_launch_pipes lp;
 	struct sbx_child_msg m;
-	struct ns_payload pl = { .plan = &plan, .abi = caps->landlock_abi };
+	struct ns_payload pl = { .plan = plan, .abi = caps->landlock_abi };
 	/* A workdir made inside the jail goes with it: no repository can be
 	 * left there for the caller's git. */
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard =
@@ -739,9 +720,6 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pid_t pid;
 	ssize_t n;
 
-	if (build_plan(x, &plan, p, err) < 0)
-		return -1;
-	sbx_phase("plan built");
 	payload_net(&pl, x->net);
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;
@@ -749,18 +727,13 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pl.send_free = send_free(x, guard);
 	/* The core told the supervisor the same (SBX_NETSUP_DNS_RELAY). */
 	pl.relay = sbx_supcfg_relays_resolvers(x->net);
-	if (plan.ntrees > SBX_ARRAY_LEN(fds)) {
-		sbx_plan_free(&plan);
+	if (plan->ntrees > SBX_ARRAY_LEN(fds))
 		return sbx_err_set(err, E2BIG, "too many rw mounts");
-	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync) < 0) {
-		sbx_plan_free(&plan);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync) < 0)
 		return sbx_err_sys(err, "socketpair");
-	}
 	if (sbx_launch_pipes_open(&lp, err) < 0) {
 		close(sync[0]);
 		close(sync[1]);
-		sbx_plan_free(&plan);
 		return -1;
 	}
 	st = sbx_xcalloc(1, sizeof(*st));
@@ -768,10 +741,10 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	{
 		struct sbx_strv created = { 0 };
 
-		for (size_t i = 0; i < plan.created.n; i++)
-			sbx_strv_push(&created, plan.created.v[i] + strlen(x->fs->workdir) + 1);
+		for (size_t i = 0; i < plan->created.n; i++)
+			sbx_strv_push(&created, plan->created.v[i] + strlen(x->fs->workdir) + 1);
 		sbx_keeper_watch(
-		    st->keeper, sbx_fsview_workdir_fd(x->fs), "namespaces", &created, &plan.scrub);
+		    st->keeper, sbx_fsview_workdir_fd(x->fs), "namespaces", &created, &plan->scrub);
 		sbx_strv_free(&created);
 	}
 	pl.state = st;
@@ -782,7 +755,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pid = clone_jail(flags, &pidfd, x->cgroup ? x->cgroup_fd : -1);
 	if (pid == 0) {
 		close(sync[0]);
-		child_main(&plan, x, &lp, sync[1], &pl);
+		child_main(plan, x, &lp, sync[1], &pl);
 	}
 	close(sync[1]);
 	if (pid < 0) {
@@ -790,7 +763,6 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 
 		close(sync[0]);
 		sbx_launch_pipes_close(&lp);
-		sbx_plan_free(&plan);
 		state_free(st, NULL);
 		errno = e;
 		/* No user namespace here (policy, sysctl, or a container's
@@ -809,10 +781,10 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	c->pidns = true;
 
 	if (write_maps(pid, x, err) < 0 ||
-	    (plan.ntrees > 0 && make_trees(&plan, x->fs, fds, err) < 0) ||
-	    send_go(sync[0], fds, plan.ntrees, err) < 0)
+	    (plan->ntrees > 0 && make_trees(plan, x->fs, fds, err) < 0) ||
+	    send_go(sync[0], fds, plan->ntrees, err) < 0)
 		goto fail;
-	for (size_t i = 0; i < plan.ntrees; i++)
+	for (size_t i = 0; i < plan->ntrees; i++)
 		close(fds[i]);
 	sbx_phase("maps written, trees sent");
 	do
@@ -858,7 +830,6 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	c->priv = steal_ptr(&st);
 	c->cleanup = ns_cleanup;
 	sbx_gitguard_attach(&git_guard, c);
-	sbx_plan_free(&plan);
 	r->layers.userns = r->layers.mountns = r->layers.pidns = true;
 	r->layers.ipcns = r->layers.utsns = r->layers.cgroupns = true;
 	r->layers.netns = true;
@@ -876,7 +847,6 @@ fail:
 	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
 		;
 	sbx_child_close(c, NULL);
-	sbx_plan_free(&plan);
 	state_free(st, NULL);
 	/* Every step here comes before the command: a runtime that lets the
 	 * namespaces be made but refuses a step in them (a fresh /proc under

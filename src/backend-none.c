@@ -26,24 +26,21 @@ none_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 }
 
 static int
-none_describe(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, struct sbx_buf *out, SBX_UNUSED struct sbx_err *err)
+none_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx_err *err)
 {
 	sbx_buf_puts(out, "# backend none: no jail; the command runs as the caller\n");
 	sbx_buf_printf(out, "# kept: new session, %s, rlimits, timeout\n",
 	    sbx_launch_subreaper ? "child subreaper" : "process group");
-	sbx_limits_describe(x, out);
+	sbx_limits_describe(j->exec, out);
 	return 0;
 }
 
 static int
-none_spawn(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
-    struct sbx_err *err)
+none_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
 	r->layers.new_session = true;
 	r->layers.subreaper = sbx_launch_subreaper;
-	return sbx_launch_plain(x, NULL, c, err);
+	return sbx_launch_plain(j->exec, NULL, c, err);
 }
 
 const struct sbx_backend sbx_backend_none = {

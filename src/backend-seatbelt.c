@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "hostfacts.h"
 #include "launch.h"
 #include "resolve.h"
 #include "rlimits.h"
@@ -289,35 +288,22 @@ seatbelt_enforces(const struct sbx_policy *p, const struct sbx_caps *caps)
 	return r;
 }
 
-/* The run's profile, from the view built on this machine's facts, as the
- * Linux backends build theirs. */
+/* The run's profile: the core lowered the view, built on this machine's
+ * facts as the Linux backends' is, into the plan (jail.h). */
 static int
-profile_of(
-    const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_buf *out, struct sbx_err *err)
+seatbelt_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx_err *err)
 {
-	struct sbx_fsfacts facts;
-	struct sbx_seatbelt_opts opts = { .facts = &facts };
-
-	if (x->fs == NULL)
-		return sbx_err_set(err, EINVAL, "seatbelt: no resolved filesystem view");
-	sbx_host_facts_init(&facts, NULL);
-	return sbx_seatbelt_profile(p, x->fs, &opts, out, err);
+	sbx_buf_puts(out, j->profile.data ? j->profile.data : "");
+	return 0;
 }
 
 static int
-seatbelt_describe(const struct sbx_policy *p, const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err)
-{
-	return profile_of(p, x, out, err);
-}
-
-static int
-seatbelt_spawn(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_child *c,
+seatbelt_spawn(SBX_UNUSED const struct sbx_jail *j, SBX_UNUSED struct sbx_child *c,
     SBX_UNUSED struct sbx_report *r, struct sbx_err *err)
 {
 #ifdef __APPLE__
-	struct sbx_buf profile = { 0 };
+	const struct sbx_exec *x = j->exec;
+	const char *profile = j->profile.data;
 	struct sbx_strv argv = { 0 }, env = { 0 };
 	struct command_ctx cmd;
 	struct sbx_payload_hooks hooks = { .setup = find_command, .ctx = &cmd };
@@ -328,21 +314,19 @@ seatbelt_spawn(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sb
 	bool have_tmpdir = false;
 	int rc = -1;
 
-	if (x->fs == NULL)
-		return sbx_err_set(err, EINVAL, "seatbelt: no resolved filesystem view");
+	if (profile == NULL)
+		return sbx_err_set(err, EINVAL, "seatbelt: the plan holds no profile");
 	if (make_tmpdir(&tmpdir, err) < 0)
 		return -1;
-	if (profile_of(p, x, &profile, err) < 0)
-		goto out;
 	tmpdef = sbx_xasprintf("%s=%s", SBX_SEATBELT_TMPDIR_PARAM, tmpdir);
-	if (try_profile(profile.data, tmpdef, err) < 0)
+	if (try_profile(profile, tmpdef, err) < 0)
 		goto out;
 
 	sbx_strv_push(&argv, SBX_SEATBELT_EXEC);
 	sbx_strv_push(&argv, "-D");
 	sbx_strv_push(&argv, tmpdef);
 	sbx_strv_push(&argv, "-p");
-	sbx_strv_push(&argv, profile.data);
+	sbx_strv_push(&argv, profile);
 	cmd.cmd = argv.n;
 	for (size_t i = 0; x->argv[i]; i++)
 		sbx_strv_push(&argv, x->argv[i]);
@@ -390,7 +374,6 @@ out:
 	}
 	sbx_strv_free(&argv);
 	sbx_strv_free(&env);
-	sbx_buf_free(&profile);
 	return rc;
 #else
 	return sbx_err_set(err, SBX_EUNAVAIL, "the seatbelt backend runs only on macOS");

@@ -1,5 +1,6 @@
-/* The backend interface and its registry. A backend turns a resolved
- * policy into a running jail; adding one is one file and one table entry. */
+/* The backend interface and its registry. A backend executes the jail
+ * plan the core built (jail.h) as a running jail; adding one is one file,
+ * one table entry and its lowering in the plan. */
 #ifndef SBX_BACKEND_H
 #define SBX_BACKEND_H
 
@@ -7,33 +8,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "caps.h"
 #include "diag.h"
 #include "err.h"
 #include "exec.h"
+#include "jail.h"
 #include "policy.h"
 #include "util.h"
-
-/* What this machine offers; filled by the probes. */
-struct sbx_caps {
-	uid_t caller_uid; /* who asks: some rules hold only for non-root */
-	bool full_probe; /* --probe: measure everything, even if slow */
-	bool probed_userns;
-	bool userns;
-	char userns_why[160]; /* why not, when !userns */
-	/* What the supervisor may do to a sandbox process (linux-probe.h). */
-	bool probed_sup;
-	bool pidfd_getfd; /* take a descriptor of it */
-	char pidfd_getfd_why[160];
-	bool vm_readv; /* read its memory with process_vm_readv */
-	bool proc_mem; /* ... or through /proc/PID/mem */
-	char mem_why[160];
-	int landlock_abi; /* 0: none */
-	bool seccomp;
-	bool seccomp_notify;
-	bool cgroup_delegated; /* --probe: a run would get a cgroup v2 leaf with memory and pids */
-	bool docker;
-	bool seatbelt;
-};
 
 /* The running jail as the supervisor sees it. */
 struct sbx_child {
@@ -85,12 +66,13 @@ struct sbx_backend {
 	int (*probe)(struct sbx_caps *caps, struct sbx_err *err);
 	/* The rules of p this backend enforces on a machine with caps. */
 	uint32_t (*enforces)(const struct sbx_policy *p, const struct sbx_caps *caps);
-	/* Prints what spawn would build, for --print-backend. */
-	int (*describe)(const struct sbx_policy *p, const struct sbx_exec *x,
-	    const struct sbx_caps *caps, struct sbx_buf *out, struct sbx_err *err);
-	/* Builds the jail and starts x in it; fills c and the layers in r. */
-	int (*spawn)(const struct sbx_policy *p, const struct sbx_exec *x,
-	    const struct sbx_caps *caps, struct sbx_child *c, struct sbx_report *r,
+	/* Prints what spawn would build from the plan j, for
+	 * --print-backend. */
+	int (*describe)(const struct sbx_jail *j, struct sbx_buf *out, struct sbx_err *err);
+	/* Executes the plan j: builds the jail it describes and starts
+	 * j->exec in it; fills c and the layers in r. The backend reads its
+	 * lowering from j and builds none of its own (jail.h). */
+	int (*spawn)(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r,
 	    struct sbx_err *err);
 };
 

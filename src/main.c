@@ -20,6 +20,8 @@
 #include "diag.h"
 #include "exec.h"
 #include "fsutil.h"
+#include "hostfacts.h"
+#include "jail.h"
 #ifdef __linux__
 #include "keeper.h"
 #endif
@@ -52,7 +54,11 @@ struct run {
 	struct sbx_strv homes;
 	struct sbx_exec exec;
 	struct sbx_network net;
-	struct sbx_supcfg supcfg; /* the supervisor's, for the backend tried */
+	/* The host's filesystem as the sandbox's ids see it (hostfacts.h),
+	 * which every jail plan is built on. */
+	struct sbx_host_ids host_ids;
+	struct sbx_fsfacts facts;
+	struct sbx_jail jail; /* the plan of the backend tried (jail.h) */
 	struct sbx_keeper *keeper; /* makes, records and undoes the run's files */
 	char *temp_workdir;
 	char *jail_workdir; /* the workdir made inside the jail, or NULL */
@@ -640,6 +646,31 @@ rehome_workdir(struct run *run, struct sbx_err *err)
 	return 0;
 }
 
+/* The jail plan for backend b (jail.h), built by the core from the
+ * policy, the resolved paths, the exec just built and the host's facts:
+ * once per backend tried. The backend then only executes it. */
+static int
+build_jail(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
+{
+	struct sbx_jail_in in = {
+		.policy = &run->policy,
+		.fs = &run->fs,
+		.caps = &run->caps,
+		.exec = &run->exec,
+		.backend = b->id,
+		.facts = &run->facts,
+		.euid = geteuid(),
+		.enforced = run->report.enforced,
+	};
+
+	sbx_jail_free(&run->jail);
+	/* The ids the sandbox runs as: the caller's own, or for root the
+	 * unprivileged id every backend gives it. */
+	sbx_host_ids_for(&run->host_ids, run->caller.uid, run->caller.gid, SBX_SANDBOX_ROOT_ID);
+	sbx_host_facts_init(&run->facts, &run->host_ids);
+	return sbx_jail_build(&in, &run->jail, err);
+}
+
 struct spawn_ctx {
 	struct run *run;
 	const struct sbx_backend *b;
@@ -653,32 +684,22 @@ spawn_jail(void *arg, struct sbx_child *c, struct sbx_err *err)
 	struct spawn_ctx *s = arg;
 	struct run *run = s->run;
 
-	return s->b->spawn(&run->policy, &run->exec, &run->caps, c, &run->report, err);
+	return s->b->spawn(&run->jail, c, &run->report, err);
 }
 
-/* Spawns the jail under backend b and starts its supervisor, configured
- * by the core from the plan's inputs (supcfg.h): no backend says how the
- * supervisor judges, and only network.c knows which thread and Landlock
- * domain the jail is launched from. */
+/* Builds the jail plan for backend b, then spawns the jail from it and
+ * starts its supervisor, configured by the plan (jail.h, supcfg.h): no
+ * backend says how the supervisor judges, and only network.c knows which
+ * thread and Landlock domain the jail is launched from. */
 static int
 spawn(struct run *run, const struct sbx_backend *b, struct sbx_child *child, struct sbx_err *err)
 {
 	struct spawn_ctx s = { .run = run, .b = b };
-	struct sbx_supcfg_in in = {
-		.policy = &run->policy,
-		.fs = &run->fs,
-		.net = run->exec.net,
-		.backend = b->id,
-		.tmpdir = run->exec.tmpdir,
-		.uid = run->caller.uid,
-		.euid = geteuid(),
-		.trace = run->trace != NULL,
-		.enforced = run->report.enforced,
-	};
 
-	sbx_supcfg_free(&run->supcfg);
-	sbx_supcfg_make(&in, &run->supcfg);
-	return sbx_network_launch(&run->net, &run->supcfg, spawn_jail, &s, child, err);
+	if (build_jail(run, b, err) < 0)
+		return -1;
+	sbx_phase("jail plan built");
+	return sbx_network_launch(&run->net, &run->jail.supcfg, spawn_jail, &s, child, err);
 }
 
 static int
@@ -987,8 +1008,8 @@ run_main(struct run *run, int argc, char **argv)
 	if (run->cli.print_backend) {
 		struct sbx_buf out = { 0 };
 
-		if (build_exec(run, b, &err) < 0 ||
-		    b->describe(p, &run->exec, &run->caps, &out, &err) < 0) {
+		if (build_exec(run, b, &err) < 0 || build_jail(run, b, &err) < 0 ||
+		    b->describe(&run->jail, &out, &err) < 0) {
 			sbx_buf_free(&out);
 			return fail(run, &err);
 		}
@@ -1111,7 +1132,7 @@ main(int argc, char **argv)
 	}
 	sbx_exec_free(&run.exec);
 	sbx_network_free(&run.net);
-	sbx_supcfg_free(&run.supcfg);
+	sbx_jail_free(&run.jail);
 	sbx_trace_free(run.trace);
 	sbx_fsview_free(&run.fs);
 	if (run.have_policy)

@@ -27,15 +27,14 @@ namespaces_probe(SBX_UNUSED struct sbx_caps *caps, struct sbx_err *err)
 }
 
 static int
-namespaces_describe(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_buf *out, struct sbx_err *err)
+namespaces_describe(
+    SBX_UNUSED const struct sbx_jail *j, SBX_UNUSED struct sbx_buf *out, struct sbx_err *err)
 {
 	return refuse("namespaces", err);
 }
 
 static int
-namespaces_spawn(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_child *c,
+namespaces_spawn(SBX_UNUSED const struct sbx_jail *j, SBX_UNUSED struct sbx_child *c,
     SBX_UNUSED struct sbx_report *r, struct sbx_err *err)
 {
 	return refuse("namespaces", err);
@@ -48,15 +47,14 @@ landlock_probe(SBX_UNUSED struct sbx_caps *caps, struct sbx_err *err)
 }
 
 static int
-landlock_describe(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_buf *out, struct sbx_err *err)
+landlock_describe(
+    SBX_UNUSED const struct sbx_jail *j, SBX_UNUSED struct sbx_buf *out, struct sbx_err *err)
 {
 	return refuse("landlock", err);
 }
 
 static int
-landlock_spawn(SBX_UNUSED const struct sbx_policy *p, SBX_UNUSED const struct sbx_exec *x,
-    SBX_UNUSED const struct sbx_caps *caps, SBX_UNUSED struct sbx_child *c,
+landlock_spawn(SBX_UNUSED const struct sbx_jail *j, SBX_UNUSED struct sbx_child *c,
     SBX_UNUSED struct sbx_report *r, struct sbx_err *err)
 {
 	return refuse("landlock", err);

@@ -15,7 +15,9 @@
  * the texts are the same on every machine. Besides the texts, a few rules
  * every Landlock-only plan must keep are checked on the rules themselves:
  * no existing secret readable, no protected path writable unless the
- * watch list or the name supervisor answers for it. */
+ * watch list or the name supervisor answers for it. And the jail plan of
+ * each backend (jail.c) is checked to hold that backend's section and no
+ * other lowering. */
 #include "config.h"
 
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include <string.h>
 
 #include "docker-argv.h"
+#include "jail.h"
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
@@ -551,6 +554,25 @@ describe_view(
 	sbx_fsplan_free(&view);
 }
 
+/* A plan as text: the mount table and the Landlock rules, the trees the
+ * parent makes and the lists the backends act on. */
+static void
+plan_text(struct sbx_buf *out, const struct sbx_plan *plan)
+{
+	sbx_plan_describe(plan, out);
+	for (size_t i = 0; i < plan->ntrees; i++)
+		sbx_buf_printf(out, "tree %d %s%s%s%s\n", (int)i, plan->trees[i].src,
+		    plan->trees[i].flags & SBX_OPF_RO ? " ro" : " rw",
+		    plan->trees[i].idmap ? " idmap" : "", plan->trees[i].dev ? " dev" : "");
+	put_list(out, "created", &plan->created);
+	put_list(out, "frozen", &plan->frozen);
+	put_list(out, "scrub", &plan->scrub);
+	put_list(out, "watch", &plan->watch);
+	put_list(out, "guarded", &plan->guarded);
+	if (plan->guard_names)
+		sbx_buf_puts(out, "guard_names: the supervisor judges names below the workdir\n");
+}
+
 /* One lowering of p through sbx_plan_build() as a section of out. */
 static void
 lower(struct sbx_buf *out, const char *name, const char *section, const struct sbx_policy *p,
@@ -571,18 +593,7 @@ lower(struct sbx_buf *out, const char *name, const char *section, const struct s
 		sbx_buf_printf(out, "error: %s\n", err.msg);
 		return;
 	}
-	sbx_plan_describe(&plan, out);
-	for (size_t i = 0; i < plan.ntrees; i++)
-		sbx_buf_printf(out, "tree %d %s%s%s%s\n", (int)i, plan.trees[i].src,
-		    plan.trees[i].flags & SBX_OPF_RO ? " ro" : " rw",
-		    plan.trees[i].idmap ? " idmap" : "", plan.trees[i].dev ? " dev" : "");
-	put_list(out, "created", &plan.created);
-	put_list(out, "frozen", &plan.frozen);
-	put_list(out, "scrub", &plan.scrub);
-	put_list(out, "watch", &plan.watch);
-	put_list(out, "guarded", &plan.guarded);
-	if (plan.guard_names)
-		sbx_buf_puts(out, "guard_names: the supervisor judges names below the workdir\n");
+	plan_text(out, &plan);
 	if (!opts->mounts)
 		check_ll_plan(name, section, &plan, p, v, &who);
 	sbx_plan_free(&plan);
@@ -622,6 +633,171 @@ lower_docker(
 	sbx_strv_free(&argv);
 	sbx_docker_binds_free(&b);
 	sbx_fsplan_free(&view);
+}
+
+/* p lowered by sbx_plan_build() with opts on the stub, as the text of
+ * plan_text(), for the jail's checks. */
+static char *
+plan_with(const struct sbx_policy *p, const struct sbx_fsview *v, const struct sbx_plan_opts *opts,
+    struct sbx_fsfacts *facts)
+{
+	struct sbx_buf out = { 0 };
+	struct sbx_plan plan;
+	struct sbx_err err = { 0 };
+
+	if (sbx_plan_build(p, v, facts, opts, &plan, &err) < 0)
+		return sbx_xasprintf("error: %s\n", err.msg);
+	plan_text(&out, &plan);
+	sbx_plan_free(&plan);
+	return out.data ? out.data : sbx_xstrdup("");
+}
+
+/* The lowering the jail plan of each backend holds (jail.c) is the one
+ * that backend's golden section shows, built with the options that
+ * backend and caller call for, and no other; its supervisor's
+ * configuration is sbx_supcfg_make()'s. names: the machine lets the name
+ * supervisor take the sandbox's descriptors (caps.pidfd_getfd). */
+static void
+check_jail(const char *name, const struct sbx_policy *p, const struct sbx_fsview *v,
+    enum sbx_backend_id backend, unsigned uid, bool names)
+{
+	struct stub who = { .uid = uid == 0 ? NOBODY : uid };
+	struct sbx_fsfacts facts = {
+		.ctx = &who,
+		.kind = stub_kind,
+		.list = stub_list,
+		.sealed = stub_sealed,
+	};
+	struct sbx_caps caps = {
+		.caller_uid = uid,
+		.landlock_abi = 7,
+		.seccomp = true,
+		.seccomp_notify = true,
+		.pidfd_getfd = names,
+	};
+	struct sbx_exec x = {
+		.fs = v,
+		.tmpdir = backend == SBX_BACKEND_LANDLOCK ? TMPDIR : NULL,
+		.caller_uid = uid,
+		.caller_gid = uid,
+	};
+	struct sbx_jail_in in = {
+		.policy = p,
+		.fs = v,
+		.caps = &caps,
+		.exec = &x,
+		.backend = backend,
+		.facts = &facts,
+		.euid = uid,
+	};
+	struct sbx_supcfg_in sin = {
+		.policy = p,
+		.fs = v,
+		.backend = backend,
+		.tmpdir = x.tmpdir,
+		.uid = uid,
+		.euid = uid,
+	};
+	_cleanup_free_ char *what = sbx_xasprintf("%s: jail %s, uid %u%s", name,
+	    sbx_backend_name(backend), uid, names ? "" : ", no pidfd_getfd");
+	_cleanup_free_ char *got = NULL, *want = NULL, *cfg_got = NULL, *cfg_want = NULL;
+	struct sbx_supcfg cfg;
+	struct sbx_jail j;
+	struct sbx_err err = { 0 };
+	bool linux_plan = backend == SBX_BACKEND_NAMESPACES || backend == SBX_BACKEND_LANDLOCK;
+
+	if (sbx_jail_build(&in, &j, &err) < 0) {
+		ok(false, "%s: built (%s)", what, err.msg);
+		return;
+	}
+	ok((j.view.n > 0) == (backend != SBX_BACKEND_NONE), "%s: the view is built", what);
+	ok(j.has_plan == linux_plan, "%s: a mount and Landlock plan only for Linux", what);
+	ok((j.profile.len > 0) == (backend == SBX_BACKEND_SEATBELT),
+	    "%s: a Seatbelt profile only for seatbelt", what);
+	ok(j.has_binds == (backend == SBX_BACKEND_DOCKER), "%s: docker binds only for docker",
+	    what);
+	if (backend == SBX_BACKEND_NAMESPACES) {
+		const struct sbx_plan_opts o = {
+			.mounts = true,
+			.parent_trees = uid == 0,
+			.idmap_rw = uid == 0,
+		};
+		struct sbx_buf b = { 0 };
+
+		plan_text(&b, &j.plan);
+		got = b.data;
+		want = plan_with(p, v, &o, &facts);
+		is_str(got, want, "%s: the mount table and rules of the golden section", what);
+		ok(j.plan.nops > 0, "%s: mount operations", what);
+	} else if (backend == SBX_BACKEND_LANDLOCK) {
+		const struct sbx_plan_opts o = { .tmpdir = TMPDIR,
+			.watch = true,
+			.guard_names = names },
+					   bare = { .tmpdir = TMPDIR, .guard_names = names };
+		struct sbx_buf b = { 0 }, u = { 0 };
+		struct sbx_plan unwatched;
+		_cleanup_free_ char *want_u = plan_with(p, v, &bare, &facts);
+
+		plan_text(&b, &j.plan);
+		got = b.data;
+		want = plan_with(p, v, &o, &facts);
+		is_str(got, want, "%s: the Landlock rules of the golden section", what);
+		ok(j.plan.nops == 0, "%s: no mount operation", what);
+		sbx_jail_plan_unwatched(&j, &unwatched);
+		plan_text(&u, &unwatched);
+		is_str(u.data, want_u, "%s: the fallback without a watch list", what);
+		ok(unwatched.watch.n == 0, "%s: ... watches nothing", what);
+		sbx_plan_free(&unwatched);
+		sbx_buf_free(&u);
+	} else if (backend == SBX_BACKEND_SEATBELT) {
+		const struct sbx_seatbelt_opts so = { .facts = &facts };
+		struct sbx_buf b = { 0 };
+
+		if (sbx_seatbelt_profile(p, v, &so, &b, &err) < 0)
+			b.data = sbx_xasprintf("error: %s", err.msg);
+		want = b.data;
+		is_str(j.profile.data, want, "%s: the profile of the golden section", what);
+	} else if (backend == SBX_BACKEND_DOCKER) {
+		struct sbx_strv argv = { 0 };
+		struct sbx_buf b = { 0 };
+
+		sbx_docker_mount_argv(j.view.workdir, j.binds.v, j.binds.n, &argv);
+		for (size_t i = 0; i < argv.n; i++)
+			sbx_buf_printf(&b, "%s\n", argv.v[i]);
+		put_list(&b, "scrub", &j.binds.scrub);
+		put_list(&b, "# note:", &j.binds.notes);
+		got = b.data ? b.data : sbx_xstrdup("");
+		{
+			struct sbx_buf w = { 0 };
+
+			lower_docker(&w, p, v, uid == 0 ? NOBODY : uid);
+			/* lower_docker() starts with its section's title. */
+			want = sbx_xstrdup(strchr(w.data + 1, '\n') + 1);
+			sbx_buf_free(&w);
+		}
+		is_str(got, want, "%s: the binds of the golden section", what);
+		is_int((intmax_t)j.warnings.n, (intmax_t)j.binds.notes.n,
+		    "%s: each note of the binds is a warning", what);
+		sbx_strv_free(&argv);
+	}
+	sbx_supcfg_make(&sin, &cfg);
+	cfg_got = sbx_supcfg_render(&j.supcfg);
+	cfg_want = sbx_supcfg_render(&cfg);
+	is_str(cfg_got, cfg_want, "%s: the supervisor's configuration", what);
+	sbx_supcfg_free(&cfg);
+	sbx_jail_free(&j);
+}
+
+static void
+check_jails(const char *name, const struct sbx_policy *p, const struct sbx_fsview *v)
+{
+	check_jail(name, p, v, SBX_BACKEND_NAMESPACES, 0, true);
+	check_jail(name, p, v, SBX_BACKEND_NAMESPACES, ALICE, true);
+	check_jail(name, p, v, SBX_BACKEND_LANDLOCK, ALICE, true);
+	check_jail(name, p, v, SBX_BACKEND_LANDLOCK, ALICE, false);
+	check_jail(name, p, v, SBX_BACKEND_SEATBELT, ALICE, true);
+	check_jail(name, p, v, SBX_BACKEND_DOCKER, ALICE, true);
+	check_jail(name, p, v, SBX_BACKEND_NONE, ALICE, true);
 }
 
 struct policy_case {
@@ -732,6 +908,7 @@ run_case(const struct policy_case *c)
 		sbx_buf_puts(&out, sb.data);
 	lower_docker(&out, &p, &v, ALICE);
 	golden_check("plan", c->name, "txt", out.data);
+	check_jails(c->name, &p, &v);
 	sbx_buf_free(&sb);
 	sbx_buf_free(&said);
 	sbx_buf_free(&out);
