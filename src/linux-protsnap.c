@@ -382,7 +382,10 @@ sbx_protsnap_restore(struct sbx_protsnap *s, struct sbx_strv *warnings)
 	if (s->dir && !keep) {
 		struct sbx_err err = { 0 };
 
-		sbx_rm_rf(s->dir, &err);
+		/* Gone now: the keeper, which made it, must not look for it
+		 * at the end (it would say another directory took the name). */
+		if (sbx_rm_rf(s->dir, &err) == 0 && s->keeper)
+			sbx_keeper_forget(s->keeper, s->dir);
 	} else if (s->dir && s->keeper) {
 		/* A copy that could not be put back stays where the warning
 		 * says: the keeper must not remove it at the end. */

@@ -148,4 +148,20 @@ jail --print-backend --protect cfg -w "$WD" </dev/null
 like "$(cat "$T/out" "$T/err")" "protected path cfg is a symlink to /etc/hostname, outside the workdir" \
     "links: a target outside the workdir is named in the plan"
 
+# Protected paths too large to copy (the landlock backend copies the
+# built-in ones that exist and falls back to read-only rules when they
+# pass its bound): the copy's directory is removed and nobody reports
+# it missing afterwards; nothing is left in TMPDIR.
+new_wd
+mkdir "$WD/.vscode" "$T/tmpd"
+(cd "$WD/.vscode" && seq 1 20001 | xargs touch)
+TMPDIR=$T/tmpd jail_sh 'echo ran >marker' -w "$WD"
+is_status 0 "large: the script ran"
+is "$(cat "$WD/marker" 2>&1)" ran "large: its file is there"
+unlike "$(cat "$T/err")" "no longer the directory sbxrun made" \
+    "large: no copy directory is reported missing"
+is "$(ls -A "$T/tmpd")" "" "large: nothing is left in TMPDIR"
+is "$(ls "$WD/.vscode" | wc -l)" 20001 "large: .vscode keeps its entries"
+rm -rf "$WD/.vscode"
+
 done_testing
