@@ -117,6 +117,11 @@ struct ll_payload {
 	bool nobody; /* root caller: take SBX_LL_NOBODY */
 	int wd; /* the workdir's pinned descriptor */
 	int ruleset; /* made by sbxrun from the pins, or -1 (ABI 0) */
+	/* The filters, prepared by sbxrun: the payload only loads them
+	 * (it runs in init's memory, launch.h's vfork_safe). */
+	struct sbx_bpf_prog common; /* empty when the listener hook loads it */
+	struct sbx_bpf_prog host;
+	struct sbx_bpf_prog listen;
 };
 
 static bool
@@ -309,7 +314,10 @@ ll_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx
 
 /* A root caller's payload becomes SBX_LL_NOBODY. The bounding set goes
  * first, while CAP_SETPCAP is held: leaving uid 0 empties the other sets
- * (no SECBIT_KEEP_CAPS) but not this one. */
+ * (no SECBIT_KEEP_CAPS) but not this one. The raw system calls change
+ * this task's credentials only (credentials(7)); glibc's wrappers would
+ * take a lock to broadcast the change to threads, in memory the payload
+ * shares with init (launch.h, vfork_safe). The payload is one task. */
 static int
 drop_root(struct sbx_err *err)
 {
@@ -319,10 +327,10 @@ drop_root(struct sbx_err *err)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
 			return sbx_err_sys(
 			    err, "cannot drop capability %d from the bounding set", cap);
-	if (setgroups(0, NULL) < 0)
+	if (syscall(SYS_setgroups, 0, NULL) < 0)
 		return sbx_err_sys(err, "setgroups");
-	if (setresgid(SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0 ||
-	    setresuid(SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0)
+	if (syscall(SYS_setresgid, SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0 ||
+	    syscall(SYS_setresuid, SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0)
 		return sbx_err_sys(err, "cannot take uid %d", SBX_LL_NOBODY);
 	return 0;
 }
@@ -369,13 +377,9 @@ payload_setup(void *ctx, struct sbx_err *err)
 	if (!pl->seccomp)
 		return 0;
 	/* With a listener, its hook loads the common filter (with the traps). */
-	if (!pl->net_notify && sbx_seccomp_load(0, NULL, err) < 0)
+	if (sbx_bpf_prog_load(&pl->common, NULL, err) < 0)
 		return -1;
-	return sbx_hostfilter_load(SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID |
-		(pl->own_lo           ? SBX_HOSTF_INETONLY
-			: pl->net_off ? SBX_HOSTF_NOSOCKET
-				      : 0),
-	    err);
+	return sbx_bpf_prog_load(&pl->host, NULL, err);
 }
 
 /* Runs in the payload after its setup: the filter that traps the
@@ -387,11 +391,41 @@ payload_listener(void *ctx, int *fd, struct sbx_err *err)
 {
 	const struct ll_payload *pl = ctx;
 
-	return sbx_seccomp_load(SBX_SECCOMP_META_NOTIFY |
-		(pl->trap_net ? SBX_SECCOMP_NET_NOTIFY : 0) |
-		(pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0) |
-		(pl->trap_names ? SBX_SECCOMP_NAME_NOTIFY : 0),
-	    fd, err);
+	return sbx_bpf_prog_load(&pl->listen, fd, err);
+}
+
+/* The payload's filters, made before the launch (sbx_seccomp_prepare):
+ * the precomputed programs, or libseccomp's built here, so that the
+ * payload only loads them. */
+static int
+prepare_filters(struct ll_payload *pl, struct sbx_err *err)
+{
+	if (!pl->seccomp)
+		return 0;
+	if (!pl->net_notify && sbx_seccomp_prepare(0, &pl->common, err) < 0)
+		return -1;
+	if (sbx_hostfilter_prepare(SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID |
+		    (pl->own_lo           ? SBX_HOSTF_INETONLY
+			    : pl->net_off ? SBX_HOSTF_NOSOCKET
+					  : 0),
+		&pl->host, err) < 0)
+		return -1;
+	if (pl->net_notify &&
+	    sbx_seccomp_prepare(SBX_SECCOMP_META_NOTIFY |
+		    (pl->trap_net ? SBX_SECCOMP_NET_NOTIFY : 0) |
+		    (pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0) |
+		    (pl->trap_names ? SBX_SECCOMP_NAME_NOTIFY : 0),
+		&pl->listen, err) < 0)
+		return -1;
+	return 0;
+}
+
+static void
+free_filters(struct ll_payload *pl)
+{
+	sbx_bpf_prog_free(&pl->common);
+	sbx_bpf_prog_free(&pl->host);
+	sbx_bpf_prog_free(&pl->listen);
 }
 
 /* Under --allow-degraded a mount becomes WORKDIR/TARGET -> SOURCE: the
@@ -600,6 +634,7 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	struct sbx_payload_hooks hooks = {
 		.prepare = payload_prepare,
 		.setup = payload_setup,
+		.vfork_safe = true,
 		.ctx = &pl,
 	};
 
@@ -665,9 +700,11 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 		    st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none, &plan->scrub);
 	}
 	sbx_phase("landlock: plan, copies, guard");
-	if (ready_host(p, x, st, &pl, err) < 0 || sbx_launch_plain(x, &hooks, c, err) < 0) {
+	if (prepare_filters(&pl, err) < 0 || ready_host(p, x, st, &pl, err) < 0 ||
+	    sbx_launch_plain(x, &hooks, c, err) < 0) {
 		if (pl.ruleset >= 0)
 			close(pl.ruleset);
+		free_filters(&pl);
 		/* What was put back or moved aside goes in the spawn's
 		 * report. */
 		state_free(st, r);
@@ -678,6 +715,7 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	}
 	if (pl.ruleset >= 0)
 		close(pl.ruleset);
+	free_filters(&pl);
 	free(pl.bind.v);
 	free(pl.connect.v);
 	/* Unix sockets: refused (see the top); metadata: judged, as the

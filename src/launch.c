@@ -3,12 +3,15 @@
 #include <unistd.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -122,13 +125,86 @@ sbx_recv_fd(int sock)
 	return fd;
 }
 
+/* execve(2) of file, searched in the PATH of envp (not of our own
+ * environment) as execvpe(3) would search it: a name with a slash as it
+ * is; else each directory in turn (an empty one is the current
+ * directory), going on after ENOENT, ENOTDIR, ESTALE, ENODEV and
+ * ETIMEDOUT, and reporting EACCES if any directory gave it; a file the
+ * kernel cannot execute (ENOEXEC) goes to /bin/sh as a script. No
+ * allocation (the payload may run in init's memory). Returns only on
+ * failure, with errno. */
+static void
+exec_search(const char *file, char *const argv[], char *const envp[])
+{
+	const char *path = sbx_env_get(envp, "PATH");
+	size_t flen = strlen(file);
+	bool eacces = false;
+	char buf[PATH_MAX];
+
+	if (strchr(file, '/') != NULL) {
+		execve(file, argv, envp);
+		if (errno == ENOEXEC)
+			goto script;
+		return;
+	}
+	if (flen > NAME_MAX) {
+		errno = ENAMETOOLONG;
+		return;
+	}
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		size_t dlen = (size_t)(end - p);
+
+		if (dlen + 1 + flen < sizeof(buf)) {
+			memcpy(buf, p, dlen);
+			if (dlen > 0)
+				buf[dlen++] = '/';
+			memcpy(buf + dlen, file, flen + 1);
+			execve(buf, argv, envp);
+			if (errno == ENOEXEC) {
+				file = buf;
+				goto script;
+			}
+			if (errno == EACCES)
+				eacces = true;
+			else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE &&
+			    errno != ENODEV && errno != ETIMEDOUT)
+				return;
+		}
+		if (*end == '\0')
+			break;
+		p = end;
+	}
+	errno = eacces ? EACCES : ENOENT;
+	return;
+script : {
+	/* As execvpe: /bin/sh FILE ARGS... (a bounded copy, no allocation). */
+	const char *sh[1024];
+	size_t n = 2;
+
+	sh[0] = "/bin/sh";
+	sh[1] = file;
+	for (size_t i = 1; argv[i] != NULL; i++) {
+		if (n + 1 >= SBX_ARRAY_LEN(sh)) {
+			errno = E2BIG;
+			return;
+		}
+		sh[n++] = argv[i];
+	}
+	sh[n] = NULL;
+	execve(sh[0], (char *const *)sh, envp);
+	errno = ENOEXEC;
+}
+}
+
 /* Runs in the payload process: the last steps before exec. */
 static noreturn void
 payload_main(const struct sbx_init_args *a)
 {
 	const struct sbx_exec *x = a->exec;
 	struct sbx_err err = { 0 };
-	const char *path;
 	int kept = -1;
 
 	sbx_signals_reset();
@@ -202,14 +278,62 @@ payload_main(const struct sbx_init_args *a)
 			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
 		}
 	}
-	/* execvpe searches the PATH of our environ, so make it the built one. */
-	path = sbx_env_get(x->envp, "PATH");
-	if (path)
-		setenv("PATH", path, 1);
 	sbx_phase("payload: before exec");
-	execvpe(x->argv[0], x->argv, x->envp);
+	exec_search(x->argv[0], x->argv, x->envp);
 	sbx_err_sys(&err, "%s", x->argv[0]);
 	sbx_child_fail(3, SBX_FAIL_EXEC, &err);
+}
+
+static int
+payload_entry(void *arg)
+{
+	payload_main(arg);
+}
+
+/* The payload, started in init's memory on a stack of its own: init is
+ * suspended until the payload's exec (or exit) gives the memory back
+ * (CLONE_VFORK), so the two never run on it at once, and nothing the
+ * sandbox runs can reach it (exec gives the payload a new address space
+ * first). Unlike fork, no page table is copied and no copy-on-write fault
+ * follows in init. The payload keeps its own descriptor table, working
+ * directory, signal dispositions, credentials, seccomp filters and
+ * Landlock domain: CLONE_FILES, CLONE_FS, CLONE_SIGHAND and CLONE_THREAD
+ * are not given. Every signal is blocked across the clone, so that no
+ * handler of init's runs on the payload's stack; the payload resets the
+ * dispositions before it unblocks them (sbx_signals_reset). The hooks
+ * promise not to allocate or write outside their stack (vfork_safe).
+ * Returns the payload's pid, or -1 with errno. */
+static pid_t
+spawn_in_place(const struct sbx_init_args *a)
+{
+	/* Enough for the setup's deepest chain (snprintf of an error); the
+	 * lowest page is a guard. Only the pages touched are ever faulted. */
+	const size_t size = 256 * 1024;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	sigset_t all, old;
+	char *stack;
+	pid_t pid;
+	int saved;
+
+	stack = mmap(NULL, size + page, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (stack == MAP_FAILED)
+		return -1;
+	if (mprotect(stack, page, PROT_NONE) < 0) {
+		saved = errno;
+		munmap(stack, size + page);
+		errno = saved;
+		return -1;
+	}
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid =
+	    clone(payload_entry, stack + page + size, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)a);
+	saved = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	munmap(stack, size + page);
+	errno = saved;
+	return pid;
 }
 
 /* Signals every process of the tree but init itself. */
@@ -244,7 +368,10 @@ sbx_init_main(const struct sbx_init_args *a)
 		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
 	}
 
-	payload = fork();
+	if (a->hooks && a->hooks->vfork_safe)
+		payload = spawn_in_place(a);
+	else
+		payload = fork();
 	if (payload < 0) {
 		sbx_err_sys(&err, "init: cannot fork the payload");
 		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);

@@ -51,6 +51,13 @@ struct sbx_payload_hooks {
 	 * (SCM_RIGHTS) instead: for filters that leave sendmsg untrapped, and
 	 * where pidfd_getfd() is refused (container seccomp profiles). */
 	bool send_listener;
+	/* The hooks allocate nothing and write no memory outside their own
+	 * stack (no stdio, no libseccomp, no glibc set*id, whose broadcast to
+	 * threads takes a lock in memory it shares): init may then start the
+	 * payload in its own memory, on a stack of its own, suspended until
+	 * the payload's exec or exit (clone with CLONE_VM | CLONE_VFORK),
+	 * instead of copying its page tables with fork (launch.c). */
+	bool vfork_safe;
 	/* Run by init (not the payload) once the tree is gone, when sbxrun
 	 * died first and so cannot undo what the backend changed on the
 	 * host; may be NULL. */

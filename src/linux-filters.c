@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
@@ -105,4 +107,117 @@ sbx_hostfilter_load(unsigned what, struct sbx_err *err)
 		sbx_err_set(err, -r, "seccomp: cannot load the host filter: %s", strerror(-r));
 	seccomp_release(ctx);
 	return r < 0 ? -1 : 0;
+}
+
+/* libseccomp 2.5 exports only to a descriptor: a memory file, read back. */
+static int
+export_prog(void *ctx, bool listener, struct sbx_bpf_prog *out, struct sbx_err *err)
+{
+	int fd = (int)syscall(SYS_memfd_create, "sbxrun-bpf", MFD_CLOEXEC);
+	off_t size;
+	int r;
+
+	if (fd < 0)
+		return sbx_err_sys(err, "seccomp: memfd_create");
+	if ((r = seccomp_export_bpf(ctx, fd)) < 0) {
+		close(fd);
+		return sbx_err_set(err, -r, "seccomp: cannot export the filter");
+	}
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
+	    size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		close(fd);
+		return sbx_err_set(err, EIO, "seccomp: the exported filter has a bad size");
+	}
+	out->owned = sbx_xmalloc((size_t)size);
+	if (pread(fd, out->owned, (size_t)size, 0) != (ssize_t)size) {
+		close(fd);
+		free(out->owned);
+		out->owned = NULL;
+		return sbx_err_sys(err, "seccomp: cannot read the exported filter");
+	}
+	close(fd);
+	out->insns = out->owned;
+	out->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+	out->listener = listener;
+	return 0;
+}
+
+int
+sbx_seccomp_prepare(unsigned flags, struct sbx_bpf_prog *out, struct sbx_err *err)
+{
+	bool listener = flags &
+	    (SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_TRACE_NOTIFY |
+		SBX_SECCOMP_NAME_NOTIFY);
+	scmp_filter_ctx ctx;
+	int r = 0;
+
+	*out = (struct sbx_bpf_prog){ .listener = listener };
+	if (flags < SBX_ARRAY_LEN(sbx_bpf_common) && sbx_bpf_common[flags].len > 0) {
+		out->insns = sbx_bpf_common[flags].insns;
+		out->len = sbx_bpf_common[flags].len;
+		return 0;
+	}
+	ctx = sbx_seccomp_filter(flags, err);
+	if (ctx == NULL)
+		return -1;
+	if ((flags & SBX_SECCOMP_NAME_NOTIFY) && (r = sbx_namesup_filter(ctx)) < 0)
+		sbx_err_set(err, -r, "seccomp: cannot trap the name-changing calls");
+	if (r == 0)
+		r = export_prog(ctx, listener, out, err);
+	seccomp_release(ctx);
+	return r < 0 ? -1 : 0;
+}
+
+int
+sbx_hostfilter_prepare(unsigned what, struct sbx_bpf_prog *out, struct sbx_err *err)
+{
+	scmp_filter_ctx ctx;
+	int r;
+
+	*out = (struct sbx_bpf_prog){ 0 };
+	if (what == 0)
+		return 0;
+	if (what < SBX_ARRAY_LEN(sbx_bpf_host) && sbx_bpf_host[what].len > 0) {
+		out->insns = sbx_bpf_host[what].insns;
+		out->len = sbx_bpf_host[what].len;
+		return 0;
+	}
+	ctx = sbx_hostfilter_filter(what, err);
+	if (ctx == NULL)
+		return -1;
+	r = export_prog(ctx, false, out, err);
+	seccomp_release(ctx);
+	return r;
+}
+
+int
+sbx_bpf_prog_load(const struct sbx_bpf_prog *p, int *notify_fd, struct sbx_err *err)
+{
+	struct sock_fprog prog = { .len = p->len, .filter = (struct sock_filter *)p->insns };
+	long r;
+
+	if (p->len == 0)
+		return 0;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return sbx_err_sys(err, "seccomp: no_new_privs");
+	/* No libseccomp fallback here, unlike load_precomputed(): the kernel
+	 * checks only the instructions at load time, not the actions they
+	 * return, so EINVAL can only be a kernel without user notification
+	 * (older than 5.0), where libseccomp's program could not get a
+	 * listener either. */
+	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    p->listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
+	if (r < 0)
+		return sbx_err_sys(err, "seccomp: cannot load the filter");
+	if (p->listener)
+		*notify_fd = (int)r;
+	return 0;
+}
+
+void
+sbx_bpf_prog_free(struct sbx_bpf_prog *p)
+{
+	free(p->owned);
+	*p = (struct sbx_bpf_prog){ 0 };
 }

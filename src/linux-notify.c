@@ -6,9 +6,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -129,4 +131,28 @@ sbx_notify_reopen_fd(int pid, int fd)
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
 	return open(path, O_PATH | O_CLOEXEC);
+}
+
+int
+sbx_notify_alloc(struct seccomp_notif **req, struct seccomp_notif_resp **resp)
+{
+	struct seccomp_notif_sizes sizes;
+	size_t rq, rs;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		return -1;
+	/* At least our own structures: the handlers fill them. */
+	rq = sizes.seccomp_notif > sizeof(**req) ? sizes.seccomp_notif : sizeof(**req);
+	rs = sizes.seccomp_notif_resp > sizeof(**resp) ? sizes.seccomp_notif_resp : sizeof(**resp);
+	*req = calloc(1, rq);
+	*resp = calloc(1, rs);
+	if (*req == NULL || *resp == NULL) {
+		free(*req);
+		free(*resp);
+		*req = NULL;
+		*resp = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
 }

@@ -25,6 +25,17 @@ int sbx_notify_reopen_fd(int pid, int fd);
  * -1. */
 int sbx_notify_tgid(int pid);
 
+struct seccomp_notif;
+struct seccomp_notif_resp;
+
+/* A notification and a response buffer as large as the running kernel's
+ * (one SECCOMP_GET_NOTIF_SIZES), zeroed; 0, or -1
+ * with errno. What seccomp_notify_alloc() gives, without libseccomp's
+ * probing of the kernel's API level (about ten seccomp(2) calls), which
+ * sbxrun's precomputed filters otherwise never trigger. Freed with
+ * free(). */
+int sbx_notify_alloc(struct seccomp_notif **req, struct seccomp_notif_resp **resp);
+
 /* Writes len bytes into the caller's memory at addr (a result it expects
  * there, such as sendmmsg's msg_len). */
 int sbx_notify_poke(int pid, uint64_t addr, const void *buf, size_t len);

@@ -35,6 +35,31 @@
  * SBX_SECCOMP_NET_NOTIFY, *notify_fd receives the listener. */
 int sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err);
 
+/* A program ready for seccomp(2): a precomputed one, or one libseccomp
+ * built and exported into memory (owned, freed by sbx_bpf_prog_free). */
+struct sbx_bpf_prog {
+	const void *insns;
+	unsigned short len;
+	bool listener; /* load with SECCOMP_FILTER_FLAG_NEW_LISTENER */
+	void *owned;
+};
+
+/* Prepares the common filter for flags (as sbx_seccomp_load would load
+ * it) without loading it, so that a child that must not allocate (one
+ * started in its parent's memory, launch.h) only has to call
+ * sbx_bpf_prog_load(). 0, or -1 with err. */
+int sbx_seccomp_prepare(unsigned flags, struct sbx_bpf_prog *out, struct sbx_err *err);
+
+/* The same for the host filter (linux-hostfilter.h); what 0 is an empty
+ * program that loads nothing. */
+int sbx_hostfilter_prepare(unsigned what, struct sbx_bpf_prog *out, struct sbx_err *err);
+
+/* Loads a prepared program into the calling thread after no_new_privs,
+ * with no allocation; *notify_fd receives the listener when it has one. */
+int sbx_bpf_prog_load(const struct sbx_bpf_prog *p, int *notify_fd, struct sbx_err *err);
+
+void sbx_bpf_prog_free(struct sbx_bpf_prog *p);
+
 /* The common filter for flags, built with libseccomp and not loaded (a
  * scmp_filter_ctx the caller releases), or NULL with err. sbx_seccomp_load
  * loads the same program, precomputed at build time when it can

@@ -1637,7 +1637,7 @@ dispatcher(void *arg)
 	struct pollfd pfd[3];
 
 	(void)prctl(PR_SET_NAME, "sbxrun-dispatch", 0, 0, 0);
-	if (seccomp_notify_alloc(&req, &resp) < 0)
+	if (sbx_notify_alloc(&req, &resp) < 0)
 		goto out;
 	/* Drop before reading anything of the sandbox's. */
 	if (ns->flags & SBX_NETSUP_READ_DROPPED) {
@@ -1694,7 +1694,8 @@ dispatcher(void *arg)
 			continue; /* ENOENT: the caller went away */
 		handle(ns, req);
 	}
-	seccomp_notify_free(req, resp);
+	free(req);
+	free(resp);
 out:
 	pthread_mutex_lock(&ns->lock);
 	ns->alive--;
