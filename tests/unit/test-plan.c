@@ -304,6 +304,18 @@ stub_sealed(void *ctx, const char *path)
 	return n->seal == ROOT_ONLY || (n->seal == ALICE_ONLY && s->uid != ALICE);
 }
 
+/* The stub's facts as the sandbox of who sees them. */
+static struct sbx_fsfacts
+stub_facts(struct stub *who)
+{
+	return (struct sbx_fsfacts){
+		.ctx = who,
+		.kind = stub_kind,
+		.list = stub_list,
+		.sealed = stub_sealed,
+	};
+}
+
 /* The table must be a tree: each entry's parent a directory listed
  * before it. */
 static void
@@ -535,12 +547,7 @@ describe_view(
     struct sbx_buf *out, const char *name, const struct sbx_policy *p, const struct sbx_fsview *v)
 {
 	struct stub who = { .uid = ALICE };
-	struct sbx_fsfacts facts = {
-		.ctx = &who,
-		.kind = stub_kind,
-		.list = stub_list,
-		.sealed = stub_sealed,
-	};
+	struct sbx_fsfacts facts = stub_facts(&who);
 	struct sbx_fsplan view;
 	struct sbx_err err = { 0 };
 
@@ -579,12 +586,7 @@ lower(struct sbx_buf *out, const char *name, const char *section, const struct s
     const struct sbx_fsview *v, const struct sbx_plan_opts *opts, unsigned uid)
 {
 	struct stub who = { .uid = uid };
-	struct sbx_fsfacts facts = {
-		.ctx = &who,
-		.kind = stub_kind,
-		.list = stub_list,
-		.sealed = stub_sealed,
-	};
+	struct sbx_fsfacts facts = stub_facts(&who);
 	struct sbx_plan plan;
 	struct sbx_err err = { 0 };
 
@@ -607,12 +609,7 @@ lower_docker(
     struct sbx_buf *out, const struct sbx_policy *p, const struct sbx_fsview *v, unsigned uid)
 {
 	struct stub who = { .uid = uid };
-	struct sbx_fsfacts facts = {
-		.ctx = &who,
-		.kind = stub_kind,
-		.list = stub_list,
-		.sealed = stub_sealed,
-	};
+	struct sbx_fsfacts facts = stub_facts(&who);
 	struct sbx_fsplan view;
 	struct sbx_docker_binds b;
 	struct sbx_strv argv = { 0 };
@@ -662,12 +659,7 @@ check_jail(const char *name, const struct sbx_policy *p, const struct sbx_fsview
     enum sbx_backend_id backend, unsigned uid, bool names)
 {
 	struct stub who = { .uid = uid == 0 ? NOBODY : uid };
-	struct sbx_fsfacts facts = {
-		.ctx = &who,
-		.kind = stub_kind,
-		.list = stub_list,
-		.sealed = stub_sealed,
-	};
+	struct sbx_fsfacts facts = stub_facts(&who);
 	struct sbx_caps caps = {
 		.caller_uid = uid,
 		.landlock_abi = 7,
@@ -860,12 +852,7 @@ run_case(const struct policy_case *c)
 				   ll = { .tmpdir = TMPDIR, .watch = true, .guard_names = true },
 				   ll_bare = { .tmpdir = TMPDIR };
 	struct stub who = { .uid = ALICE };
-	struct sbx_fsfacts facts = {
-		.ctx = &who,
-		.kind = stub_kind,
-		.list = stub_list,
-		.sealed = stub_sealed,
-	};
+	struct sbx_fsfacts facts = stub_facts(&who);
 	const struct sbx_seatbelt_opts sb_opts = { .facts = &facts };
 
 	load(&p, c->ini);
