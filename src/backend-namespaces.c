@@ -62,6 +62,7 @@
 #include "linux-mount.h"
 #include "linux-probe.h"
 #include "linux-seccomp.h"
+#include "linux-tun.h"
 #include "netrules.h"
 #include "netsup.h"
 #include "phase.h"
@@ -95,6 +96,7 @@ struct ns_payload {
 	bool trap; /* load the trapping filter in init */
 	bool send_free; /* ... leaving sendmsg/sendmmsg alone but Fast Open */
 	bool relay; /* the jail's side of the resolver relay (instead of guard) */
+	bool udp_relay; /* ... and of the UDP relay: a tun device, the routes */
 	bool guard; /* and open sock_diag for unix checks */
 	bool trace; /* trap what --trace observes (then a listener too) */
 	const struct sbx_plan *plan;
@@ -121,14 +123,25 @@ needs_unix_guard(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x
 	return x->net == NULL;
 }
 
-/* Whether the resolvers are reached through the relay (a connect list,
- * the network not on): then the sandbox's datagrams to them stay in the
- * jail, and no datagram socket of the host is ever handed in. */
+/* Whether the UDP relay carries the sandbox's datagrams (--network on):
+ * the jail routes every destination but its own to a tun device whose
+ * other end is sbxrun's, so that no datagram socket of the host is ever
+ * handed in (doc/design/udp-relay.md). */
+static bool
+relays_udp(const struct sbx_exec *x, bool guard)
+{
+	return !guard && x->net != NULL && x->net->network;
+}
+
+/* Whether the resolvers are reached through the resolver relay (outbound
+ * permission): then the sandbox's datagrams to them stay in the jail, and
+ * no datagram socket of the host is ever handed in. With the network on
+ * too: a loopback stub (127.0.0.53) is the jail's own lo, which no route
+ * can lead to the UDP relay. */
 static bool
 relays_resolvers(const struct sbx_exec *x, bool guard)
 {
-	return !guard && x->net != NULL && x->net->outbound && !x->net->network &&
-	    x->net->resolvers.n > 0;
+	return !guard && x->net != NULL && x->net->outbound && x->net->resolvers.n > 0;
 }
 
 /* Whether sendmsg and sendmmsg may go untrapped (but Fast Open): the
@@ -140,7 +153,7 @@ relays_resolvers(const struct sbx_exec *x, bool guard)
 static bool
 send_free(const struct sbx_exec *x, bool guard)
 {
-	return !guard && x->net != NULL && !x->net->network;
+	return !guard && x->net != NULL && (!x->net->network || relays_udp(x, guard));
 }
 
 /* The sandbox's Landlock domain holds no TCP port rule: its sockets live
@@ -273,6 +286,11 @@ ns_describe(const struct sbx_policy *p, const struct sbx_exec *x, const struct s
 		sbx_buf_puts(out,
 		    "# network: the resolvers' addresses are on the jail's lo, where sbxrun "
 		    "relays UDP port 53 to them; no host datagram socket is handed in\n");
+	if (relays_udp(x, needs_unix_guard(p, x)))
+		sbx_buf_puts(out,
+		    "# network: the jail's default routes lead to a tun device (" SBX_TUN_NAME
+		    ", " SBX_TUN_ADDR4 ", " SBX_TUN_ADDR6 ") where sbxrun relays UDP to what "
+		    "the rules allow; no host datagram socket is handed in\n");
 	sbx_seccomp_describe(
 	    (net_fully_off(p) ? 0
 			      : SBX_SECCOMP_NET_NOTIFY |
@@ -541,7 +559,8 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		.ctx = pl,
 	};
 	struct sbx_err e = { 0 };
-	int fds[SBX_MAX_TREES], notify_fd = -1, diag_fd = -1;
+	int fds[SBX_MAX_TREES], notify_fd = -1, diag_fd = -1, tun_fd = -1;
+	bool send_free = pl->send_free;
 	uid_t uid;
 	gid_t gid;
 
@@ -561,6 +580,16 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0) {
 		sbx_err_sys(&e, "cannot take the sandbox's ids");
 		goto fail;
+	}
+	/* The UDP relay's tun device, made before the new root hides the
+	 * host's /dev/net/tun. Without one (no /dev/net/tun in a container,
+	 * say) the supervisor hands in host datagram sockets as before, and
+	 * sendmsg stays trapped. */
+	if (pl->udp_relay) {
+		struct sbx_err te = { 0 };
+
+		tun_fd = sbx_tun_jail_open(&te);
+		send_free = send_free && tun_fd >= 0;
 	}
 	if (sbx_mount_build_root(plan, x->fs, fds, &e) < 0)
 		goto fail;
@@ -592,7 +621,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 ||
 	    sbx_seccomp_load((pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0) |
 		    (pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0) |
-		    (pl->send_free ? SBX_SECCOMP_NET_SEND_FREE : 0),
+		    (send_free ? SBX_SECCOMP_NET_SEND_FREE : 0),
 		&notify_fd, &e) < 0 ||
 	    sbx_hostfilter_load(SBX_HOSTF_NOSETID, &e) < 0)
 		goto fail;
@@ -601,7 +630,9 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		/* The listener goes to the parent, which takes it with
 		 * pidfd_getfd() (a send over the socket would be trapped by
 		 * the filter just loaded); wait until it has. */
-		struct sbx_child_msg ok = { .kind = 0, .fd = notify_fd, .fd2 = diag_fd };
+		struct sbx_child_msg ok = {
+			.kind = 0, .fd = notify_fd, .fd2 = diag_fd, .fd3 = tun_fd
+		};
 		char ack;
 
 		if (write(sync, &ok, sizeof(ok)) != sizeof(ok))
@@ -612,6 +643,8 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 			close(notify_fd);
 			if (diag_fd >= 0)
 				close(diag_fd);
+			if (tun_fd >= 0)
+				close(tun_fd);
 		}
 	}
 	close(sync);
@@ -758,6 +791,7 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 	pl.trace = x->trace;
 	pl.send_free = send_free(x, guard);
 	pl.relay = relays_resolvers(x, guard);
+	pl.udp_relay = relays_udp(x, guard);
 	if (plan.ntrees > SBX_ARRAY_LEN(fds)) {
 		sbx_plan_free(&plan);
 		return sbx_err_set(err, E2BIG, "too many rw mounts");
@@ -851,6 +885,14 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 			}
 			fcntl(c->diag_fd, F_SETFD, FD_CLOEXEC);
 		}
+		if (pl.udp_relay && m.fd3 >= 0) {
+			c->tun_fd = (int)syscall(SYS_pidfd_getfd, pidfd, m.fd3, 0);
+			if (c->tun_fd < 0) {
+				sbx_err_sys(err, "cannot take the jail's tun device");
+				goto fail;
+			}
+			fcntl(c->tun_fd, F_SETFD, FD_CLOEXEC);
+		}
 		if (write(sync[0], "a", 1) != 1) {
 			sbx_err_sys(err, "the jail's init died while starting");
 			goto fail;
@@ -860,7 +902,8 @@ ns_spawn(const struct sbx_policy *p, const struct sbx_exec *x, const struct sbx_
 		 * the filesystem view shows, as the user asked for a network. */
 		c->netsup_flags = SBX_NETSUP_OWN_NETNS |
 		    (guard ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW) |
-		    (pl.relay ? SBX_NETSUP_DNS_RELAY : 0);
+		    (pl.relay ? SBX_NETSUP_DNS_RELAY : 0) |
+		    (c->tun_fd >= 0 ? SBX_NETSUP_UDP_RELAY : 0);
 		/* Unix sockets the supervisor binds for a root caller's sandbox
 		 * are made as its mapped ids. */
 		c->meta_uid = c->meta_gid = x->caller_uid == 0 ? SBX_ROOT_MAPPED_ID : -1;

@@ -47,6 +47,7 @@ struct sbx_child {
 	int notify_fd; /* the seccomp listener for the network calls, or -1 */
 	int diag_fd; /* sock_diag inside the jail's netns (SBX_NETSUP_UNIX_OWNED) */
 	unsigned netsup_flags; /* SBX_NETSUP_* the supervisor needs for this jail */
+	int tun_fd; /* the jail's tun device (SBX_NETSUP_UDP_RELAY), or -1 */
 	/* SBX_NETSUP_META: where metadata may change, and as which ids
 	 * (-1: sbxrun's own). */
 	const struct sbx_strv *meta_writable;

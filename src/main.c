@@ -672,6 +672,8 @@ spawn_job(void *arg)
 	}
 	sbx_network_meta(
 	    &run->net, j->child->meta_writable, j->child->meta_uid, j->child->meta_gid);
+	sbx_network_tun(&run->net, j->child->tun_fd);
+	j->child->tun_fd = -1;
 	run->net.meta_guard = j->child->meta_guard;
 	if (sbx_network_supervise(&run->net, nfd, dfd, j->child->netsup_flags, j->err) < 0) {
 		sbx_child_abort(j->child);
@@ -775,6 +777,7 @@ run_main(struct run *run, int argc, char **argv)
 		.life_fd = -1,
 		.notify_fd = -1,
 		.diag_fd = -1,
+		.tun_fd = -1,
 		.meta_uid = -1,
 		.meta_gid = -1,
 	};

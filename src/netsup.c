@@ -53,6 +53,10 @@
  *                    queries the sandbox sends to the resolvers' addresses
  *                    on the jail's lo, from host sockets connected to the
  *                    resolvers, and the answers back; non-blocking.
+ *   udp relay        (SBX_NETSUP_UDP_RELAY) one thread, dropped like a
+ *                    worker, with a filter of its own: the UDP the jail
+ *                    routes to its tun device, from host sockets it
+ *                    connects after the rules (udprelay.c).
  *
  * The end of a run (sbx_netsup_stop): stopping is marked, every socket
  * held for the sandbox is shut down (again and again, until the workers
@@ -101,6 +105,7 @@
 #include "namesup.h"
 #include "netsup.h"
 #include "notifydecode.h"
+#include "udprelay.h"
 #include "util.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -168,6 +173,9 @@ struct sbx_netsup {
 	int relay_fd; /* SBX_NETSUP_DNS_RELAY: the jail's port 53, or -1 */
 	pthread_t relay_thread;
 	bool relay_started;
+	int tun_fd; /* SBX_NETSUP_UDP_RELAY: the jail's tun device, or -1 */
+	pthread_t udp_thread;
+	bool udp_started;
 	int inet_diag; /* SBX_NETSUP_OWN_LISTENERS: sock_diag here, or -1 */
 	uint64_t *owned; /* ... cookies of the sandbox's loopback listeners */
 	size_t nowned;
@@ -246,6 +254,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->diag = -1;
 	ns->inet_diag = -1;
 	ns->relay_fd = -1;
+	ns->tun_fd = -1;
 	ns->done_fd = -1;
 	ns->ruleset = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
@@ -1041,6 +1050,16 @@ relayed(const struct sbx_netsup *ns, const struct call *c, const void *name, soc
 	    sbx_addr_in_list(sa, namelen, &ns->rules->resolvers);
 }
 
+/* Whether a datagram socket of the jail reaches the host through the UDP
+ * relay (SBX_NETSUP_UDP_RELAY): a call the rules allow is then made on
+ * the sandbox's own socket, whose datagrams the jail routes to the relay,
+ * which judges each flow again (sendmsg is not trapped there). */
+static bool
+udp_relayed(const struct sbx_netsup *ns, const struct call *c)
+{
+	return (ns->flags & SBX_NETSUP_UDP_RELAY) && leaves_jail(ns, c) && c->type != SOCK_STREAM;
+}
+
 static bool
 addr_is_unspecified(const struct sockaddr *sa, socklen_t len)
 {
@@ -1777,7 +1796,8 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			if (v.allow && own > 0 && own < named)
 				v = (struct sbx_netverdict){ false, EACCES,
 					"own loopback and host addresses in one sendmmsg" };
-			c->rehome = v.allow && named > 0 && own == 0 && leaves_jail(ns, c);
+			c->rehome = v.allow && named > 0 && own == 0 && leaves_jail(ns, c) &&
+			    !udp_relayed(ns, c);
 		} else if (c->addrlen > 0) {
 			if (own_loopback(ns, c, &c->addr, c->addrlen) ||
 			    relayed(ns, c, &c->addr, c->addrlen)) {
@@ -1785,7 +1805,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			} else {
 				v = decide_send(
 				    ns, c, domain, &c->addr, c->addrlen, stream_fastopen);
-				c->rehome = v.allow && leaves_jail(ns, c);
+				c->rehome = v.allow && leaves_jail(ns, c) && !udp_relayed(ns, c);
 			}
 		} else {
 			/* No address: a connected datagram socket, whose peer
@@ -1806,7 +1826,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 			if (dissolve && c->type == SOCK_DGRAM)
 				v.allow = true; /* dissolving a UDP association */
 			else
-				c->rehome = v.allow && leaves_jail(ns, c);
+				c->rehome = v.allow && leaves_jail(ns, c) && !udp_relayed(ns, c);
 		}
 	} else if (c->nr == SCMP_SYS(bind)) {
 		struct sbx_netreq q = {
@@ -1849,9 +1869,9 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	 * are relayed): a datagram socket of the host must never reach the
 	 * sandbox, whatever the rules said. */
 	if (v.allow && c->rehome && c->type != SOCK_STREAM && (ns->flags & SBX_NETSUP_OWN_NETNS) &&
-	    !ns->rules->network)
+	    (!ns->rules->network || (ns->flags & SBX_NETSUP_UDP_RELAY)))
 		v = (struct sbx_netverdict){ false, EACCES,
-			"datagrams leave only through the resolver relay" };
+			"datagrams leave only through the relays" };
 	if (v.allow && c->rehome)
 		c->cloexec = fd_cloexec(c->pid, c->fdnum);
 	if (!v.allow)
@@ -2178,6 +2198,57 @@ relay(void *arg)
 	return NULL;
 }
 
+/* The UDP relay's judgement of a flow's destination: the one a datagram
+ * the sandbox sends to that address gets (decide_send); a refusal is a
+ * denial like any other. */
+static bool
+udp_judge(void *arg, const struct sockaddr *sa, socklen_t len)
+{
+	struct sbx_netsup *ns = arg;
+	struct call c = {
+		.type = SOCK_DGRAM, .opname = "send", .sock = -1, .newsock = -1, .target = -1
+	};
+	struct sbx_netverdict v = decide_send(ns, &c, sa->sa_family, sa, len, false);
+
+	if (!v.allow && len <= sizeof(c.addr)) {
+		memcpy(&c.addr, sa, len);
+		c.addrlen = len;
+		atomic_fetch_add(&ns->denials, 1);
+		report_refusal(ns, &c, v.reason);
+	}
+	return v.allow;
+}
+
+static void *
+udp_relay(void *arg)
+{
+	struct sbx_netsup *ns = arg;
+	struct sbx_udprelay_args a = {
+		.tun_fd = ns->tun_fd,
+		.wake_fd = ns->wake[0],
+		.stopping = &ns->stopping,
+		.as_uid = ns->meta.as_uid,
+		.as_gid = ns->meta.as_gid,
+		.judge = udp_judge,
+		.ctx = ns,
+	};
+
+	(void)prctl(PR_SET_NAME, "sbxrun-udprelay", 0, 0, 0);
+	if (sbx_udprelay_run(&a) < 0)
+		ns->drop_failed = true;
+	pthread_mutex_lock(&ns->lock);
+	ns->alive--;
+	pthread_cond_broadcast(&ns->gone);
+	pthread_mutex_unlock(&ns->lock);
+	return NULL;
+}
+
+void
+sbx_netsup_set_tun(struct sbx_netsup *ns, int tun_fd)
+{
+	ns->tun_fd = tun_fd;
+}
+
 int
 sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log, void *ctx,
     struct sbx_err *err)
@@ -2228,6 +2299,19 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 			ns->relay_started = true;
 		} else {
 			/* No relay: the sandbox's queries get no answer. */
+			pthread_mutex_lock(&ns->lock);
+			ns->alive--;
+			pthread_mutex_unlock(&ns->lock);
+		}
+	}
+	if (r == 0 && ns->tun_fd >= 0 && (ns->flags & SBX_NETSUP_UDP_RELAY)) {
+		pthread_mutex_lock(&ns->lock);
+		ns->alive++;
+		pthread_mutex_unlock(&ns->lock);
+		if (pthread_create(&ns->udp_thread, NULL, udp_relay, ns) == 0) {
+			ns->udp_started = true;
+		} else {
+			/* No relay: the sandbox's datagrams go nowhere. */
 			pthread_mutex_lock(&ns->lock);
 			ns->alive--;
 			pthread_mutex_unlock(&ns->lock);
@@ -2334,6 +2418,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 		pthread_detach(ns->thread);
 		if (ns->relay_started)
 			pthread_detach(ns->relay_thread);
+		if (ns->udp_started)
+			pthread_detach(ns->udp_thread);
 		for (int i = 0; i < ns->nworkers; i++)
 			pthread_detach(ns->pool[i]);
 		return;
@@ -2345,6 +2431,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 	if (!join_bounded(ns->thread, STOP_GRACE_MS))
 		ns->abandoned = true;
 	if (ns->relay_started && !join_bounded(ns->relay_thread, STOP_GRACE_MS))
+		ns->abandoned = true;
+	if (ns->udp_started && !join_bounded(ns->udp_thread, STOP_GRACE_MS))
 		ns->abandoned = true;
 	for (int i = 0; i < ns->nworkers; i++)
 		if (!join_bounded(ns->pool[i], STOP_GRACE_MS))
@@ -2381,6 +2469,8 @@ sbx_netsup_free(struct sbx_netsup *ns)
 		close(ns->inet_diag);
 	if (ns->relay_fd >= 0)
 		close(ns->relay_fd);
+	if (ns->tun_fd >= 0)
+		close(ns->tun_fd);
 	free(ns->owned);
 	free(ns->meta.ids);
 	sbx_namesup_free(ns->names);

@@ -87,6 +87,12 @@ typedef void (*sbx_net_log_fn)(void *ctx, const struct sbx_net_event *ev);
  * supervisor relays what the sandbox sends it to the resolvers and back.
  * A datagram socket of the host is then never handed in. */
 #define SBX_NETSUP_DNS_RELAY 0x80u
+/* With SBX_NETSUP_OWN_NETNS (--network on): the jail routes every
+ * destination but its own through a tun device (sbx_netsup_set_tun), and
+ * the supervisor relays the UDP found there (udprelay.h). A datagram
+ * socket of the jail then keeps its own socket, and a datagram socket of
+ * the host is never handed in. */
+#define SBX_NETSUP_UDP_RELAY 0x100u
 
 /* Makes a supervisor for rules (copied by reference: they must outlive it). */
 struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags);
@@ -97,6 +103,10 @@ struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned fla
  * bound there was made by the sandbox, any other is the host's. */
 int sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log,
     void *ctx, struct sbx_err *err);
+
+/* SBX_NETSUP_UDP_RELAY: the jail's tun device (taken over: closed by
+ * free). Called before start. */
+void sbx_netsup_set_tun(struct sbx_netsup *ns, int tun_fd);
 
 /* Stops: no more answers (pending calls fail); every socket a worker
  * holds for the sandbox is shut down, and the threads are joined within a

@@ -149,6 +149,9 @@ sbx_network_supervise(
 	if (notify_fd < 0) {
 		if (diag_fd >= 0)
 			close(diag_fd);
+		if (n->has_tun)
+			close(n->tun_fd);
+		n->has_tun = false;
 		if (n->trace)
 			return sbx_err_set(
 			    err, ENOTSUP, "the jail did not hand over the traced calls");
@@ -163,8 +166,19 @@ sbx_network_supervise(
 	sbx_netsup_set_guard(n->sup, n->meta_guard);
 	sbx_netsup_set_refusal_hook(n->sup, refused, n);
 	sbx_netsup_set_trace(n->sup, n->trace);
+	if (n->has_tun) {
+		sbx_netsup_set_tun(n->sup, n->tun_fd);
+		n->has_tun = false;
+	}
 	return sbx_netsup_start(
 	    n->sup, notify_fd, diag_fd, n->trace ? sbx_trace_net : NULL, n->trace, err);
+}
+
+void
+sbx_network_tun(struct sbx_network *n, int tun_fd)
+{
+	n->tun_fd = tun_fd;
+	n->has_tun = tun_fd >= 0;
 }
 
 void
@@ -216,6 +230,8 @@ sbx_network_free(struct sbx_network *n)
 {
 	sbx_proxy_free(n->proxy);
 	sbx_netsup_free(n->sup);
+	if (n->has_tun)
+		close(n->tun_fd);
 	sbx_netrules_free(&n->rules);
 	sbx_strv_free(&n->env);
 	if (n->refusal_lock_made)

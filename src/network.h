@@ -62,6 +62,8 @@ struct sbx_network {
 	sbx_refusal_fn on_refusal;
 	void *on_refusal_ctx;
 	struct sbx_trace *trace; /* --trace (set before supervise), or NULL */
+	int tun_fd; /* the jail's tun device for the UDP relay, if has_tun */
+	bool has_tun;
 };
 
 /* Whether p asks for no network at all: no outbound, no ports, no proxy. */
@@ -92,6 +94,10 @@ int sbx_network_enter_reader(struct sbx_network *n, struct sbx_err *err);
  * a listener, to have its unix socket connects judged. */
 int sbx_network_supervise(
     struct sbx_network *n, int notify_fd, int diag_fd, unsigned flags, struct sbx_err *err);
+
+/* The jail's tun device for SBX_NETSUP_UDP_RELAY (-1: none), taken over;
+ * called before sbx_network_supervise(). */
+void sbx_network_tun(struct sbx_network *n, int tun_fd);
 
 /* For SBX_NETSUP_META, called before sbx_network_supervise(). */
 void sbx_network_meta(struct sbx_network *n, const struct sbx_strv *writable, int uid, int gid);
