@@ -133,15 +133,31 @@ relays_udp(const struct sbx_exec *x, bool guard)
 	return !guard && x->net != NULL && x->net->network;
 }
 
-/* Whether the resolvers are reached through the resolver relay (outbound
- * permission): then the sandbox's datagrams to them stay in the jail, and
- * no datagram socket of the host is ever handed in. With the network on
- * too: a loopback stub (127.0.0.53) is the jail's own lo, which no route
- * can lead to the UDP relay. */
+/* Whether a resolver is a loopback address (a stub such as 127.0.0.53). */
+static bool
+loopback_resolver(const struct sbx_netrules *r)
+{
+	for (size_t i = 0; i < r->resolvers.n; i++) {
+		const struct sockaddr_storage *ss = &r->resolvers.v[i];
+
+		if (sbx_addr_is_loopback((const struct sockaddr *)ss,
+			ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						  : sizeof(struct sockaddr_in)))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the resolvers are reached through the resolver relay: then the
+ * sandbox's datagrams to them stay in the jail, and no datagram socket of
+ * the host is ever handed in. With a connect list, every resolver; with
+ * the network on, a loopback stub alone (the jail's own lo, which no route
+ * leads to the UDP relay; the others are reached through that relay). */
 static bool
 relays_resolvers(const struct sbx_exec *x, bool guard)
 {
-	return !guard && x->net != NULL && x->net->outbound && x->net->resolvers.n > 0;
+	return !guard && x->net != NULL && x->net->outbound && x->net->resolvers.n > 0 &&
+	    (!x->net->network || loopback_resolver(x->net));
 }
 
 /* Whether sendmsg and sendmmsg may go untrapped (but Fast Open): the
@@ -516,7 +532,9 @@ resolver_relay_socket(const struct sbx_netrules *r, struct sbx_err *err)
 		socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 							  : sizeof(struct sockaddr_in);
 
-		if (sbx_addr_is_loopback((const struct sockaddr *)ss, len) ||
+		/* With the network on, the others leave through the UDP relay:
+		 * on lo, they would hide the rest of their host's ports. */
+		if (r->network || sbx_addr_is_loopback((const struct sockaddr *)ss, len) ||
 		    (ss->ss_family == AF_INET6 &&
 			IN6_IS_ADDR_LINKLOCAL(&((const struct sockaddr_in6 *)ss)->sin6_addr)))
 			continue;
