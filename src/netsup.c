@@ -53,6 +53,10 @@
  *                    queries the sandbox sends to the resolvers' addresses
  *                    on the jail's lo, from host sockets connected to the
  *                    resolvers, and the answers back; non-blocking.
+ *   udp relay        (SBX_NETSUP_UDP_RELAY) one thread, dropped like a
+ *                    worker, with a filter of its own: the UDP the jail
+ *                    routes to its tun device, from host sockets it
+ *                    connects after the rules (udprelay.c).
  *
  * The end of a run (sbx_netsup_stop): stopping is marked, every socket
  * held for the sandbox is shut down (again and again, until the workers
@@ -101,6 +105,7 @@
 #include "namesup.h"
 #include "netsup.h"
 #include "notifydecode.h"
+#include "udprelay.h"
 #include "util.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -169,6 +174,9 @@ struct sbx_netsup {
 	int relay_fd; /* SBX_NETSUP_DNS_RELAY: the jail's port 53, or -1 */
 	pthread_t relay_thread;
 	bool relay_started;
+	int tun_fd; /* SBX_NETSUP_UDP_RELAY: the jail's tun device, or -1 */
+	pthread_t udp_thread;
+	bool udp_started;
 	int inet_diag; /* SBX_NETSUP_OWN_LISTENERS: sock_diag here, or -1 */
 	uint64_t *owned; /* ... cookies of the sandbox's loopback listeners */
 	size_t nowned;
@@ -246,6 +254,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->diag = -1;
 	ns->inet_diag = -1;
 	ns->relay_fd = -1;
+	ns->tun_fd = -1;
 	ns->done_fd = -1;
 	ns->ruleset = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
@@ -1927,6 +1936,73 @@ relay(void *arg)
 	return NULL;
 }
 
+/* The UDP relay's judgement of a flow's destination: the one a datagram
+ * sent with that address gets (sbx_net_classify), asked for the relay's
+ * host socket, so that only the rules and the host's facts decide (what
+ * stays in the jail never reaches its tun device). A refusal is a denial
+ * like any other. */
+static bool
+udp_judge(void *arg, const struct sockaddr *sa, socklen_t len)
+{
+	struct sbx_netsup *ns = arg;
+	struct facts_ctx fc = { ns, NULL };
+	const struct sbx_netfacts facts = { fact_is_local, fact_owned_listener, fact_v6only, &fc };
+	struct call c = {
+		.type = SOCK_DGRAM, .opname = "send", .sock = -1, .newsock = -1, .target = -1
+	};
+	struct sbx_netcall call = {
+		.kind = SBX_NETCALL_SENDTO,
+		.domain = sa->sa_family,
+		.type = SOCK_DGRAM,
+		.protocol = IPPROTO_UDP,
+		.addr = &c.addr,
+		.addrlen = len,
+		.host_sock = true,
+	};
+	struct sbx_netclass cls;
+
+	if (len > sizeof(c.addr))
+		return false;
+	memcpy(&c.addr, sa, len);
+	c.addrlen = len;
+	cls = sbx_net_classify(ns->rules, &ns->mode, &call, &facts);
+	if (cls.act != SBX_NETACT_REFUSE)
+		return true;
+	atomic_fetch_add(&ns->denials, 1);
+	report_refusal(ns, &c, cls.reason);
+	return false;
+}
+
+static void *
+udp_relay(void *arg)
+{
+	struct sbx_netsup *ns = arg;
+	struct sbx_udprelay_args a = {
+		.tun_fd = ns->tun_fd,
+		.wake_fd = ns->wake[0],
+		.stopping = &ns->stopping,
+		.as_uid = ns->meta.as_uid,
+		.as_gid = ns->meta.as_gid,
+		.judge = udp_judge,
+		.ctx = ns,
+	};
+
+	(void)prctl(PR_SET_NAME, "sbxrun-udprelay", 0, 0, 0);
+	if (sbx_udprelay_run(&a) < 0)
+		ns->drop_failed = true;
+	pthread_mutex_lock(&ns->lock);
+	ns->alive--;
+	pthread_cond_broadcast(&ns->gone);
+	pthread_mutex_unlock(&ns->lock);
+	return NULL;
+}
+
+void
+sbx_netsup_set_tun(struct sbx_netsup *ns, int tun_fd)
+{
+	ns->tun_fd = tun_fd;
+}
+
 int
 sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log, void *ctx,
     struct sbx_err *err)
@@ -1951,6 +2027,10 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 		.unix_view = (ns->flags & SBX_NETSUP_UNIX_VIEW) != 0,
 		.host_view = (ns->flags & SBX_NETSUP_META) != 0,
 		.abstract_scoped = (ns->flags & SBX_NETSUP_ABSTRACT_SCOPED) != 0,
+		/* Only with the jail's tun device in hand (sbx_netsup_set_tun):
+		 * a jail that could make none keeps sendmsg trapped, and its
+		 * datagrams leave on host sockets handed in. */
+		.udp_relay = (ns->flags & SBX_NETSUP_UDP_RELAY) && ns->tun_fd >= 0,
 	};
 	if (ns->flags & SBX_NETSUP_OWN_NETNS) {
 		/* This thread is in the host's namespace: its cookie tells the
@@ -1986,6 +2066,19 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 			ns->relay_started = true;
 		} else {
 			/* No relay: the sandbox's queries get no answer. */
+			pthread_mutex_lock(&ns->lock);
+			ns->alive--;
+			pthread_mutex_unlock(&ns->lock);
+		}
+	}
+	if (r == 0 && ns->mode.udp_relay) {
+		pthread_mutex_lock(&ns->lock);
+		ns->alive++;
+		pthread_mutex_unlock(&ns->lock);
+		if (pthread_create(&ns->udp_thread, NULL, udp_relay, ns) == 0) {
+			ns->udp_started = true;
+		} else {
+			/* No relay: the sandbox's datagrams go nowhere. */
 			pthread_mutex_lock(&ns->lock);
 			ns->alive--;
 			pthread_mutex_unlock(&ns->lock);
@@ -2092,6 +2185,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 		pthread_detach(ns->thread);
 		if (ns->relay_started)
 			pthread_detach(ns->relay_thread);
+		if (ns->udp_started)
+			pthread_detach(ns->udp_thread);
 		for (int i = 0; i < ns->nworkers; i++)
 			pthread_detach(ns->pool[i]);
 		return;
@@ -2103,6 +2198,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 	if (!join_bounded(ns->thread, STOP_GRACE_MS))
 		ns->abandoned = true;
 	if (ns->relay_started && !join_bounded(ns->relay_thread, STOP_GRACE_MS))
+		ns->abandoned = true;
+	if (ns->udp_started && !join_bounded(ns->udp_thread, STOP_GRACE_MS))
 		ns->abandoned = true;
 	for (int i = 0; i < ns->nworkers; i++)
 		if (!join_bounded(ns->pool[i], STOP_GRACE_MS))
@@ -2139,6 +2236,8 @@ sbx_netsup_free(struct sbx_netsup *ns)
 		close(ns->inet_diag);
 	if (ns->relay_fd >= 0)
 		close(ns->relay_fd);
+	if (ns->tun_fd >= 0)
+		close(ns->tun_fd);
 	free(ns->owned);
 	free(ns->meta.ids);
 	sbx_namesup_free(ns->names);
