@@ -105,6 +105,7 @@
 #include "namesup.h"
 #include "netsup.h"
 #include "notifydecode.h"
+#include "supervise.h"
 #include "udprelay.h"
 #include "util.h"
 
@@ -613,16 +614,8 @@ perform(struct call *c)
 	return r < 0 ? -errno : r;
 }
 
-/* What every dropped thread of the supervisor (a worker, the relay) needs
- * for its own life, whatever it does for the sandbox: its locks, its
- * memory given back, its end. The sanitizers' runtime takes down the
- * thread's alternate signal stack at exit, and aborts if it cannot. */
-#define THREAD_RUNTIME_CALLS \
-	"futex", "madvise", "munmap", "exit", "sigaltstack", "rt_sigprocmask", "rt_sigreturn", \
-	    "restart_syscall", "sched_yield", "clock_gettime", "getpid", "gettid"
-
 /* What a worker may call: the calls it makes for the sandbox, and what
- * its own life in the pool needs (THREAD_RUNTIME_CALLS). Anything else fails
+ * its own life in the pool needs (SBX_THREAD_RUNTIME_CALLS). Anything else fails
  * with EPERM; write(2) is allowed on the completion eventfd only. */
 static const char *const worker_calls[] = {
 	"connect",
@@ -654,7 +647,7 @@ static const char *const worker_calls[] = {
 	"linkat",
 	"renameat2",
 	"unlinkat",
-	THREAD_RUNTIME_CALLS,
+	SBX_THREAD_RUNTIME_CALLS,
 	NULL,
 };
 
@@ -1637,6 +1630,16 @@ refused:
 	call_free(c);
 }
 
+/* A thread of the supervisor ends: one less for the stop to wait for. */
+static void
+thread_gone(struct sbx_netsup *ns)
+{
+	pthread_mutex_lock(&ns->lock);
+	ns->alive--;
+	pthread_cond_broadcast(&ns->gone);
+	pthread_mutex_unlock(&ns->lock);
+}
+
 static void *
 dispatcher(void *arg)
 {
@@ -1705,10 +1708,7 @@ dispatcher(void *arg)
 	}
 	seccomp_notify_free(req, resp);
 out:
-	pthread_mutex_lock(&ns->lock);
-	ns->alive--;
-	pthread_cond_broadcast(&ns->gone);
-	pthread_mutex_unlock(&ns->lock);
+	thread_gone(ns);
 	return NULL;
 }
 
@@ -1737,18 +1737,9 @@ static const char *const relay_calls[] = {
 	"poll",
 	"ppoll",
 	"close",
-	THREAD_RUNTIME_CALLS,
+	SBX_THREAD_RUNTIME_CALLS,
 	NULL,
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 /* One query from the jail: its destination (a resolver, read from the
  * packet info) decides where it goes; anything else is dropped. */
@@ -1829,7 +1820,7 @@ relay_query(struct sbx_netsup *ns, struct relay_flow *flows)
 		memcpy(&f->server, &to, tolen);
 		f->serverlen = tolen;
 	}
-	f->used_ms = now_ms();
+	f->used_ms = sbx_now_ms();
 	if (send(f->host, data, (size_t)n, MSG_DONTWAIT) < 0) {
 		/* dropped, as a datagram may be */
 	}
@@ -1854,7 +1845,7 @@ relay_answer(struct sbx_netsup *ns, struct relay_flow *f)
 	if (n < 0)
 		return;
 	iov.iov_len = (size_t)n;
-	f->used_ms = now_ms();
+	f->used_ms = sbx_now_ms();
 	m.msg_controllen = sizeof(cbuf);
 	cm = CMSG_FIRSTHDR(&m);
 	if (f->client.sin6_family == AF_INET6) {
@@ -1905,7 +1896,7 @@ relay(void *arg)
 	for (int i = 0; i < RELAY_FLOWS; i++)
 		flows[i].host = -1;
 	while (dropped && !ns->stopping) {
-		uint64_t now = now_ms();
+		uint64_t now = sbx_now_ms();
 
 		pfd[0] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = ns->relay_fd, .events = POLLIN };
@@ -1929,10 +1920,7 @@ relay(void *arg)
 	for (int i = 0; i < RELAY_FLOWS; i++)
 		if (flows[i].host >= 0)
 			close(flows[i].host);
-	pthread_mutex_lock(&ns->lock);
-	ns->alive--;
-	pthread_cond_broadcast(&ns->gone);
-	pthread_mutex_unlock(&ns->lock);
+	thread_gone(ns);
 	return NULL;
 }
 
@@ -1990,11 +1978,22 @@ udp_relay(void *arg)
 	(void)prctl(PR_SET_NAME, "sbxrun-udprelay", 0, 0, 0);
 	if (sbx_udprelay_run(&a) < 0)
 		ns->drop_failed = true;
-	pthread_mutex_lock(&ns->lock);
-	ns->alive--;
-	pthread_cond_broadcast(&ns->gone);
-	pthread_mutex_unlock(&ns->lock);
+	thread_gone(ns);
 	return NULL;
+}
+
+/* Starts a helper thread of the supervisor (a relay), counted among the
+ * live threads the stop waits for. */
+static bool
+start_helper(struct sbx_netsup *ns, pthread_t *t, void *(*fn)(void *))
+{
+	pthread_mutex_lock(&ns->lock);
+	ns->alive++;
+	pthread_mutex_unlock(&ns->lock);
+	if (pthread_create(t, NULL, fn, ns) == 0)
+		return true;
+	thread_gone(ns);
+	return false;
 }
 
 void
@@ -2058,32 +2057,12 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ns->alive = 1;
 	r = pthread_create(&ns->thread, NULL, dispatcher, ns);
-	if (r == 0 && ns->relay_fd >= 0) {
-		pthread_mutex_lock(&ns->lock);
-		ns->alive++;
-		pthread_mutex_unlock(&ns->lock);
-		if (pthread_create(&ns->relay_thread, NULL, relay, ns) == 0) {
-			ns->relay_started = true;
-		} else {
-			/* No relay: the sandbox's queries get no answer. */
-			pthread_mutex_lock(&ns->lock);
-			ns->alive--;
-			pthread_mutex_unlock(&ns->lock);
-		}
-	}
-	if (r == 0 && ns->mode.udp_relay) {
-		pthread_mutex_lock(&ns->lock);
-		ns->alive++;
-		pthread_mutex_unlock(&ns->lock);
-		if (pthread_create(&ns->udp_thread, NULL, udp_relay, ns) == 0) {
-			ns->udp_started = true;
-		} else {
-			/* No relay: the sandbox's datagrams go nowhere. */
-			pthread_mutex_lock(&ns->lock);
-			ns->alive--;
-			pthread_mutex_unlock(&ns->lock);
-		}
-	}
+	/* Without its relay, the sandbox's queries get no answer. */
+	if (r == 0 && ns->relay_fd >= 0)
+		ns->relay_started = start_helper(ns, &ns->relay_thread, relay);
+	/* Without the UDP relay, its datagrams go nowhere. */
+	if (r == 0 && ns->mode.udp_relay)
+		ns->udp_started = start_helper(ns, &ns->udp_thread, udp_relay);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
 		ns->alive = 0;

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "linux-creds.h"
+#include "supervise.h"
 #include "udppkt.h"
 #include "udprelay.h"
 
@@ -49,7 +49,8 @@ struct relay {
 
 /* What the relay thread may call once dropped (and write(2) on the tun
  * device alone): read the tun device, make and connect host sockets (bind:
- * the local-address probe of the judgement), move datagrams. */
+ * the local-address probe of the judgement), move datagrams; and what
+ * every dropped thread needs (linux-creds.h). */
 static const char *const relay_calls[] = {
 	"read",
 	"socket",
@@ -61,28 +62,9 @@ static const char *const relay_calls[] = {
 	"epoll_pwait",
 	"epoll_ctl",
 	"close",
-	"futex",
-	"madvise",
-	"munmap",
-	"exit",
-	"sigaltstack",
-	"rt_sigprocmask",
-	"rt_sigreturn",
-	"restart_syscall",
-	"clock_gettime",
-	"getpid",
-	"gettid",
+	SBX_THREAD_RUNTIME_CALLS,
 	NULL,
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 static socklen_t
 remote_addr(const struct flow *f, struct sockaddr_storage *ss)
@@ -180,7 +162,7 @@ flow_for(struct relay *r, const struct sbx_udppkt *p, uint64_t now)
 static void
 from_jail(struct relay *r)
 {
-	uint64_t now = now_ms();
+	uint64_t now = sbx_now_ms();
 
 	for (int i = 0; i < BATCH; i++) {
 		struct sbx_udppkt p;
@@ -226,7 +208,7 @@ to_jail(struct relay *r, struct flow *f)
 		if (hl == 0)
 			continue; /* too long for one packet */
 		memcpy(payload - hl, hdr, hl);
-		f->used_ms = now_ms();
+		f->used_ms = sbx_now_ms();
 		(void)!write(r->a->tun_fd, payload - hl, hl + p.len);
 	}
 }
@@ -245,7 +227,7 @@ sbx_udprelay_run(const struct sbx_udprelay_args *a)
 	struct relay *r = calloc(1, sizeof(*r));
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct sbx_err err = { 0 };
-	uint64_t swept = now_ms();
+	uint64_t swept = sbx_now_ms();
 	int rc = -1;
 
 	if (r == NULL)
@@ -284,7 +266,7 @@ sbx_udprelay_run(const struct sbx_udprelay_args *a)
 			else if (k < FLOWS && r->flows[k].host >= 0)
 				to_jail(r, &r->flows[k]);
 		}
-		now = now_ms();
+		now = sbx_now_ms();
 		if (now - swept >= 1000) {
 			sweep(r, now);
 			swept = now;
