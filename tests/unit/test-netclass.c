@@ -1,13 +1,13 @@
 /* sbx_net_classify() as a table: a deployment mode (the jail's own
- * network namespace with or without the resolver relay, the landlock
- * backend sharing the host's network, nothing supervised), rules (a
- * profile, a proxy port, the resolvers of a resolv.conf), one decoded call
- * the sandbox makes, and what the supervisor does with it: refuse (the
- * error and the reason the trace shows), make it on our copy of the
- * caller's socket, drop a send's address, make it on a host socket handed
- * in, or resolve a unix path first. The facts of the system (this
- * machine's addresses, listeners the sandbox holds, IPv6-only) come from
- * the row. */
+ * network namespace with or without the resolver relay, with the UDP
+ * relay, the landlock backend sharing the host's network, nothing
+ * supervised), rules (a profile, a proxy port, the resolvers of a
+ * resolv.conf), one decoded call the sandbox makes, and what the
+ * supervisor does with it: refuse (the error and the reason the trace
+ * shows), make it on our copy of the caller's socket, drop a send's
+ * address, make it on a host socket handed in, or resolve a unix path
+ * first. The facts of the system (this machine's addresses, listeners
+ * the sandbox holds, IPv6-only) come from the row. */
 #include "config.h"
 
 #include <arpa/inet.h>
