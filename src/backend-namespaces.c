@@ -63,6 +63,7 @@
 #include "linux-mount.h"
 #include "linux-probe.h"
 #include "linux-seccomp.h"
+#include "linux-tun.h"
 #include "netrules.h"
 #include "netsup.h"
 #include "phase.h"
@@ -96,6 +97,7 @@ struct ns_payload {
 	bool trap; /* load the trapping filter in init */
 	bool send_free; /* ... leaving sendmsg/sendmmsg alone but Fast Open */
 	bool relay; /* the jail's side of the resolver relay (instead of guard) */
+	bool udp_relay; /* ... and of the UDP relay: a tun device, the routes */
 	bool guard; /* and open sock_diag for unix checks */
 	bool trace; /* trap what --trace observes (then a listener too) */
 	const struct sbx_plan *plan;
@@ -123,15 +125,17 @@ needs_unix_guard(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x
 }
 
 /* Whether sendmsg and sendmmsg may go untrapped (but Fast Open): the
- * sandbox's own sockets reach only its lo, and a host socket handed in is
- * never a datagram one unless the network is on (a connect list's
- * resolvers go through the relay), nor is a unix socket judged unless the
- * network is fully off (guard). A stream ignores a send's address. Then a
- * connected stream's sends run at native speed. */
+ * sandbox's own sockets reach only its lo, or with the network on the UDP
+ * relay's tun device, and a host socket handed in is never a datagram one
+ * (a connect list's resolvers go through the resolver relay, the network
+ * on's datagrams through the UDP relay), nor is a unix socket judged
+ * unless the network is fully off (guard). A stream ignores a send's
+ * address. Then a connected stream's sends run at native speed. The jail
+ * keeps them trapped when it could make no tun device (child_main). */
 static bool
 send_free(const struct sbx_exec *x, bool guard)
 {
-	return !guard && x->net != NULL && !x->net->network;
+	return !guard && x->net != NULL && (!x->net->network || sbx_supcfg_relays_udp(x->net));
 }
 
 /* The sandbox's Landlock domain holds no TCP port rule: its sockets live
@@ -243,6 +247,11 @@ ns_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx
 		sbx_buf_puts(out,
 		    "# network: the resolvers' addresses are on the jail's lo, where sbxrun "
 		    "relays UDP port 53 to them; no host datagram socket is handed in\n");
+	if (sbx_supcfg_relays_udp(x->net))
+		sbx_buf_puts(out,
+		    "# network: the jail's default routes lead to a tun device (" SBX_TUN_NAME
+		    ", " SBX_TUN_ADDR4 ", " SBX_TUN_ADDR6 ") where sbxrun relays UDP to what "
+		    "the rules allow; no host datagram socket is handed in\n");
 	sbx_seccomp_describe(
 	    (net_fully_off(p) ? 0
 			      : SBX_SECCOMP_NET_NOTIFY |
@@ -467,7 +476,9 @@ resolver_relay_socket(const struct sbx_netrules *r, struct sbx_err *err)
 		socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 							  : sizeof(struct sockaddr_in);
 
-		if (sbx_addr_is_loopback((const struct sockaddr *)ss, len) ||
+		/* With the network on, the others leave through the UDP relay:
+		 * on lo, they would hide the rest of their host's ports. */
+		if (r->network || sbx_addr_is_loopback((const struct sockaddr *)ss, len) ||
 		    (ss->ss_family == AF_INET6 &&
 			IN6_IS_ADDR_LINKLOCAL(&((const struct sockaddr_in6 *)ss)->sin6_addr)))
 			continue;
@@ -510,7 +521,8 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		.ctx = pl,
 	};
 	struct sbx_err e = { 0 };
-	int fds[SBX_MAX_TREES], notify_fd = -1, diag_fd = -1;
+	int fds[SBX_MAX_TREES], notify_fd = -1, diag_fd = -1, tun_fd = -1;
+	bool send_free = pl->send_free;
 	uid_t uid;
 	gid_t gid;
 
@@ -530,6 +542,16 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0) {
 		sbx_err_sys(&e, "cannot take the sandbox's ids");
 		goto fail;
+	}
+	/* The UDP relay's tun device, made before the new root hides the
+	 * host's /dev/net/tun. Without one (no /dev/net/tun in a container,
+	 * say) the supervisor hands in host datagram sockets as before, and
+	 * sendmsg stays trapped. */
+	if (pl->udp_relay) {
+		struct sbx_err te = { 0 };
+
+		tun_fd = sbx_tun_jail_open(&te);
+		send_free = send_free && tun_fd >= 0;
 	}
 	if (sbx_mount_build_root(plan, x->fs, fds, &e) < 0)
 		goto fail;
@@ -561,7 +583,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 ||
 	    sbx_seccomp_load((pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0) |
 		    (pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0) |
-		    (pl->send_free ? SBX_SECCOMP_NET_SEND_FREE : 0),
+		    (send_free ? SBX_SECCOMP_NET_SEND_FREE : 0),
 		&notify_fd, &e) < 0 ||
 	    sbx_hostfilter_load(SBX_HOSTF_NOSETID, &e) < 0)
 		goto fail;
@@ -570,7 +592,9 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		/* The listener goes to the parent, which takes it with
 		 * pidfd_getfd() (a send over the socket would be trapped by
 		 * the filter just loaded); wait until it has. */
-		struct sbx_child_msg ok = { .kind = 0, .fd = notify_fd, .fd2 = diag_fd };
+		struct sbx_child_msg ok = {
+			.kind = 0, .fd = notify_fd, .fd2 = diag_fd, .fd3 = tun_fd
+		};
 		char ack;
 
 		if (write(sync, &ok, sizeof(ok)) != sizeof(ok))
@@ -581,6 +605,8 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 			close(notify_fd);
 			if (diag_fd >= 0)
 				close(diag_fd);
+			if (tun_fd >= 0)
+				close(tun_fd);
 		}
 	}
 	close(sync);
@@ -725,8 +751,10 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	pl.trap = x->net != NULL || guard;
 	pl.trace = x->trace;
 	pl.send_free = send_free(x, guard);
-	/* The core told the supervisor the same (SBX_NETSUP_DNS_RELAY). */
+	/* The core told the supervisor the same (SBX_NETSUP_DNS_RELAY,
+	 * SBX_NETSUP_UDP_RELAY). */
 	pl.relay = sbx_supcfg_relays_resolvers(x->net);
+	pl.udp_relay = sbx_supcfg_relays_udp(x->net);
 	if (plan->ntrees > SBX_ARRAY_LEN(fds))
 		return sbx_err_set(err, E2BIG, "too many rw mounts");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync) < 0)
@@ -815,6 +843,14 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 				goto fail;
 			}
 			fcntl(c->diag_fd, F_SETFD, FD_CLOEXEC);
+		}
+		if (pl.udp_relay && m.fd3 >= 0) {
+			c->tun_fd = (int)syscall(SYS_pidfd_getfd, pidfd, m.fd3, 0);
+			if (c->tun_fd < 0) {
+				sbx_err_sys(err, "cannot take the jail's tun device");
+				goto fail;
+			}
+			fcntl(c->tun_fd, F_SETFD, FD_CLOEXEC);
 		}
 		if (write(sync[0], "a", 1) != 1) {
 			sbx_err_sys(err, "the jail's init died while starting");

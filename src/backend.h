@@ -31,6 +31,13 @@ struct sbx_child {
 	 * the jail's init can open: sock_diag (SBX_NETSUP_UNIX_OWNED) or the
 	 * resolver relay's socket (SBX_NETSUP_DNS_RELAY); -1: none. */
 	int diag_fd;
+	/* The UDP relay's tun device (SBX_NETSUP_UDP_RELAY), made by the
+	 * jail's init in its network namespace; -1: none. A fact of the run,
+	 * not a decision: the core asks for the relay, but only init learns
+	 * whether the kernel gives it a tun device (a container may have no
+	 * /dev/net/tun). Without one the jail keeps sendmsg trapped and the
+	 * supervisor hands in host datagram sockets as before. */
+	int tun_fd;
 	/* The directories the jail's Landlock rules keep from taking a new
 	 * entry, which the supervisor's on-behalf calls leave alone too, or
 	 * NULL. A fact of the plan the backend ran: it is rebuilt with other

@@ -204,7 +204,7 @@ void
 sbx_child_close(struct sbx_child *c, struct sbx_report *r)
 {
 	int *fds[] = { &c->pidfd, &c->status_fd, &c->err_fd, &c->life_fd, &c->notify_fd,
-		&c->diag_fd };
+		&c->diag_fd, &c->tun_fd };
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(fds); i++) {
 		if (*fds[i] >= 0)

@@ -23,6 +23,7 @@ struct sbx_child_msg {
 	int errnum;
 	int fd; /* "ready": a descriptor for the parent to take */
 	int fd2; /* and a second one, or -1 */
+	int fd3; /* and a third one (the UDP relay's tun device), or -1 */
 	int pid; /* the process that holds them */
 	char msg[SBX_ERR_MSG];
 };

@@ -19,6 +19,15 @@
 
 #include "err.h"
 
+/* What every dropped thread of the supervisor (a worker, the resolver
+ * relay, the UDP relay) needs for its own life, whatever it does for the
+ * sandbox: its locks, its memory given back, its end. The sanitizers'
+ * runtime takes down the thread's alternate signal stack at exit, and
+ * aborts if it cannot. For the end of an allow list. */
+#define SBX_THREAD_RUNTIME_CALLS \
+	"futex", "madvise", "munmap", "exit", "sigaltstack", "rt_sigprocmask", "rt_sigreturn", \
+	    "restart_syscall", "sched_yield", "clock_gettime", "getpid", "gettid"
+
 /* Drops the calling thread, for good, to the sandbox's credentials:
  *
  *  - uid >= 0 (a root caller, whose sandbox runs as uid outside): the

@@ -99,6 +99,15 @@ leaves_jail(const struct sbx_netmode *m, const struct sbx_netcall *k)
 	return m->own_netns && !k->host_sock;
 }
 
+/* Whether a datagram call of a socket of the jail is made on that socket
+ * once the rules allow it (udp_relay): its datagrams leave through the
+ * tun device, where the UDP relay judges each flow again. */
+static bool
+udp_relayed(const struct sbx_netmode *m, const struct sbx_netcall *k)
+{
+	return m->udp_relay && leaves_jail(m, k) && k->type != SOCK_STREAM;
+}
+
 /* Whether sa has the form of an IPv4 or IPv6 address the kernel would use. */
 static bool
 inet_form(const void *sa, socklen_t len)
@@ -251,7 +260,7 @@ classify_send(const struct sbx_netrules *r, const struct sbx_netmode *m,
 		if (k->addrlen == 0 || stays_in_jail(r, m, k, sa, k->addrlen))
 			return v;
 		v = decide_out_to(r, m, k, f, sa, k->addrlen, fastopen);
-		*on_host = v.allow && leaves_jail(m, k);
+		*on_host = v.allow && leaves_jail(m, k) && !udp_relayed(m, k);
 		return v;
 	}
 	for (unsigned i = 0; i < k->vlen && v.allow; i++) {
@@ -269,7 +278,7 @@ classify_send(const struct sbx_netrules *r, const struct sbx_netmode *m,
 	/* One socket cannot be both the jail's and the host's. */
 	if (v.allow && own > 0 && own < named)
 		return sbx_net_refuse(EACCES, "own loopback and host addresses in one sendmmsg");
-	*on_host = v.allow && named > 0 && own == 0 && leaves_jail(m, k);
+	*on_host = v.allow && named > 0 && own == 0 && leaves_jail(m, k) && !udp_relayed(m, k);
 	return v;
 }
 
@@ -286,7 +295,7 @@ classify_connect(const struct sbx_netrules *r, const struct sbx_netmode *m,
 	v = decide_out_to(r, m, k, f, sa, k->addrlen, true);
 	if (dissolve && k->type == SOCK_DGRAM)
 		return sbx_net_allow(); /* dissolving a UDP association */
-	*on_host = v.allow && leaves_jail(m, k);
+	*on_host = v.allow && leaves_jail(m, k) && !udp_relayed(m, k);
 	return v;
 }
 
@@ -390,11 +399,12 @@ classify_inet(const struct sbx_netrules *r, const struct sbx_netmode *m, struct 
 	}
 	if (!v.allow)
 		return refused(v.errnum, v.reason);
-	/* Unless the network is on, sendmsg may go untrapped (the resolvers
-	 * are relayed): a datagram socket of the host must never reach the
-	 * sandbox, whatever the rules said. */
-	if (on_host && !stream && m->own_netns && !r->network)
-		return refused(EACCES, "datagrams leave only through the resolver relay");
+	/* Unless the network is on without the UDP relay, sendmsg may go
+	 * untrapped (the resolvers, or every datagram, are relayed): a
+	 * datagram socket of the host must never reach the sandbox, whatever
+	 * the rules said. */
+	if (on_host && !stream && m->own_netns && (!r->network || m->udp_relay))
+		return refused(EACCES, "datagrams leave only through the relays");
 	return act(on_host ? SBX_NETACT_ON_HOST : SBX_NETACT_ON_COPY);
 }
 

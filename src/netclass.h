@@ -19,6 +19,12 @@ struct sbx_netmode {
 	/* With own_netns: the resolvers are served on the jail's lo by the
 	 * supervisor's relay; a host datagram socket is never handed in. */
 	bool dns_relay;
+	/* With own_netns (--network on): the jail routes every destination
+	 * but its own to a tun device read by the supervisor's UDP relay,
+	 * which judges each flow again and sends it from a host socket of its
+	 * own. A datagram socket of the jail then keeps its own socket, and a
+	 * host datagram socket is never handed in (sendmsg is not trapped). */
+	bool udp_relay;
 	/* The sandbox shares the host's network (landlock backend) and may
 	 * serve its own loopback on an ephemeral port. */
 	bool own_listeners;

@@ -53,6 +53,10 @@
  *                    queries the sandbox sends to the resolvers' addresses
  *                    on the jail's lo, from host sockets connected to the
  *                    resolvers, and the answers back; non-blocking.
+ *   udp relay        (SBX_NETSUP_UDP_RELAY) one thread, dropped like a
+ *                    worker, with a filter of its own: the UDP the jail
+ *                    routes to its tun device, from host sockets it
+ *                    connects after the rules (udprelay.c).
  *
  * The end of a run (sbx_netsup_stop): stopping is marked, every socket
  * held for the sandbox is shut down (again and again, until the workers
@@ -101,6 +105,8 @@
 #include "namesup.h"
 #include "netsup.h"
 #include "notifydecode.h"
+#include "supervise.h"
+#include "udprelay.h"
 #include "util.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -169,6 +175,9 @@ struct sbx_netsup {
 	int relay_fd; /* SBX_NETSUP_DNS_RELAY: the jail's port 53, or -1 */
 	pthread_t relay_thread;
 	bool relay_started;
+	int tun_fd; /* SBX_NETSUP_UDP_RELAY: the jail's tun device, or -1 */
+	pthread_t udp_thread;
+	bool udp_started;
 	int inet_diag; /* SBX_NETSUP_OWN_LISTENERS: sock_diag here, or -1 */
 	uint64_t *owned; /* ... cookies of the sandbox's loopback listeners */
 	size_t nowned;
@@ -246,6 +255,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->diag = -1;
 	ns->inet_diag = -1;
 	ns->relay_fd = -1;
+	ns->tun_fd = -1;
 	ns->done_fd = -1;
 	ns->ruleset = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
@@ -604,16 +614,8 @@ perform(struct call *c)
 	return r < 0 ? -errno : r;
 }
 
-/* What every dropped thread of the supervisor (a worker, the relay) needs
- * for its own life, whatever it does for the sandbox: its locks, its
- * memory given back, its end. The sanitizers' runtime takes down the
- * thread's alternate signal stack at exit, and aborts if it cannot. */
-#define THREAD_RUNTIME_CALLS \
-	"futex", "madvise", "munmap", "exit", "sigaltstack", "rt_sigprocmask", "rt_sigreturn", \
-	    "restart_syscall", "sched_yield", "clock_gettime", "getpid", "gettid"
-
 /* What a worker may call: the calls it makes for the sandbox, and what
- * its own life in the pool needs (THREAD_RUNTIME_CALLS). Anything else fails
+ * its own life in the pool needs (SBX_THREAD_RUNTIME_CALLS). Anything else fails
  * with EPERM; write(2) is allowed on the completion eventfd only. */
 static const char *const worker_calls[] = {
 	"connect",
@@ -645,7 +647,7 @@ static const char *const worker_calls[] = {
 	"linkat",
 	"renameat2",
 	"unlinkat",
-	THREAD_RUNTIME_CALLS,
+	SBX_THREAD_RUNTIME_CALLS,
 	NULL,
 };
 
@@ -1628,6 +1630,16 @@ refused:
 	call_free(c);
 }
 
+/* A thread of the supervisor ends: one less for the stop to wait for. */
+static void
+thread_gone(struct sbx_netsup *ns)
+{
+	pthread_mutex_lock(&ns->lock);
+	ns->alive--;
+	pthread_cond_broadcast(&ns->gone);
+	pthread_mutex_unlock(&ns->lock);
+}
+
 static void *
 dispatcher(void *arg)
 {
@@ -1697,10 +1709,7 @@ dispatcher(void *arg)
 	free(req);
 	free(resp);
 out:
-	pthread_mutex_lock(&ns->lock);
-	ns->alive--;
-	pthread_cond_broadcast(&ns->gone);
-	pthread_mutex_unlock(&ns->lock);
+	thread_gone(ns);
 	return NULL;
 }
 
@@ -1729,18 +1738,9 @@ static const char *const relay_calls[] = {
 	"poll",
 	"ppoll",
 	"close",
-	THREAD_RUNTIME_CALLS,
+	SBX_THREAD_RUNTIME_CALLS,
 	NULL,
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 /* One query from the jail: its destination (a resolver, read from the
  * packet info) decides where it goes; anything else is dropped. */
@@ -1821,7 +1821,7 @@ relay_query(struct sbx_netsup *ns, struct relay_flow *flows)
 		memcpy(&f->server, &to, tolen);
 		f->serverlen = tolen;
 	}
-	f->used_ms = now_ms();
+	f->used_ms = sbx_now_ms();
 	if (send(f->host, data, (size_t)n, MSG_DONTWAIT) < 0) {
 		/* dropped, as a datagram may be */
 	}
@@ -1846,7 +1846,7 @@ relay_answer(struct sbx_netsup *ns, struct relay_flow *f)
 	if (n < 0)
 		return;
 	iov.iov_len = (size_t)n;
-	f->used_ms = now_ms();
+	f->used_ms = sbx_now_ms();
 	m.msg_controllen = sizeof(cbuf);
 	cm = CMSG_FIRSTHDR(&m);
 	if (f->client.sin6_family == AF_INET6) {
@@ -1897,7 +1897,7 @@ relay(void *arg)
 	for (int i = 0; i < RELAY_FLOWS; i++)
 		flows[i].host = -1;
 	while (dropped && !ns->stopping) {
-		uint64_t now = now_ms();
+		uint64_t now = sbx_now_ms();
 
 		pfd[0] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = ns->relay_fd, .events = POLLIN };
@@ -1921,11 +1921,86 @@ relay(void *arg)
 	for (int i = 0; i < RELAY_FLOWS; i++)
 		if (flows[i].host >= 0)
 			close(flows[i].host);
-	pthread_mutex_lock(&ns->lock);
-	ns->alive--;
-	pthread_cond_broadcast(&ns->gone);
-	pthread_mutex_unlock(&ns->lock);
+	thread_gone(ns);
 	return NULL;
+}
+
+/* The UDP relay's judgement of a flow's destination: the one a datagram
+ * sent with that address gets (sbx_net_classify), asked for the relay's
+ * host socket, so that only the rules and the host's facts decide (what
+ * stays in the jail never reaches its tun device). A refusal is a denial
+ * like any other. */
+static bool
+udp_judge(void *arg, const struct sockaddr *sa, socklen_t len)
+{
+	struct sbx_netsup *ns = arg;
+	struct facts_ctx fc = { ns, NULL };
+	const struct sbx_netfacts facts = { fact_is_local, fact_owned_listener, fact_v6only, &fc };
+	struct call c = {
+		.type = SOCK_DGRAM, .opname = "send", .sock = -1, .newsock = -1, .target = -1
+	};
+	struct sbx_netcall call = {
+		.kind = SBX_NETCALL_SENDTO,
+		.domain = sa->sa_family,
+		.type = SOCK_DGRAM,
+		.protocol = IPPROTO_UDP,
+		.addr = &c.addr,
+		.addrlen = len,
+		.host_sock = true,
+	};
+	struct sbx_netclass cls;
+
+	if (len > sizeof(c.addr))
+		return false;
+	memcpy(&c.addr, sa, len);
+	c.addrlen = len;
+	cls = sbx_net_classify(ns->rules, &ns->mode, &call, &facts);
+	if (cls.act != SBX_NETACT_REFUSE)
+		return true;
+	atomic_fetch_add(&ns->denials, 1);
+	report_refusal(ns, &c, cls.reason);
+	return false;
+}
+
+static void *
+udp_relay(void *arg)
+{
+	struct sbx_netsup *ns = arg;
+	struct sbx_udprelay_args a = {
+		.tun_fd = ns->tun_fd,
+		.wake_fd = ns->wake[0],
+		.stopping = &ns->stopping,
+		.as_uid = ns->meta.as_uid,
+		.as_gid = ns->meta.as_gid,
+		.judge = udp_judge,
+		.ctx = ns,
+	};
+
+	(void)prctl(PR_SET_NAME, "sbxrun-udprelay", 0, 0, 0);
+	if (sbx_udprelay_run(&a) < 0)
+		ns->drop_failed = true;
+	thread_gone(ns);
+	return NULL;
+}
+
+/* Starts a helper thread of the supervisor (a relay), counted among the
+ * live threads the stop waits for. */
+static bool
+start_helper(struct sbx_netsup *ns, pthread_t *t, void *(*fn)(void *))
+{
+	pthread_mutex_lock(&ns->lock);
+	ns->alive++;
+	pthread_mutex_unlock(&ns->lock);
+	if (pthread_create(t, NULL, fn, ns) == 0)
+		return true;
+	thread_gone(ns);
+	return false;
+}
+
+void
+sbx_netsup_set_tun(struct sbx_netsup *ns, int tun_fd)
+{
+	ns->tun_fd = tun_fd;
 }
 
 int
@@ -1952,6 +2027,10 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 		.unix_view = (ns->flags & SBX_NETSUP_UNIX_VIEW) != 0,
 		.host_view = (ns->flags & SBX_NETSUP_META) != 0,
 		.abstract_scoped = (ns->flags & SBX_NETSUP_ABSTRACT_SCOPED) != 0,
+		/* Only with the jail's tun device in hand (sbx_netsup_set_tun):
+		 * a jail that could make none keeps sendmsg trapped, and its
+		 * datagrams leave on host sockets handed in. */
+		.udp_relay = (ns->flags & SBX_NETSUP_UDP_RELAY) && ns->tun_fd >= 0,
 	};
 	if (ns->flags & SBX_NETSUP_OWN_NETNS) {
 		/* This thread is in the host's namespace: its cookie tells the
@@ -1979,19 +2058,12 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ns->alive = 1;
 	r = pthread_create(&ns->thread, NULL, dispatcher, ns);
-	if (r == 0 && ns->relay_fd >= 0) {
-		pthread_mutex_lock(&ns->lock);
-		ns->alive++;
-		pthread_mutex_unlock(&ns->lock);
-		if (pthread_create(&ns->relay_thread, NULL, relay, ns) == 0) {
-			ns->relay_started = true;
-		} else {
-			/* No relay: the sandbox's queries get no answer. */
-			pthread_mutex_lock(&ns->lock);
-			ns->alive--;
-			pthread_mutex_unlock(&ns->lock);
-		}
-	}
+	/* Without its relay, the sandbox's queries get no answer. */
+	if (r == 0 && ns->relay_fd >= 0)
+		ns->relay_started = start_helper(ns, &ns->relay_thread, relay);
+	/* Without the UDP relay, its datagrams go nowhere. */
+	if (r == 0 && ns->mode.udp_relay)
+		ns->udp_started = start_helper(ns, &ns->udp_thread, udp_relay);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
 		ns->alive = 0;
@@ -2093,6 +2165,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 		pthread_detach(ns->thread);
 		if (ns->relay_started)
 			pthread_detach(ns->relay_thread);
+		if (ns->udp_started)
+			pthread_detach(ns->udp_thread);
 		for (int i = 0; i < ns->nworkers; i++)
 			pthread_detach(ns->pool[i]);
 		return;
@@ -2104,6 +2178,8 @@ sbx_netsup_stop(struct sbx_netsup *ns)
 	if (!join_bounded(ns->thread, STOP_GRACE_MS))
 		ns->abandoned = true;
 	if (ns->relay_started && !join_bounded(ns->relay_thread, STOP_GRACE_MS))
+		ns->abandoned = true;
+	if (ns->udp_started && !join_bounded(ns->udp_thread, STOP_GRACE_MS))
 		ns->abandoned = true;
 	for (int i = 0; i < ns->nworkers; i++)
 		if (!join_bounded(ns->pool[i], STOP_GRACE_MS))
@@ -2140,6 +2216,8 @@ sbx_netsup_free(struct sbx_netsup *ns)
 		close(ns->inet_diag);
 	if (ns->relay_fd >= 0)
 		close(ns->relay_fd);
+	if (ns->tun_fd >= 0)
+		close(ns->tun_fd);
 	free(ns->owned);
 	free(ns->meta.ids);
 	sbx_namesup_free(ns->names);

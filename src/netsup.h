@@ -63,6 +63,10 @@ struct sbx_netsup *sbx_netsup_new(const struct sbx_netrules *rules, unsigned fla
 int sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log,
     void *ctx, struct sbx_err *err);
 
+/* SBX_NETSUP_UDP_RELAY: the jail's tun device (taken over: closed by
+ * free). Called before start. */
+void sbx_netsup_set_tun(struct sbx_netsup *ns, int tun_fd);
+
 /* Stops: no more answers (pending calls fail); every socket a worker
  * holds for the sandbox is shut down, and the threads are joined within a
  * bound (STOP_GRACE_MS); one still stuck then is left to the process exit

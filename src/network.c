@@ -149,13 +149,15 @@ enter_ports(struct sbx_network *n, struct sbx_err *err)
 }
 
 /* Starts the supervisor on the listener c handed over, configured by cfg
- * and by what only the jail knows (c->frozen, c->names_ruleset). */
+ * and by what only the jail knows (c->frozen, c->names_ruleset,
+ * c->tun_fd). */
 static int
 supervise(
     struct sbx_network *n, const struct sbx_supcfg *cfg, struct sbx_child *c, struct sbx_err *err)
 {
 	static const struct sbx_strv none = { 0 };
 	int notify_fd = steal_fd(&c->notify_fd), diag_fd = steal_fd(&c->diag_fd);
+	int tun_fd = steal_fd(&c->tun_fd);
 	/* Read now, by identity (sbx_netsup_set_guard): the lists are only
 	 * lent to it. */
 	struct sbx_meta_guard guard = {
@@ -170,6 +172,8 @@ supervise(
 	if (notify_fd < 0) {
 		if (diag_fd >= 0)
 			close(diag_fd);
+		if (tun_fd >= 0)
+			close(tun_fd);
 		if (n->trace)
 			return sbx_err_set(
 			    err, ENOTSUP, "the jail did not hand over the traced calls");
@@ -187,6 +191,11 @@ supervise(
 		sbx_netsup_set_guard(n->sup, &guard);
 	sbx_netsup_set_refusal_hook(n->sup, refused, n);
 	sbx_netsup_set_trace(n->sup, n->trace);
+	/* Without it (the jail could make no tun device) the supervisor
+	 * hands in host datagram sockets, as the jail's filter still traps
+	 * sendmsg. */
+	if (tun_fd >= 0)
+		sbx_netsup_set_tun(n->sup, tun_fd);
 	if (sbx_netsup_start(
 		n->sup, notify_fd, diag_fd, n->trace ? sbx_trace_net : NULL, n->trace, err) < 0) {
 		/* Nothing started; "auto" may try the next backend, which
@@ -227,6 +236,8 @@ launch_job(void *arg)
 	if (j->c->notify_fd < 0 && !j->cfg->expect_listener) {
 		if (j->c->diag_fd >= 0)
 			close(steal_fd(&j->c->diag_fd));
+		if (j->c->tun_fd >= 0)
+			close(steal_fd(&j->c->tun_fd));
 		j->rc = 0;
 		return NULL;
 	}

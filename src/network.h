@@ -79,9 +79,10 @@ typedef int (*sbx_spawn_fn)(void *ctx, struct sbx_child *c, struct sbx_err *err)
 /* Launches the jail as cfg says (supcfg.h): on this thread or on a
  * launcher thread of its own, inside the Landlock domain cfg names, then
  * starts the supervisor there on the listener the jail handed over in c
- * (c->notify_fd and c->diag_fd are taken over), judging as cfg->flags say,
- * with cfg's writable trees, guarded paths and ids (cfg must outlive the
- * run) and the facts only the jail knows (c->frozen, c->names_ruleset).
+ * (c->notify_fd, c->diag_fd and c->tun_fd are taken over), judging as
+ * cfg->flags say, with cfg's writable trees, guarded paths and ids (cfg
+ * must outlive the run) and the facts only the jail knows (c->frozen,
+ * c->names_ruleset, c->tun_fd).
  * A jail that hands over no listener when none is expected runs without a
  * supervisor. On a failure after the spawn the jail is killed; c is
  * left to the caller to close (sbx_child_close), as after any spawn. */

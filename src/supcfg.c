@@ -1,6 +1,8 @@
 #include "config.h"
 
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "diag.h"
 #include "plan.h"
@@ -13,10 +15,32 @@ sbx_policy_net_off(const struct sbx_policy *p)
 	    p->proxy_allow.n == 0;
 }
 
+/* Whether one of the resolvers is a loopback address (a stub). */
+static bool
+loopback_resolver(const struct sbx_netrules *r)
+{
+	for (size_t i = 0; i < r->resolvers.n; i++) {
+		const struct sockaddr_storage *ss = &r->resolvers.v[i];
+
+		if (sbx_addr_is_loopback((const struct sockaddr *)ss,
+			ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						  : sizeof(struct sockaddr_in)))
+			return true;
+	}
+	return false;
+}
+
 bool
 sbx_supcfg_relays_resolvers(const struct sbx_netrules *net)
 {
-	return net != NULL && net->outbound && !net->network && net->resolvers.n > 0;
+	return net != NULL && net->outbound && net->resolvers.n > 0 &&
+	    (!net->network || loopback_resolver(net));
+}
+
+bool
+sbx_supcfg_relays_udp(const struct sbx_netrules *net)
+{
+	return net != NULL && net->network;
 }
 
 /* The namespaces backend: the sandbox has a network namespace of its
@@ -30,7 +54,8 @@ namespaces_cfg(const struct sbx_supcfg_in *in, struct sbx_supcfg *cfg)
 {
 	cfg->flags = SBX_NETSUP_OWN_NETNS |
 	    (in->net == NULL ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW) |
-	    (sbx_supcfg_relays_resolvers(in->net) ? SBX_NETSUP_DNS_RELAY : 0);
+	    (sbx_supcfg_relays_resolvers(in->net) ? SBX_NETSUP_DNS_RELAY : 0) |
+	    (sbx_supcfg_relays_udp(in->net) ? SBX_NETSUP_UDP_RELAY : 0);
 	/* The sandbox has its own loopback on any port: no TCP port domain
 	 * (the supervisor alone makes sockets in the host's namespace). A
 	 * root caller's dispatcher keeps CAP_SYS_PTRACE over the sandbox's
@@ -124,6 +149,7 @@ sbx_supcfg_render(const struct sbx_supcfg *cfg)
 		{ SBX_NETSUP_OWN_NETNS, "own-netns" },
 		{ SBX_NETSUP_OWN_LISTENERS, "own-listeners" },
 		{ SBX_NETSUP_DNS_RELAY, "dns-relay" },
+		{ SBX_NETSUP_UDP_RELAY, "udp-relay" },
 	};
 	static const char *const domains[] = { "none", "ports", "reader" };
 	struct sbx_buf b = { 0 };

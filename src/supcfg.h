@@ -60,6 +60,15 @@
  * supervisor relays what the sandbox sends it to the resolvers and back.
  * A datagram socket of the host is then never handed in. */
 #define SBX_NETSUP_DNS_RELAY 0x80u
+/* With SBX_NETSUP_OWN_NETNS (--network on): the jail's init makes a tun
+ * device and routes every destination but the jail's own through it, and
+ * the supervisor relays the UDP found there (udprelay.h) from host
+ * sockets it connects after the rules. A datagram socket of the jail then
+ * keeps its own socket, and a datagram socket of the host is never handed
+ * in. Whether the jail got a tun device is known only once it ran
+ * (sbx_child.tun_fd): without one, the supervisor works as without this
+ * flag. */
+#define SBX_NETSUP_UDP_RELAY 0x100u
 
 /* The uid and gid a root caller's sandbox runs as under both Linux
  * backends (namespaces maps root to it, landlock takes it), so the
@@ -125,11 +134,20 @@ struct sbx_supcfg {
 bool sbx_policy_net_off(const struct sbx_policy *p);
 
 /* Whether the namespaces backend's sandbox reaches the resolvers through
- * the relay (a connect list, the network not on): then its datagrams to
- * them stay in the jail, and no datagram socket of the host is ever handed
- * in. The jail opens the relay's socket and the supervisor serves it
- * (SBX_NETSUP_DNS_RELAY): both ask this. net: NULL when fully off. */
+ * the resolver relay: then its datagrams to them stay in the jail, and no
+ * datagram socket of the host is ever handed in. With a connect list,
+ * every resolver; with the network on, only when one is a loopback stub
+ * (127.0.0.53: the jail's own lo, which no route leads to the UDP relay;
+ * the other resolvers are reached through that relay). The jail opens the
+ * relay's socket and the supervisor serves it (SBX_NETSUP_DNS_RELAY): both
+ * ask this. net: NULL when fully off. */
 bool sbx_supcfg_relays_resolvers(const struct sbx_netrules *net);
+
+/* Whether the namespaces backend's sandbox sends its datagrams through
+ * the UDP relay (--network on, SBX_NETSUP_UDP_RELAY): the jail makes the
+ * tun device and the supervisor reads it; both ask this. net: NULL when
+ * fully off. */
+bool sbx_supcfg_relays_udp(const struct sbx_netrules *net);
 
 /* Fills cfg from in. */
 void sbx_supcfg_make(const struct sbx_supcfg_in *in, struct sbx_supcfg *cfg);

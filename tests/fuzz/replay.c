@@ -30,6 +30,7 @@ int fuzz_roundtrip(const uint8_t *data, size_t size);
 int fuzz_hostmatch(const uint8_t *data, size_t size);
 int fuzz_seatbelt(const uint8_t *data, size_t size);
 int fuzz_json(const uint8_t *data, size_t size);
+int fuzz_udppkt(const uint8_t *data, size_t size);
 #ifdef FUZZ_HAVE_PROXY
 int fuzz_proxy(const uint8_t *data, size_t size);
 #endif
@@ -45,6 +46,7 @@ static const struct target {
 	{ "hostmatch", fuzz_hostmatch },
 	{ "seatbelt", fuzz_seatbelt },
 	{ "json", fuzz_json },
+	{ "udppkt", fuzz_udppkt },
 #ifdef FUZZ_HAVE_PROXY
 	{ "proxy", fuzz_proxy },
 #endif

@@ -1,13 +1,13 @@
 /* sbx_net_classify() as a table: a deployment mode (the jail's own
- * network namespace with or without the resolver relay, the landlock
- * backend sharing the host's network, nothing supervised), rules (a
- * profile, a proxy port, the resolvers of a resolv.conf), one decoded call
- * the sandbox makes, and what the supervisor does with it: refuse (the
- * error and the reason the trace shows), make it on our copy of the
- * caller's socket, drop a send's address, make it on a host socket handed
- * in, or resolve a unix path first. The facts of the system (this
- * machine's addresses, listeners the sandbox holds, IPv6-only) come from
- * the row. */
+ * network namespace with or without the resolver relay, with the UDP
+ * relay, the landlock backend sharing the host's network, nothing
+ * supervised), rules (a profile, a proxy port, the resolvers of a
+ * resolv.conf), one decoded call the sandbox makes, and what the
+ * supervisor does with it: refuse (the error and the reason the trace
+ * shows), make it on our copy of the caller's socket, drop a send's
+ * address, make it on a host socket handed in, or resolve a unix path
+ * first. The facts of the system (this machine's addresses, listeners
+ * the sandbox holds, IPv6-only) come from the row. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -27,7 +27,7 @@
 
 /* The deployments the backends build (backend-namespaces.c,
  * backend-landlock.c, network.c). */
-enum { JAIL, JAILV, LL, LLOLD, BARE };
+enum { JAIL, JAILV, JAILU, LL, LLOLD, BARE };
 static const struct {
 	const char *name;
 	struct sbx_netmode mode;
@@ -36,6 +36,10 @@ static const struct {
 	[JAIL] = { "jail", { .own_netns = true, .dns_relay = true, .unix_owned = true } },
 	/* namespaces, a private view, no relay */
 	[JAILV] = { "jail-view", { .own_netns = true, .unix_view = true } },
+	/* namespaces with the network on: the UDP relay behind the jail's
+	 * tun device, and the resolver relay for a loopback stub */
+	[JAILU] = { "jail-udp",
+	    { .own_netns = true, .unix_view = true, .dns_relay = true, .udp_relay = true } },
 	/* landlock, with Landlock's abstract unix scope */
 	[LL] = { "landlock",
 	    { .own_listeners = true, .host_view = true, .abstract_scoped = true } },
@@ -172,7 +176,7 @@ static const struct row rows[] = {
 	    "datagrams need the network on", 0, NULL },
 	{ JAIL, PORTS, CO, V4, TCP, 0, "10.0.0.53", 53, NOMM, 0, HO, 0, NULL, 0, NULL },
 	{ JAILV, PORTS, CO, V4, UDP, 0, "10.0.0.53", 53, NOMM, 0, RF, EACCES,
-	    "datagrams leave only through the resolver relay", 0, NULL },
+	    "datagrams leave only through the relays", 0, NULL },
 	{ JAIL, ON, CO, V4, UDP, 0, REMOTE, 123, NOMM, 0, HO, 0, NULL, 0, NULL },
 	{ LL, PORTS, CO, V4, UDP, 0, "127.0.0.53", 53, NOMM, 0, CP, 0, NULL, 0, NULL },
 	{ LL, OFF, CO, V4, UDP, 0, "127.0.0.53", 53, NOMM, 0, RF, EACCES, "local address", 0,
@@ -246,8 +250,36 @@ static const struct row rows[] = {
 	{ JAIL, ON, SMM, V4, UDP, 0, NULL, 0, { REMOTE " 53", HOST_ADDR " 53" }, HOST, RF, EACCES,
 	    "local address", 0, NULL },
 	{ JAILV, PORTS, SMM, V4, UDP, 0, NULL, 0, { "10.0.0.53 53" }, 0, RF, EACCES,
-	    "datagrams leave only through the resolver relay", 0, NULL },
+	    "datagrams leave only through the relays", 0, NULL },
 	{ LL, ON, SMM, V4, UDP, 0, NULL, 0, { REMOTE " 53", "-" }, 0, CP, 0, NULL, 0, NULL },
+
+	/* The UDP relay (network on): an allowed datagram call of the jail's
+	 * socket is made on that socket, which the jail routes to the tun
+	 * device; a host datagram socket is never handed in; streams and
+	 * refusals are as without it. */
+	{ JAILU, ON, ST, V4, UDP, 0, REMOTE, 53, NOMM, 0, CP, 0, NULL, 0, NULL },
+	{ JAILU, ON, SM, V6, UDP, 0, "2606:2800:220:1::1", 53, NOMM, 0, CP, 0, NULL, 0, NULL },
+	{ JAILU, ON, CO, V4, UDP, 0, REMOTE, 123, NOMM, 0, CP, 0, NULL, 0, NULL },
+	{ JAILU, ON, CO, V6, UDP, 0, "::ffff:" REMOTE, 123, NOMM, 0, CP, 0, NULL, 0, NULL },
+	{ JAILU, ON, SMM, V4, UDP, 0, NULL, 0, { REMOTE " 53", REMOTE " 123" }, 0, CP, 0, NULL, 0,
+	    NULL },
+	{ JAILU, ON, SMM, V4, UDP, 0, NULL, 0, { "127.0.0.1 5353", REMOTE " 53" }, 0, RF, EACCES,
+	    "own loopback and host addresses in one sendmmsg", 0, NULL },
+	{ JAILU, ON, ST, V4, UDP, 0, HOST_ADDR, 53, NOMM, HOST, RF, EACCES, "local address", 0,
+	    NULL },
+	{ JAILU, ON, CO, V4, UDP, 0, "169.254.169.254", 80, NOMM, 0, RF, EACCES, "local address", 0,
+	    NULL },
+	{ JAILU, ON, ST, V4, UDP, 0, "127.0.0.53", 53, NOMM, 0, CP, 0, NULL, 0, NULL },
+	{ JAILU, ON, CO, V4, TCP, 0, REMOTE, 443, NOMM, 0, HO, 0, NULL, 0, NULL },
+	{ JAILU, ON, ST, V4, TCP, 0, REMOTE, 443, NOMM, TFO, HO, 0, NULL, 0, NULL },
+	/* The relay's own judgement of a flow: the same call from a host
+	 * socket (netsup.c, udp_judge). */
+	{ JAILU, ON, ST, V4, UDP, 0, REMOTE, 53, NOMM, HOSTSOCK, CP, 0, NULL, 0, NULL },
+	{ JAILU, ON, ST, V6, UDP, 0, "fd00::53", 53, NOMM, HOSTSOCK, CP, 0, NULL, 0, NULL },
+	{ JAILU, ON, ST, V4, UDP, 0, HOST_ADDR, 9, NOMM, HOSTSOCK | HOST, RF, EACCES,
+	    "local address", 0, NULL },
+	{ JAILU, ON, ST, V4, UDP, 0, "127.0.0.1", 5353, NOMM, HOSTSOCK, RF, EACCES, "local address",
+	    0, NULL },
 
 	/* bind in the jail: its own, except a declared listen port (TCP),
 	 * served from the host on loopback only. */

@@ -23,6 +23,8 @@
 #define WD HOME "/proj"
 #define TMPDIR "/tmp/sbxrun-tmp.TEST"
 #define RESOLV "nameserver 10.0.0.53\n"
+/* A stub on the host's loopback (systemd-resolved) besides a remote one. */
+#define RESOLV_STUB "nameserver 127.0.0.53\nnameserver 10.0.0.53\n"
 
 /* Only the protected path asked for, so that the texts stay short; one
  * read-write mount and one read-only. */
@@ -70,10 +72,14 @@ static const struct row rows[] = {
 	    SBX_BACKEND_NAMESPACES, 1000, false, NET_RULES,
 	    "launch thread domain none\nlistener expected\n"
 	    "flags unix-view own-netns dns-relay\nids -1 -1\nguard no\n" },
-	{ "namespaces, network on: no relay", "[sandbox]\nnetwork = on\n", SBX_BACKEND_NAMESPACES,
-	    0, false, NET_RULES,
-	    "launch thread domain reader\nlistener expected\nflags unix-view own-netns\n"
-	    "ids 65534 65534\nguard no\n" },
+	{ "namespaces, network on: the UDP relay", "[sandbox]\nnetwork = on\n",
+	    SBX_BACKEND_NAMESPACES, 0, false, NET_RULES,
+	    "launch thread domain reader\nlistener expected\n"
+	    "flags unix-view own-netns udp-relay\nids 65534 65534\nguard no\n" },
+	{ "landlock, network on: no relay", "[sandbox]\nnetwork = on\n", SBX_BACKEND_LANDLOCK, 1000,
+	    false, NET_RULES,
+	    "launch thread domain ports\nlistener expected\n"
+	    "flags meta read-dropped own-listeners\nids -1 -1\nguard yes\n" LL_LISTS },
 	{ "landlock, network off, alice", "", SBX_BACKEND_LANDLOCK, 1000, false, NET_RULES,
 	    "launch main domain none\nlistener expected\n"
 	    "flags meta read-dropped own-listeners\nids -1 -1\nguard yes\n" LL_LISTS },
@@ -94,8 +100,22 @@ static const struct row rows[] = {
 	    NET_RULES, "launch main domain none\nlistener expected\nflags\nids -1 -1\nguard no\n" },
 };
 
+/* The same with a loopback stub resolver (RESOLV_STUB): under --network
+ * on it is the jail's own lo, which no route leads to the UDP relay, so
+ * the resolver relay serves it too. */
+static const struct row stub_rows[] = {
+	{ "namespaces, network on, a loopback stub: both relays", "[sandbox]\nnetwork = on\n",
+	    SBX_BACKEND_NAMESPACES, 1000, false, NET_RULES,
+	    "launch thread domain none\nlistener expected\n"
+	    "flags unix-view own-netns dns-relay udp-relay\nids -1 -1\nguard no\n" },
+	{ "namespaces, a connect list, a loopback stub: the resolver relay alone",
+	    "[ports]\nconnect = 443\n", SBX_BACKEND_NAMESPACES, 1000, false, NET_RULES,
+	    "launch thread domain none\nlistener expected\n"
+	    "flags unix-view own-netns dns-relay\nids -1 -1\nguard no\n" },
+};
+
 static void
-check_row(const struct row *w)
+check_row(const struct row *w, const char *resolv)
 {
 	_cleanup_free_ char *ini = sbx_xasprintf("%s%s", BASE, w->ini), *got = NULL;
 	struct sbx_policy p;
@@ -116,7 +136,7 @@ check_row(const struct row *w)
 	if (!sbx_policy_net_off(&p) && w->backend != SBX_BACKEND_DOCKER) {
 		sbx_netrules_init(&r, &p, 0);
 		if (r.outbound)
-			sbx_netrules_add_resolvers(&r, RESOLV);
+			sbx_netrules_add_resolvers(&r, resolv);
 		net = true;
 	}
 	{
@@ -174,7 +194,9 @@ int
 main(void)
 {
 	for (size_t i = 0; i < SBX_ARRAY_LEN(rows); i++)
-		check_row(&rows[i]);
+		check_row(&rows[i], RESOLV);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(stub_rows); i++)
+		check_row(&stub_rows[i], RESOLV_STUB);
 	check_defaults();
 	return done_testing();
 }
