@@ -131,11 +131,13 @@ needs_unix_guard(SBX_UNUSED const struct sbx_policy *p, const struct sbx_exec *x
  * on's datagrams through the UDP relay), nor is a unix socket judged
  * unless the network is fully off (guard). A stream ignores a send's
  * address. Then a connected stream's sends run at native speed. The jail
- * keeps them trapped when it could make no tun device (child_main). */
+ * keeps them trapped when it could make no tun device (child_main), and
+ * under --trace, which decodes the DNS queries they carry. */
 static bool
 send_free(const struct sbx_exec *x, bool guard)
 {
-	return !guard && x->net != NULL && (!x->net->network || sbx_supcfg_relays_udp(x->net));
+	return !guard && !x->trace && x->net != NULL &&
+	    (!x->net->network || sbx_supcfg_relays_udp(x->net));
 }
 
 /* The sandbox's Landlock domain holds no TCP port rule: its sockets live
