@@ -739,8 +739,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	struct ns_payload pl = { .plan = plan, .abi = caps->landlock_abi };
 	/* A workdir made inside the jail goes with it: no repository can be
 	 * left there for the caller's git. */
-	_cleanup_gitguard_ struct sbx_gitguard *git_guard =
-	    x->fs == NULL || x->fs->workdir_in_jail ? NULL : sbx_gitguard_new(x->fs->workdir);
+	_cleanup_gitguard_ struct sbx_gitguard *git_guard = NULL;
 	bool guard = needs_unix_guard(p, x);
 	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
 	uint64_t flags = NS_FLAGS | CLONE_NEWNET;
@@ -748,6 +747,11 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	pid_t pid;
 	ssize_t n;
 
+	/* The jail plan is never built without one (jail.c). */
+	if (x->fs == NULL)
+		return sbx_err_set(err, EINVAL, "namespaces: no resolved filesystem view");
+	if (!x->fs->workdir_in_jail)
+		git_guard = sbx_gitguard_new(x->fs->workdir);
 	payload_net(&pl, x->net);
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;

@@ -899,18 +899,6 @@ keeper_main(int sock, int hold)
 
 /* ---- in sbxrun ---- */
 
-#ifdef HAVE__FORK
-/* Whether this process has one thread: /proc/self/task holds ".", ".."
- * and one directory per thread. Unknown counts as more. */
-static bool
-single_threaded(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/task", &st) == 0 && st.st_nlink == 3;
-}
-#endif
-
 struct sbx_keeper *
 sbx_keeper_start(struct sbx_err *err)
 {
@@ -929,37 +917,14 @@ sbx_keeper_start(struct sbx_err *err)
 		return NULL;
 	}
 	fflush(NULL);
-	pid = -1;
-#ifdef HAVE__FORK
-	/* The intermediate shares sbxrun's memory (vfork(2)): sbxrun is
-	 * suspended until it exits, so nothing is copied for it and nothing
-	 * torn down after it. It only makes the keeper with _Fork (which
-	 * runs no fork handler and touches nothing of the shared memory the
-	 * keeper's copy would miss) and exits. The keeper, a full copy of
-	 * sbxrun, closes the descriptors it must not hold itself. _Fork
-	 * takes no allocator lock: only while sbxrun has one thread (as
-	 * keeper.h requires) can none be held by another. */
-	if (single_threaded()) {
-		pid = vfork();
-		if (pid == 0) {
-			switch (_Fork()) {
-			case 0: keeper_main(sv[1], hold[0]);
-			case -1: _exit(1);
-			default: _exit(0);
-			}
-		}
-	} else
-#endif
-	{
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		close(hold[1]);
 		pid = fork();
-		if (pid == 0) {
-			close(sv[0]);
-			close(hold[1]);
-			pid = fork();
-			if (pid == 0)
-				keeper_main(sv[1], hold[0]);
-			_exit(pid < 0 ? 1 : 0);
-		}
+		if (pid == 0)
+			keeper_main(sv[1], hold[0]);
+		_exit(pid < 0 ? 1 : 0);
 	}
 	if (pid < 0) {
 		sbx_err_sys(err, "keeper: fork");
