@@ -842,6 +842,48 @@ own_listener(struct sbx_netsup *ns, const struct call *c)
 	ns->owned[ns->nowned++] = cookie;
 }
 
+/* Answers one call performed for the sandbox, on a worker or here: the
+ * lengths sendmmsg reports, the host socket made for it, the listener to
+ * remember, the descriptor a name call opened, the result, the trace. */
+static void
+conclude(struct sbx_netsup *ns, struct call *c)
+{
+	int64_t r = c->result;
+
+	/* sendmmsg reports each message's sent length in its msg_len:
+	 * write ours back into the caller's array (glibc's resolver
+	 * reads them). Done here: it needs access to the caller. */
+	for (int64_t i = 0; c->nr == SCMP_SYS(sendmmsg) && i < r; i++)
+		sbx_notify_poke(c->pid,
+		    c->mmsg_at + (uint64_t)i * sizeof(struct mmsghdr) +
+			offsetof(struct mmsghdr, msg_len),
+		    &c->mmsg[i].msg_len, sizeof(c->mmsg[i].msg_len));
+	if (c->newsock >= 0 && (r >= 0 || r == -EINPROGRESS) && hand_in(ns, c, &r) < 0) {
+		call_free(c); /* the caller went away */
+		return;
+	}
+	if (c->nr == SCMP_SYS(listen) && r == 0 && (ns->flags & SBX_NETSUP_OWN_LISTENERS))
+		own_listener(ns, c);
+	if (c->name != NULL && r >= 0 && sbx_namesup_addfd_flags(c->name) >= 0) {
+		/* An open: our descriptor goes to the caller at its
+		 * lowest free number, and that number is the answer. */
+		struct seccomp_notif_addfd add = {
+			.id = c->id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.srcfd = (__u32)r,
+			.newfd_flags = (__u32)sbx_namesup_addfd_flags(c->name),
+		};
+
+		if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
+			respond(ns, c->id, 0, errno);
+	} else {
+		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+	}
+	if (c->meta == NULL && c->name == NULL)
+		emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
+	call_free(c);
+}
+
 /* Answers the calls the workers finished. */
 static void
 finish(struct sbx_netsup *ns)
@@ -857,41 +899,8 @@ finish(struct sbx_netsup *ns)
 	ns->done = ns->done_end = NULL;
 	pthread_mutex_unlock(&ns->lock);
 	while ((c = list) != NULL) {
-		int64_t r = c->result;
-
 		list = c->next;
-		/* sendmmsg reports each message's sent length in its msg_len:
-		 * write ours back into the caller's array (glibc's resolver
-		 * reads them). Done here: it needs access to the caller. */
-		for (int64_t i = 0; c->nr == SCMP_SYS(sendmmsg) && i < r; i++)
-			sbx_notify_poke(c->pid,
-			    c->mmsg_at + (uint64_t)i * sizeof(struct mmsghdr) +
-				offsetof(struct mmsghdr, msg_len),
-			    &c->mmsg[i].msg_len, sizeof(c->mmsg[i].msg_len));
-		if (c->newsock >= 0 && (r >= 0 || r == -EINPROGRESS) && hand_in(ns, c, &r) < 0) {
-			call_free(c); /* the caller went away */
-			continue;
-		}
-		if (c->nr == SCMP_SYS(listen) && r == 0 && (ns->flags & SBX_NETSUP_OWN_LISTENERS))
-			own_listener(ns, c);
-		if (c->name != NULL && r >= 0 && sbx_namesup_addfd_flags(c->name) >= 0) {
-			/* An open: our descriptor goes to the caller at its
-			 * lowest free number, and that number is the answer. */
-			struct seccomp_notif_addfd add = {
-				.id = c->id,
-				.flags = SECCOMP_ADDFD_FLAG_SEND,
-				.srcfd = (__u32)r,
-				.newfd_flags = (__u32)sbx_namesup_addfd_flags(c->name),
-			};
-
-			if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
-				respond(ns, c->id, 0, errno);
-		} else {
-			respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
-		}
-		if (c->meta == NULL && c->name == NULL)
-			emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
-		call_free(c);
+		conclude(ns, c);
 	}
 }
 
