@@ -96,6 +96,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linux-creds.h"
@@ -135,6 +136,13 @@
 #define MAX_OWNED 65536
 /* How long the end of a run waits for the supervisor's threads. */
 #define STOP_GRACE_MS 2000
+/* How long the dispatcher waits in a connect it makes itself before a
+ * worker takes the wait over (connect_now()): a loopback or veth handshake
+ * takes tens of microseconds. */
+#define CONNECT_INLINE_US 1000
+/* The signal that ends that wait: a real-time one nothing else in sbxrun
+ * uses, sent by a timer to the dispatcher alone. */
+#define CONNECT_SIGNAL (SIGRTMIN + 4)
 
 struct sbx_netsup {
 	const struct sbx_netrules *rules;
@@ -155,6 +163,9 @@ struct sbx_netsup {
 	/* The dispatcher holds the sandbox's rights and no more (see
 	 * send_now()): it may make a stream send itself, without blocking. */
 	bool sends_inline;
+	/* ... and it has the timer that bounds a connect (connect_now()). */
+	bool connects_inline;
+	timer_t connect_timer;
 	sbx_net_log_fn log;
 	void *ctx;
 	sbx_refusal_fn refused; /* each counted denial, or NULL */
@@ -574,8 +585,12 @@ send_rest(struct call *c)
 /* Performs an allowed call on our copy of the socket (or the metadata
  * change); returns the result as the syscall would (>= 0) or -errno. Runs
  * on a worker, with the sandbox's credentials: the kernel judges the call
- * as it would judge the sandbox's own. A call to rehome is made on a new
- * socket, made here: this thread is in the host's network namespace. */
+ * as it would judge the sandbox's own (or on the dispatcher for a connect,
+ * when it holds exactly those: connect_now()). A call to rehome is made on
+ * a new socket, made here: this thread is in the host's network namespace.
+ * A connect the dispatcher began is waited for by connecting again: the
+ * kernel then waits for the handshake in progress (EALREADY for a
+ * non-blocking socket), as the first connect would have. */
 static int64_t
 perform(struct call *c)
 {
@@ -587,7 +602,7 @@ perform(struct call *c)
 		return sbx_metasup_apply(c->meta);
 	if (c->name != NULL)
 		return sbx_namesup_apply(c->name);
-	if (c->rehome) {
+	if (c->rehome && c->newsock < 0) {
 		c->newsock = socket(c->domain, c->type | SOCK_CLOEXEC, c->protocol);
 		if (c->newsock < 0)
 			return -errno;
@@ -1535,6 +1550,57 @@ send_now(struct sbx_netsup *ns, struct call *c)
 }
 
 static void
+connect_signal(SBX_UNUSED int sig)
+{
+	/* Only to interrupt the dispatcher's connect (EINTR). */
+}
+
+/* The timer and the signal that bound connect_now(), on this thread (the
+ * dispatcher): false leaves every connect to the workers. The handler has
+ * no SA_RESTART, so the kernel ends the interrupted connect with EINTR and
+ * leaves the handshake in progress. */
+static bool
+connect_timer_new(struct sbx_netsup *ns)
+{
+	struct sigaction sa = { .sa_handler = connect_signal };
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = CONNECT_SIGNAL };
+
+	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id, glibc 2.35 */
+	sigemptyset(&sa.sa_mask);
+	return sigaction(CONNECT_SIGNAL, &sa, NULL) == 0 &&
+	    timer_create(CLOCK_MONOTONIC, &ev, &ns->connect_timer) == 0;
+}
+
+/* An allowed inet connect, made here at once (perform(), as a worker makes
+ * it: the host socket and its options for a rehomed one, the caller's
+ * blocking mode) when this thread holds the sandbox's rights and no more
+ * (ns->connects_inline): two thread wake-ups less. A timer signals this
+ * thread every CONNECT_INLINE_US while the call runs, so that a peer that
+ * never answers (or a sandbox that flips its socket to blocking) holds it
+ * that long at most: the connect ends with EINTR, the handshake goes on,
+ * and a worker waits for it (false). True: answered. */
+static bool
+connect_now(struct sbx_netsup *ns, struct call *c)
+{
+	const struct timespec step = { 0, CONNECT_INLINE_US * 1000L };
+	const struct itimerspec on = { step, step }, off = { { 0, 0 }, { 0, 0 } };
+	sigset_t sig;
+
+	sigemptyset(&sig);
+	sigaddset(&sig, CONNECT_SIGNAL);
+	if (timer_settime(ns->connect_timer, 0, &on, NULL) < 0)
+		return false;
+	pthread_sigmask(SIG_UNBLOCK, &sig, NULL);
+	c->result = perform(c);
+	pthread_sigmask(SIG_BLOCK, &sig, NULL);
+	timer_settime(ns->connect_timer, 0, &off, NULL);
+	if (c->result == -EINTR)
+		return false;
+	conclude(ns, c);
+	return true;
+}
+
+static void
 handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
 	struct sbx_netverdict v = { .allow = false };
@@ -1629,8 +1695,12 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	}
 	if (!v.allow)
 		goto refused;
+	if (c->nr == SCMP_SYS(connect) && (domain == AF_INET || domain == AF_INET6) &&
+	    ns->connects_inline && connect_now(ns, c))
+		return;
 	/* Whatever the socket's flags say now (the sandbox may flip them at
-	 * any instant): a worker performs it, never this thread. */
+	 * any instant): a worker performs it (or waits for the connect begun
+	 * above), never this thread. */
 	submit(ns, c);
 	return;
 refused:
@@ -1696,6 +1766,7 @@ dispatcher(void *arg)
 
 	ns->sends_inline =
 	    !ns->refuse_all && sbx_creds_thread_holds_only(ns->meta.as_uid, ns->meta.as_gid);
+	ns->connects_inline = ns->sends_inline && connect_timer_new(ns);
 	while (!ns->stopping) {
 		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
@@ -1715,6 +1786,8 @@ dispatcher(void *arg)
 			continue; /* ENOENT: the caller went away */
 		handle(ns, req);
 	}
+	if (ns->connects_inline)
+		timer_delete(ns->connect_timer);
 	free(req);
 	free(resp);
 out:
