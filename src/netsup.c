@@ -607,8 +607,9 @@ perform(struct call *c)
 		if (c->newsock < 0)
 			return -errno;
 		copy_options(c->sock, c->newsock, c->domain, c->type);
-		s = c->newsock;
 	}
+	if (c->rehome)
+		s = c->newsock;
 	if (c->nr == SCMP_SYS(connect))
 		r = connect(s, sa, c->addrlen);
 	else if (c->nr == SCMP_SYS(bind))
