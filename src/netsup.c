@@ -25,11 +25,14 @@
  *                    sandbox's processes); another caller keeps its own
  *                    ids, which hold nothing more. Always no_new_privs.
  *                    It never blocks on a call for the sandbox. It
- *                    performs one kind itself, and only when it holds the
+ *                    performs two kinds itself, and only when it holds the
  *                    sandbox's rights and no more (no capability: so not
  *                    a root caller's under namespaces): a send on a
  *                    connected stream, with MSG_DONTWAIT (send_now()); a
- *                    blocking caller's rest goes to a worker.
+ *                    blocking caller's rest goes to a worker; and an inet
+ *                    connect, cut off after CONNECT_INLINE_US by a timer
+ *                    signal (connect_now()); a worker waits for a
+ *                    handshake still in progress.
  *   workers          a pool of at most MAX_WORKERS threads, made by the
  *                    dispatcher when a call waits and none is idle (never
  *                    one per call). Each first drops itself for good to
@@ -210,6 +213,7 @@ struct call {
 	 * caller's (SECCOMP_IOCTL_NOTIF_ADDFD) when the call worked. */
 	bool rehome;
 	bool cloexec; /* the caller's descriptor has FD_CLOEXEC */
+	bool resumed; /* a connect the dispatcher began, still in progress */
 	int newsock; /* that socket, or -1 */
 	struct sockaddr_storage addr;
 	socklen_t addrlen; /* 0: no address */
@@ -610,9 +614,15 @@ perform(struct call *c)
 	}
 	if (c->rehome)
 		s = c->newsock;
-	if (c->nr == SCMP_SYS(connect))
+	if (c->nr == SCMP_SYS(connect)) {
 		r = connect(s, sa, c->addrlen);
-	else if (c->nr == SCMP_SYS(bind))
+		/* Resumed, and still in progress when the wait ended (the
+		 * socket's SO_SNDTIMEO, or the sandbox made it non-blocking):
+		 * the kernel says EALREADY where the first call would have said
+		 * EINPROGRESS. */
+		if (r < 0 && errno == EALREADY && c->resumed)
+			errno = EINPROGRESS;
+	} else if (c->nr == SCMP_SYS(bind))
 		r = bind(s, sa, c->addrlen);
 	else if (c->nr == SCMP_SYS(listen))
 		r = listen(s, (int)c->arg);
@@ -1595,8 +1605,10 @@ connect_now(struct sbx_netsup *ns, struct call *c)
 	c->result = perform(c);
 	pthread_sigmask(SIG_BLOCK, &sig, NULL);
 	timer_settime(ns->connect_timer, 0, &off, NULL);
-	if (c->result == -EINTR)
+	if (c->result == -EINTR) {
+		c->resumed = true;
 		return false;
+	}
 	conclude(ns, c);
 	return true;
 }
