@@ -19,8 +19,8 @@ if [ -z "${NET_SILENT4:-}" ]; then
 fi
 
 cat >"$NETWD/silent.py" <<'PY'
-import errno, os, select, socket, sys, threading, time
-silent4, silent6, live, port, tag = sys.argv[1:6]
+import errno, os, select, socket, struct, sys, threading, time
+silent4, silent6, live, port, tag, timeo = sys.argv[1:7]
 port = int(port)
 
 def out(s):
@@ -61,6 +61,11 @@ c.settimeout(5)
 out("R:live:" + ("OK" if c.recv(100) == tag.encode() + b"\n" else "BAD"))
 w = select.select([], nb, [], 0.5)[1]
 out("R:nbwait:" + ("DONE" if w else "PENDING"))
+if timeo == "timeo":
+    # A blocking connect with a send timeout: in progress when it ends.
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 300000))
+    out("R:timeo:" + name(s.connect_ex((silent4, port))))
 out("R:blkalive:%s" % t.is_alive())
 os._exit(0)
 PY
@@ -68,18 +73,23 @@ chmod 644 "$NETWD/silent.py"
 
 # Control: the same client outside any sandbox.
 rl_mark
-(cd "$NETWD" && timeout 20 "$PY" silent.py "$NET_SILENT4" "$NET_SILENT6" "$NET_REMOTE4" 8001 bare1) >"$T/bare.out" 2>&1
+(cd "$NETWD" && timeout 20 "$PY" silent.py "$NET_SILENT4" "$NET_SILENT6" "$NET_REMOTE4" 8001 bare1 timeo) >"$T/bare.out" 2>&1
 is "$(res_of nb0 "$T/bare.out") $(res_of nb1 "$T/bare.out")" "EINPROGRESS EINPROGRESS" "control: a non-blocking connect to a silent address is in progress"
 is "$(res_of nbwait "$T/bare.out")" PENDING "control: ... and stays pending"
 is "$(res_of blkalive "$T/bare.out")" True "control: a blocking one keeps waiting"
 is "$(res_of live "$T/bare.out")" OK "control: the live port answers meanwhile"
+is "$(res_of timeo "$T/bare.out")" EINPROGRESS "control: a blocking connect whose SO_SNDTIMEO ends says EINPROGRESS"
+# Under namespaces the host socket made for a connect does not take the
+# caller's SO_SNDTIMEO (its options are copied, not that one): not asked.
+timeo=
+[ "$SBX_BACKEND" = landlock ] && timeo=timeo
 net_settle
 
 for mode in "--connect 8001" "--network on"; do
 	tag=$(uniq_tag s)
 	rl_mark
 	# shellcheck disable=SC2086
-	jail -w "$NETWD" --timeout 30 $mode -- python3 silent.py "$NET_SILENT4" "$NET_SILENT6" "$NET_REMOTE4" 8001 "$tag"
+	jail -w "$NETWD" --timeout 30 $mode -- python3 silent.py "$NET_SILENT4" "$NET_SILENT6" "$NET_REMOTE4" 8001 "$tag" "$timeo"
 	is_status 0 "$mode: the run ended on its own, with a connect still waiting"
 	sleep 0.5
 	ok "$mode: another thread's connect to a live port went through meanwhile (logged there)" rl_got data 8001 "$NET_LOCAL4" "$tag"
@@ -88,6 +98,9 @@ for mode in "--connect 8001" "--network on"; do
 	is "$(res_of blk)" "" "$mode: the blocking connect did not return early"
 	is "$(res_of blkalive)" True "$mode: ... it was still waiting at the end"
 	is "$(res_of live)" OK "$mode: the live connection echoed"
+	if [ -n "$timeo" ]; then
+		is "$(res_of timeo)" EINPROGRESS "$mode: a blocking connect whose SO_SNDTIMEO ends says EINPROGRESS, as bare"
+	fi
 	net_settle
 done
 
