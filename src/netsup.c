@@ -25,11 +25,14 @@
  *                    sandbox's processes); another caller keeps its own
  *                    ids, which hold nothing more. Always no_new_privs.
  *                    It never blocks on a call for the sandbox. It
- *                    performs one kind itself, and only when it holds the
+ *                    performs two kinds itself, and only when it holds the
  *                    sandbox's rights and no more (no capability: so not
  *                    a root caller's under namespaces): a send on a
  *                    connected stream, with MSG_DONTWAIT (send_now()); a
- *                    blocking caller's rest goes to a worker.
+ *                    blocking caller's rest goes to a worker; and an inet
+ *                    connect, cut off after CONNECT_INLINE_US by a timer
+ *                    signal (connect_now()); a worker waits for a
+ *                    handshake still in progress.
  *   workers          a pool of at most MAX_WORKERS threads, made by the
  *                    dispatcher when a call waits and none is idle (never
  *                    one per call). Each first drops itself for good to
@@ -96,6 +99,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linux-creds.h"
@@ -135,6 +139,13 @@
 #define MAX_OWNED 65536
 /* How long the end of a run waits for the supervisor's threads. */
 #define STOP_GRACE_MS 2000
+/* How long the dispatcher waits in a connect it makes itself before a
+ * worker takes the wait over (connect_now()): a loopback or veth handshake
+ * takes tens of microseconds. */
+#define CONNECT_INLINE_US 1000
+/* The signal that ends that wait: a real-time one nothing else in sbxrun
+ * uses, sent by a timer to the dispatcher alone. */
+#define CONNECT_SIGNAL (SIGRTMIN + 4)
 
 struct sbx_netsup {
 	const struct sbx_netrules *rules;
@@ -155,6 +166,9 @@ struct sbx_netsup {
 	/* The dispatcher holds the sandbox's rights and no more (see
 	 * send_now()): it may make a stream send itself, without blocking. */
 	bool sends_inline;
+	/* ... and it has the timer that bounds a connect (connect_now()). */
+	bool connects_inline;
+	timer_t connect_timer;
 	sbx_net_log_fn log;
 	void *ctx;
 	sbx_refusal_fn refused; /* each counted denial, or NULL */
@@ -199,6 +213,7 @@ struct call {
 	 * caller's (SECCOMP_IOCTL_NOTIF_ADDFD) when the call worked. */
 	bool rehome;
 	bool cloexec; /* the caller's descriptor has FD_CLOEXEC */
+	bool resumed; /* a connect the dispatcher began, still in progress */
 	int newsock; /* that socket, or -1 */
 	struct sockaddr_storage addr;
 	socklen_t addrlen; /* 0: no address */
@@ -574,8 +589,12 @@ send_rest(struct call *c)
 /* Performs an allowed call on our copy of the socket (or the metadata
  * change); returns the result as the syscall would (>= 0) or -errno. Runs
  * on a worker, with the sandbox's credentials: the kernel judges the call
- * as it would judge the sandbox's own. A call to rehome is made on a new
- * socket, made here: this thread is in the host's network namespace. */
+ * as it would judge the sandbox's own (or on the dispatcher for a connect,
+ * when it holds exactly those: connect_now()). A call to rehome is made on
+ * a new socket, made here: this thread is in the host's network namespace.
+ * A connect the dispatcher began is waited for by connecting again: the
+ * kernel then waits for the handshake in progress (EALREADY for a
+ * non-blocking socket), as the first connect would have. */
 static int64_t
 perform(struct call *c)
 {
@@ -587,16 +606,23 @@ perform(struct call *c)
 		return sbx_metasup_apply(c->meta);
 	if (c->name != NULL)
 		return sbx_namesup_apply(c->name);
-	if (c->rehome) {
+	if (c->rehome && c->newsock < 0) {
 		c->newsock = socket(c->domain, c->type | SOCK_CLOEXEC, c->protocol);
 		if (c->newsock < 0)
 			return -errno;
 		copy_options(c->sock, c->newsock, c->domain, c->type);
-		s = c->newsock;
 	}
-	if (c->nr == SCMP_SYS(connect))
+	if (c->rehome)
+		s = c->newsock;
+	if (c->nr == SCMP_SYS(connect)) {
 		r = connect(s, sa, c->addrlen);
-	else if (c->nr == SCMP_SYS(bind))
+		/* Resumed, and still in progress when the wait ended (the
+		 * socket's SO_SNDTIMEO, or the sandbox made it non-blocking):
+		 * the kernel says EALREADY where the first call would have said
+		 * EINPROGRESS. */
+		if (r < 0 && errno == EALREADY && c->resumed)
+			errno = EINPROGRESS;
+	} else if (c->nr == SCMP_SYS(bind))
 		r = bind(s, sa, c->addrlen);
 	else if (c->nr == SCMP_SYS(listen))
 		r = listen(s, (int)c->arg);
@@ -842,6 +868,48 @@ own_listener(struct sbx_netsup *ns, const struct call *c)
 	ns->owned[ns->nowned++] = cookie;
 }
 
+/* Answers one call performed for the sandbox, on a worker or here: the
+ * lengths sendmmsg reports, the host socket made for it, the listener to
+ * remember, the descriptor a name call opened, the result, the trace. */
+static void
+conclude(struct sbx_netsup *ns, struct call *c)
+{
+	int64_t r = c->result;
+
+	/* sendmmsg reports each message's sent length in its msg_len:
+	 * write ours back into the caller's array (glibc's resolver
+	 * reads them). Done here: it needs access to the caller. */
+	for (int64_t i = 0; c->nr == SCMP_SYS(sendmmsg) && i < r; i++)
+		sbx_notify_poke(c->pid,
+		    c->mmsg_at + (uint64_t)i * sizeof(struct mmsghdr) +
+			offsetof(struct mmsghdr, msg_len),
+		    &c->mmsg[i].msg_len, sizeof(c->mmsg[i].msg_len));
+	if (c->newsock >= 0 && (r >= 0 || r == -EINPROGRESS) && hand_in(ns, c, &r) < 0) {
+		call_free(c); /* the caller went away */
+		return;
+	}
+	if (c->nr == SCMP_SYS(listen) && r == 0 && (ns->flags & SBX_NETSUP_OWN_LISTENERS))
+		own_listener(ns, c);
+	if (c->name != NULL && r >= 0 && sbx_namesup_addfd_flags(c->name) >= 0) {
+		/* An open: our descriptor goes to the caller at its
+		 * lowest free number, and that number is the answer. */
+		struct seccomp_notif_addfd add = {
+			.id = c->id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.srcfd = (__u32)r,
+			.newfd_flags = (__u32)sbx_namesup_addfd_flags(c->name),
+		};
+
+		if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
+			respond(ns, c->id, 0, errno);
+	} else {
+		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+	}
+	if (c->meta == NULL && c->name == NULL)
+		emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
+	call_free(c);
+}
+
 /* Answers the calls the workers finished. */
 static void
 finish(struct sbx_netsup *ns)
@@ -857,41 +925,8 @@ finish(struct sbx_netsup *ns)
 	ns->done = ns->done_end = NULL;
 	pthread_mutex_unlock(&ns->lock);
 	while ((c = list) != NULL) {
-		int64_t r = c->result;
-
 		list = c->next;
-		/* sendmmsg reports each message's sent length in its msg_len:
-		 * write ours back into the caller's array (glibc's resolver
-		 * reads them). Done here: it needs access to the caller. */
-		for (int64_t i = 0; c->nr == SCMP_SYS(sendmmsg) && i < r; i++)
-			sbx_notify_poke(c->pid,
-			    c->mmsg_at + (uint64_t)i * sizeof(struct mmsghdr) +
-				offsetof(struct mmsghdr, msg_len),
-			    &c->mmsg[i].msg_len, sizeof(c->mmsg[i].msg_len));
-		if (c->newsock >= 0 && (r >= 0 || r == -EINPROGRESS) && hand_in(ns, c, &r) < 0) {
-			call_free(c); /* the caller went away */
-			continue;
-		}
-		if (c->nr == SCMP_SYS(listen) && r == 0 && (ns->flags & SBX_NETSUP_OWN_LISTENERS))
-			own_listener(ns, c);
-		if (c->name != NULL && r >= 0 && sbx_namesup_addfd_flags(c->name) >= 0) {
-			/* An open: our descriptor goes to the caller at its
-			 * lowest free number, and that number is the answer. */
-			struct seccomp_notif_addfd add = {
-				.id = c->id,
-				.flags = SECCOMP_ADDFD_FLAG_SEND,
-				.srcfd = (__u32)r,
-				.newfd_flags = (__u32)sbx_namesup_addfd_flags(c->name),
-			};
-
-			if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
-				respond(ns, c->id, 0, errno);
-		} else {
-			respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
-		}
-		if (c->meta == NULL && c->name == NULL)
-			emit(ns, c, true, NULL, r < 0 ? (int)r : 0);
-		call_free(c);
+		conclude(ns, c);
 	}
 }
 
@@ -1526,6 +1561,59 @@ send_now(struct sbx_netsup *ns, struct call *c)
 }
 
 static void
+connect_signal(SBX_UNUSED int sig)
+{
+	/* Only to interrupt the dispatcher's connect (EINTR). */
+}
+
+/* The timer and the signal that bound connect_now(), on this thread (the
+ * dispatcher): false leaves every connect to the workers. The handler has
+ * no SA_RESTART, so the kernel ends the interrupted connect with EINTR and
+ * leaves the handshake in progress. */
+static bool
+connect_timer_new(struct sbx_netsup *ns)
+{
+	struct sigaction sa = { .sa_handler = connect_signal };
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = CONNECT_SIGNAL };
+
+	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id, glibc 2.35 */
+	sigemptyset(&sa.sa_mask);
+	return sigaction(CONNECT_SIGNAL, &sa, NULL) == 0 &&
+	    timer_create(CLOCK_MONOTONIC, &ev, &ns->connect_timer) == 0;
+}
+
+/* An allowed inet connect, made here at once (perform(), as a worker makes
+ * it: the host socket and its options for a rehomed one, the caller's
+ * blocking mode) when this thread holds the sandbox's rights and no more
+ * (ns->connects_inline): two thread wake-ups less. A timer signals this
+ * thread every CONNECT_INLINE_US while the call runs, so that a peer that
+ * never answers (or a sandbox that flips its socket to blocking) holds it
+ * that long at most: the connect ends with EINTR, the handshake goes on,
+ * and a worker waits for it (false). True: answered. */
+static bool
+connect_now(struct sbx_netsup *ns, struct call *c)
+{
+	const struct timespec step = { 0, CONNECT_INLINE_US * 1000L };
+	const struct itimerspec on = { step, step }, off = { { 0, 0 }, { 0, 0 } };
+	sigset_t sig;
+
+	sigemptyset(&sig);
+	sigaddset(&sig, CONNECT_SIGNAL);
+	if (timer_settime(ns->connect_timer, 0, &on, NULL) < 0)
+		return false;
+	pthread_sigmask(SIG_UNBLOCK, &sig, NULL);
+	c->result = perform(c);
+	pthread_sigmask(SIG_BLOCK, &sig, NULL);
+	timer_settime(ns->connect_timer, 0, &off, NULL);
+	if (c->result == -EINTR) {
+		c->resumed = true;
+		return false;
+	}
+	conclude(ns, c);
+	return true;
+}
+
+static void
 handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
 	struct sbx_netverdict v = { .allow = false };
@@ -1620,8 +1708,12 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	}
 	if (!v.allow)
 		goto refused;
+	if (c->nr == SCMP_SYS(connect) && (domain == AF_INET || domain == AF_INET6) &&
+	    ns->connects_inline && connect_now(ns, c))
+		return;
 	/* Whatever the socket's flags say now (the sandbox may flip them at
-	 * any instant): a worker performs it, never this thread. */
+	 * any instant): a worker performs it (or waits for the connect begun
+	 * above), never this thread. */
 	submit(ns, c);
 	return;
 refused:
@@ -1687,6 +1779,7 @@ dispatcher(void *arg)
 
 	ns->sends_inline =
 	    !ns->refuse_all && sbx_creds_thread_holds_only(ns->meta.as_uid, ns->meta.as_gid);
+	ns->connects_inline = ns->sends_inline && connect_timer_new(ns);
 	while (!ns->stopping) {
 		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
@@ -1706,6 +1799,8 @@ dispatcher(void *arg)
 			continue; /* ENOENT: the caller went away */
 		handle(ns, req);
 	}
+	if (ns->connects_inline)
+		timer_delete(ns->connect_timer);
 	free(req);
 	free(resp);
 out:
