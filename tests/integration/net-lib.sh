@@ -378,11 +378,24 @@ def norm(a):
 def write(text):
     with lock:
         log.write(text + "\n")
+# The listeners take ports below the ephemeral range (Linux's default
+# starts at 32768), so that no port a sandbox's own namespace or another
+# test hands out with bind(0) is ever one of them: what they log then
+# came to them on purpose.
+def bind_low(s):
+    import random
+    for _ in range(200):
+        try:
+            s.bind(("::", random.randrange(20000, 32768)))
+            return
+        except OSError:
+            pass
+    s.bind(("::", 0))
 def tcp():
     s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     s.setsockopt(socket.IPPROTO_TCP, 23, 16)   # TCP_FASTOPEN: see Fast Open too
-    s.bind(("::", 0))
+    bind_low(s)
     s.listen(512)
     return s
 def unix(path):
@@ -413,7 +426,7 @@ u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 u.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
 u.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_RECVPKTINFO, 1)
 u.setsockopt(socket.SOL_IP, 8, 1)   # IP_PKTINFO
-u.bind(("::", 0))
+bind_low(u)
 for name, s in (("tcp", t1), ("tcp2", t2), ("abstract", unix("\0" + absname)),
                 ("sock", unix(sock)), ("wsock", unix(wsock))):
     threading.Thread(target=serve, args=(name, s), daemon=True).start()
