@@ -342,6 +342,7 @@ guarded_at(const struct sbx_meta_ctx *m, int fd, struct stat st, int parent, con
     unsigned what, bool *top, const char **reason)
 {
 	const unsigned up = what & (SBX_GUARD_HIDDEN | SBX_GUARD_PROTECT);
+	char rel[256] = "";
 	struct stat pst;
 	unsigned hit;
 	int cur = -1;
@@ -355,8 +356,11 @@ guarded_at(const struct sbx_meta_ctx *m, int fd, struct stat st, int parent, con
 			*reason = guard_reason(hit);
 		return hit != 0;
 	}
+	/* The walk starts at cur (its first ancestor is cur itself, "") or,
+	 * for a directory, at fd (its first ancestor is ".."). */
 	if (S_ISDIR(st.st_mode)) {
-		cur = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		strlcpy(rel, "..", sizeof(rel));
 	} else if (parent >= 0 && fstatat(parent, name, &pst, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    pst.st_dev == st.st_dev && pst.st_ino == st.st_ino) {
 		cur = parent;
@@ -367,11 +371,14 @@ guarded_at(const struct sbx_meta_ctx *m, int fd, struct stat st, int parent, con
 	if (parent >= 0)
 		close(parent);
 	/* Up through the real ancestors (".." crosses mount points upwards)
-	 * to the root, the one directory that is its own parent. */
+	 * to the root, the one directory that is its own parent. Each is
+	 * looked at as cur/.., cur/../.., ...: the kernel resolves each ".."
+	 * from cur, so nothing is opened or closed on the way; a path that
+	 * would grow past rel starts again from the ancestor reached. */
 	for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
-		int next;
+		size_t n = strlen(rel);
 
-		if (fstat(cur, &pst) < 0)
+		if (fstatat(cur, rel, &pst, n ? 0 : AT_EMPTY_PATH) < 0)
 			break;
 		if ((hit = guard_match(m, &pst, up)) != 0) {
 			close(cur);
@@ -384,9 +391,20 @@ guarded_at(const struct sbx_meta_ctx *m, int fd, struct stat st, int parent, con
 			return false;
 		}
 		st = pst;
-		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		close(cur);
-		cur = next;
+		if (n + 4 >= sizeof(rel)) {
+			int next = openat(cur, rel, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			struct stat nst;
+
+			close(cur);
+			cur = next;
+			/* Moved meanwhile: not the ancestor just judged. */
+			if (cur >= 0 &&
+			    (fstat(cur, &nst) < 0 || nst.st_dev != st.st_dev ||
+				nst.st_ino != st.st_ino))
+				break;
+			n = 0;
+		}
+		memcpy(rel + n, n ? "/.." : "..", n ? 4 : 3);
 	}
 	if (cur >= 0)
 		close(cur);

@@ -11,7 +11,7 @@
 # namespaces the mounts refuse the same calls).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=4
+N_TESTS=7
 
 # mode and mtime of each path, read here.
 meta() {
@@ -60,5 +60,24 @@ if ! is "$after" "$before" \
 fi
 like "$(cat "$T/out")" "control-ok" "control: the same calls succeed on an ordinary file"
 is "$(stat -c '%a %Y' "$WD/ctl/c")" "700 978307200" "control: its mode and mtime changed on the host"
+
+# --- a hundred levels below a protected directory, and below an ordinary one ------------
+# The walk up looks at each ancestor as dir/.., dir/../.., ... and starts
+# again from the one reached when that path grows long: past that point
+# the protected directory must still be met, the workdir still reached.
+new_wd
+deep=$(i=0; p=d; while [ $i -lt 99 ]; do p=$p/d; i=$((i + 1)); done; echo $p)
+mkdir -p "$WD/prot/$deep" "$WD/open/$deep"
+echo x >"$WD/prot/$deep/f"
+echo x >"$WD/open/$deep/f"
+chmod 644 "$WD/prot/$deep/f" "$WD/open/$deep/f"
+if [ "$(id -u)" = 0 ] && [ "$SBX_BACKEND" = landlock ]; then
+	chown -R 65534:65534 "$WD/open" "$WD/prot"
+fi
+jail_sh "(cd prot/$deep && chmod 777 f); (cd open/$deep && chmod 700 f && echo deep-ok) 2>&1
+exit 0" -w "$WD" --protect prot
+is_status 0 "the deep script ran"
+is "$(stat -c %a "$WD/prot/$deep/f")" 644 "a file 100 levels below a protected directory keeps its mode"
+is "$(stat -c %a "$WD/open/$deep/f")" 700 "control: one 100 levels below an ordinary directory changed"
 
 done_testing
