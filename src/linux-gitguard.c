@@ -1,15 +1,20 @@
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "linux-gitguard.h"
-#include "linux-owner.h"
 
 /* The top-level names that make the workdir itself a repository for git
  * (its is_git_directory(): a HEAD, and objects/ and refs/ here or in the
@@ -125,12 +130,58 @@ sbx_move_aside(int wd, const char *workdir, const char *rel, struct sbx_err *err
 	return NULL;
 }
 
+/* How many directories of the search stay open at once: deeper ones push
+ * their oldest ancestors' descriptors out, and those are reopened through
+ * ".." on the way back up, checked against the inode seen on the way down.
+ * Depth costs memory, never descriptors. */
+#define SCAN_OPEN_DIRS 64
+
+/* The magic numbers (linux/magic.h) of the filesystems whose directories
+ * count their subdirectories in st_nlink exactly: two plus one per
+ * subdirectory (each child's ".." is a link). ext4 with dir_nlink sets 1
+ * instead once a directory holds more than 65,000 (never a wrong 2);
+ * btrfs always says 1 and is left out, as is every filesystem not named
+ * here (NFS and FUSE report what a server says). */
+static bool
+nlink_counts_subdirs(int fd)
+{
+	static const unsigned long exact[] = {
+		0xEF53, /* ext2, ext3, ext4 */
+		0x58465342, /* xfs */
+		0x01021994, /* tmpfs */
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return false;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(exact); i++)
+		if ((unsigned long)sf.f_type == exact[i])
+			return true;
+	return false;
+}
+
+/* One directory on the way down: the names of the subdirectories it
+ * holds, the next one to enter. */
+struct frame {
+	int fd; /* O_RDONLY, or -1 when pushed out */
+	dev_t dev;
+	ino_t ino;
+	size_t plen; /* its path's length in scan.path; SIZE_MAX: past PATH_MAX */
+	char **sub;
+	size_t n, next;
+};
+
 /* What the search for deeper repositories found. */
 struct scan {
 	const struct sbx_gitguard *g;
-	size_t root_len;
+	dev_t dev; /* the workdir's: the search never leaves it */
+	bool leaf_skip; /* nlink_counts_subdirs() */
 	size_t seen, found;
+	bool moved; /* the tree moved under the search, which stopped */
 	struct sbx_buf named;
+	char path[PATH_MAX]; /* relative to the workdir */
+	struct frame *f;
+	size_t depth, cap;
 };
 
 static bool
@@ -140,47 +191,228 @@ made_in_run(const struct sbx_gitguard *g, const struct stat *st)
 	    (st->st_ctim.tv_sec == g->start.tv_sec && st->st_ctim.tv_nsec >= g->start.tv_nsec);
 }
 
+/* Notes the repository at the search's current path, plus name when not
+ * NULL (an entry of the current directory). */
 static void
-found(struct scan *s, const char *path)
+found(struct scan *s, size_t plen, const char *name)
 {
-	const char *rel = path + s->root_len + (path[s->root_len] == '/');
-
-	if (s->found++ < NAMED_MAX)
-		sbx_buf_printf(&s->named, "%s%s", s->named.len ? ", " : "", rel);
+	if (s->found++ >= NAMED_MAX)
+		return;
+	if (s->named.len)
+		sbx_buf_printf(&s->named, ", ");
+	if (plen == SIZE_MAX)
+		sbx_buf_printf(&s->named, "(a path longer than PATH_MAX)");
+	else
+		sbx_buf_printf(&s->named, "%.*s%s%s", (int)plen, s->path, name && plen ? "/" : "",
+		    name ? name : "");
 }
 
-/* A directory is a repository made or changed in the run when it is a
- * .git (or a .git file, the gitdir: pointer of a worktree) whose inode
- * changed since the start, or holds a HEAD that did, next to objects/ and
- * refs/ (a bare one). The top level is sbx_gitguard's own business. */
+/* Opens the directory name below dir as the search does: never through a
+ * symlink, never onto another mount. */
 static int
-scan_visit(void *ctx, int fd, const struct stat *st, const char *path)
+open_dir(int dir, const char *name)
 {
-	struct scan *s = ctx;
-	const char *rel = path + s->root_len + 1, *base;
-	bool top;
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
+}
+
+/* A non-directory entry name of dir that git would take for a repository
+ * pointer (a ".git" file, the gitdir: of a worktree or submodule) made or
+ * changed in the run. */
+static void
+check_dotgit_entry(struct scan *s, int dir, size_t plen)
+{
+	struct stat st;
+
+	if (fstatat(dir, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && made_in_run(s->g, &st))
+		found(s, plen, ".git");
+}
+
+/* The directory dir itself (st), at the search's current path, named
+ * base, below the workdir (top: right in it): a .git made or changed in
+ * the run below the top level (the top level's is sbx_gitguard's own
+ * business), or a bare layout whose HEAD was. What sbx_move_aside() put
+ * at the top level is named in its own warning. */
+static void
+check_dir(struct scan *s, int dir, const struct stat *st, const char *base, bool top, size_t plen)
+{
 	struct stat h;
 
-	if (++s->seen > SCAN_MAX)
-		return 1;
-	if (strlen(path) <= s->root_len || path[s->root_len] != '/')
-		return 0; /* the workdir itself, or a path past PATH_MAX */
-	base = strrchr(rel, '/');
-	top = base == NULL;
-	base = top ? rel : base + 1;
 	if (strcmp(base, ".git") == 0) {
 		if (!top && made_in_run(s->g, st))
-			found(s, path);
-		return 0;
+			found(s, plen, NULL);
+		return;
 	}
-	/* What sbx_move_aside() put there is named in its own warning. */
-	if (!S_ISDIR(st->st_mode) || (top && strstr(base, ".sbxrun-untrusted.") != NULL))
-		return 0;
-	if (fstatat(fd, "HEAD", &h, AT_SYMLINK_NOFOLLOW) == 0 && made_in_run(s->g, &h) &&
-	    fstatat(fd, "objects", &h, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    fstatat(fd, "refs", &h, AT_SYMLINK_NOFOLLOW) == 0)
-		found(s, path);
-	return 0;
+	if (top && strstr(base, ".sbxrun-untrusted.") != NULL)
+		return;
+	if (fstatat(dir, "HEAD", &h, AT_SYMLINK_NOFOLLOW) == 0 && made_in_run(s->g, &h) &&
+	    fstatat(dir, "objects", &h, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    fstatat(dir, "refs", &h, AT_SYMLINK_NOFOLLOW) == 0)
+		found(s, plen, NULL);
+}
+
+/* Reads dir's entries: a ".git" that is not a directory is checked here
+ * (not in the workdir itself: root), the subdirectories go into f->sub.
+ * Every entry counts towards SCAN_MAX. */
+static int
+list_dir(struct scan *s, struct frame *f, bool root)
+{
+	char buf[32768];
+	long n;
+
+	while ((n = syscall(SYS_getdents64, f->fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+			unsigned char type = de->d_type;
+			struct stat st;
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (++s->seen > SCAN_MAX)
+				return 0;
+			if (type == DT_UNKNOWN) {
+				if (fstatat(f->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+					continue;
+				type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+			}
+			if (type == DT_DIR) {
+				f->sub = sbx_xreallocarray(f->sub, f->n + 1, sizeof(*f->sub));
+				f->sub[f->n++] = sbx_xstrdup(de->d_name);
+			} else if (!root && strcmp(de->d_name, ".git") == 0) {
+				check_dotgit_entry(s, f->fd, f->plen);
+			}
+		}
+	}
+	return n < 0 ? -1 : 0;
+}
+
+/* Enters the directory fd (taken, st its status, base its name) whose
+ * path is the search's current one, level directories below the workdir
+ * (0: the workdir). A directory that cannot hold a subdirectory (st_nlink
+ * 2 where that count is exact) is not listed: what could make it a
+ * repository is looked up by name, so the search costs nothing per file
+ * there. */
+static void
+enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t level, size_t plen)
+{
+	struct frame *f;
+
+	if (level > 0)
+		check_dir(s, fd, st, base, level == 1, plen);
+	if (s->leaf_skip && st->st_nlink == 2) {
+		if (level > 0)
+			check_dotgit_entry(s, fd, plen);
+		s->seen++;
+		close(fd);
+		return;
+	}
+	if (s->depth == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->f = sbx_xreallocarray(s->f, s->cap, sizeof(*s->f));
+	}
+	f = &s->f[s->depth];
+	*f = (struct frame){ .fd = fd, .dev = st->st_dev, .ino = st->st_ino, .plen = plen };
+	if (list_dir(s, f, level == 0) < 0) {
+		/* Unreadable: as before, nothing below it is looked at. */
+		for (size_t i = 0; i < f->n; i++)
+			free(f->sub[i]);
+		free(f->sub);
+		close(fd);
+		return;
+	}
+	s->depth++;
+	if (s->depth > SCAN_OPEN_DIRS) {
+		struct frame *old = &s->f[s->depth - 1 - SCAN_OPEN_DIRS];
+
+		close(old->fd);
+		old->fd = -1;
+	}
+}
+
+/* Leaves the innermost directory; its parent's descriptor, when pushed
+ * out, is reopened through ".." and must be the inode seen on the way
+ * down (else the tree moved: -1, the search stops). */
+static int
+leave(struct scan *s)
+{
+	struct frame *f = &s->f[s->depth - 1];
+	int rc = 0;
+
+	if (s->depth > 1 && s->f[s->depth - 2].fd < 0) {
+		struct frame *up = &s->f[s->depth - 2];
+		struct stat st;
+
+		up->fd = open_dir(f->fd, "..");
+		if (up->fd < 0 || fstat(up->fd, &st) < 0 || st.st_dev != up->dev ||
+		    st.st_ino != up->ino)
+			rc = -1;
+	}
+	close(f->fd);
+	for (size_t i = 0; i < f->n; i++)
+		free(f->sub[i]);
+	free(f->sub);
+	s->depth--;
+	return rc;
+}
+
+/* Looks for repositories made or changed in the run at every depth below
+ * the workdir, directories only: files are never opened or stat'ed, and
+ * directories without subdirectories are not even listed (enter()). */
+static void
+search(struct scan *s, int wd)
+{
+	int fd = open_dir(wd, ".");
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		s->moved = true;
+		return;
+	}
+	s->dev = st.st_dev;
+	s->leaf_skip = nlink_counts_subdirs(fd);
+	s->path[0] = '\0';
+	enter(s, fd, &st, "", 0, 0);
+	while (s->depth > 0) {
+		struct frame *f = &s->f[s->depth - 1];
+		const char *name;
+		size_t plen, nlen;
+		int cfd;
+
+		if (s->moved || s->seen > SCAN_MAX || f->next == f->n) {
+			if (leave(s) < 0)
+				s->moved = true;
+			continue;
+		}
+		name = f->sub[f->next++];
+		nlen = strlen(name);
+		plen = SIZE_MAX;
+		if (f->plen != SIZE_MAX && f->plen + 1 + nlen < sizeof(s->path)) {
+			plen = f->plen ? f->plen + 1 + nlen : nlen;
+			if (f->plen)
+				s->path[f->plen] = '/';
+			memcpy(s->path + (f->plen ? f->plen + 1 : 0), name, nlen + 1);
+		}
+		cfd = open_dir(f->fd, name);
+		if (cfd < 0)
+			continue; /* gone, not a directory any more, or a mount point */
+		if (fstat(cfd, &st) < 0 || st.st_dev != s->dev) {
+			close(cfd);
+			continue;
+		}
+		/* f may move: enter() grows the stack. */
+		enter(s, cfd, &st, name, s->depth, plen);
+	}
+	free(s->f);
 }
 
 static void
@@ -211,8 +443,7 @@ check(struct sbx_gitguard *g)
 {
 	unsigned now = top_level(g->wd), made = now & ~g->before;
 	struct sbx_buf moved = { 0 };
-	struct scan s = { .g = g, .root_len = strlen(g->workdir) };
-	struct sbx_err err = { 0 };
+	struct scan s = { .g = g };
 
 	if (made & B_DOTGIT)
 		move_top(g, ".git", &moved);
@@ -227,10 +458,12 @@ check(struct sbx_gitguard *g)
 			moved.data));
 	sbx_buf_free(&moved);
 
-	if (sbx_tree_walk(g->workdir, scan_visit, &s, &err) < 0)
+	search(&s, g->wd);
+	if (s.moved)
 		warn(g->report,
-		    sbx_xasprintf(
-			"git repositories made in the run could not be looked for: %s", err.msg));
+		    sbx_xasprintf("git repositories made in the run could not be looked for: %s "
+				  "changed during the search",
+			g->workdir));
 	else if (s.seen > SCAN_MAX)
 		warn(g->report,
 		    sbx_xasprintf("the workdir holds more than %d entries: git repositories the "

@@ -102,14 +102,21 @@ sbx_notify_tgid(int pid)
 	return tgid;
 }
 
-/* The caller's socket, through a pidfd of the calling thread (a thread
- * with its own fd table needs PIDFD_THREAD, Linux 6.9; before that the
- * thread group leader's table is the one there is). */
-int
-sbx_notify_take_fd(int pid, int fd)
+/* The pidfd of the last thread whose descriptor this thread took: the
+ * trapped calls of a run come in bursts from one thread (chmod -R, tar),
+ * and a pidfd per call was two of the twenty system calls a metadata call
+ * costs the supervisor. A pidfd names one task, never a number: once
+ * that task has exited, pidfd_getfd() on it fails (ESRCH) even when its
+ * thread id was given to another, so a stale one cannot reach the wrong
+ * process; any failure is retried with a fresh pidfd, whose answer is the
+ * one the caller gets. */
+static _Thread_local int cached_pidfd = -1;
+static _Thread_local int cached_pid = -1;
+
+static int
+pidfd_of(int pid)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
-	int sock;
 
 	if (pidfd < 0 && errno == EINVAL) {
 		int tgid = sbx_notify_tgid(pid);
@@ -117,10 +124,37 @@ sbx_notify_take_fd(int pid, int fd)
 		if (tgid > 0)
 			pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	}
+	return pidfd;
+}
+
+void
+sbx_notify_forget(void)
+{
+	if (cached_pidfd >= 0)
+		close(cached_pidfd);
+	cached_pidfd = cached_pid = -1;
+}
+
+/* The caller's socket, through a pidfd of the calling thread (a thread
+ * with its own fd table needs PIDFD_THREAD, Linux 6.9; before that the
+ * thread group leader's table is the one there is). */
+int
+sbx_notify_take_fd(int pid, int fd)
+{
+	int pidfd, sock;
+
+	if (cached_pid == pid && cached_pidfd >= 0) {
+		sock = (int)syscall(SYS_pidfd_getfd, cached_pidfd, fd, 0);
+		if (sock >= 0)
+			return sock;
+	}
+	sbx_notify_forget();
+	pidfd = pidfd_of(pid);
 	if (pidfd < 0)
 		return -1;
 	sock = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	close(pidfd);
+	cached_pidfd = pidfd;
+	cached_pid = pid;
 	return sock;
 }
 

@@ -14,6 +14,10 @@
  * bytes of its memory at addr. */
 int sbx_notify_take_fd(int pid, int fd);
 
+/* Closes the pidfd sbx_notify_take_fd() keeps for the calling thread's
+ * next call; a thread that took descriptors calls it before it ends. */
+void sbx_notify_forget(void);
+
 int sbx_notify_peek(int pid, uint64_t addr, void *buf, size_t len);
 
 /* Where pidfd_getfd() is refused: an O_PATH descriptor of the file behind

@@ -139,13 +139,15 @@ peek_string(int pid, uint64_t addr, char *buf, size_t max)
  * descriptor of ours; resolved like the caller would, with its cwd or
  * directory descriptor as the base. */
 static int
-open_target(int pid, const struct meta *m, bool *real_fd, int *errnum)
+open_target(
+    int pid, const struct meta *m, bool *real_fd, int *parent, char leaf[NAME_MAX + 1], int *errnum)
 {
 	char path[PATH_MAX], proc[64];
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS };
 	int base, fd;
 
 	*real_fd = false;
+	*parent = -1;
 	if (m->fd >= 0) {
 		fd = sbx_notify_take_fd(pid, m->fd);
 		*real_fd = true;
@@ -188,7 +190,15 @@ open_target(int pid, const struct meta *m, bool *real_fd, int *errnum)
 	fd = (int)syscall(SYS_openat2, base, path, &how, sizeof(how));
 	if (fd < 0)
 		*errnum = errno;
-	close(base);
+	/* One name in the base directory (what chmod -R, tar and find pass):
+	 * the base is the target's directory, kept for the guard's walk up
+	 * (sbx_metasup_guarded() would find it again through the target's
+	 * path). Checked by identity below, as that walk checks its own. */
+	if (fd >= 0 && strchr(path, '/') == NULL && strcmp(path, ".") != 0 &&
+	    strcmp(path, "..") != 0 && strlcpy(leaf, path, NAME_MAX + 1) <= NAME_MAX)
+		*parent = base;
+	else
+		close(base);
 	return fd;
 }
 
@@ -323,53 +333,98 @@ parent_of_file(int fd, const struct stat *st)
 	return dir;
 }
 
-bool
-sbx_metasup_guarded(const struct sbx_meta_ctx *m, int fd, unsigned what, const char **reason)
+/* sbx_metasup_guarded() for fd, whose status is st. parent (taken, or
+ * -1) is the directory the caller named fd's file in, by name: when that
+ * entry is fd's file itself (a non-directory), the walk up starts there,
+ * without looking for the file's directory through its path. */
+static bool
+guarded_at(const struct sbx_meta_ctx *m, int fd, struct stat st, int parent, const char *name,
+    unsigned what, bool *top, const char **reason)
 {
 	const unsigned up = what & (SBX_GUARD_HIDDEN | SBX_GUARD_PROTECT);
-	struct stat st, pst;
+	char rel[256] = "";
+	struct stat pst;
 	unsigned hit;
-	int cur;
+	int cur = -1;
 
-	if (m->nids == 0)
-		return false;
-	if (fstat(fd, &st) < 0)
-		goto unsure;
-	if ((hit = guard_match(m, &st, what)) != 0) {
-		*reason = guard_reason(hit);
-		return true;
+	*top = false;
+	if ((hit = guard_match(m, &st, what)) != 0 || up == 0 ||
+	    (*top = guard_match(m, &st, GUARD_TOP) != 0)) {
+		if (parent >= 0)
+			close(parent);
+		if (hit)
+			*reason = guard_reason(hit);
+		return hit != 0;
 	}
-	if (up == 0 || guard_match(m, &st, GUARD_TOP))
-		return false;
-	cur = S_ISDIR(st.st_mode) ? openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)
-				  : parent_of_file(fd, &st);
+	/* The walk starts at cur (its first ancestor is cur itself, "") or,
+	 * for a directory, at fd (its first ancestor is ".."). */
+	if (S_ISDIR(st.st_mode)) {
+		cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		strlcpy(rel, "..", sizeof(rel));
+	} else if (parent >= 0 && fstatat(parent, name, &pst, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    pst.st_dev == st.st_dev && pst.st_ino == st.st_ino) {
+		cur = parent;
+		parent = -1;
+	} else {
+		cur = parent_of_file(fd, &st);
+	}
+	if (parent >= 0)
+		close(parent);
 	/* Up through the real ancestors (".." crosses mount points upwards)
-	 * to the root, the one directory that is its own parent. */
+	 * to the root, the one directory that is its own parent. Each is
+	 * looked at as cur/.., cur/../.., ...: the kernel resolves each ".."
+	 * from cur, so nothing is opened or closed on the way; a path that
+	 * would grow past rel starts again from the ancestor reached. */
 	for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
-		int next;
+		size_t n = strlen(rel);
 
-		if (fstat(cur, &pst) < 0)
+		if (fstatat(cur, rel, &pst, n ? 0 : AT_EMPTY_PATH) < 0)
 			break;
 		if ((hit = guard_match(m, &pst, up)) != 0) {
 			close(cur);
 			*reason = guard_reason(hit);
 			return true;
 		}
-		if (guard_match(m, &pst, GUARD_TOP) ||
+		if ((*top = guard_match(m, &pst, GUARD_TOP) != 0) ||
 		    (pst.st_dev == st.st_dev && pst.st_ino == st.st_ino)) {
 			close(cur);
 			return false;
 		}
 		st = pst;
-		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		close(cur);
-		cur = next;
+		if (n + 4 >= sizeof(rel)) {
+			int next = openat(cur, rel, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			struct stat nst;
+
+			close(cur);
+			cur = next;
+			/* Moved meanwhile: not the ancestor just judged. */
+			if (cur >= 0 &&
+			    (fstat(cur, &nst) < 0 || nst.st_dev != st.st_dev ||
+				nst.st_ino != st.st_ino))
+				break;
+			n = 0;
+		}
+		memcpy(rel + n, n ? "/.." : "..", n ? 4 : 3);
 	}
 	if (cur >= 0)
 		close(cur);
-unsure:
 	*reason = "a path whose place cannot be told";
 	return true;
+}
+
+bool
+sbx_metasup_guarded(const struct sbx_meta_ctx *m, int fd, unsigned what, const char **reason)
+{
+	struct stat st;
+	bool top;
+
+	if (m->nids == 0)
+		return false;
+	if (fstat(fd, &st) < 0) {
+		*reason = "a path whose place cannot be told";
+		return true;
+	}
+	return guarded_at(m, fd, st, -1, NULL, what, &top, reason);
 }
 
 static int
@@ -433,10 +488,17 @@ apply(const struct meta *m, int fd, bool real_fd, const struct timespec *ts, con
  * stops at the root of the writable tree, and an ancestor those ids cannot
  * open counts as guarded, so the walk fails closed. */
 static bool
-meta_guarded(const struct sbx_meta_ctx *mc, int fd, const char **reason)
+meta_guarded(const struct sbx_meta_ctx *mc, int fd, const struct stat *st, int parent,
+    const char *leaf, bool *top, const char **reason)
 {
-	return sbx_metasup_guarded(
-	    mc, fd, SBX_GUARD_HIDDEN | SBX_GUARD_PROTECT | SBX_GUARD_FROZEN, reason);
+	*top = false;
+	if (mc->nids == 0) {
+		if (parent >= 0)
+			close(parent);
+		return false;
+	}
+	return guarded_at(mc, fd, *st, parent, leaf,
+	    SBX_GUARD_HIDDEN | SBX_GUARD_PROTECT | SBX_GUARD_FROZEN, top, reason);
 }
 
 /* One allowed change, with everything it needs copied: applied later, on
@@ -445,6 +507,8 @@ struct sbx_meta_op {
 	struct meta m;
 	int fd; /* O_PATH, or a real descriptor (real_fd) */
 	bool real_fd;
+	int parent; /* until judged: the directory the call named fd in, or -1 */
+	char leaf[NAME_MAX + 1]; /* the name it gave there */
 	bool now; /* times: "now" */
 	struct timespec ts[2];
 	char name[XATTR_NAME_MAX + 1];
@@ -458,6 +522,8 @@ sbx_metasup_op_free(struct sbx_meta_op *op)
 		return;
 	if (op->fd >= 0)
 		close(op->fd);
+	if (op->parent >= 0)
+		close(op->parent);
 	free(op->value);
 	free(op);
 }
@@ -481,11 +547,12 @@ sbx_metasup_prepare(const struct sbx_meta_ctx *mc, int notify_fd, const struct s
 	int pid = (int)req->pid, r = 0;
 	uint64_t id = req->id;
 	struct stat st;
+	bool top;
 
 	*out = NULL;
 	*errnum = 0;
 	*reason = NULL;
-	op->fd = -1;
+	op->fd = op->parent = -1;
 	if (parse(req->data.nr, req->data.args, &op->m) < 0) {
 		*errnum = ENOSYS;
 		goto done;
@@ -493,7 +560,7 @@ sbx_metasup_prepare(const struct sbx_meta_ctx *mc, int notify_fd, const struct s
 	/* Resolved with this thread's filesystem ids, which the supervisor's
 	 * dispatcher holds as the sandbox's for good (netsup.c): search
 	 * permissions judge the path as they would for the sandbox. */
-	op->fd = open_target(pid, &op->m, &op->real_fd, errnum);
+	op->fd = open_target(pid, &op->m, &op->real_fd, &op->parent, op->leaf, errnum);
 	if (op->fd < 0)
 		goto done;
 	if (op->m.kind == META_TIMES) {
@@ -525,16 +592,36 @@ sbx_metasup_prepare(const struct sbx_meta_ctx *mc, int notify_fd, const struct s
 		sbx_metasup_op_free(op);
 		return -1;
 	}
-	if (!sbx_metasup_in_writable(mc, op->fd)) {
+	if (fstat(op->fd, &st) < 0) {
 		*errnum = EPERM;
-		*reason = "metadata change outside the writable trees";
+		*reason = "a path whose place cannot be told";
 		goto done;
 	}
-	if (meta_guarded(mc, op->fd, reason)) {
-		*errnum = EPERM;
-		goto done;
+	/* The walk up (it takes the parent) ends at the root of a writable
+	 * tree, by identity, only for a target inside one: then the path
+	 * need not be read. Anything else is refused, for the reason the
+	 * path gives first. */
+	r = meta_guarded(mc, op->fd, &st, op->parent, op->leaf, &top, reason);
+	op->parent = -1;
+	if (r || !top) {
+		if (!sbx_metasup_in_writable(mc, op->fd)) {
+			*errnum = EPERM;
+			*reason = "metadata change outside the writable trees";
+			goto done;
+		}
+		if (r) {
+			*errnum = EPERM;
+			goto done;
+		}
+		if (mc->nids > 0) {
+			/* Below a writable tree's path, not its inode: the tree
+			 * was moved or replaced since the start. */
+			*errnum = EPERM;
+			*reason = "metadata change outside the writable trees";
+			goto done;
+		}
 	}
-	if (!op->real_fd && op->m.nofollow && fstat(op->fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+	if (!op->real_fd && op->m.nofollow && S_ISLNK(st.st_mode)) {
 		*errnum = EPERM;
 		*reason = "metadata change of a symlink";
 		goto done;

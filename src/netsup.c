@@ -1459,9 +1459,11 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	if (c->meta != NULL && (ns->flags & SBX_NETSUP_READ_DROPPED) &&
 	    sbx_metasup_cannot_block(c->meta)) {
 		int64_t r = sbx_metasup_apply(c->meta);
+		uint64_t id = c->id;
 
-		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
+		/* Freed first: the answer wakes the caller on this CPU. */
 		call_free(c);
+		respond(ns, id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
 		return;
 	}
 	if (c->meta != NULL)
@@ -1803,6 +1805,7 @@ dispatcher(void *arg)
 		timer_delete(ns->connect_timer);
 	free(req);
 	free(resp);
+	sbx_notify_forget();
 out:
 	thread_gone(ns);
 	return NULL;
