@@ -520,6 +520,9 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	struct sbx_init_args a = { .exec = x, .pid1 = true };
 	struct sbx_payload_hooks hooks = {
 		.setup = payload_setup,
+		/* The rules' paths are opened by name (no anchor), nothing is
+		 * allocated: init may start the payload in its own memory. */
+		.vfork_safe = true,
 		.ctx = pl,
 	};
 	struct sbx_err e = { 0 };
