@@ -520,6 +520,9 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	struct sbx_init_args a = { .exec = x, .pid1 = true };
 	struct sbx_payload_hooks hooks = {
 		.setup = payload_setup,
+		/* The rules' paths are opened by name (no anchor), nothing is
+		 * allocated: init may start the payload in its own memory. */
+		.vfork_safe = true,
 		.ctx = pl,
 	};
 	struct sbx_err e = { 0 };
@@ -707,23 +710,34 @@ idmap_userns(struct sbx_err *err)
 	return fd;
 }
 
+/* The trees the parent clones for init (a root caller's): the idmapping's
+ * user namespace is made only when one of them is idmapped (a rw tree: a
+ * workdir or mount on disk); the system trees and devices of a default
+ * run need none, and its clone3 and maps cost ~0.1 ms. */
 static int
 make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds, struct sbx_err *err)
 {
-	int userns = idmap_userns(err);
+	int userns = -1;
 
-	if (userns < 0)
-		return -1;
+	for (size_t i = 0; i < plan->ntrees; i++)
+		if (plan->trees[i].idmap) {
+			userns = idmap_userns(err);
+			if (userns < 0)
+				return -1;
+			break;
+		}
 	for (size_t i = 0; i < plan->ntrees; i++) {
 		fds[i] = sbx_mount_clone_tree(&plan->trees[i], fs, userns, err);
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				close(fds[i]);
-			close(userns);
+			if (userns >= 0)
+				close(userns);
 			return -1;
 		}
 	}
-	close(userns);
+	if (userns >= 0)
+		close(userns);
 	return 0;
 }
 

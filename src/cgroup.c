@@ -149,6 +149,21 @@ sbx_cgroup_decide(const struct sbx_cg_facts *f, unsigned want, struct sbx_cg_dec
 	partial(d, want, group);
 }
 
+bool
+sbx_cgroup_needs_group_facts(const struct sbx_cg_facts *f, unsigned want)
+{
+	want &= SBX_CG_MEMORY | SBX_CG_PIDS;
+	/* The order of sbx_cgroup_decide(): every earlier outcome is
+	 * reached without the group's own facts. */
+	if (want == 0 || f->mount == NULL || f->self == NULL || f->self[0] != '/' || !f->clone_into)
+		return false;
+	if (f->root_writable && offered(f->root_subtree_control, want) != 0)
+		return false;
+	if (f->controllers == NULL || offered(f->controllers, want) == 0)
+		return false;
+	return strcmp(f->self, "/") != 0;
+}
+
 void
 sbx_cgroup_leaf_name(char *buf, size_t n, pid_t pid, unsigned rnd)
 {

@@ -63,6 +63,14 @@ struct sbx_cg_decision {
  * that the group offers, if any. */
 void sbx_cgroup_decide(const struct sbx_cg_facts *f, unsigned want, struct sbx_cg_decision *d);
 
+/* Whether sbx_cgroup_decide() looks at more than the hierarchy, our
+ * group's path, the kernel, the root's subtree_control (and, when that
+ * hands a wanted controller down, the root's writability) and our
+ * group's controllers: our group's subtree_control, processes and
+ * writability. A probe reads those only then (each is a file read or an
+ * access check on every run). */
+bool sbx_cgroup_needs_group_facts(const struct sbx_cg_facts *f, unsigned want);
+
 /* The leaf's name: unique per run (pid and a random word), so that runs
  * side by side never share one and a leftover is never reused. */
 void sbx_cgroup_leaf_name(char *buf, size_t n, pid_t pid, unsigned rnd);

@@ -40,6 +40,10 @@ struct sbx_exec {
 	gid_t caller_gid;
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
 	size_t nrlimits;
+	/* The uid's tasks for the pids rlimit, when counted before the plan
+	 * (sbx_limits_uid_tasks()); else the plan counts them. */
+	bool uid_tasks_counted;
+	uint64_t uid_tasks;
 	/* The cgroup v2 leaf the jail's init is cloned into (doc/design/
 	 * limits.md): its directory, and the SBX_CG_* controllers it holds
 	 * (cgroup.h); cgroup_test: a fake tree, which enforces nothing. */

@@ -1000,12 +1000,12 @@ int
 sbx_keeper_mkdtemp(
     struct sbx_keeper *k, const char *parent, const char *prefix, char **path, struct sbx_err *err)
 {
-	return sbx_keeper_mkdtemps(k, parent, &prefix, 1, path, err);
+	return sbx_keeper_mkdtemps(k, parent, &prefix, 1, path, NULL, NULL, err);
 }
 
 int
 sbx_keeper_mkdtemps(struct sbx_keeper *k, const char *parent, const char *const *prefixes, size_t n,
-    char **paths, struct sbx_err *err)
+    char **paths, void (*meanwhile)(void *), void *ctx, struct sbx_err *err)
 {
 	struct k_hdr h = { .op = K_MKDTEMP };
 	size_t sent = 0;
@@ -1027,6 +1027,8 @@ sbx_keeper_mkdtemps(struct sbx_keeper *k, const char *parent, const char *const 
 			break;
 		}
 	}
+	if (meanwhile)
+		meanwhile(ctx);
 	/* Every reply is read, so that the next request reads its own. */
 	for (size_t i = 0; i < sent; i++) {
 		struct sbx_err e = { 0 };

@@ -32,11 +32,14 @@ int sbx_keeper_mkdtemp(
     struct sbx_keeper *k, const char *parent, const char *prefix, char **path, struct sbx_err *err);
 
 /* sbx_keeper_mkdtemp() for n directories in parent, all asked before the
- * first answer is read (one wait for the keeper). On failure, err is the
- * first failure's; every paths[i] made is set either way, the caller's to
- * free, and removed at the end of the run like the others. */
+ * first answer is read (one wait for the keeper). meanwhile(ctx), when not
+ * NULL, runs after the requests are sent and before the first answer is
+ * read: work that needs none of the directories overlaps the keeper's
+ * start and its mkdirs. On failure, err is the first failure's; every
+ * paths[i] made is set either way, the caller's to free, and removed at
+ * the end of the run like the others. */
 int sbx_keeper_mkdtemps(struct sbx_keeper *k, const char *parent, const char *const *prefixes,
-    size_t n, char **paths, struct sbx_err *err);
+    size_t n, char **paths, void (*meanwhile)(void *), void *ctx, struct sbx_err *err);
 
 /* Stops the removal of a directory made by sbx_keeper_mkdtemp (--keep). */
 void sbx_keeper_forget(struct sbx_keeper *k, const char *path);

@@ -691,8 +691,28 @@ resolve_in_jail(struct sbx_policy *p, const char *path, struct sbx_fsview *v, st
 	return sbx_secrets_check(&sbx_host_idfs, p, &v->homes, v, err);
 }
 
+void
+sbx_resolve_begin(struct sbx_policy *p, const struct sbx_strv *homes, struct sbx_fsview *v)
+{
+	memset(v, 0, sizeof(*v));
+	sbx_strv_copy(&v->homes, homes);
+	build_hidden(p, homes, &v->hidden);
+	sbx_secrets_widen(&sbx_host_idfs, p, homes, v);
+	for (size_t i = 0; sbx_system_roots[i]; i++)
+		if (access(sbx_system_roots[i], F_OK) == 0)
+			sbx_strv_push(&v->roots, sbx_system_roots[i]);
+}
+
 int
 sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
+    bool in_jail, struct sbx_fsview *v, struct sbx_err *err)
+{
+	sbx_resolve_begin(p, homes, v);
+	return sbx_resolve_rest(p, homes, temp_workdir, in_jail, v, err);
+}
+
+int
+sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
     bool in_jail, struct sbx_fsview *v, struct sbx_err *err)
 {
 	_cleanup_free_ char *state = NULL;
@@ -701,14 +721,6 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 	struct stat wd_st;
 	const char *why;
 	int r = -1;
-
-	memset(v, 0, sizeof(*v));
-	sbx_strv_copy(&v->homes, homes);
-	build_hidden(p, homes, &v->hidden);
-	sbx_secrets_widen(&sbx_host_idfs, p, homes, v);
-	for (size_t i = 0; sbx_system_roots[i]; i++)
-		if (access(sbx_system_roots[i], F_OK) == 0)
-			sbx_strv_push(&v->roots, sbx_system_roots[i]);
 
 	/* Each path is resolved once, to a descriptor: from here on only that
 	 * descriptor is judged and used (doc/design/paths.md). */

@@ -62,6 +62,15 @@ const char *sbx_mount_source_forbidden(
 int sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
     bool in_jail, struct sbx_fsview *v, struct sbx_err *err);
 
+/* sbx_resolve() in two steps, for a caller that overlaps the first with a
+ * wait: sbx_resolve_begin() fills what needs no workdir (the secret and
+ * deny lists, canonical and widened; the system roots present) and never
+ * fails; sbx_resolve_rest() then does the rest on that v, as
+ * sbx_resolve() would. */
+void sbx_resolve_begin(struct sbx_policy *p, const struct sbx_strv *homes, struct sbx_fsview *v);
+int sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
+    bool in_jail, struct sbx_fsview *v, struct sbx_err *err);
+
 void sbx_fsview_free(struct sbx_fsview *v);
 
 /* The pinned descriptor of a canonical path resolve opened, or NULL. */

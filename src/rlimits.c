@@ -49,8 +49,8 @@ sbx_limits_rlimit_rules(const struct sbx_policy *p)
  * process of uid whose effective uid differs or that is not dumpable (a
  * set-uid program it runs), and one hidden from us (hidepid); a miss only
  * makes the limit stricter. */
-static uint64_t
-uid_tasks(uid_t uid)
+uint64_t
+sbx_limits_uid_tasks(uid_t uid)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -86,6 +86,35 @@ uid_tasks(uid_t uid)
 	}
 	closedir(d);
 	return n;
+}
+
+/* Backends without a user namespace of their own: RLIMIT_NPROC counts
+ * every task of the uid on the host. */
+static bool
+counts_in(const struct sbx_backend *b)
+{
+	return b->id != SBX_BACKEND_NAMESPACES && b->id != SBX_BACKEND_DOCKER;
+}
+
+/* landlock runs a root caller's payload as uid 65534. */
+static uid_t
+counted_uid(const struct sbx_backend *b, uid_t caller)
+{
+	return caller == 0 && b->id == SBX_BACKEND_LANDLOCK ? 65534 : caller;
+}
+
+bool
+sbx_limits_counts_uid(const struct sbx_policy *p, const struct sbx_backend *b,
+    const struct sbx_caps *caps, uid_t caller_uid, uid_t *uid)
+{
+	const struct sbx_limit *l = &p->limits[SBX_LIMIT_PIDS];
+
+	if (!l->set || !counts_in(b))
+		return false;
+	if (l->builtin && !(b->enforces(p, caps) & SBX_RULE_BIT(sbx_limit_rule(SBX_LIMIT_PIDS))))
+		return false;
+	*uid = counted_uid(b, caller_uid);
+	return true;
 }
 
 void
@@ -126,13 +155,10 @@ sbx_limits_plan(const struct sbx_policy *p, const struct sbx_backend *b,
 		 * the limit is what the uid holds now plus the sandbox's share,
 		 * so that the uid's other processes do not eat into it (nor can
 		 * the sandbox take more than its share while they run). */
-		if (map[i].id == SBX_LIMIT_PIDS && b->id != SBX_BACKEND_NAMESPACES &&
-		    b->id != SBX_BACKEND_DOCKER) {
-			/* landlock runs a root caller's payload as uid 65534. */
-			uid_t uid = x->caller_uid == 0 && b->id == SBX_BACKEND_LANDLOCK
-			    ? 65534
-			    : x->caller_uid;
-			uint64_t now = uid_tasks(uid);
+		if (map[i].id == SBX_LIMIT_PIDS && counts_in(b)) {
+			uint64_t now = x->uid_tasks_counted
+			    ? x->uid_tasks
+			    : sbx_limits_uid_tasks(counted_uid(b, x->caller_uid));
 
 			v = v + now < v ? UINT64_MAX : v + now;
 			if (strcmp(by, "cgroup") != 0)

@@ -17,6 +17,19 @@ uint32_t sbx_limits_rlimit_rules(const struct sbx_policy *p);
 void sbx_limits_plan(const struct sbx_policy *p, const struct sbx_backend *b,
     const struct sbx_caps *caps, struct sbx_exec *x, struct sbx_report *r);
 
+/* Whether sbx_limits_plan() adds the tasks the uid runs now to the pids
+ * limit under backend b (no user namespace of its own: the kernel counts
+ * every task of the uid), and which uid (*uid) it counts for a caller
+ * uid. A cgroup leaf that holds pids makes the count unused. */
+bool sbx_limits_counts_uid(const struct sbx_policy *p, const struct sbx_backend *b,
+    const struct sbx_caps *caps, uid_t caller_uid, uid_t *uid);
+
+/* The tasks of uid the kernel counts against RLIMIT_NPROC, counted now:
+ * what sbx_limits_plan() counts when x->uid_tasks_counted is false. A
+ * count taken earlier (to overlap a wait) must be taken when the same
+ * processes of sbxrun's exist as at the plan: the keeper and no other. */
+uint64_t sbx_limits_uid_tasks(uid_t uid);
+
 /* Prints the rlimits of x, one per line. */
 void sbx_limits_describe(const struct sbx_exec *x, struct sbx_buf *out);
 

@@ -8,6 +8,7 @@
 
 #include "cgroup.h"
 #include "tap.h"
+#include "util.h"
 
 /* A delegated user slice where sbxrun is alone: the good case. */
 static struct sbx_cg_facts
@@ -242,6 +243,63 @@ main(void)
 		ok(!sbx_cgroup_key("oom_kill -1\n", "oom_kill", &v), "key: negative");
 		ok(!sbx_cgroup_key("oom_kill 3x\n", "oom_kill", &v), "key: trailing junk");
 		ok(sbx_cgroup_key("oom_kill 7", "oom_kill", &v) && v == 7, "key: no final newline");
+	}
+	/* The probe reads our group's own facts (subtree_control, procs,
+	 * writability) only when sbx_cgroup_needs_group_facts() says the
+	 * decision looks at them: wherever it says no, two opposite sets of
+	 * them give the same decision; and the root's writability is read
+	 * only when its subtree_control offers a wanted controller. */
+	{
+		const char *lists[] = { NULL, "", "cpu io\n", "memory\n", "pids\n",
+			"cpu memory pids\n" };
+		const char *selves[] = { "/", "/user.slice/app.scope", NULL };
+		int checked = 0, bad = 0, needed = 0;
+
+		for (unsigned want = 0; want <= BOTH; want++)
+			for (size_t r = 0; r < SBX_ARRAY_LEN(lists); r++)
+				for (size_t c = 0; c < SBX_ARRAY_LEN(lists); c++)
+					for (size_t sf = 0; sf < SBX_ARRAY_LEN(selves); sf++)
+						for (int rw = 0; rw < 2; rw++)
+							for (int ci = 0; ci < 2; ci++) {
+								struct sbx_cg_facts a = {
+									.mount = "/sys/fs/cgroup",
+									.self = selves[sf],
+									.controllers = lists[c],
+									.root_subtree_control =
+									    lists[r],
+									.root_writable = rw,
+									.clone_into = ci,
+									.subtree_control = "\n",
+									.dir_writable = true,
+									.procs_writable = true,
+									.subtree_writable = true,
+									.nprocs = 1,
+								};
+								struct sbx_cg_facts b = a;
+								struct sbx_cg_decision da, db;
+
+								b.subtree_control = NULL;
+								b.dir_writable = false;
+								b.procs_writable = false;
+								b.subtree_writable = false;
+								b.nprocs = 7;
+								if (sbx_cgroup_needs_group_facts(
+									&a, want)) {
+									needed++;
+									continue;
+								}
+								sbx_cgroup_decide(&a, want, &da);
+								sbx_cgroup_decide(&b, want, &db);
+								checked++;
+								if (da.way != db.way ||
+								    da.ctl != db.ctl ||
+								    strcmp(da.why, db.why) != 0)
+									bad++;
+							}
+		ok(checked > 0 && needed > 0 && bad == 0,
+		    "group facts: unread only where no decision looks at them (%d checked, %d "
+		    "needed, %d differ)",
+		    checked, needed, bad);
 	}
 	return done_testing();
 }

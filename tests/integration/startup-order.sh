@@ -1,0 +1,87 @@
+# What the start-up's reordering must keep (doc/design/startup.md, fourth
+# round): under landlock the secret lists are resolved and the uid's tasks
+# counted for the pids rlimit while the keeper makes the temp dirs; under
+# namespaces a root caller's default run makes no idmapping. Each case is
+# run with a fresh temp workdir (no -w, the reordered path) and with -w.
+# Verdicts from the host: the payload's RLIMIT_NPROC read from
+# /proc/PID/limits, a canary's text that must not reach sbxrun's output,
+# the on-disk owner of a file the sandbox made, and $TMPDIR's entries.
+. "$(dirname "$0")/jail-lib.sh"
+
+nproc_limit() {
+	awk '/^Max processes/ { print $3 }' "/proc/$1/limits"
+}
+
+# --- the pids count: what the uid runs, plus the sandbox's share ---------------------
+# 20 processes of the uid the payload runs as (65534 for a root caller
+# under landlock) sleep on the host while a --pids 50 run starts.
+tag=27.$$
+if [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" = 0 ]; then
+	as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+else
+	as=
+fi
+i=0
+while [ $i -lt 20 ]; do
+	$as sleep $tag &
+	BG_PIDS="$BG_PIDS $!"
+	i=$((i + 1))
+done
+for how in temp workdir; do
+	if [ $how = temp ]; then set --; else new_wd; set -- -w "$WD"; fi
+	printf 'exec sleep %s\n' "$tag" >"$T/pl"
+	BG_STDIN=$T/pl sbx_bg -t 30s --pids 50 "$@"
+	pl=$(payload_of "$SBX_PID")
+	ok "$how: the payload runs ($pl)" test -n "$pl"
+	lim=$(nproc_limit "$pl")
+	kill -TERM "$SBX_PID"
+	sbx_bg_wait 20
+	if [ "$SBX_BACKEND" = namespaces ]; then
+		is "$lim" 50 "$how: --pids 50 is a flat 50 in the jail's own user namespace"
+	else
+		# Counted before the spawn: the 20 sleeps are in it.
+		ok "$how: --pids 50 beside 20 processes of the uid: the limit is at least 70 ($lim)" \
+			test "${lim:-0}" -ge 70
+		ok "$how: ... and not unbounded ($lim)" test "${lim:-0}" -lt 100000
+		is "$(jget limits.pids.by "$T/bg.diag")" rlimit-uid "$how: limits.pids.by"
+	fi
+done
+for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+wait 2>/dev/null
+BG_PIDS=
+
+# --- the secret lists, resolved while the keeper works --------------------------------
+canary=$(uniq_tag canary)
+mkdir -p "$HOME/.aws" "$HOME/.ssh"
+printf '%s\n' "$canary" >"$HOME/.aws/credentials"
+printf '%s\n' "$canary" >"$HOME/.ssh/id_ed25519"
+notes=$(uniq_tag notes)
+echo "$notes" >"$HOME/notes.txt"
+# Readable by the sandbox's ids: only the secret list keeps them out of
+# "--fs open".
+chmod -R a+rX "$HOME"
+for how in temp workdir; do
+	if [ $how = temp ]; then set --; else new_wd; set -- -w "$WD"; fi
+	jail_sh "cat '$HOME/.aws/credentials' '$HOME/.ssh/id_ed25519' '$HOME/notes.txt' 2>&1; echo ran" \
+		--fs open "$@"
+	like "$(cat "$T/out")" "$notes" "$how: the payload ran and read a file of the home"
+	unlike "$(output)" "$canary" "$how: no secret of the caller's home reaches the output"
+done
+
+# --- a file the sandbox makes in -w is the caller's on disk (idmapped under ns) ---------
+new_wd
+jail_sh 'echo x >made; mkdir dir' -w "$WD"
+is_status 0 "-w: the run"
+is "$(stat -c %u "$WD/made" 2>/dev/null)" "$(id -u)" "-w: the file made is the caller's on disk"
+is "$(stat -c %u "$WD/dir" 2>/dev/null)" "$(id -u)" "-w: the directory made is the caller's on disk"
+
+# --- nothing of a default run is left in $TMPDIR -----------------------------------------
+before=$(leftovers | grep -c '^sbxrun')
+i=0
+while [ $i -lt 5 ]; do
+	jail_sh 'echo x >f; mkdir -p a/b; echo y >a/b/c; echo z >"$TMPDIR/t"'
+	i=$((i + 1))
+done
+is "$(leftovers | grep -c '^sbxrun')" "$before" "five default runs leave no temp workdir or private TMPDIR"
+
+done_testing
