@@ -839,6 +839,7 @@ run_main(struct run *run, int argc, char **argv)
 		.notify_fd = -1,
 		.diag_fd = -1,
 		.names_ruleset = -1,
+		.view_root = -1,
 		.tun_fd = -1,
 	};
 	struct sbx_err err = { 0 };
