@@ -595,7 +595,7 @@ make_covers(
 	struct sbx_strv skip = { 0 };
 	int r = -1;
 
-	if ((userns = sbx_mount_idmap_userns(err)) < 0 ||
+	if ((userns = sbx_mount_idmap_userns(true, err)) < 0 ||
 	    sbx_keeper_tmp_fd(st->keeper, x->tmpdir, &tmp, err) < 0 ||
 	    add_cover(st, wd, wdp, userns, err) < 0 ||
 	    add_cover(st, tmp, x->tmpdir, userns, err) < 0)
@@ -613,6 +613,8 @@ make_covers(
 		 * copy needed. */
 		if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR))
 			continue;
+		/* EACCES: sbxrun's launcher thread is in the network's
+		 * Landlock domain, which hides it; then it is lent around. */
 		if (fd < 0) {
 			sbx_err_sys(err, "cannot open %s", path);
 			goto out;

@@ -663,7 +663,7 @@ clone_jail(uint64_t flags, int *pidfd, int cgroup_fd)
 static int
 make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds, struct sbx_err *err)
 {
-	int userns = sbx_mount_idmap_userns(err);
+	int userns = sbx_mount_idmap_userns(false, err);
 
 	if (userns < 0)
 		return -1;

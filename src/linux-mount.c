@@ -475,10 +475,10 @@ write_file(const char *path, const char *text)
  * A child is born in the new namespace, its maps are written, the
  * namespace is kept by a descriptor and the child ends. */
 int
-sbx_mount_idmap_userns(struct sbx_err *err)
+sbx_mount_idmap_userns(bool others, struct sbx_err *err)
 {
 	struct clone_args args = { .flags = CLONE_NEWUSER, .exit_signal = 0 };
-	char path[64], map[64];
+	char path[64], map[160];
 	int hold[2], fd = -1;
 	pid_t pid;
 
@@ -497,7 +497,13 @@ sbx_mount_idmap_userns(struct sbx_err *err)
 		close(hold[1]);
 		return sbx_err_sys(err, "cannot make the idmapping's user namespace");
 	}
-	snprintf(map, sizeof(map), "0 %d 1\n", SBX_SANDBOX_ROOT_ID);
+	if (others)
+		snprintf(map, sizeof(map), "0 %d 1\n1 1 %d\n%d 0 1\n%d %d %u\n",
+		    SBX_SANDBOX_ROOT_ID, SBX_SANDBOX_ROOT_ID - 1, SBX_SANDBOX_ROOT_ID,
+		    SBX_SANDBOX_ROOT_ID + 1, SBX_SANDBOX_ROOT_ID + 1,
+		    4294967295u - (SBX_SANDBOX_ROOT_ID + 1));
+	else
+		snprintf(map, sizeof(map), "0 %d 1\n", SBX_SANDBOX_ROOT_ID);
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
 	if (write_file(path, map) == 0) {
 		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);

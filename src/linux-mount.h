@@ -3,6 +3,7 @@
 #ifndef SBX_LINUX_MOUNT_H
 #define SBX_LINUX_MOUNT_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -35,9 +36,13 @@ int sbx_mount_clone_fd(int fd, const char *what, int userns_fd, struct sbx_err *
  * its only mapping makes uid and gid 0 SBX_SANDBOX_ROOT_ID, so that
  * through such a mount the files root owns on disk belong to the
  * sandbox's id, and what that id makes there is owned by 0 on disk.
- * Every other on-disk id has no mapping there and is nobody's through the
- * mount (the kernel's overflow id). */
-int sbx_mount_idmap_userns(struct sbx_err *err);
+ * With others, every other id maps to itself but SBX_SANDBOX_ROOT_ID,
+ * which becomes 0 (a map must be one to one): files of other users keep
+ * their owner and group through the mount, and stay writable where their
+ * modes say (the kernel refuses any write to an inode whose owner or
+ * group has no mapping). Without, every other on-disk id has no mapping
+ * there and is nobody's through the mount (the kernel's overflow id). */
+int sbx_mount_idmap_userns(bool others, struct sbx_err *err);
 
 /* In a process that holds CAP_SYS_ADMIN: a mount namespace of its own,
  * every mount a slave of the host's, so that nothing attached in it is
