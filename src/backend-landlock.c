@@ -755,8 +755,12 @@ make_ruleset(
 }
 
 /* The host side of the jail, just before the launch: the mount links
- * and a root caller's lend (the links first, so that the lend covers the
- * directories made for them), then the Landlock ruleset. */
+ * and a root caller's covers or lend (the links first, so that the lend
+ * covers the directories made for them), then the Landlock ruleset. A
+ * workdir sbxrun made itself holds nothing of the caller's, so lending
+ * it (and the TMPDIR, made with it) walks an empty tree: cheaper than
+ * the covers' user namespace and mount clones, and the hand-back walks
+ * only what the run made (doc/design/handback.md). */
 static int
 ready_host(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st,
     struct ll_payload *pl, struct sbx_report *r, struct sbx_err *err)
@@ -765,7 +769,10 @@ ready_host(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state
 
 	if (p->nmounts > 0 && make_links(p, x, st, err) < 0)
 		return -1;
-	if (x->caller_uid == 0 && make_covers(p, x, st, &why) == 0) {
+	if (x->caller_uid == 0 && x->workdir_made) {
+		if (lend_to_nobody(p, x, st, err) < 0)
+			return -1;
+	} else if (x->caller_uid == 0 && make_covers(p, x, st, &why) == 0) {
 		if (check_reach(x, false, err) < 0)
 			return -1;
 		pl->covers = st->covers;

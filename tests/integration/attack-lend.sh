@@ -5,10 +5,14 @@
 # tree of 2000 root-owned files the run does not touch keeps its ctimes
 # (a chown, which a lend and a hand-back make on every entry, changes an
 # inode's ctime: a host-side proof that no walk touched them). Every
-# verdict is read on the host. Run for $SBX_BACKEND (default namespaces).
+# verdict is read on the host. The same attempts in the workdir sbxrun
+# makes itself, kept with --keep (landlock lends that one, empty, rather
+# than cover it): what is left belongs to root with no set-id bit, no
+# security.capability and no trusted.*. Run for $SBX_BACKEND (default
+# namespaces).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=16
+N_TESTS=22
 if ! root_only "only a root caller's sandbox runs as another uid" "$N_TESTS"; then
 	done_testing
 	exit
@@ -99,5 +103,42 @@ if [ "$SBX_BACKEND" = landlock ]; then
 	like "$(cat "$T/diag")" '"mountns":true' "the diagnostics say the payload had a mount namespace"
 else
 	like "$(cat "$T/diag")" '"mountns":true' "the jail has a mount namespace"
+fi
+
+# --- the throwaway workdir, kept ---------------------------------------------
+script=$SBX_T_PRELUDE'
+echo new >f1; mkdir -p d1/d2; echo deep >d1/d2/f2
+cp /bin/true tool; t chmodsuid chmod 4755 tool; t chmodsgid chmod g+s tool
+t opensuid python3 -c "import os; os.close(os.open(\"suid\", os.O_CREAT|os.O_WRONLY, 0o4755))"
+t mkdirsgid python3 -c "import os; os.mkdir(\"sgid\", 0o2775)"
+t mknodsuid python3 -c "import os, stat; os.mknod(\"node\", stat.S_IFREG|0o4755)"
+t caps python3 -c "import os, struct; os.setxattr(\"tool\", \"security.capability\", struct.pack(\"<IIIII\", 0x02000001, 1 << 21, 1 << 21, 0, 0))"
+t trusted python3 -c "import os; os.setxattr(\"f1\", \"trusted.sbx\", b\"1\")"
+mkfifo fifo; ln -s f1 sl; ln f1 hl
+exit 0'
+jail_sh "$script" --keep
+kept=$(jget workdir)
+like "$(cat "$T/diag")" '"exit_code":0' "kept: the run in sbxrun's own workdir ended well"
+if [ -n "$kept" ] && [ -d "$kept" ] && [ "$kept" != "$WD" ]; then
+	is "$(cat "$kept/d1/d2/f2"):$(stat -c %h "$kept/f1")" "deep:2" \
+	    "kept: what the sandbox made is there (control)"
+	is "$(find "$kept" ! -uid 0 -printf '%p %u\n'; find "$kept" ! -gid 0 -printf '%p %g\n')" "" \
+	    "kept: everything the sandbox left belongs to root:root on the host"
+	is "$(find "$kept" -perm /6000 ! -type d)" "" "kept: no set-id file is left"
+	is "$(find "$kept" -type d -perm /4000)" "" "kept: no set-uid directory is left"
+	is "$(python3 -c '
+import os, sys
+for top, dirs, files in os.walk(sys.argv[1]):
+    for n in dirs + files:
+        p = os.path.join(top, n)
+        for x in os.listxattr(p, follow_symlinks=False):
+            if x.startswith("trusted.") or x == "security.capability":
+                print(p, x)
+' "$kept")" "" "kept: no security.capability or trusted.* attribute is left"
+	diag "kept: layers $(jget layers.mountns) (mountns), warnings $(jget warnings)"
+	rm -rf "$kept"
+else
+	fail "kept: the diagnostics name the kept workdir"
+	skip "no kept workdir ($kept)" 4
 fi
 done_testing
