@@ -64,11 +64,11 @@ typedef int (*sbx_tree_visit)(void *ctx, int fd, const struct stat *st, const ch
 int sbx_tree_walk(const char *root, sbx_tree_visit visit, void *ctx, struct sbx_err *err);
 
 /* Whether uid and gid (with no supplementary groups) can reach each of
- * the n paths and use it as a workdir (search every ancestor, read, write
- * and search the path); measured in a throwaway thread that takes those
+ * the n paths and use it as a workdir (search every ancestor and, when
+ * whole, read, write and search the path itself); measured in a throwaway thread that takes those
  * ids. On failure err names the first path, and the first directory on
  * its way, that stops them. Needs root. */
 int sbx_owner_check_reach(
-    const char *const *paths, size_t n, uid_t uid, gid_t gid, struct sbx_err *err);
+    const char *const *paths, size_t n, uid_t uid, gid_t gid, bool whole, struct sbx_err *err);
 
 #endif
