@@ -223,6 +223,42 @@ sbx_creds_drop_answering(
 #endif
 }
 
+bool
+sbx_creds_thread_is_reader(int uid, int gid)
+{
+	struct sbx_err err = { 0 };
+
+	return uid >= 0 && holds_only(uid, gid) && check_caps(CAP_SYS_PTRACE, &err) == 0;
+}
+
+int
+sbx_creds_reader_quiet(bool quiet)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+	uint32_t bit = 1u << (CAP_SYS_PTRACE % 32);
+	int i = CAP_SYS_PTRACE / 32;
+
+	memset(caps, 0, sizeof(caps));
+	caps[i].permitted = bit;
+	caps[i].effective = quiet ? 0 : bit;
+	if (syscall(SYS_capset, &hdr, caps) < 0)
+		return -1;
+	/* Checked, not assumed: the effective set is what every permission
+	 * check of the call to come reads. */
+	memset(caps, 0, sizeof(caps));
+	if (syscall(SYS_capget, &hdr, caps) < 0)
+		return -1;
+	for (int j = 0; j < _LINUX_CAPABILITY_U32S_3; j++) {
+		uint32_t want = j == i ? bit : 0;
+
+		if (caps[j].permitted != want || caps[j].inheritable ||
+		    caps[j].effective != (quiet ? 0 : want))
+			return -1;
+	}
+	return 0;
+}
+
 int
 sbx_creds_drop_thread_reader(int uid, int gid, struct sbx_err *err)
 {

@@ -59,6 +59,20 @@ int sbx_creds_drop_thread(
  * like sbx_creds_drop_thread(); on failure the thread must not be used. */
 int sbx_creds_drop_thread_reader(int uid, int gid, struct sbx_err *err);
 
+/* Whether the calling thread holds what sbx_creds_drop_thread_reader
+ * left it: uid and gid alone, no groups, CAP_SYS_PTRACE alone, effective
+ * and permitted. */
+bool sbx_creds_thread_is_reader(int uid, int gid);
+
+/* For such a reader: quiet empties its effective set, keeping
+ * CAP_SYS_PTRACE permitted; !quiet raises it again. Every permission
+ * check of the kernel reads the effective set, so a call made while quiet
+ * is judged as the sandbox's own (same ids, no capability): how the
+ * reader makes a send or a connect for the sandbox itself
+ * (doc/design/supervisor.md). Checked with capget; -1 when the thread
+ * holds anything else afterwards. */
+int sbx_creds_reader_quiet(bool quiet);
+
 /* Like sbx_creds_drop_thread, and the filter also allows the two ioctls
  * that answer a seccomp notification (SECCOMP_IOCTL_NOTIF_SEND and
  * SECCOMP_IOCTL_NOTIF_ADDFD) on notify_fd alone (when >= 0): a thread

@@ -164,8 +164,11 @@ struct sbx_netsup {
 	bool abandoned; /* a thread outlived the stop: its memory is kept */
 	bool refuse_all; /* the dispatcher could not drop: every call fails */
 	/* The dispatcher holds the sandbox's rights and no more (see
-	 * send_now()): it may make a stream send itself, without blocking. */
+	 * send_now()), or it is a reader that sets its one capability aside
+	 * around such a call (quiets): it may make a stream send itself,
+	 * without blocking. */
 	bool sends_inline;
+	bool quiets;
 	/* ... and it has the timer that bounds a connect (connect_now()). */
 	bool connects_inline;
 	timer_t connect_timer;
@@ -1534,6 +1537,34 @@ call_kind(int nr, const char **name)
 	return SBX_NETCALL_OTHER;
 }
 
+static void act_end(struct sbx_netsup *ns);
+
+/* Before a call the dispatcher makes for the sandbox: a reader (a root
+ * caller's under namespaces) takes CAP_SYS_PTRACE out of its effective
+ * set, so that the kernel judges the call with exactly the sandbox's
+ * rights, as on a worker (doc/design/supervisor.md). False: it could not,
+ * and a worker makes the call. */
+static bool
+act_begin(struct sbx_netsup *ns)
+{
+	if (!ns->quiets || sbx_creds_reader_quiet(true) == 0)
+		return true;
+	act_end(ns);
+	return false;
+}
+
+/* After it: the capability back, which reading the sandbox needs. A
+ * dispatcher that cannot take it back refuses every call from then on. */
+static void
+act_end(struct sbx_netsup *ns)
+{
+	if (ns->quiets && sbx_creds_reader_quiet(false) < 0) {
+		ns->refuse_all = true;
+		ns->sends_inline = false;
+		ns->connects_inline = false;
+	}
+}
+
 /* A send on a connected stream (no Fast Open: the address is dropped),
  * made here at once when it cannot block: with MSG_DONTWAIT, so that
  * nothing the sandbox does stalls this thread. Only when this thread
@@ -1550,6 +1581,8 @@ send_now(struct sbx_netsup *ns, struct call *c)
 	ssize_t n;
 	int64_t r;
 
+	if (!act_begin(ns))
+		return false; /* c->sent is 0: a worker sends it all */
 	if (c->nr == SCMP_SYS(sendto)) {
 		total = c->len;
 		n = sendto(c->sock, c->data, c->len, flags, NULL, 0);
@@ -1559,6 +1592,7 @@ send_now(struct sbx_netsup *ns, struct call *c)
 		n = sendmsg(c->sock, &c->msg, flags);
 	}
 	r = n < 0 ? -errno : n;
+	act_end(ns);
 	if (waits && (r == -EAGAIN || (r > 0 && (size_t)r < total))) {
 		c->sent = r > 0 ? (size_t)r : 0;
 		return false;
@@ -1608,12 +1642,17 @@ connect_now(struct sbx_netsup *ns, struct call *c)
 
 	sigemptyset(&sig);
 	sigaddset(&sig, CONNECT_SIGNAL);
-	if (timer_settime(ns->connect_timer, 0, &on, NULL) < 0)
+	if (!act_begin(ns))
 		return false;
+	if (timer_settime(ns->connect_timer, 0, &on, NULL) < 0) {
+		act_end(ns);
+		return false;
+	}
 	pthread_sigmask(SIG_UNBLOCK, &sig, NULL);
 	c->result = perform(c);
 	pthread_sigmask(SIG_BLOCK, &sig, NULL);
 	timer_settime(ns->connect_timer, 0, &off, NULL);
+	act_end(ns);
 	if (c->result == -EINTR) {
 		c->resumed = true;
 		return false;
@@ -1786,8 +1825,10 @@ dispatcher(void *arg)
 	pfd[1] = (struct pollfd){ .fd = ns->wake[0], .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = ns->done_fd, .events = POLLIN };
 
-	ns->sends_inline =
-	    !ns->refuse_all && sbx_creds_thread_holds_only(ns->meta.as_uid, ns->meta.as_gid);
+	ns->quiets =
+	    !ns->refuse_all && sbx_creds_thread_is_reader(ns->meta.as_uid, ns->meta.as_gid);
+	ns->sends_inline = !ns->refuse_all &&
+	    (ns->quiets || sbx_creds_thread_holds_only(ns->meta.as_uid, ns->meta.as_gid));
 	ns->connects_inline = ns->sends_inline && connect_timer_new(ns);
 	while (!ns->stopping) {
 		if (poll(pfd, 3, -1) < 0) {
