@@ -32,11 +32,12 @@ chmod 644 "$WD/.git/hooks/x" "$WD/sec/f" "$WD/sub/p" "$WD/ctl/c" "$RO/o"
 chmod 755 "$WD" "$WD/.git" "$WD/.git/hooks" "$WD/sec" "$WD/sub" "$WD/ctl" "$RO"
 touch -h -d '2020-02-02 02:02:02' "$WD" "$WD/.git/hooks/x" "$WD/.git/hooks" "$WD/sec/f" \
     "$WD/sub/lx" "$WD/sub/p" "$WD/ctl/c" "$RO/o" "$RO"
-# A root caller's landlock sandbox runs as uid 65534: the files it may
-# change must be its own to change, as the caller's are for the caller
-# (under namespaces the workdir shows the caller's files as its own).
+# A root caller's sandbox runs as uid 65534 and its workdir shows the
+# caller's files as its own (covered or lent: sbxrun(1)). The read-only
+# directory outside is made 65534's, so that only the supervisor's
+# verdict, not the file's owner, keeps the sandbox from changing it.
 if [ "$(id -u)" = 0 ] && [ "$SBX_BACKEND" = landlock ]; then
-	chown -R 65534:65534 "$WD/ctl" "$WD/sub" "$RO"
+	chown -R 65534:65534 "$RO"
 fi
 # The parent of the workdir: a directory of the caller's, outside the trees.
 chmod 755 "$(dirname "$WD")"
@@ -71,9 +72,6 @@ mkdir -p "$WD/prot/$deep" "$WD/open/$deep"
 echo x >"$WD/prot/$deep/f"
 echo x >"$WD/open/$deep/f"
 chmod 644 "$WD/prot/$deep/f" "$WD/open/$deep/f"
-if [ "$(id -u)" = 0 ] && [ "$SBX_BACKEND" = landlock ]; then
-	chown -R 65534:65534 "$WD/open" "$WD/prot"
-fi
 jail_sh "(cd prot/$deep && chmod 777 f); (cd open/$deep && chmod 700 f && echo deep-ok) 2>&1
 exit 0" -w "$WD" --protect prot
 is_status 0 "the deep script ran"
