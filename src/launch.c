@@ -279,6 +279,8 @@ payload_main(const struct sbx_init_args *a)
 		}
 	}
 	sbx_phase("payload: before exec");
+	/* The command starts with sbxrun's own CPU mask. */
+	sbx_cpu_release();
 	exec_search(x->argv[0], x->argv, x->envp);
 	sbx_err_sys(&err, "%s", x->argv[0]);
 	sbx_child_fail(3, SBX_FAIL_EXEC, &err);
@@ -387,6 +389,7 @@ sbx_init_main(const struct sbx_init_args *a)
 	}
 	if (payload == 0)
 		payload_main(a);
+	sbx_cpu_release();
 
 	/* Init keeps nothing of the caller's: no terminal, no pipes, none of
 	 * sbxrun's descriptors, but its copy of the keeper's hold pipe, whose
