@@ -17,9 +17,49 @@
 #include "supervise.h"
 #ifdef __linux__
 #include <linux/sched.h>
+#include <sched.h>
+#include <sys/syscall.h>
 
 #include "cgroup.h"
 #endif
+
+#ifdef __linux__
+/* Written by sbx_cpu_hold() only, in sbxrun's main thread before it
+ * starts the jail; children read their copy (or, started in init's
+ * memory, init's). */
+static cpu_set_t held_mask;
+static bool held;
+#endif
+
+void
+sbx_cpu_hold(void)
+{
+#ifdef __linux__
+	cpu_set_t one;
+	int cpu;
+
+	held = false;
+	if (sched_getaffinity(0, sizeof(held_mask), &held_mask) < 0 || CPU_COUNT(&held_mask) < 2)
+		return;
+	cpu = sched_getcpu();
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET((size_t)cpu, &held_mask))
+		return;
+	CPU_ZERO(&one);
+	CPU_SET((size_t)cpu, &one);
+	held = sched_setaffinity(0, sizeof(one), &one) == 0;
+#endif
+}
+
+void
+sbx_cpu_release(void)
+{
+#ifdef __linux__
+	/* The raw call: no wrapper state is touched. A mask the cgroup's
+	 * cpuset has narrowed since is narrowed by the kernel too. */
+	if (held)
+		(void)syscall(SYS_sched_setaffinity, 0, sizeof(held_mask), &held_mask);
+#endif
+}
 
 void
 sbx_signals_supervised(sigset_t *set)

@@ -99,6 +99,20 @@ noreturn void sbx_init_main(const struct sbx_init_args *a);
  * dispositions); used by init and payload. */
 void sbx_signals_reset(void);
 
+/* Keeps the calling thread, and every thread and process it starts, on
+ * the CPU it runs on, remembering its CPU mask: the start of a jail is a
+ * chain of hand-overs (sbxrun, its launcher thread, init, the payload)
+ * where each one waits for the next, and a task born or woken on another,
+ * idle CPU first waits for that CPU to wake up (doc/design/startup.md,
+ * section 9). Does nothing where the mask holds one CPU or cannot be read.
+ * Linux only; a no-op elsewhere. */
+void sbx_cpu_hold(void);
+
+/* Gives the calling thread back the mask sbx_cpu_hold() remembered (in a
+ * child: the mask of the sbxrun it was started from). Writes no memory:
+ * safe in a payload started in init's memory. */
+void sbx_cpu_release(void);
+
 /* In the parent: waits until the payload has exec'd (EOF on err_fd) or a
  * failure message arrives. Returns 0 on exec, 1 on a command that could not
  * be run (status set to 126/127 and the message in err), -1 when the jail

@@ -741,11 +741,16 @@ static int
 spawn(struct run *run, const struct sbx_backend *b, struct sbx_child *child, struct sbx_err *err)
 {
 	struct spawn_ctx s = { .run = run, .b = b };
+	int rc;
 
 	if (build_jail(run, b, err) < 0)
 		return -1;
 	sbx_phase("jail plan built");
-	return sbx_network_launch(&run->net, &run->jail.supcfg, spawn_jail, &s, child, err);
+	/* The launch's hand-overs on one CPU, then ours back (launch.h). */
+	sbx_cpu_hold();
+	rc = sbx_network_launch(&run->net, &run->jail.supcfg, spawn_jail, &s, child, err);
+	sbx_cpu_release();
+	return rc;
 }
 
 static int

@@ -231,7 +231,10 @@ launch_job(void *arg)
 		r = enter_ports(j->n, j->err);
 	else if (j->cfg->domain == SBX_LAUNCH_READER_DOMAIN)
 		r = enter_reader(j->n, j->err);
-	if (r < 0 || j->spawn(j->ctx, j->c, j->err) < 0)
+	r = r < 0 ? -1 : j->spawn(j->ctx, j->c, j->err);
+	/* The supervisor's threads run wherever the scheduler puts them. */
+	sbx_cpu_release();
+	if (r < 0)
 		return NULL;
 	/* A backend that enforces no network rule (none) hands nothing over. */
 	if (j->c->notify_fd < 0 && !j->cfg->expect_listener) {

@@ -65,6 +65,38 @@ PATH="$WD/fakebin:$PATH" jail -w "$WD" -- true
 is_status 0 "true found in the sandbox's PATH: status 0"
 absent "the caller's PATH is not searched (host side)" "$WD/fake-ran"
 
+# --- the caller's CPU mask -------------------------------------------------------
+# sbxrun keeps the start's hand-overs on one CPU (doc/design/startup.md,
+# section 9); the command, init and sbxrun's own threads must all have the
+# caller's mask back once the command runs. Read from the host.
+cpus_of() {
+	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$1" 2>/dev/null
+}
+mine=$(cpus_of /proc/self/status)
+case $mine in
+*[-,]*)
+	new_wd
+	m=$(uniq_tag cpumask)
+	printf "exec sh -c 'sleep 30; :' %s\n" "$m" >"$T/bgscript"
+	BG_STDIN=$T/bgscript sbx_bg -w "$WD"
+	wait_for 'pgrep -f "$m" >/dev/null' 10
+	pid=$(pgrep -f "$m" | head -n 1)
+	init=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+	is "$(cpus_of "/proc/$pid/status")" "$mine" "the command has the caller's CPU mask (host side)"
+	is "$(cpus_of "/proc/$init/status")" "$mine" "init has the caller's CPU mask (host side)"
+	bad=0
+	for t in /proc/"$SBX_PID"/task/*; do
+		c=$(cpus_of "$t/status")
+		[ "$c" = "$mine" ] || { bad=$((bad + 1)); diag "$t ($(cat "$t/comm" 2>/dev/null)): $c"; }
+	done
+	is "$bad" 0 "every thread of sbxrun has the caller's CPU mask (host side)"
+	kill -TERM "$SBX_PID" 2>/dev/null
+	sbx_bg_wait 10
+	no_survivors "the CPU mask run: nothing is left" "$m"
+	;;
+*) skip "a single CPU ($mine): nothing to hold or give back" 4 ;;
+esac
+
 # --- signals to sbxrun while the payload starts -----------------------------------
 # Sent at once after the start, so that most land during the set-up; each
 # run must end (bounded wait), leave nothing and hand the workdir back.
