@@ -18,6 +18,7 @@
 #include "policy.h"
 #include "profile.h"
 #include "tap.h"
+#include "util.h"
 
 #define HOME "/home/u"
 
@@ -1519,6 +1520,42 @@ test_parse_again(void)
 	sbx_cli_free(&cli);
 }
 
+/* The lists every policy is made of grow by doubling (util.c): every entry
+ * stays, in order and NULL-terminated, across the growth steps and after
+ * the list is cut short and grown again. Under --enable-sanitizers a write
+ * past the array aborts here. */
+static void
+test_strv_growth(void)
+{
+	struct sbx_strv sv = { 0 };
+	char name[16];
+	bool same = true;
+
+	for (size_t i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "e%zu", i);
+		sbx_strv_push(&sv, name);
+		same = same && sv.v[sv.n] == NULL;
+	}
+	for (size_t i = 0; i < sv.n; i++) {
+		snprintf(name, sizeof(name), "e%zu", i);
+		same = same && strcmp(sv.v[i], name) == 0;
+	}
+	ok(sv.n == 1000 && same, "1000 pushes: every entry kept, in order, NULL after the last");
+	while (sv.n > 5)
+		free(sv.v[--sv.n]);
+	sv.v[sv.n] = NULL;
+	for (size_t i = 0; i < 100; i++)
+		sbx_strv_push(&sv, "again");
+	ok(sv.n == 105 && strcmp(sv.v[4], "e4") == 0 && strcmp(sv.v[104], "again") == 0 &&
+		sv.v[105] == NULL,
+	    "a list cut short grows again");
+	sbx_strv_free(&sv);
+	ok(sv.v == NULL && sv.n == 0, "a freed list is empty");
+	sbx_strv_push(&sv, "one");
+	ok(sv.n == 1 && strcmp(sv.v[0], "one") == 0 && sv.v[1] == NULL, "and takes entries again");
+	sbx_strv_free(&sv);
+}
+
 int
 main(void)
 {
@@ -1537,5 +1574,6 @@ main(void)
 	test_rules();
 	test_exec();
 	test_parse_again();
+	test_strv_growth();
 	return done_testing();
 }
