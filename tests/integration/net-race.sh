@@ -86,13 +86,22 @@ race() {
 	net_settle
 	rl_mark
 	hl_mark
-	# shellcheck disable=SC2086
-	jail -w "$NETWD" $_policy -- python3 race.py "$_kind" "$N" "$_allowed" "$@"
-	is_status 0 "$_desc: the racer ran ($N attempts)"
-	_ok=$(res_of ok)
-	diag "$_desc: inside: $(sed -n 's/^R://p' "$T/out" | tr '\n' ' ')"
+	# Up to three runs until both outcomes happened: on a busy machine the
+	# flipping thread may not get the CPU while the call is judged. Every
+	# run's traffic counts in the checks below.
+	_ok=0 _ref=0 _st=0
+	for _try in 1 2 3; do
+		# shellcheck disable=SC2086
+		jail -w "$NETWD" $_policy -- python3 race.py "$_kind" "$N" "$_allowed" "$@"
+		[ "$SBX_STATUS" = 0 ] || _st=$SBX_STATUS
+		_ok=$((_ok + $(res_of ok | grep -E '^[0-9]+$' || echo 0)))
+		_ref=$((_ref + $(res_of refused | grep -E '^[0-9]+$' || echo 0)))
+		diag "$_desc: inside, run $_try: $(sed -n 's/^R://p' "$T/out" | tr '\n' ' ')"
+		[ "$_ok" -gt 0 ] && [ "$_ref" -gt 0 ] && break
+	done
+	is "$_st" 0 "$_desc: the racer ran ($N attempts a run)"
 	ok "$_desc: both outcomes happened inside (the flips landed)" \
-	    sh -c '[ "$1" -gt 0 ] && [ "$2" -gt 0 ]' sh "${_ok:-0}" "$(res_of refused)" 2>/dev/null
+	    sh -c '[ "$1" -gt 0 ] && [ "$2" -gt 0 ]' sh "$_ok" "$_ref"
 	# The remote host accepts at its own pace: wait until it has them all.
 	[ "$_kind" = udp ] || wait_for '[ "$(rl_new | grep -c "$_pat")" -ge "${_ok:-0}" ]' 10
 	_n=$(rl_new | grep -c "$_pat")
