@@ -8,7 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef SBX_STATIC_LIBC
+/* configure's static glibc; config.h is shared with the macOS gate's
+ * compile, which has no glibc. */
+#if defined(SBX_STATIC_LIBC) && defined(__GLIBC__)
+#define SBX_NSS_PINNED 1
+#endif
+#ifdef SBX_NSS_PINNED
 #include <fcntl.h>
 #include <nss.h>
 #include <poll.h>
@@ -168,7 +173,7 @@ sbx_account_free(struct sbx_account *acct)
 	acct->name = acct->home = NULL;
 }
 
-#ifdef SBX_STATIC_LIBC
+#ifdef SBX_NSS_PINNED
 /* How long getent may take, and the most it may print (one passwd line). */
 #define GETENT_TIMEOUT_MS 3000
 #define GETENT_MAX 4096
@@ -323,7 +328,7 @@ sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 	struct passwd *pw;
 
 	acct->name = acct->home = NULL;
-#ifdef SBX_STATIC_LIBC
+#ifdef SBX_NSS_PINNED
 	pin_nss();
 #endif
 	pw = getpwuid(uid);
@@ -332,7 +337,7 @@ sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 		acct->home = pw->pw_dir ? sbx_xstrdup(pw->pw_dir) : NULL;
 		return 0;
 	}
-#ifdef SBX_STATIC_LIBC
+#ifdef SBX_NSS_PINNED
 	return getent_passwd(uid, acct, err);
 #else
 	(void)err;
