@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 /* configure's static glibc; config.h is shared with the macOS gate's
@@ -165,6 +166,52 @@ sbx_account_parse(
 	return 0;
 }
 
+bool
+sbx_nsswitch_files_only(const char *conf, const char *db)
+{
+	size_t dblen = strlen(db);
+	bool seen = false;
+	const char *line = conf;
+
+	while (line != NULL && *line != '\0') {
+		const char *end = strchr(line, '\n'), *p = line;
+		const char *stop = end ? end : line + strlen(line);
+		bool in_action = false;
+		int sources = 0;
+
+		line = end ? end + 1 : NULL;
+		p += strspn(p, " \t");
+		if ((size_t)(stop - p) <= dblen || strncasecmp(p, db, dblen) != 0 ||
+		    p[dblen] != ':')
+			continue;
+		p += dblen + 1;
+		while (p < stop && *p != '#') {
+			size_t n;
+
+			if (*p == ' ' || *p == '\t' || *p == '\r') {
+				p++;
+				continue;
+			}
+			if (in_action || *p == '[') {
+				in_action = *p != ']';
+				p++;
+				continue;
+			}
+			n = strcspn(p, " \t\r\n#[");
+			if (p + n > stop)
+				n = (size_t)(stop - p);
+			if (n != 5 || strncmp(p, "files", 5) != 0)
+				return false;
+			sources++;
+			p += n;
+		}
+		if (sources == 0)
+			return false;
+		seen = true;
+	}
+	return seen;
+}
+
 void
 sbx_account_free(struct sbx_account *acct)
 {
@@ -200,6 +247,28 @@ pin_nss(void)
 	for (i = 0; i < sizeof(files_only) / sizeof(files_only[0]); i++)
 		(void)__nss_configure_lookup(files_only[i], "files");
 	(void)__nss_configure_lookup("hosts", "files dns");
+}
+
+/* Whether this machine's nsswitch.conf names "files" alone for passwd; a
+ * missing or unreadable file is not taken to say so. */
+static bool
+passwd_files_only(void)
+{
+	char buf[16384];
+	FILE *f = fopen("/etc/nsswitch.conf", "re");
+	size_t n;
+
+	if (f == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	/* A file larger than the buffer is not judged on a part of it. */
+	if (ferror(f) || !feof(f)) {
+		fclose(f);
+		return false;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	return strlen(buf) == n && sbx_nsswitch_files_only(buf, "passwd");
 }
 
 static long
@@ -338,6 +407,10 @@ sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 		return 0;
 	}
 #ifdef SBX_NSS_PINNED
+	/* Where "files" is the only source, /etc/passwd's answer is the
+	 * system's: nothing to ask. */
+	if (passwd_files_only())
+		return 0;
 	return getent_passwd(uid, acct, err);
 #else
 	(void)err;

@@ -5,6 +5,7 @@
 #ifndef SBX_HOSTFACTS_H
 #define SBX_HOSTFACTS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -38,7 +39,7 @@ struct sbx_account {
 /* Looks uid up in the system's user database. A sbxrun linked with glibc
  * statically (configure's --disable-static-libc) must never load an NSS
  * module: it reads /etc/passwd itself and asks `getent passwd UID` only
- * for a uid that file lacks (sbxrun(1), "Filesystem"). Returns 0 with
+ * for a uid that file lacks when nsswitch.conf names other sources (sbxrun(1), "Filesystem"). Returns 0 with
  * acct->name NULL when no source knows the uid, -1 with err filled when
  * the answer cannot be had. */
 int sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err);
@@ -49,6 +50,11 @@ int sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
  * err filled on anything else. */
 int sbx_account_parse(
     const char *out, size_t len, uid_t uid, struct sbx_account *acct, struct sbx_err *err);
+
+/* Whether the nsswitch.conf text conf names "files" as the only source of
+ * database db on every line for it (action items in brackets and comments
+ * aside), and has at least one such line. */
+bool sbx_nsswitch_files_only(const char *conf, const char *db);
 
 /* Frees an account's strings. */
 void sbx_account_free(struct sbx_account *acct);

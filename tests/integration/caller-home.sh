@@ -4,10 +4,11 @@
 # only: sbxrun runs as a uid with no account, in a private mount namespace
 # where /usr/bin/getent is a script of ours that plays the directory
 # service. Verdicts from the host side: a canary in that home's ~/.ssh,
-# readable by its file mode, must not appear in the output.
+# readable by its file mode, must not appear in the output. getent is
+# asked only when nsswitch.conf names sources besides files.
 . "$(dirname "$0")/jail-lib.sh"
 
-N=16
+N=20
 if [ "$(id -u)" != 0 ]; then
 	skip "root only: replaces /usr/bin/getent in a private mount namespace" $N
 	done_testing
@@ -59,13 +60,18 @@ chmod 755 "$JT"/getent-*
 printf 'cat %s; exit 0\n' "$JT/ldap/.ssh/id_canary" >"$T/script"
 chmod 644 "$T/script"
 
-# as_nobody SERVICE BACKEND: sbxrun as $uid, --fs open (the home is
-# visible, only the secret list hides its ~/.ssh), HOME elsewhere.
+# A machine whose passwd database is /etc/passwd alone.
+printf 'passwd: files\ngroup: files\nhosts: files dns\n' >"$JT/nsswitch-files"
+chmod 644 "$JT/nsswitch-files"
+
+# as_nobody SERVICE BACKEND [NSSWITCH]: sbxrun as $uid, --fs open (the
+# home is visible, only the secret list hides its ~/.ssh), HOME elsewhere.
 as_nobody() {
 	unshare -m sh -c 'mount --bind "$1" /usr/bin/getent &&
+		{ [ -z "$7" ] || mount --bind "$7" /etc/nsswitch.conf; } &&
 		exec setpriv --reuid "$2" --regid "$2" --clear-groups env -i PATH=/usr/bin:/bin \
 		HOME="$3" TMPDIR="$4" "$5" --diag none --fs open --backend "$6"' \
-		sh "$JT/getent-$1" "$uid" "$JT/envhome" "$JT/tmp" "$JT/sbxrun" "$2" \
+		sh "$JT/getent-$1" "$uid" "$JT/envhome" "$JT/tmp" "$JT/sbxrun" "$2" "${3:-}" \
 		<"$T/script" >"$T/out" 2>"$T/err"
 	SBX_STATUS=$?
 }
@@ -83,6 +89,11 @@ for b in namespaces landlock; do
 	as_nobody other "$b"
 	is_status 125 "$b: an entry for another uid refuses the run"
 	like "$(output)" "another uid" "$b: the message says why"
+	# Where nsswitch.conf names files alone, /etc/passwd's miss is the
+	# answer: getent (failing here) is not asked.
+	as_nobody fails "$b" "$JT/nsswitch-files"
+	is_status 0 "$b: passwd from files only: getent is not asked"
+	like "$(output)" "$tag" "$b: passwd from files only: no home, the canary is readable"
 done
 
 done_testing

@@ -203,6 +203,42 @@ test_account_parse(void)
 	}
 }
 
+/* Whether nsswitch.conf leaves /etc/passwd the only source: then a uid
+ * that file lacks is unknown, and getent is not asked. */
+static void
+test_nsswitch(void)
+{
+	static const struct {
+		const char *conf;
+		bool files_only;
+		const char *why;
+	} cases[] = {
+		{ "passwd: files\n", true, "files alone" },
+		{ "passwd:files", true, "no blank, no newline" },
+		{ "# passwd: ldap\npasswd:\tfiles  # local only\ngroup: files systemd\n", true,
+		    "comments and other databases aside" },
+		{ "passwd: files [NOTFOUND=return] \n", true, "an action item" },
+		{ "  passwd: files\r\n", true, "leading blanks, CRLF" },
+		{ "passwd: files systemd\n", false, "a second source" },
+		{ "passwd: compat\n", false, "compat (NIS entries)" },
+		{ "passwd: sss files\n", false, "a source before files" },
+		{ "passwd: files [SUCCESS=return] ldap\n", false, "a source after an action" },
+		{ "passwd:\n", false, "no source" },
+		{ "group: files\n", false, "no passwd line" },
+		{ "", false, "an empty file" },
+		{ "passwd: files\npasswd: files ldap\n", false, "a second passwd line with more" },
+		{ "PASSWD: files ldap\npasswd: files\n", false, "the name in capitals counts" },
+		{ "passwdx: ldap\npasswd: files\n", true, "a longer name is another database" },
+		{ "passwd: filesx\n", false, "a source named like files" },
+		{ "passwd: [NOTFOUND=return files\n", false, "an unclosed action" },
+	};
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++)
+		ok(sbx_nsswitch_files_only(cases[i].conf, "passwd") == cases[i].files_only,
+		    "nsswitch.conf, %s: %s", cases[i].why,
+		    cases[i].files_only ? "files only" : "other sources");
+}
+
 /* The lookup answers for ids /etc/passwd holds, as getpwuid() does. */
 static void
 test_account_lookup(void)
@@ -246,6 +282,7 @@ main(void)
 	test_view(&f, top);
 	test_account_parse();
 	test_account_lookup();
+	test_nsswitch();
 	for (size_t i = 0; i < SBX_ARRAY_LEN(made); i++) {
 		_cleanup_free_ char *path = in(top, made[i]);
 
