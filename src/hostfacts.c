@@ -1,9 +1,28 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+/* configure's static glibc; config.h is shared with the macOS gate's
+ * compile, which has no glibc. */
+#if defined(SBX_STATIC_LIBC) && defined(__GLIBC__)
+#define SBX_NSS_PINNED 1
+#endif
+#ifdef SBX_NSS_PINNED
+#include <fcntl.h>
+#include <nss.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#endif
 
 #include "hostfacts.h"
 
@@ -93,4 +112,308 @@ sbx_host_ids_for(struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_gid, u
 	ids->ngroups = getgroups((int)SBX_ARRAY_LEN(ids->groups), ids->groups);
 	if (ids->ngroups < 0)
 		ids->ngroups = 0;
+}
+
+int
+sbx_account_parse(
+    const char *out, size_t len, uid_t uid, struct sbx_account *acct, struct sbx_err *err)
+{
+	const char *field[7], *p = out, *end;
+	size_t flen[7];
+	char want[24];
+	size_t i;
+
+	acct->name = acct->home = NULL;
+	if (len == 0 || out[len - 1] != '\n')
+		return sbx_err_set(
+		    err, EINVAL, "getent passwd %lu: no complete line", (unsigned long)uid);
+	end = out + len - 1;
+	for (i = 0; i + 1 < len; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			return sbx_err_set(err, EINVAL,
+			    "getent passwd %lu: not one line of printable text",
+			    (unsigned long)uid);
+	for (i = 0; i < 7; i++) {
+		const char *colon = memchr(p, ':', (size_t)(end - p));
+
+		if (i < 6 && colon == NULL)
+			return sbx_err_set(err, EINVAL, "getent passwd %lu: fewer than 7 fields",
+			    (unsigned long)uid);
+		if (i == 6 && colon != NULL)
+			return sbx_err_set(err, EINVAL, "getent passwd %lu: more than 7 fields",
+			    (unsigned long)uid);
+		field[i] = p;
+		flen[i] = (size_t)((i < 6 ? colon : end) - p);
+		p = i < 6 ? colon + 1 : end;
+	}
+	/* The uid field must be the very number asked for, written the way
+	 * getent writes it: no sign, no leading zero, no blank. */
+	snprintf(want, sizeof(want), "%lu", (unsigned long)uid);
+	if (flen[2] != strlen(want) || memcmp(field[2], want, flen[2]) != 0)
+		return sbx_err_set(err, EINVAL, "getent passwd %lu: the entry is for another uid",
+		    (unsigned long)uid);
+	if (flen[3] == 0 || strspn(field[3], "0123456789") < flen[3])
+		return sbx_err_set(
+		    err, EINVAL, "getent passwd %lu: the gid is not a number", (unsigned long)uid);
+	if (flen[0] == 0)
+		return sbx_err_set(
+		    err, EINVAL, "getent passwd %lu: the name is empty", (unsigned long)uid);
+	if (flen[5] > 0 && field[5][0] != '/')
+		return sbx_err_set(
+		    err, EINVAL, "getent passwd %lu: the home is not absolute", (unsigned long)uid);
+	acct->name = sbx_xstrndup(field[0], flen[0]);
+	acct->home = sbx_xstrndup(field[5], flen[5]);
+	return 0;
+}
+
+bool
+sbx_nsswitch_files_only(const char *conf, const char *db)
+{
+	size_t dblen = strlen(db);
+	bool seen = false;
+	const char *line = conf;
+
+	while (line != NULL && *line != '\0') {
+		const char *end = strchr(line, '\n'), *p = line;
+		const char *stop = end ? end : line + strlen(line);
+		bool in_action = false;
+		int sources = 0;
+
+		line = end ? end + 1 : NULL;
+		p += strspn(p, " \t");
+		if ((size_t)(stop - p) <= dblen || strncasecmp(p, db, dblen) != 0 ||
+		    p[dblen] != ':')
+			continue;
+		p += dblen + 1;
+		while (p < stop && *p != '#') {
+			size_t n;
+
+			if (*p == ' ' || *p == '\t' || *p == '\r') {
+				p++;
+				continue;
+			}
+			if (in_action || *p == '[') {
+				in_action = *p != ']';
+				p++;
+				continue;
+			}
+			n = strcspn(p, " \t\r\n#[");
+			if (p + n > stop)
+				n = (size_t)(stop - p);
+			if (n != 5 || strncmp(p, "files", 5) != 0)
+				return false;
+			sources++;
+			p += n;
+		}
+		if (sources == 0)
+			return false;
+		seen = true;
+	}
+	return seen;
+}
+
+void
+sbx_account_free(struct sbx_account *acct)
+{
+	free(acct->name);
+	free(acct->home);
+	acct->name = acct->home = NULL;
+}
+
+#ifdef SBX_NSS_PINNED
+/* How long getent may take, and the most it may print (one passwd line). */
+#define GETENT_TIMEOUT_MS 3000
+#define GETENT_MAX 4096
+
+/* Fixes the sources of every NSS database sbxrun or its helpers could
+ * query to the ones built into glibc (since 2.34 "files" and "dns" live in
+ * libc itself). Without it, a lookup that "files" cannot answer goes on
+ * to the next source of nsswitch.conf, and a static glibc dlopen()s that
+ * module: a shared object built against the system's glibc, not the one
+ * linked in (a static sbxrun asked for a uid not in /etc/passwd on a
+ * `passwd: files systemd` machine crashed in libnss_systemd). Pinning a
+ * database also turns nscd off for it. */
+static void
+pin_nss(void)
+{
+	static const char *const files_only[] = { "passwd", "group", "shadow", "services",
+		"protocols", "networks" };
+	static bool done;
+	size_t i;
+
+	if (done)
+		return;
+	done = true;
+	for (i = 0; i < sizeof(files_only) / sizeof(files_only[0]); i++)
+		(void)__nss_configure_lookup(files_only[i], "files");
+	(void)__nss_configure_lookup("hosts", "files dns");
+}
+
+/* Whether this machine's nsswitch.conf names "files" alone for passwd; a
+ * missing or unreadable file is not taken to say so. */
+static bool
+passwd_files_only(void)
+{
+	char buf[16384];
+	FILE *f = fopen("/etc/nsswitch.conf", "re");
+	size_t n;
+
+	if (f == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	/* A file larger than the buffer is not judged on a part of it. */
+	if (ferror(f) || !feof(f)) {
+		fclose(f);
+		return false;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	return strlen(buf) == n && sbx_nsswitch_files_only(buf, "passwd");
+}
+
+static long
+ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	    (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+/* Asks the system's own, dynamically linked getent for uid's entry, which
+ * goes through every source nsswitch.conf names (LDAP, sssd, systemd's
+ * userdb) with the system's glibc. It runs with no inherited descriptor
+ * but its output pipe, /dev/null for the others, a fixed environment and
+ * default signals, and is killed after GETENT_TIMEOUT_MS. */
+static int
+getent_passwd(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
+{
+	static const char *const paths[] = { "/usr/bin/getent", "/bin/getent" };
+	char num[24], buf[GETENT_MAX];
+	char *argv[] = { (char *)"getent", (char *)"passwd", num, NULL };
+	char *envp[] = { (char *)"PATH=/usr/bin:/bin", (char *)"LC_ALL=C", NULL };
+	const char *path = NULL;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	struct timespec deadline;
+	sigset_t none, all;
+	size_t len = 0, i;
+	bool late = false, big = false;
+	int fds[2], status, e;
+	pid_t pid;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]) && path == NULL; i++)
+		if (access(paths[i], X_OK) == 0)
+			path = paths[i];
+	if (path == NULL)
+		return sbx_err_set(err, ENOENT,
+		    "cannot find the home of uid %lu: not in /etc/passwd, and no "
+		    "/usr/bin/getent to ask the system's other user sources",
+		    (unsigned long)uid);
+	snprintf(num, sizeof(num), "%lu", (unsigned long)uid);
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return sbx_err_sys(err, "cannot run %s passwd %s", path, num);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	e = posix_spawn(&pid, path, &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(fds[1]);
+	if (e != 0) {
+		close(fds[0]);
+		errno = e;
+		return sbx_err_sys(err, "cannot run %s passwd %s", path, num);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += GETENT_TIMEOUT_MS / 1000;
+	for (;;) {
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		long left = ms_left(&deadline);
+		ssize_t n;
+
+		if (left <= 0) {
+			late = true;
+			break;
+		}
+		if (poll(&pfd, 1, (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			late = true;
+			break;
+		}
+		if (pfd.revents == 0)
+			continue;
+		if (len == sizeof(buf)) {
+			big = true;
+			break;
+		}
+		n = read(fds[0], buf + len, sizeof(buf) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fds[0]);
+	if (late || big)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return sbx_err_sys(err, "%s passwd %s", path, num);
+	if (late)
+		return sbx_err_set(err, ETIMEDOUT,
+		    "cannot find the home of uid %lu: not in /etc/passwd, and %s passwd %s "
+		    "did not answer within %d s",
+		    (unsigned long)uid, path, num, GETENT_TIMEOUT_MS / 1000);
+	if (big)
+		return sbx_err_set(
+		    err, EINVAL, "getent passwd %s: more than %d bytes", num, GETENT_MAX);
+	/* getent(1): 2 is "key not found", what getpwuid()'s NULL means. */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2 && len == 0)
+		return 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return sbx_err_set(err, EIO,
+		    "cannot find the home of uid %lu: not in /etc/passwd, and %s passwd %s "
+		    "failed (%s %d)",
+		    (unsigned long)uid, path, num, WIFEXITED(status) ? "status" : "signal",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	return sbx_account_parse(buf, len, uid, acct, err);
+}
+#endif
+
+int
+sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
+{
+	struct passwd *pw;
+
+	acct->name = acct->home = NULL;
+#ifdef SBX_NSS_PINNED
+	pin_nss();
+#endif
+	pw = getpwuid(uid);
+	if (pw != NULL) {
+		acct->name = sbx_xstrdup(pw->pw_name);
+		acct->home = pw->pw_dir ? sbx_xstrdup(pw->pw_dir) : NULL;
+		return 0;
+	}
+#ifdef SBX_NSS_PINNED
+	/* Where "files" is the only source, /etc/passwd's answer is the
+	 * system's: nothing to ask. */
+	if (passwd_files_only())
+		return 0;
+	return getent_passwd(uid, acct, err);
+#else
+	(void)err;
+	return 0;
+#endif
 }

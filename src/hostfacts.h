@@ -5,8 +5,10 @@
 #ifndef SBX_HOSTFACTS_H
 #define SBX_HOSTFACTS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
+#include "err.h"
 #include "fsplan.h"
 
 /* The ids the sandbox will hold, for judging what file permissions alone
@@ -26,5 +28,35 @@ void sbx_host_facts_init(struct sbx_fsfacts *facts, const struct sbx_host_ids *i
  * the unprivileged mapped id with no groups. */
 void sbx_host_ids_for(
     struct sbx_host_ids *ids, uid_t caller_uid, gid_t caller_gid, uid_t root_mapped);
+
+/* The caller's account: the user name and home directory that the
+ * system's user database gives for uid. */
+struct sbx_account {
+	char *name; /* NULL when the uid has no entry */
+	char *home; /* NULL, or what the entry says (may be empty or relative) */
+};
+
+/* Looks uid up in the system's user database. A sbxrun linked with glibc
+ * statically (configure's --disable-static-libc) must never load an NSS
+ * module: it reads /etc/passwd itself and asks `getent passwd UID` only
+ * for a uid that file lacks when nsswitch.conf names other sources (sbxrun(1), "Filesystem"). Returns 0 with
+ * acct->name NULL when no source knows the uid, -1 with err filled when
+ * the answer cannot be had. */
+int sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err);
+
+/* Parses what `getent passwd UID` printed: exactly one passwd(5) line of
+ * seven fields ending in a newline, whose uid field is uid. Fills acct
+ * (the caller frees both strings with sbx_account_free()); returns -1 with
+ * err filled on anything else. */
+int sbx_account_parse(
+    const char *out, size_t len, uid_t uid, struct sbx_account *acct, struct sbx_err *err);
+
+/* Whether the nsswitch.conf text conf names "files" as the only source of
+ * database db on every line for it (action items in brackets and comments
+ * aside), and has at least one such line. */
+bool sbx_nsswitch_files_only(const char *conf, const char *db);
+
+/* Frees an account's strings. */
+void sbx_account_free(struct sbx_account *acct);
 
 #endif

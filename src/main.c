@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +51,9 @@ struct run {
 	struct sbx_caps caps;
 	struct sbx_caller caller;
 	struct sbx_strv homes;
+	/* The user database could not say who the caller is (caller_init()). */
+	bool caller_failed;
+	struct sbx_err caller_err;
 	struct sbx_exec exec;
 	struct sbx_network net;
 	/* The host's filesystem as the sandbox's ids see it (hostfacts.h),
@@ -222,19 +224,23 @@ fail(struct run *run, const struct sbx_err *err)
 	return 125;
 }
 
+/* Who the caller is. A user database that cannot answer is not an error
+ * yet: it is reported once the command line is known (run_main()). */
 static void
 caller_init(struct run *run)
 {
-	struct passwd *pw = getpwuid(getuid());
+	struct sbx_account acct;
 	const char *env_home = getenv("HOME");
 
 	run->caller.uid = getuid();
 	run->caps.caller_uid = run->caller.uid;
 	run->caller.gid = getgid();
+	run->caller_failed = sbx_account_lookup(run->caller.uid, &acct, &run->caller_err) < 0;
 	run->caller.user =
-	    sbx_xstrdup(pw ? pw->pw_name : (getenv("USER") ? getenv("USER") : "nobody"));
-	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
-		sbx_strv_push(&run->homes, pw->pw_dir);
+	    sbx_xstrdup(acct.name ? acct.name : (getenv("USER") ? getenv("USER") : "nobody"));
+	if (acct.home && acct.home[0] == '/')
+		sbx_strv_push(&run->homes, acct.home);
+	sbx_account_free(&acct);
 	if (env_home && env_home[0] == '/' && !sbx_strv_contains(&run->homes, env_home))
 		sbx_strv_push(&run->homes, env_home);
 	/* "~" in profiles and flags means what it means in the caller's shell. */
@@ -933,6 +939,9 @@ run_main(struct run *run, int argc, char **argv)
 			return fail(run, &err);
 		}
 	}
+	/* The secret list starts from the caller's home: no run without it. */
+	if (run->caller_failed)
+		return fail(run, &run->caller_err);
 	sbx_policy_init(p, run->caller.home);
 	run->have_policy = true;
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||

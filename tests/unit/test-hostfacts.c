@@ -142,6 +142,119 @@ out:
 	sbx_policy_free(&p);
 }
 
+/* What `getent passwd UID` printed, judged strictly: one line, seven
+ * fields, the uid asked for, an absolute or empty home. */
+static void
+test_account_parse(void)
+{
+	static const struct {
+		const char *out;
+		bool good;
+		const char *why;
+	} cases[] = {
+		{ "alice:x:1234:100:Alice A.:/home/alice:/bin/sh\n", true, "a plain entry" },
+		{ "alice:*:1234:100:::\n", true, "empty gecos, home and shell" },
+		{ "alice:x:1234:100:Alice:/home/alice:/bin/sh", false, "no newline" },
+		{ "", false, "nothing" },
+		{ "\n", false, "an empty line" },
+		{ "alice:x:1234:100:Alice:/home/alice:/bin/sh\nbob:x:1234:100::/home/bob:/bin/sh\n",
+		    false, "two lines" },
+		{ "alice:x:1234:100:Alice:/home/alice\n", false, "six fields" },
+		{ "alice:x:1234:100:Alice:/home/alice:/bin/sh:x\n", false, "eight fields" },
+		{ "alice:x:4321:100:Alice:/home/alice:/bin/sh\n", false, "another uid" },
+		{ "alice:x:01234:100:Alice:/home/alice:/bin/sh\n", false, "a leading zero" },
+		{ "alice:x:+1234:100:Alice:/home/alice:/bin/sh\n", false, "a sign" },
+		{ "alice:x: 1234:100:Alice:/home/alice:/bin/sh\n", false, "a blank" },
+		{ "alice:x:12345:100:Alice:/home/alice:/bin/sh\n", false, "a longer uid" },
+		{ "alice:x:1234::Alice:/home/alice:/bin/sh\n", false, "no gid" },
+		{ "alice:x:1234:1x:Alice:/home/alice:/bin/sh\n", false, "a gid not a number" },
+		{ ":x:1234:100:Alice:/home/alice:/bin/sh\n", false, "no name" },
+		{ "alice:x:1234:100:Alice:home/alice:/bin/sh\n", false, "a relative home" },
+		{ "alice:x:1234:100:Al\tice:/home/alice:/bin/sh\n", false, "a control byte" },
+		{ "alice:x:1234:100:Alice:/home/al\rice:/bin/sh\n", false, "a carriage return" },
+	};
+	struct sbx_account a;
+	struct sbx_err err;
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++) {
+		int rc = sbx_account_parse(cases[i].out, strlen(cases[i].out), 1234, &a, &err);
+
+		ok((rc == 0) == cases[i].good, "getent output, %s: %s", cases[i].why,
+		    cases[i].good ? "taken" : "refused");
+		if (rc == 0)
+			sbx_account_free(&a);
+		else
+			ok(a.name == NULL && a.home == NULL && err.msg[0] != '\0',
+			    "%s: nothing filled, a reason given", cases[i].why);
+	}
+	if (sbx_account_parse(cases[0].out, strlen(cases[0].out), 1234, &a, &err) == 0) {
+		ok(strcmp(a.name, "alice") == 0 && strcmp(a.home, "/home/alice") == 0,
+		    "the name and the home are the entry's");
+		sbx_account_free(&a);
+	}
+	/* An embedded NUL ends nothing: the length counts. */
+	ok(sbx_account_parse("alice:x:1234:100::/h:/s\n\0x\n", 27, 1234, &a, &err) < 0,
+	    "a NUL byte inside the output is refused");
+	if (sbx_account_parse("root:x:0:0:root:/root:/bin/sh\n", 30, 0, &a, &err) == 0) {
+		ok(strcmp(a.home, "/root") == 0, "uid 0 parses");
+		sbx_account_free(&a);
+	} else {
+		ok(false, "uid 0 parses: %s", err.msg);
+	}
+}
+
+/* Whether nsswitch.conf leaves /etc/passwd the only source: then a uid
+ * that file lacks is unknown, and getent is not asked. */
+static void
+test_nsswitch(void)
+{
+	static const struct {
+		const char *conf;
+		bool files_only;
+		const char *why;
+	} cases[] = {
+		{ "passwd: files\n", true, "files alone" },
+		{ "passwd:files", true, "no blank, no newline" },
+		{ "# passwd: ldap\npasswd:\tfiles  # local only\ngroup: files systemd\n", true,
+		    "comments and other databases aside" },
+		{ "passwd: files [NOTFOUND=return] \n", true, "an action item" },
+		{ "  passwd: files\r\n", true, "leading blanks, CRLF" },
+		{ "passwd: files systemd\n", false, "a second source" },
+		{ "passwd: compat\n", false, "compat (NIS entries)" },
+		{ "passwd: sss files\n", false, "a source before files" },
+		{ "passwd: files [SUCCESS=return] ldap\n", false, "a source after an action" },
+		{ "passwd:\n", false, "no source" },
+		{ "group: files\n", false, "no passwd line" },
+		{ "", false, "an empty file" },
+		{ "passwd: files\npasswd: files ldap\n", false, "a second passwd line with more" },
+		{ "PASSWD: files ldap\npasswd: files\n", false, "the name in capitals counts" },
+		{ "passwdx: ldap\npasswd: files\n", true, "a longer name is another database" },
+		{ "passwd: filesx\n", false, "a source named like files" },
+		{ "passwd: [NOTFOUND=return files\n", false, "an unclosed action" },
+	};
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++)
+		ok(sbx_nsswitch_files_only(cases[i].conf, "passwd") == cases[i].files_only,
+		    "nsswitch.conf, %s: %s", cases[i].why,
+		    cases[i].files_only ? "files only" : "other sources");
+}
+
+/* The lookup answers for ids /etc/passwd holds, as getpwuid() does. */
+static void
+test_account_lookup(void)
+{
+	struct sbx_account a;
+	struct sbx_err err;
+
+	if (sbx_account_lookup(0, &a, &err) < 0) {
+		ok(false, "uid 0 looked up: %s", err.msg);
+		return;
+	}
+	ok(a.name != NULL && strcmp(a.name, "root") == 0 && a.home != NULL && a.home[0] == '/',
+	    "uid 0 is root with an absolute home (%s)", a.home ? a.home : "none");
+	sbx_account_free(&a);
+}
+
 int
 main(void)
 {
@@ -167,6 +280,9 @@ main(void)
 	test_list(&f, top);
 	test_sealed(top);
 	test_view(&f, top);
+	test_account_parse();
+	test_account_lookup();
+	test_nsswitch();
 	for (size_t i = 0; i < SBX_ARRAY_LEN(made); i++) {
 		_cleanup_free_ char *path = in(top, made[i]);
 
