@@ -272,12 +272,9 @@ walk(struct sbx_lease *l, visit_fn visit, struct sbx_err *err)
 	struct stat st;
 	int fd, rc = 0;
 
-	/* A lease starts from the descriptor it was given; only a read-only
-	 * scan (sbx_tree_walk) opens its root by name. */
-	if (l->root_fd >= 0)
-		fd = fcntl(l->root_fd, F_DUPFD_CLOEXEC, 3);
-	else
-		fd = open(l->root, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	/* A lease starts from the descriptor it was given, never from the
+	 * root's name. */
+	fd = l->root_fd >= 0 ? fcntl(l->root_fd, F_DUPFD_CLOEXEC, 3) : -1;
 	if (fd < 0)
 		return sbx_err_sys(err, "cannot open %s", l->root);
 	if (fstat(fd, &st) < 0) {
@@ -494,40 +491,6 @@ sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings)
 	sbx_strv_free(&l->failed);
 	memset(l, 0, sizeof(*l));
 	l->root_fd = -1;
-}
-
-struct tree_walk {
-	sbx_tree_visit fn;
-	void *ctx;
-};
-
-static int
-visit_any(struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
-{
-	const struct tree_walk *tw = l->ctx;
-
-	if (tw->fn(tw->ctx, fd, st, path) != 0)
-		return sbx_err_set(err, ECANCELED, "the walk was stopped");
-	return 0;
-}
-
-int
-sbx_tree_walk(const char *root, sbx_tree_visit visit, void *ctx, struct sbx_err *err)
-{
-	struct tree_walk tw = { visit, ctx };
-	struct sbx_lease l = { 0 };
-	struct stat st;
-	int r;
-
-	if (stat(root, &st) < 0)
-		return sbx_err_sys(err, "cannot stat %s", root);
-	l.root = (char *)root;
-	l.root_fd = -1;
-	l.dev = st.st_dev;
-	l.ctx = &tw;
-	r = walk(&l, visit_any, err);
-	sbx_strv_free(&l.failed);
-	return r < 0 && err->errnum != ECANCELED ? -1 : 0;
 }
 
 /* What the throwaway thread of sbx_owner_check_reach() checks and finds. */

@@ -30,7 +30,6 @@ struct sbx_lease {
 	size_t nnative;
 	struct sbx_strv failed; /* the first entries a walk could not do, and why */
 	size_t nfailed; /* how many there were in all */
-	void *ctx; /* sbx_tree_walk()'s */
 };
 
 /* Gives each entry of the tree of the directory root_fd (its path is
@@ -52,16 +51,6 @@ int sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t own
  * before the lend stay so. What could not be handed back is named in one
  * line added to warnings (when not NULL). Frees l. */
 void sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings);
-
-/* What sbx_tree_walk() calls for each entry: fd is an O_PATH descriptor
- * of it, path its path (or a placeholder past PATH_MAX); a nonzero
- * return ends the walk. */
-typedef int (*sbx_tree_visit)(void *ctx, int fd, const struct stat *st, const char *path);
-
-/* Visits root and every entry below it as the lend does (any depth, no
- * symlink followed, never leaving root's mount); returns -1 with err when
- * root cannot be opened or the tree moved during the walk. */
-int sbx_tree_walk(const char *root, sbx_tree_visit visit, void *ctx, struct sbx_err *err);
 
 /* Whether uid and gid (with no supplementary groups) can reach each of
  * the n paths and use it as a workdir (search every ancestor and, when

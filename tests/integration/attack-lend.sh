@@ -36,7 +36,24 @@ echo old >"$WD/existing"
 
 gitsum() { find "$WD/.git" -printf '%p %m %u %g %s %T@\n' | sort | cksum; }
 ctimes() { find "$WD/tree" -printf '%C@ %p\n' | sort | cksum; }
-mounts() { cut -d' ' -f5 /proc/self/mountinfo | sort; }
+# The host's mount points where a cover could leak: in the workdir, or in
+# a directory sbxrun makes (a temp workdir, a private TMPDIR). Others come
+# and go with tests run in parallel (ip netns add mounts in /run/netns).
+mounts() {
+	cut -d' ' -f5 /proc/self/mountinfo | grep -e "^$WD" -e '/sbxrun\.' -e '/sbxrun-tmp\.' | sort
+}
+# Every security.capability or trusted.* attribute below $1, with its path.
+privattrs() {
+	python3 -c '
+import os, sys
+for top, dirs, files in os.walk(sys.argv[1]):
+    for n in dirs + files:
+        p = os.path.join(top, n)
+        for x in os.listxattr(p, follow_symlinks=False):
+            if x.startswith("trusted.") or x == "security.capability":
+                print(p, x)
+' "$1"
+}
 git_before=$(gitsum)
 ctime_before=$(ctimes)
 mounts_before=$(mounts)
@@ -84,15 +101,7 @@ is "$(stat -c %u:%g "$WD/theirs") $(cat "$WD/theirs")" "1000:1000 theirs" \
     "a file of uid 1000 keeps its owner and is not writable by the sandbox"
 is "$(find "$WD" -perm /6000 ! -type d)" "" "no set-id file is left"
 is "$(find "$WD" -type d -perm /4000)" "" "no set-uid directory is left"
-is "$(python3 -c '
-import os, sys
-for top, dirs, files in os.walk(sys.argv[1]):
-    for n in dirs + files:
-        p = os.path.join(top, n)
-        for x in os.listxattr(p, follow_symlinks=False):
-            if x.startswith("trusted.") or x == "security.capability":
-                print(p, x)
-' "$WD")" "" "no security.capability or trusted.* attribute is left"
+is "$(privattrs "$WD")" "" "no security.capability or trusted.* attribute is left"
 is "$(stat -c %h "$WD/f1"):$(readlink "$WD/sl")" 2:f1 "the hard link and the symlink were made (control)"
 is "$(gitsum)" "$git_before" ".git is unchanged on the host"
 failed_inside "writing .git/config failed inside (second opinion)" gitconfig
@@ -126,15 +135,7 @@ if [ -n "$kept" ] && [ -d "$kept" ] && [ "$kept" != "$WD" ]; then
 	    "kept: everything the sandbox left belongs to root:root on the host"
 	is "$(find "$kept" -perm /6000 ! -type d)" "" "kept: no set-id file is left"
 	is "$(find "$kept" -type d -perm /4000)" "" "kept: no set-uid directory is left"
-	is "$(python3 -c '
-import os, sys
-for top, dirs, files in os.walk(sys.argv[1]):
-    for n in dirs + files:
-        p = os.path.join(top, n)
-        for x in os.listxattr(p, follow_symlinks=False):
-            if x.startswith("trusted.") or x == "security.capability":
-                print(p, x)
-' "$kept")" "" "kept: no security.capability or trusted.* attribute is left"
+	is "$(privattrs "$kept")" "" "kept: no security.capability or trusted.* attribute is left"
 	diag "kept: layers $(jget layers.mountns) (mountns), warnings $(jget warnings)"
 	rm -rf "$kept"
 else
