@@ -54,11 +54,9 @@ for top, dirs, files in os.walk(sys.argv[1]):
                 print(p, x)
 ' "$1"
 }
-git_before=$(gitsum)
-ctime_before=$(ctimes)
-mounts_before=$(mounts)
-
-script=$SBX_T_PRELUDE'
+# What each run tries: files, set-id modes by chmod, open, mkdir and
+# mknod, a file capability and a trusted.* attribute.
+ATTEMPTS='
 echo new >f1; mkdir -p d1/d2; echo deep >d1/d2/f2
 cp /bin/true tool; t chmodsuid chmod 4755 tool; t chmodsgid chmod g+s tool
 t opensuid python3 -c "import os; os.close(os.open(\"suid\", os.O_CREAT|os.O_WRONLY, 0o4755))"
@@ -66,6 +64,12 @@ t mkdirsgid python3 -c "import os; os.mkdir(\"sgid\", 0o2775)"
 t mknodsuid python3 -c "import os, stat; os.mknod(\"node\", stat.S_IFREG|0o4755)"
 t caps python3 -c "import os, struct; os.setxattr(\"tool\", \"security.capability\", struct.pack(\"<IIIII\", 0x02000001, 1 << 21, 1 << 21, 0, 0))"
 t trusted python3 -c "import os; os.setxattr(\"f1\", \"trusted.sbx\", b\"1\")"
+'
+git_before=$(gitsum)
+ctime_before=$(ctimes)
+mounts_before=$(mounts)
+
+script=$SBX_T_PRELUDE$ATTEMPTS'
 ln -s f1 sl; ln f1 hl
 t gitconfig sh -c "echo evil >>.git/config"
 t githook sh -c "echo evil >.git/hooks/post-checkout"
@@ -115,14 +119,7 @@ else
 fi
 
 # --- the throwaway workdir, kept ---------------------------------------------
-script=$SBX_T_PRELUDE'
-echo new >f1; mkdir -p d1/d2; echo deep >d1/d2/f2
-cp /bin/true tool; t chmodsuid chmod 4755 tool; t chmodsgid chmod g+s tool
-t opensuid python3 -c "import os; os.close(os.open(\"suid\", os.O_CREAT|os.O_WRONLY, 0o4755))"
-t mkdirsgid python3 -c "import os; os.mkdir(\"sgid\", 0o2775)"
-t mknodsuid python3 -c "import os, stat; os.mknod(\"node\", stat.S_IFREG|0o4755)"
-t caps python3 -c "import os, struct; os.setxattr(\"tool\", \"security.capability\", struct.pack(\"<IIIII\", 0x02000001, 1 << 21, 1 << 21, 0, 0))"
-t trusted python3 -c "import os; os.setxattr(\"f1\", \"trusted.sbx\", b\"1\")"
+script=$SBX_T_PRELUDE$ATTEMPTS'
 mkfifo fifo; ln -s f1 sl; ln f1 hl
 exit 0'
 jail_sh "$script" --keep

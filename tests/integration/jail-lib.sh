@@ -175,6 +175,23 @@ absent() {
 	pass "$1"
 }
 
+# payload_uid_sleepers N TAG: N "sleep TAG" processes on the host as the
+# uid the payload runs as (65534 for a root caller under landlock, else the
+# caller), each added to BG_PIDS.
+payload_uid_sleepers() {
+	if [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" = 0 ]; then
+		_as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	else
+		_as=
+	fi
+	_i=0
+	while [ "$_i" -lt "$1" ]; do
+		$_as sleep "$2" &
+		BG_PIDS="$BG_PIDS $!"
+		_i=$((_i + 1))
+	done
+}
+
 # sbxrun in the background. A non-interactive shell starts background jobs
 # with SIGINT ignored (and nohup-like callers SIGHUP); an ignored signal
 # never reaches a signalfd, so put them back to their defaults first.

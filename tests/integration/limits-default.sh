@@ -72,17 +72,7 @@ no_survivors "no process of the bomb outlives sbxrun" "sleep $tag"
 # landlock) sleep on the host; a --pids 100 sandbox still forks about 100.
 new_wd
 tag=28.$$
-if [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" = 0 ]; then
-	as="setpriv --reuid=65534 --regid=65534 --clear-groups"
-else
-	as=
-fi
-i=0
-while [ $i -lt 60 ]; do
-	$as sleep $tag &
-	BG_PIDS="$BG_PIDS $!"
-	i=$((i + 1))
-done
+payload_uid_sleepers 60 "$tag"
 printf '%s\n' "sh -c 'i=0; while [ \$i -lt 150 ]; do sleep $tag & i=\$((i+1)); done' 2>/dev/null
 : >full
 exec sleep $tag" >"$T/bomb"

@@ -16,17 +16,7 @@ nproc_limit() {
 # 20 processes of the uid the payload runs as (65534 for a root caller
 # under landlock) sleep on the host while a --pids 50 run starts.
 tag=27.$$
-if [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" = 0 ]; then
-	as="setpriv --reuid=65534 --regid=65534 --clear-groups"
-else
-	as=
-fi
-i=0
-while [ $i -lt 20 ]; do
-	$as sleep $tag &
-	BG_PIDS="$BG_PIDS $!"
-	i=$((i + 1))
-done
+payload_uid_sleepers 20 "$tag"
 for how in temp workdir; do
 	if [ $how = temp ]; then set --; else new_wd; set -- -w "$WD"; fi
 	printf 'exec sleep %s\n' "$tag" >"$T/pl"
