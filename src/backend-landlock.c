@@ -96,21 +96,6 @@ struct ll_state {
 	struct sbx_strv frozen;
 	int names_ruleset;
 	struct sbx_protsnap *snap; /* the plan's watched paths, copied */
-	/* A root caller's covers (make_covers), the workdir's first; none
-	 * when the workdir was lent instead. */
-	struct ll_cover *covers;
-	size_t ncovers;
-	struct sbx_strv cover_paths;
-	int view_root; /* the payload's "/" (sbx_child.view_root), or -1 */
-};
-
-/* A tree the payload attaches over path in its own mount namespace: the
- * detached mount fd, and the identity path must still have. */
-struct ll_cover {
-	int fd;
-	const char *path;
-	dev_t dev;
-	ino_t ino;
 };
 
 /* What init and the payload need after the fork (a copy of the parent's
@@ -131,8 +116,6 @@ struct ll_payload {
 	bool seccomp;
 	bool nobody; /* root caller: take SBX_LL_NOBODY */
 	int wd; /* the workdir's pinned descriptor */
-	const struct ll_cover *covers; /* root caller, make_covers() */
-	size_t ncovers;
 	int ruleset; /* made by sbxrun from the pins, or -1 (ABI 0) */
 	/* The filters, prepared by sbxrun: the payload only loads them
 	 * (it runs in init's memory, launch.h's vfork_safe). */
@@ -361,21 +344,7 @@ payload_prepare(void *ctx, int *keep, struct sbx_err *err)
 {
 	const struct ll_payload *pl = ctx;
 
-	/* A root caller's covers go on in a mount namespace of the
-	 * payload's own (it still holds CAP_SYS_ADMIN); the workdir is
-	 * entered through its cover, where the caller's files are the
-	 * sandbox's id's. */
-	if (pl->ncovers > 0) {
-		if (sbx_mount_private_ns(err) < 0)
-			return -1;
-		for (size_t i = 0; i < pl->ncovers; i++) {
-			const struct ll_cover *c = &pl->covers[i];
-
-			if (sbx_mount_cover(c->fd, c->path, c->dev, c->ino, err) < 0)
-				return -1;
-		}
-	}
-	if (fchdir(pl->ncovers > 0 ? pl->covers[0].fd : pl->wd) < 0)
+	if (fchdir(pl->wd) < 0)
 		return sbx_err_sys(err, "cannot enter the workdir");
 	*keep = pl->ruleset;
 	return 0;
@@ -513,140 +482,6 @@ make_frozen(const struct sbx_plan *plan, struct sbx_strv *frozen)
 		sbx_strv_push(frozen, plan->guarded.v[i]);
 }
 
-/* The root directory of the mount namespace the tree fd is attached in:
- * ".." from a mount's root leads into its parent mount, and only the
- * namespace's root is its own parent. -1 when it cannot be told. */
-static int
-ns_root(int fd)
-{
-	int cur = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-	for (int depth = 0; cur >= 0 && depth < 4096; depth++) {
-		int up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		struct stat a, b;
-
-		if (up < 0 || fstat(cur, &a) < 0 || fstat(up, &b) < 0) {
-			if (up >= 0)
-				close(up);
-			break;
-		}
-		if (a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-			close(up);
-			return cur;
-		}
-		close(cur);
-		cur = up;
-	}
-	if (cur >= 0)
-		close(cur);
-	return -1;
-}
-
-static void
-covers_free(struct ll_state *st)
-{
-	for (size_t i = 0; i < st->ncovers; i++)
-		close(st->covers[i].fd);
-	free(st->covers);
-	st->covers = NULL;
-	st->ncovers = 0;
-	sbx_strv_free(&st->cover_paths);
-}
-
-/* One cover: a detached copy of the tree at fd (idmapped with userns, or
- * plain when that is -1), to go over path. */
-static int
-add_cover(struct ll_state *st, int fd, const char *path, int userns, struct sbx_err *err)
-{
-	struct stat sb;
-	int tree;
-
-	if (fstat(fd, &sb) < 0)
-		return sbx_err_sys(err, "cannot stat %s", path);
-	for (size_t i = 0; i < st->ncovers; i++)
-		if (st->covers[i].dev == sb.st_dev && st->covers[i].ino == sb.st_ino)
-			return 0; /* the same file under a second spelling */
-	tree = sbx_mount_clone_fd(fd, path, userns, err);
-	if (tree < 0)
-		return -1;
-	sbx_strv_push(&st->cover_paths, path);
-	st->covers = sbx_xreallocarray(st->covers, st->ncovers + 1, sizeof(*st->covers));
-	st->covers[st->ncovers++] = (struct ll_cover){ tree, NULL, sb.st_dev, sb.st_ino };
-	return 0;
-}
-
-/* A root caller's workdir and TMPDIR, seen by the payload through
- * idmapped mounts (sbx_mount_idmap_userns) attached over them in a mount
- * namespace of its own: there the caller's files belong to uid 65534, and
- * what 65534 makes lands as root's on disk, so nothing is lent before the
- * run or handed back after it, whatever the number of files. The paths a
- * lend leaves alone (lend_skips) get plain copies of themselves on top,
- * so that they stay root's there as they do with a lend. -1 when the
- * kernel refuses a step (a container's seccomp profile refuses open_tree
- * and user namespaces; a filesystem without idmapped mounts): the caller
- * then lends the workdir instead. */
-static int
-make_covers(
-    const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st, struct sbx_err *err)
-{
-	const char *wdp = x->fs->workdir;
-	int wd = sbx_fsview_workdir_fd(x->fs);
-	_cleanup_close_ int userns = -1, tmp = -1;
-	struct sbx_strv skip = { 0 };
-	int r = -1;
-
-	if ((userns = sbx_mount_idmap_userns(true, err)) < 0 ||
-	    sbx_keeper_tmp_fd(st->keeper, x->tmpdir, &tmp, err) < 0 ||
-	    add_cover(st, wd, wdp, userns, err) < 0 ||
-	    add_cover(st, tmp, x->tmpdir, userns, err) < 0)
-		goto out;
-	lend_skips(p, x, &skip);
-	for (size_t i = 0; i < skip.n; i++) {
-		const char *path = skip.v[i];
-		_cleanup_close_ int fd = -1;
-		struct stat sb;
-
-		if (!sbx_path_is_under(path, wdp) || strcmp(path, wdp) == 0)
-			continue;
-		fd = sbx_open_nofollow(wd, path + strlen(wdp) + 1, &sb);
-		/* Not there, or a symlink (whose owner gives no access): no
-		 * copy needed. */
-		if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR))
-			continue;
-		/* EACCES: sbxrun's launcher thread is in the network's
-		 * Landlock domain, which hides it; then it is lent around. */
-		if (fd < 0) {
-			sbx_err_sys(err, "cannot open %s", path);
-			goto out;
-		}
-		if (add_cover(st, fd, path, -1, err) < 0)
-			goto out;
-	}
-	for (size_t i = 0; i < st->ncovers; i++)
-		st->covers[i].path = st->cover_paths.v[i];
-	r = 0;
-out:
-	sbx_strv_free(&skip);
-	if (r < 0)
-		covers_free(st);
-	return r;
-}
-
-/* Whether uid 65534 reaches the workdir and the TMPDIR: the directories
- * above them searchable, and (whole) the two themselves readable,
- * writable and searchable; through a cover those are its own. */
-static int
-check_reach(const struct sbx_exec *x, bool whole, struct sbx_err *err)
-{
-	if (sbx_owner_check_reach((const char *const[]){ x->fs->workdir, x->tmpdir }, 2,
-		SBX_LL_NOBODY, SBX_LL_NOBODY, whole, err) < 0)
-		return sbx_err_wrap(err,
-		    "landlock: the caller is root, so the sandbox runs as "
-		    "uid %d",
-		    SBX_LL_NOBODY);
-	return 0;
-}
-
 /* A root caller's workdir and TMPDIR become the sandbox's for the run:
  * the keeper lends them, so that they are handed back even if sbxrun is
  * killed during the lend, the run or the hand-back. */
@@ -663,7 +498,13 @@ lend_to_nobody(
 	sbx_strv_free(&skip);
 	if (r < 0)
 		return -1;
-	return check_reach(x, true, err);
+	if (sbx_owner_check_reach((const char *const[]){ x->fs->workdir, x->tmpdir }, 2,
+		SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0)
+		return sbx_err_wrap(err,
+		    "landlock: the caller is root, so the sandbox runs as "
+		    "uid %d",
+		    SBX_LL_NOBODY);
+	return 0;
 }
 
 static void
@@ -686,9 +527,6 @@ state_free(struct ll_state *st, struct sbx_report *r)
 	sbx_strv_free(&st->links);
 	sbx_strv_free(&st->targets);
 	sbx_strv_free(&st->frozen);
-	covers_free(st);
-	if (st->view_root >= 0)
-		close(st->view_root);
 	if (st->names_ruleset >= 0)
 		close(st->names_ruleset);
 	free(st);
@@ -755,37 +593,15 @@ make_ruleset(
 }
 
 /* The host side of the jail, just before the launch: the mount links
- * and a root caller's covers or lend (the links first, so that the lend
- * covers the directories made for them), then the Landlock ruleset. A
- * workdir sbxrun made itself holds nothing of the caller's, so lending
- * it (and the TMPDIR, made with it) walks an empty tree: cheaper than
- * the covers' user namespace and mount clones, and the hand-back walks
- * only what the run made (doc/design/handback.md). */
+ * and a root caller's lend (the links first, so that the lend covers the
+ * directories made for them), then the Landlock ruleset. */
 static int
 ready_host(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st,
-    struct ll_payload *pl, struct sbx_report *r, struct sbx_err *err)
+    struct ll_payload *pl, struct sbx_err *err)
 {
-	struct sbx_err why = { 0 };
-
-	if (p->nmounts > 0 && make_links(p, x, st, err) < 0)
+	if ((p->nmounts > 0 && make_links(p, x, st, err) < 0) ||
+	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0))
 		return -1;
-	if (x->caller_uid == 0 && x->workdir_made) {
-		if (lend_to_nobody(p, x, st, err) < 0)
-			return -1;
-	} else if (x->caller_uid == 0 && make_covers(p, x, st, &why) == 0) {
-		if (check_reach(x, false, err) < 0)
-			return -1;
-		pl->covers = st->covers;
-		pl->ncovers = st->ncovers;
-		r->layers.mountns = true;
-	} else if (x->caller_uid == 0) {
-		warn(r,
-		    sbx_xasprintf("landlock: the workdir is lent to uid %d by walking it before "
-				  "the run and handed back by walking it after (%s)",
-			SBX_LL_NOBODY, why.msg));
-		if (lend_to_nobody(p, x, st, err) < 0)
-			return -1;
-	}
 	sbx_phase("landlock: links, lend");
 	if (pl->abi >= 1 && (pl->ruleset = make_ruleset(x, pl, st, err)) < 0)
 		return -1;
@@ -849,7 +665,6 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 		hooks.send_listener = !pl.trap_net;
 	}
 	st->names_ruleset = -1;
-	st->view_root = -1;
 	watch_or_rebuild(j, st, &plan, &own, r);
 	pl.plan = plan;
 	st->keeper = x->keeper;
@@ -885,7 +700,7 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 		    st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none, &plan->scrub);
 	}
 	sbx_phase("landlock: plan, copies, guard");
-	if (prepare_filters(&pl, err) < 0 || ready_host(p, x, st, &pl, r, err) < 0 ||
+	if (prepare_filters(&pl, err) < 0 || ready_host(p, x, st, &pl, err) < 0 ||
 	    sbx_launch_plain(x, &hooks, c, err) < 0) {
 		if (pl.ruleset >= 0)
 			close(pl.ruleset);
@@ -908,8 +723,6 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	 * plan froze. */
 	c->frozen = &st->frozen;
 	c->names_ruleset = st->names_ruleset;
-	if (pl.ncovers > 0)
-		c->view_root = st->view_root = ns_root(st->covers[0].fd);
 	if (c->notify_fd >= 0)
 		r->layers.seccomp_notify = true;
 	c->priv = st;

@@ -663,11 +663,57 @@ clone_jail(uint64_t flags, int *pidfd, int cgroup_fd)
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
+/* The idmapping of a root caller's trees: a user namespace of its own
+ * where 0 is SBX_ROOT_MAPPED_ID, so that through the mount the caller's
+ * files (owned by 0 on disk) belong to the sandbox's id, and what the
+ * sandbox makes is owned by 0 on disk. The jail's own namespace maps
+ * SBX_ROOT_MAPPED_ID to itself and cannot serve: on-disk 0 would have no
+ * mapping there. A child is born in the new namespace, its maps are
+ * written, the namespace is kept by a descriptor and the child ends. */
+static int
+idmap_userns(struct sbx_err *err)
+{
+	struct clone_args args = { .flags = CLONE_NEWUSER, .exit_signal = 0 };
+	char path[64], map[64];
+	int hold[2], fd = -1;
+	pid_t pid;
+
+	if (pipe2(hold, O_CLOEXEC) < 0)
+		return sbx_err_sys(err, "pipe");
+	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0) {
+		char c;
+
+		close(hold[1]);
+		(void)!read(hold[0], &c, 1);
+		_exit(0);
+	}
+	close(hold[0]);
+	if (pid < 0) {
+		close(hold[1]);
+		return sbx_err_sys(err, "cannot make the idmapping's user namespace");
+	}
+	snprintf(map, sizeof(map), "0 %d 1\n", SBX_ROOT_MAPPED_ID);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	if (write_file(path, map) == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+		if (write_file(path, map) == 0) {
+			snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+	}
+	if (fd < 0)
+		sbx_err_sys(err, "cannot set up the idmapping (%s)", path);
+	close(hold[1]);
+	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	return fd;
+}
+
 /* The trees the parent clones for init (a root caller's): the idmapping's
- * user namespace (sbx_mount_idmap_userns) is made only when one of them is
- * idmapped (a rw tree: a workdir or mount on disk); the system trees and
- * devices of a default run need none, and its clone3 and maps cost
- * ~0.1 ms. */
+ * user namespace is made only when one of them is idmapped (a rw tree: a
+ * workdir or mount on disk); the system trees and devices of a default
+ * run need none, and its clone3 and maps cost ~0.1 ms. */
 static int
 make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds, struct sbx_err *err)
 {
@@ -675,7 +721,7 @@ make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds, s
 
 	for (size_t i = 0; i < plan->ntrees; i++)
 		if (plan->trees[i].idmap) {
-			userns = sbx_mount_idmap_userns(false, err);
+			userns = idmap_userns(err);
 			if (userns < 0)
 				return -1;
 			break;

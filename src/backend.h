@@ -47,11 +47,6 @@ struct sbx_child {
 	 * keep the workdir's protected names enter (namesup.h), owned by the
 	 * backend; -1: the jail left the names to its own rules. */
 	int names_ruleset;
-	/* The sandbox's root directory when its mount namespace is not
-	 * sbxrun's (a root caller's under landlock, whose workdir is covered
-	 * there), owned by the backend: the supervisor reads the paths of
-	 * the sandbox's files from there. -1: sbxrun's own. */
-	int view_root;
 	bool pidns; /* killing pid ends the whole tree */
 	int stopped_by; /* the signal that made sbxrun end the tree, or 0 */
 	void *priv; /* backend state, freed by cleanup */

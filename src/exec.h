@@ -35,8 +35,6 @@ struct sbx_exec {
 	                               its TMPDIR (needs_tmpdir), else NULL */
 	int stdin_fd; /* handed to the payload as fd 0; -1 keeps 0 */
 	struct sbx_keeper *keeper; /* records what the run changes (keeper.h) */
-	bool workdir_made; /* the workdir is a directory sbxrun made for this
-	                      run: nothing in it was the caller's before */
 	bool trace; /* --trace: the jail also traps what the trace observes */
 	uid_t caller_uid;
 	gid_t caller_gid;

@@ -2,18 +2,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/sched.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "linux-mount.h"
-#include "supcfg.h"
 #include "util.h"
 
 /* Where the new root is assembled and where the old one stays reachable
@@ -389,26 +385,6 @@ sbx_mount_build_root(const struct sbx_plan *plan, const struct sbx_fsview *fs, c
 	return 0;
 }
 
-/* A detached copy of the mount tree at fd with the attributes attr (and
- * the id mapping of userns_fd when attr asks for one), or -1 with errno. */
-static int
-clone_at(int fd, struct mount_attr *attr)
-{
-	int tree =
-	    open_tree(fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	int saved;
-
-	if (tree < 0)
-		return -1;
-	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, attr, sizeof(*attr)) < 0) {
-		saved = errno;
-		close(tree);
-		errno = saved;
-		return -1;
-	}
-	return tree;
-}
-
 int
 sbx_mount_clone_tree(
     const struct sbx_tree *t, const struct sbx_fsview *fs, int userns_fd, struct sbx_err *err)
@@ -423,6 +399,10 @@ sbx_mount_clone_tree(
 	 * source), or the system path opened now following no link. */
 	if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, t->src, &st)) < 0)
 		return sbx_err_sys(err, "cannot open %s", t->src);
+	fd = open_tree(pin ? pin->fd : own, "",
+	    AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (fd < 0)
+		return sbx_err_sys(err, "cannot clone the mount tree of %s", t->src);
 	if (!t->dev)
 		attr.attr_set |= MOUNT_ATTR_NODEV;
 	if (t->flags & SBX_OPF_RO)
@@ -431,124 +411,14 @@ sbx_mount_clone_tree(
 		attr.attr_set |= MOUNT_ATTR_IDMAP;
 		attr.userns_fd = (__u64)userns_fd;
 	}
-	fd = clone_at(pin ? pin->fd : own, &attr);
-	if (fd >= 0)
-		return fd;
-	if (t->idmap)
-		return sbx_err_sys(
-		    err, "cannot give %s to the sandbox's uid (idmapped mount)", t->src);
-	return sbx_err_sys(err, "cannot clone the mount tree of %s", t->src);
-}
-
-int
-sbx_mount_clone_fd(int fd, const char *what, int userns_fd, struct sbx_err *err)
-{
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
-	int tree;
-
-	if (userns_fd >= 0) {
-		attr.attr_set |= MOUNT_ATTR_IDMAP;
-		attr.userns_fd = (__u64)userns_fd;
-	}
-	tree = clone_at(fd, &attr);
-	if (tree < 0)
-		return sbx_err_sys(err, "cannot make %s an %smount of its own", what,
-		    userns_fd >= 0 ? "idmapped " : "");
-	return tree;
-}
-
-static int
-write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n, len = (ssize_t)strlen(text);
-
-	if (fd < 0)
+	if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0) {
+		if (t->idmap)
+			sbx_err_sys(
+			    err, "cannot give %s to the sandbox's uid (idmapped mount)", t->src);
+		else
+			sbx_err_sys(err, "cannot set the mount flags of %s", t->src);
+		close(fd);
 		return -1;
-	n = write(fd, text, (size_t)len);
-	close(fd);
-	return n == len ? 0 : -1;
-}
-
-/* The jail's own user namespace (namespaces backend) maps the sandbox's
- * id to itself and cannot serve: on-disk 0 would have no mapping there.
- * A child is born in the new namespace, its maps are written, the
- * namespace is kept by a descriptor and the child ends. */
-int
-sbx_mount_idmap_userns(bool others, struct sbx_err *err)
-{
-	struct clone_args args = { .flags = CLONE_NEWUSER, .exit_signal = 0 };
-	char path[64], map[160];
-	int hold[2], fd = -1;
-	pid_t pid;
-
-	if (pipe2(hold, O_CLOEXEC) < 0)
-		return sbx_err_sys(err, "pipe");
-	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-	if (pid == 0) {
-		char c;
-
-		close(hold[1]);
-		(void)!read(hold[0], &c, 1);
-		_exit(0);
 	}
-	close(hold[0]);
-	if (pid < 0) {
-		close(hold[1]);
-		return sbx_err_sys(err, "cannot make the idmapping's user namespace");
-	}
-	if (others)
-		snprintf(map, sizeof(map), "0 %d 1\n1 1 %d\n%d 0 1\n%d %d %u\n",
-		    SBX_SANDBOX_ROOT_ID, SBX_SANDBOX_ROOT_ID - 1, SBX_SANDBOX_ROOT_ID,
-		    SBX_SANDBOX_ROOT_ID + 1, SBX_SANDBOX_ROOT_ID + 1,
-		    4294967295u - (SBX_SANDBOX_ROOT_ID + 1));
-	else
-		snprintf(map, sizeof(map), "0 %d 1\n", SBX_SANDBOX_ROOT_ID);
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-	if (write_file(path, map) == 0) {
-		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
-		if (write_file(path, map) == 0) {
-			snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-		}
-	}
-	if (fd < 0)
-		sbx_err_sys(err, "cannot set up the idmapping (%s)", path);
-	close(hold[1]);
-	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
-		;
 	return fd;
-}
-
-int
-sbx_mount_private_ns(struct sbx_err *err)
-{
-	if (unshare(CLONE_NEWNS) < 0)
-		return sbx_err_sys(err, "cannot make a mount namespace for the sandbox");
-	/* unshare copies the mounts with their propagation: a shared one
-	 * would carry what is attached here back to its host peers. As
-	 * slaves they still receive the host's changes and send none. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
-		return sbx_err_sys(err, "cannot keep the sandbox's mounts from the host's");
-	return 0;
-}
-
-int
-sbx_mount_cover(int tree_fd, const char *path, dev_t dev, ino_t ino, struct sbx_err *err)
-{
-	struct stat st;
-	int target = sbx_open_nofollow(AT_FDCWD, path, &st);
-	int r;
-
-	if (target < 0)
-		return sbx_err_sys(err, "cannot open %s", path);
-	if (st.st_dev != dev || st.st_ino != ino) {
-		close(target);
-		return sbx_err_set(err, ESTALE, "%s was replaced before the run", path);
-	}
-	r = move_mount(tree_fd, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
-	close(target);
-	if (r < 0)
-		return sbx_err_sys(err, "cannot cover %s with its idmapped mount", path);
-	return 0;
 }

@@ -499,7 +499,6 @@ struct reach_job {
 	size_t n;
 	uid_t uid;
 	gid_t gid;
-	bool whole; /* the paths themselves too, not only their ancestors */
 	int status; /* 0 all reachable, 1 paths[which] is not, 2 ids not taken */
 	size_t which;
 	char bad[PATH_MAX]; /* the first prefix of paths[which] that stops them */
@@ -508,7 +507,7 @@ struct reach_job {
 /* The first prefix of path that the calling thread cannot search, or path
  * itself when it cannot be used as a workdir, into bad; false when none. */
 static bool
-reach_blocked(const char *path, bool whole, char *bad, size_t size)
+reach_blocked(const char *path, char *bad, size_t size)
 {
 	if (strlcpy(bad, path, size) >= size)
 		return true;
@@ -518,7 +517,7 @@ reach_blocked(const char *path, bool whole, char *bad, size_t size)
 			return true;
 		*c = '/';
 	}
-	return whole && access(path, R_OK | W_OK | X_OK) < 0;
+	return access(path, R_OK | W_OK | X_OK) < 0;
 }
 
 /* The kernel keeps credentials per thread (credentials(7)); glibc's
@@ -538,7 +537,7 @@ reach_thread(void *arg)
 		return NULL;
 	}
 	for (j->which = 0; j->which < j->n; j->which++)
-		if (reach_blocked(j->paths[j->which], j->whole, j->bad, sizeof(j->bad))) {
+		if (reach_blocked(j->paths[j->which], j->bad, sizeof(j->bad))) {
 			j->status = 1;
 			return NULL;
 		}
@@ -547,8 +546,7 @@ reach_thread(void *arg)
 }
 
 int
-sbx_owner_check_reach(
-    const char *const *paths, size_t n, uid_t uid, gid_t gid, bool whole, struct sbx_err *err)
+sbx_owner_check_reach(const char *const *paths, size_t n, uid_t uid, gid_t gid, struct sbx_err *err)
 {
 	struct reach_job *j = sbx_xcalloc(1, sizeof(*j));
 	pthread_attr_t attr;
@@ -560,7 +558,6 @@ sbx_owner_check_reach(
 	j->n = n;
 	j->uid = uid;
 	j->gid = gid;
-	j->whole = whole;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	r = pthread_create(&t, &attr, reach_thread, j);

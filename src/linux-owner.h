@@ -53,11 +53,11 @@ int sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t own
 void sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings);
 
 /* Whether uid and gid (with no supplementary groups) can reach each of
- * the n paths and use it as a workdir (search every ancestor and, when
- * whole, read, write and search the path itself); measured in a throwaway thread that takes those
+ * the n paths and use it as a workdir (search every ancestor, read, write
+ * and search the path); measured in a throwaway thread that takes those
  * ids. On failure err names the first path, and the first directory on
  * its way, that stops them. Needs root. */
 int sbx_owner_check_reach(
-    const char *const *paths, size_t n, uid_t uid, gid_t gid, bool whole, struct sbx_err *err);
+    const char *const *paths, size_t n, uid_t uid, gid_t gid, struct sbx_err *err);
 
 #endif

@@ -588,7 +588,6 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	run->exec.net = run->net.supervised ? &run->net.rules : NULL;
 	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
 	run->exec.keeper = run->keeper;
-	run->exec.workdir_made = run->temp_workdir != NULL && run->policy.workdir == NULL;
 	run->exec.cgroup_fd = -1;
 	if (run->cg_fd >= 0 && (b->id == SBX_BACKEND_NAMESPACES || b->id == SBX_BACKEND_LANDLOCK)) {
 		run->exec.cgroup = true;
@@ -896,7 +895,6 @@ run_main(struct run *run, int argc, char **argv)
 		.notify_fd = -1,
 		.diag_fd = -1,
 		.names_ruleset = -1,
-		.view_root = -1,
 		.tun_fd = -1,
 	};
 	struct sbx_err err = { 0 };

@@ -169,15 +169,7 @@ open_target(
 		*errnum = ENOENT;
 		return -1;
 	}
-	if (path[0] == '/') {
-		/* From the caller's root, which is not sbxrun's when it has a
-		 * mount namespace of its own (a root caller's under the
-		 * landlock backend, its workdir covered by an idmapped mount);
-		 * its absolute links resolve there too. */
-		snprintf(proc, sizeof(proc), "/proc/%d/root", pid);
-		base = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		how.resolve |= RESOLVE_IN_ROOT;
-	} else if (m->dirfd == AT_FDCWD) {
+	if (m->dirfd == AT_FDCWD) {
 		snprintf(proc, sizeof(proc), "/proc/%d/cwd", pid);
 		base = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	} else {
@@ -312,7 +304,7 @@ guard_reason(unsigned hit)
 /* The directory holding the non-directory fd (st), checked to hold it
  * under the name the kernel gives it, or -1. */
 static int
-parent_of_file(const struct sbx_meta_ctx *m, int fd, const struct stat *st)
+parent_of_file(int fd, const struct stat *st)
 {
 	char proc[64], path[PATH_MAX];
 	struct stat sb;
@@ -329,17 +321,7 @@ parent_of_file(const struct sbx_meta_ctx *m, int fd, const struct stat *st)
 		return -1;
 	slash = strrchr(path, '/');
 	*slash = '\0';
-	/* The name is the one in the sandbox's view, which may have a
-	 * mount namespace of its own. */
-	if (m->root_fd >= 0) {
-		struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-
-		dir = (int)syscall(
-		    SYS_openat2, m->root_fd, slash == path ? "/" : path, &how, sizeof(how));
-	} else {
-		dir = open(slash == path ? "/" : path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	}
+	dir = open(slash == path ? "/" : path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return -1;
 	/* Renamed or swapped since: the name no longer leads to fd. */
@@ -384,7 +366,7 @@ guarded_at(const struct sbx_meta_ctx *m, int fd, struct stat st, int parent, con
 		cur = parent;
 		parent = -1;
 	} else {
-		cur = parent_of_file(m, fd, &st);
+		cur = parent_of_file(fd, &st);
 	}
 	if (parent >= 0)
 		close(parent);

@@ -50,7 +50,6 @@ struct sbx_meta_ctx {
 	const struct sbx_strv *writable; /* canonical directories */
 	int as_uid; /* the sandbox's ids outside; -1: the caller's own */
 	int as_gid;
-	int root_fd; /* the sandbox's root directory when not sbxrun's, or -1 */
 	struct sbx_meta_id *ids; /* the guard's paths as they resolved at start */
 	size_t nids;
 };

@@ -325,18 +325,6 @@ path_splice(char *buf, size_t size, const char *text, const char *rest)
 	return 0;
 }
 
-/* The caller's root directory: the root of its own mount namespace when
- * it has one (a root caller's under the landlock backend, where idmapped
- * mounts cover the workdir and TMPDIR), which sbxrun's "/" would miss. */
-static int
-root_of(int pid)
-{
-	char proc[64];
-
-	snprintf(proc, sizeof(proc), "/proc/%d/root", pid);
-	return open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-}
-
 /* Resolves path as the kernel would for the caller: from base (taken
  * over), one component at a time, without ever letting the kernel
  * follow a symbolic link for us, since we are not the caller: a link's
@@ -364,7 +352,7 @@ walk(int pid, int base, const char *path, bool follow, struct where *w)
 
 		if (*p == '/') {
 			close(cur);
-			cur = root_of(pid);
+			cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 			if (cur < 0)
 				return -errno;
 			while (*p == '/')
@@ -494,7 +482,7 @@ base_of(int pid, int dfd, const char *path)
 	int fd;
 
 	if (path[0] == '/')
-		return root_of(pid);
+		return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd == AT_FDCWD) {
 		snprintf(proc, sizeof(proc), "/proc/%d/cwd", pid);
 		return open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);

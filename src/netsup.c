@@ -277,7 +277,6 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->done_fd = -1;
 	ns->ruleset = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
-	ns->meta.root_fd = -1;
 	ns->wake[0] = ns->wake[1] = -1;
 	pthread_mutex_init(&ns->lock, NULL);
 	pthread_mutex_init(&ns->diag_lock, NULL);
@@ -295,12 +294,6 @@ sbx_netsup_set_meta(struct sbx_netsup *ns, const struct sbx_strv *writable, int 
 	ns->meta.writable = writable;
 	ns->meta.as_uid = as_uid;
 	ns->meta.as_gid = as_gid;
-}
-
-void
-sbx_netsup_set_view_root(struct sbx_netsup *ns, int root_fd)
-{
-	ns->meta.root_fd = root_fd;
 }
 
 void

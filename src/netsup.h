@@ -84,10 +84,6 @@ void sbx_netsup_set_meta(
 /* The plan's hidden, protected and frozen paths (read now, by identity:
  * see sbx_metasup_set_guard), refused to metadata and unix socket calls
  * made for the sandbox as they are to its own. NULL: none. */
-/* The sandbox's root directory when its mount namespace is not sbxrun's
- * (sbx_child.view_root; lent, not taken), or -1. */
-void sbx_netsup_set_view_root(struct sbx_netsup *ns, int root_fd);
-
 void sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard);
 
 /* Each call refused by policy (the ones sbx_netsup_denials() counts) is

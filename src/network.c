@@ -187,7 +187,6 @@ supervise(
 	if ((cfg->flags & SBX_NETSUP_META) || cfg->as_uid >= 0)
 		sbx_netsup_set_meta(n->sup, (cfg->flags & SBX_NETSUP_META) ? &cfg->writable : NULL,
 		    cfg->as_uid, cfg->as_gid);
-	sbx_netsup_set_view_root(n->sup, c->view_root);
 	if (cfg->guard)
 		sbx_netsup_set_guard(n->sup, &guard);
 	sbx_netsup_set_refusal_hook(n->sup, refused, n);

@@ -75,33 +75,19 @@ if root_only "a root-only socket and a low port are root's alone" "$N_ROOT"; the
 	new_wd
 	mkdir -p "$JT/sockdir"
 	chmod 755 "$JT/sockdir"
-	# Under landlock a root caller's -w workdir is covered by an idmapped
-	# mount in the payload's own mount namespace (the diagnostics say
-	# "mountns":true), which makes it the sandbox's own as under
-	# namespaces; only where the kernel refuses that is it lent, and
-	# then its root-owned entries stay root's.
-	covered=
 	if [ "$SBX_BACKEND" = landlock ]; then
-		jail -w "$WD" -- true </dev/null
-		grep -q '"mountns":true' "$T/diag" && covered=1
-	fi
-	if [ "$SBX_BACKEND" = landlock ] && [ -z "$covered" ]; then
 		# The landlock backend judges unix sockets in the writable trees.
 		sock=$WD/root.sock
 		inside=root.sock
 		inside2=
 		mnt=
 	else
-		# The workdir is the sandbox's own (idmapped, so a root-owned
-		# socket in it is the sandbox's): a read-only mount of a host
-		# directory shows the host's owner.
+		# The workdir is the sandbox's own (idmapped): a read-only mount
+		# of a host directory shows the host's owner.
 		sock=$JT/sockdir/root.sock
 		inside=sd/root.sock
 		inside2=sd/private/any.sock
 		mnt="-m $JT/sockdir:sd"
-		# Without a mount namespace of its own -m is a link to the
-		# host's directory (sbxrun(1): --allow-degraded).
-		[ "$SBX_BACKEND" = landlock ] && mnt="--allow-degraded $mnt"
 	fi
 	# And a 0666 socket in a 0700 root directory (namespaces: in the
 	# mounted one): uid 65534 cannot search its way to it.
@@ -165,8 +151,8 @@ EOF
 	if [ -n "$inside2" ]; then
 		like "$(cat "$T/bg.out")" "R:unix2:13" "root: the socket in a 0700 directory: EACCES"
 	else
-		# The fallback lends a root caller's workdir (the only place its
-		# unix sockets may be) to uid 65534 for the run.
+		# The landlock backend lends a root caller's workdir (the only
+		# place its unix sockets may be) to uid 65534 for the run.
 		skip "landlock: no root-only directory can be in a lent workdir"
 	fi
 	is "$listening" "" "root: nothing listens on port ${low:-81} on the host"
