@@ -203,11 +203,12 @@ inside(const char *root, const char *path)
 	return sbx_xasprintf("%s%s", root, path);
 }
 
-/* A detached copy of the tree at src, with flags set on all of it. */
+/* A detached copy of the tree at src, with flags set on all of it,
+ * private (see sbx_mount_clone_tree). */
 static int
 clone_from(int src, uint64_t set, const char *what, struct sbx_err *err)
 {
-	struct mount_attr attr = { .attr_set = set };
+	struct mount_attr attr = { .attr_set = set, .propagation = MS_PRIVATE };
 	int tree =
 	    open_tree(src, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 
@@ -389,7 +390,11 @@ int
 sbx_mount_clone_tree(
     const struct sbx_tree *t, const struct sbx_fsview *fs, int userns_fd, struct sbx_err *err)
 {
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID };
+	/* Private: a clone of a shared mount (a host whose / is shared, as
+	 * under systemd) joins its peer group, so every mount the jail makes
+	 * on top of it (a protected path's placeholder) would propagate to
+	 * the host's mount and stay there after the run. */
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID, .propagation = MS_PRIVATE };
 	const struct sbx_pin *pin = fs ? sbx_fsview_pin(fs, t->src) : NULL;
 	_cleanup_close_ int own = -1;
 	struct stat st;
