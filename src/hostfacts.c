@@ -233,20 +233,27 @@ sbx_account_free(struct sbx_account *acct)
  * linked in (a static sbxrun asked for a uid not in /etc/passwd on a
  * `passwd: files systemd` machine crashed in libnss_systemd). Pinning a
  * database also turns nscd off for it. */
-static void
-pin_nss(void)
+static int
+pin_nss(struct sbx_err *err)
 {
 	static const char *const files_only[] = { "passwd", "group", "shadow", "services",
 		"protocols", "networks" };
-	static bool done;
+	static int done; /* 1 pinned, -1 failed */
 	size_t i;
 
-	if (done)
-		return;
-	done = true;
+	if (done != 0)
+		return done > 0
+		    ? 0
+		    : sbx_err_set(err, EINVAL, "cannot pin the user databases to files");
+	done = -1;
 	for (i = 0; i < sizeof(files_only) / sizeof(files_only[0]); i++)
-		(void)__nss_configure_lookup(files_only[i], "files");
-	(void)__nss_configure_lookup("hosts", "files dns");
+		if (__nss_configure_lookup(files_only[i], "files") != 0)
+			return sbx_err_set(
+			    err, EINVAL, "cannot pin the %s database to files", files_only[i]);
+	if (__nss_configure_lookup("hosts", "files dns") != 0)
+		return sbx_err_set(err, EINVAL, "cannot pin the hosts database to files and dns");
+	done = 1;
+	return 0;
 }
 
 /* Whether this machine's nsswitch.conf names "files" alone for passwd; a
@@ -290,7 +297,7 @@ static int
 getent_passwd(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 {
 	static const char *const paths[] = { "/usr/bin/getent", "/bin/getent" };
-	char num[24], buf[GETENT_MAX];
+	char num[24], buf[GETENT_MAX + 1];
 	char *argv[] = { (char *)"getent", (char *)"passwd", num, NULL };
 	char *envp[] = { (char *)"PATH=/usr/bin:/bin", (char *)"LC_ALL=C", NULL };
 	const char *path = NULL;
@@ -324,7 +331,11 @@ getent_passwd(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* A process group of its own, so that a timeout kills whatever it
+	 * started too. */
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(
+	    &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 	e = posix_spawn(&pid, path, &fa, &attr, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
@@ -353,11 +364,13 @@ getent_passwd(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 		}
 		if (pfd.revents == 0)
 			continue;
-		if (len == sizeof(buf)) {
+		/* One byte more than the most taken: a full buffer that is
+		 * also the whole answer is not refused. */
+		n = read(fds[0], buf + len, sizeof(buf) - len);
+		if (n > 0 && len + (size_t)n == sizeof(buf)) {
 			big = true;
 			break;
 		}
-		n = read(fds[0], buf + len, sizeof(buf) - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -365,11 +378,26 @@ getent_passwd(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 		len += (size_t)n;
 	}
 	close(fds[0]);
-	if (late || big)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	/* Its end, within the same deadline: one that closed its output
+	 * and hangs is killed too. */
+	while (!late && !big) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
 			return sbx_err_sys(err, "%s passwd %s", path, num);
+		if (ms_left(&deadline) <= 0)
+			late = true;
+		else
+			(void)poll(NULL, 0, 5);
+	}
+	if (late || big) {
+		kill(-pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				return sbx_err_sys(err, "%s passwd %s", path, num);
+	}
 	if (late)
 		return sbx_err_set(err, ETIMEDOUT,
 		    "cannot find the home of uid %lu: not in /etc/passwd, and %s passwd %s "
@@ -398,7 +426,9 @@ sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 
 	acct->name = acct->home = NULL;
 #ifdef SBX_NSS_PINNED
-	pin_nss();
+	/* Never a lookup that could load a module of another glibc. */
+	if (pin_nss(err) < 0)
+		return -1;
 #endif
 	pw = getpwuid(uid);
 	if (pw != NULL) {

@@ -37,9 +37,11 @@ struct sbx_account {
 };
 
 /* Looks uid up in the system's user database. A sbxrun linked with glibc
- * statically (configure's --disable-static-libc) must never load an NSS
- * module: it reads /etc/passwd itself and asks `getent passwd UID` only
- * for a uid that file lacks when nsswitch.conf names other sources (sbxrun(1), "Filesystem"). Returns 0 with
+ * statically (configure's default; --disable-static-libc links the shared
+ * one) must never load an NSS module: its databases are pinned to files
+ * (-1 if that fails), and it asks `getent passwd UID` only for a uid
+ * /etc/passwd lacks when nsswitch.conf names other sources (sbxrun(1),
+ * "Filesystem"). Returns 0 with
  * acct->name NULL when no source knows the uid, -1 with err filled when
  * the answer cannot be had. */
 int sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err);

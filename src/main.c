@@ -1171,6 +1171,11 @@ main(int argc, char **argv)
 #endif
 	sbx_phase_init();
 	sbx_report_init(&run.report);
+	/* A caller that ignores SIGCHLD (some daemons do) hands that on
+	 * through exec, and the kernel would then reap every child of ours
+	 * itself: no wait could see the jail's status (the run failed and
+	 * hung). The default again, before the first child. */
+	signal(SIGCHLD, SIG_DFL);
 	caller_init(&run);
 	status = run_main(&run, argc, argv);
 	sbx_relay_finish(&run.relay);

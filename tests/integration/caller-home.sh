@@ -8,7 +8,7 @@
 # asked only when nsswitch.conf names sources besides files.
 . "$(dirname "$0")/jail-lib.sh"
 
-N=20
+N=28
 if [ "$(id -u)" != 0 ]; then
 	skip "root only: replaces /usr/bin/getent in a private mount namespace" $N
 	done_testing
@@ -54,25 +54,42 @@ cat >"$JT/getent-found" <<EOS
 exit 2
 EOS
 printf '#!/bin/sh\nexit 2\n' >"$JT/getent-none"
+# "hangs" answers, closes its output and never ends (10 s here).
+cat >"$JT/getent-hangs" <<EOS
+#!/bin/sh
+echo "ldapuser:x:$uid:$uid:LDAP user:$JT/ldap:/bin/sh"
+exec >/dev/null
+sleep 10
+EOS
 printf '#!/bin/sh\nexit 1\n' >"$JT/getent-fails"
 printf '#!/bin/sh\necho "ldapuser:x:%s:1::%s:/bin/sh"\n' "$((uid + 1))" "$JT/ldap" >"$JT/getent-other"
 chmod 755 "$JT"/getent-*
 printf 'cat %s; exit 0\n' "$JT/ldap/.ssh/id_canary" >"$T/script"
 chmod 644 "$T/script"
 
-# A machine whose passwd database is /etc/passwd alone.
+# A machine whose passwd database is /etc/passwd alone, and one with a
+# directory service besides (what the other cases need, whatever this
+# machine's own nsswitch.conf says).
 printf 'passwd: files\ngroup: files\nhosts: files dns\n' >"$JT/nsswitch-files"
-chmod 644 "$JT/nsswitch-files"
+printf 'passwd: files ldap\ngroup: files ldap\nhosts: files dns\n' >"$JT/nsswitch-ldap"
+chmod 644 "$JT/nsswitch-files" "$JT/nsswitch-ldap"
 
 # as_nobody SERVICE BACKEND [NSSWITCH]: sbxrun as $uid, --fs open (the
-# home is visible, only the secret list hides its ~/.ssh), HOME elsewhere.
+# home is visible, only the secret list hides its ~/.ssh), HOME elsewhere;
+# NSSWITCH defaults to files then ldap. With IGNCHLD=1 sbxrun starts with
+# SIGCHLD ignored, as a daemon may hand it on.
 as_nobody() {
 	unshare -m sh -c 'mount --bind "$1" /usr/bin/getent &&
-		{ [ -z "$7" ] || mount --bind "$7" /etc/nsswitch.conf; } &&
+		mount --bind "$7" /etc/nsswitch.conf &&
 		exec setpriv --reuid "$2" --regid "$2" --clear-groups env -i PATH=/usr/bin:/bin \
-		HOME="$3" TMPDIR="$4" "$5" --diag none --fs open --backend "$6"' \
-		sh "$JT/getent-$1" "$uid" "$JT/envhome" "$JT/tmp" "$JT/sbxrun" "$2" "${3:-}" \
-		<"$T/script" >"$T/out" 2>"$T/err"
+		HOME="$3" TMPDIR="$4" python3 -c "
+import os, signal, sys
+if sys.argv[1] == \"1\":
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[2], sys.argv[2:])
+" "$8" "$5" --diag none --fs open --backend "$6"' \
+		sh "$JT/getent-$1" "$uid" "$JT/envhome" "$JT/tmp" "$JT/sbxrun" "$2" \
+		"${3:-$JT/nsswitch-ldap}" "${IGNCHLD:-0}" <"$T/script" >"$T/out" 2>"$T/err"
 	SBX_STATUS=$?
 }
 
@@ -80,6 +97,12 @@ for b in namespaces landlock; do
 	as_nobody found "$b"
 	is_status 0 "$b: a uid known to getent only runs"
 	unlike "$(output)" "$tag" "$b: ~/.ssh of the home getent names is not readable"
+	IGNCHLD=1 as_nobody found "$b"
+	is_status 0 "$b: started with SIGCHLD ignored, the same uid runs"
+	unlike "$(output)" "$tag" "$b: ... and its ~/.ssh is not readable"
+	as_nobody hangs "$b"
+	is_status 125 "$b: a getent that answers and never ends refuses the run"
+	like "$(output)" "did not answer within" "$b: the message says getent did not end in time"
 	as_nobody none "$b"
 	is_status 0 "$b: a uid no source knows runs"
 	like "$(output)" "$tag" "$b: control: with no home known, the canary is readable"
