@@ -450,26 +450,6 @@ make_links(
 	return 0;
 }
 
-/* The paths a lend leaves alone: the secret list (its entries must stay
- * unreadable by file permissions too) and the protected paths (they stay
- * the caller's, so even file permissions keep them read-only). */
-static void
-lend_skips(const struct sbx_policy *p, const struct sbx_exec *x, struct sbx_strv *out)
-{
-	struct sbx_strv rel = { 0 };
-	_cleanup_free_ char *git = sbx_path_join(x->fs->workdir, ".git");
-	struct stat sb;
-
-	sbx_strv_copy(out, &x->fs->hidden);
-	sbx_protect_list(p, x->fs, &rel);
-	for (size_t i = 0; i < rel.n; i++)
-		sbx_strv_push_take(out, sbx_path_join(x->fs->workdir, rel.v[i]));
-	if (fstatat(sbx_fsview_workdir_fd(x->fs), ".git", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    !S_ISDIR(sb.st_mode))
-		sbx_strv_push(out, git);
-	sbx_strv_free(&rel);
-}
-
 /* The directories the plan froze, which the supervisor's on-behalf calls
  * leave alone as the Landlock rules leave them to the sandbox's own; where
  * the workdir kept its write rights, the directories leading to a
@@ -492,7 +472,7 @@ lend_to_nobody(
 	struct sbx_strv skip = { 0 };
 	int r;
 
-	lend_skips(p, x, &skip);
+	sbx_owner_skips(p, x->fs, &skip);
 	r = sbx_keeper_lend(st->keeper, sbx_fsview_workdir_fd(x->fs), x->fs->workdir, x->tmpdir,
 	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, err);
 	sbx_strv_free(&skip);

@@ -61,6 +61,7 @@
 #include "linux-gitguard.h"
 #include "linux-landlock.h"
 #include "linux-mount.h"
+#include "linux-owner.h"
 #include "linux-probe.h"
 #include "linux-seccomp.h"
 #include "linux-tun.h"
@@ -710,12 +711,47 @@ idmap_userns(struct sbx_err *err)
 	return fd;
 }
 
+/* The most read-only covers one idmapped tree may need (a tree of
+ * hard-linked files, a pnpm store's, needs one per file; past this the
+ * run is refused rather than slowed down by thousands of mounts). */
+#define MAX_COVERS 4096
+
+/* Through the idmapping every entry of a root caller's tree owned by root
+ * (or its group) is the sandbox's. Those a landlock lend would leave alone
+ * get a read-only mount of the host's own entry on top (doc/design/
+ * idmap-covers.md): set-id and capability files (a shared-mmap write
+ * keeps their bits), files with a second link (it may lie outside),
+ * sockets, fifos and devices. */
+static int
+cover_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sbx_fsview *fs,
+    int tree, struct sbx_err *err)
+{
+	const struct sbx_pin *pin = sbx_fsview_pin(fs, t->src);
+	_cleanup_close_ int own = -1;
+	struct sbx_strv skip = { 0 };
+	struct sbx_covers covers;
+	struct stat st;
+	int host, rc;
+
+	if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, t->src, &st)) < 0)
+		return sbx_err_sys(err, "cannot open %s", t->src);
+	host = pin ? pin->fd : own;
+	sbx_owner_skips(p, fs, &skip);
+	rc = sbx_owner_scan(host, t->src, 0, 0, &skip, MAX_COVERS, &covers, err);
+	sbx_strv_free(&skip);
+	for (size_t i = 0; rc == 0 && i < covers.n; i++)
+		rc = sbx_mount_cover(tree, host, t->src, &covers.v[i], err);
+	sbx_covers_free(&covers);
+	return rc;
+}
+
 /* The trees the parent clones for init (a root caller's): the idmapping's
  * user namespace is made only when one of them is idmapped (a rw tree: a
  * workdir or mount on disk); the system trees and devices of a default
  * run need none, and its clone3 and maps cost ~0.1 ms. */
 static int
-make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds, struct sbx_err *err)
+make_trees(const struct sbx_policy *p, const struct sbx_plan *plan, const struct sbx_fsview *fs,
+    int *fds, struct sbx_err *err)
 {
 	int userns = -1;
 
@@ -728,6 +764,11 @@ make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds, s
 		}
 	for (size_t i = 0; i < plan->ntrees; i++) {
 		fds[i] = sbx_mount_clone_tree(&plan->trees[i], fs, userns, err);
+		if (fds[i] >= 0 && plan->trees[i].idmap &&
+		    cover_tree(p, &plan->trees[i], fs, fds[i], err) < 0) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				close(fds[i]);
@@ -829,7 +870,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	c->pidns = true;
 
 	if (write_maps(pid, x, err) < 0 ||
-	    (plan->ntrees > 0 && make_trees(plan, x->fs, fds, err) < 0) ||
+	    (plan->ntrees > 0 && make_trees(p, plan, x->fs, fds, err) < 0) ||
 	    send_go(sync[0], fds, plan->ntrees, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan->ntrees; i++)

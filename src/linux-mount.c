@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -412,18 +413,70 @@ sbx_mount_clone_tree(
 		attr.attr_set |= MOUNT_ATTR_NODEV;
 	if (t->flags & SBX_OPF_RO)
 		attr.attr_set |= MOUNT_ATTR_RDONLY;
-	if (t->idmap) {
-		attr.attr_set |= MOUNT_ATTR_IDMAP;
-		attr.userns_fd = (__u64)userns_fd;
-	}
 	if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0) {
-		if (t->idmap)
-			sbx_err_sys(
-			    err, "cannot give %s to the sandbox's uid (idmapped mount)", t->src);
-		else
-			sbx_err_sys(err, "cannot set the mount flags of %s", t->src);
+		sbx_err_sys(err, "cannot set the mount flags of %s", t->src);
 		close(fd);
 		return -1;
 	}
+	/* The tree's own mount alone is idmapped: the mounts below it keep
+	 * their real owners, so root's files there stay root's and the
+	 * sandbox has only the rights "other" has (as the landlock lend,
+	 * which never leaves the workdir's mount). */
+	if (t->idmap) {
+		struct mount_attr id = { .attr_set = MOUNT_ATTR_IDMAP,
+			.userns_fd = (__u64)userns_fd };
+
+		if (mount_setattr(fd, "", AT_EMPTY_PATH, &id, sizeof(id)) < 0) {
+			sbx_err_sys(
+			    err, "cannot give %s to the sandbox's uid (idmapped mount)", t->src);
+			close(fd);
+			return -1;
+		}
+	}
 	return fd;
+}
+
+/* Opens rel beneath dir as O_PATH, following no symlink, never leaving
+ * dir's mount; it must be the inode (dev, ino). */
+static int
+open_same_beneath(int dir, const char *rel, dev_t dev, ino_t ino)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve =
+		    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	struct stat st;
+	int fd = (int)syscall(SYS_openat2, dir, rel, &how, sizeof(how));
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
+
+int
+sbx_mount_cover(
+    int tree, int host, const char *root, const struct sbx_cover *c, struct sbx_err *err)
+{
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+		.propagation = MS_PRIVATE,
+	};
+	_cleanup_close_ int src = -1, dst = -1, clone = -1;
+
+	if ((src = open_same_beneath(host, c->rel, c->dev, c->ino)) < 0 ||
+	    (dst = open_same_beneath(tree, c->rel, c->dev, c->ino)) < 0)
+		return sbx_err_sys(err, "cannot keep %s/%s from the sandbox (%s)", root, c->rel,
+		    errno == ESTALE ? "it changed after it was checked" : strerror(errno));
+	clone = open_tree(src, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (clone < 0 || mount_setattr(clone, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0 ||
+	    move_mount(clone, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return sbx_err_sys(
+		    err, "cannot keep %s/%s from the sandbox (a read-only mount)", root, c->rel);
+	return 0;
 }

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "linux-owner.h"
 #include "hostfacts.h"
 #include "plan.h"
 
@@ -20,9 +21,19 @@ int sbx_mount_build_root(const struct sbx_plan *plan, const struct sbx_fsview *f
 
 /* In the parent (root in the initial user namespace): a detached copy of
  * the tree t, read-only if asked, and for an idmapped tree with ownership
- * seen through the id mapping of the user namespace userns_fd. The tree is
+ * seen through the id mapping of the user namespace userns_fd on its own
+ * mount (the mounts below it keep their real owners). The tree is
  * cloned from fs's pinned descriptor of t->src when there is one. */
 int sbx_mount_clone_tree(
     const struct sbx_tree *t, const struct sbx_fsview *fs, int userns_fd, struct sbx_err *err);
+
+/* In the parent: a read-only mount of the host's c (beneath host, the
+ * descriptor of the tree's source, whose path is root) over the same
+ * entry of the detached tree made from it, so that the sandbox sees the
+ * entry with its real owner, as "other", and cannot change it. Both ends
+ * are reached beneath their directories following no symlink and must
+ * still be the inode the scan saw. */
+int sbx_mount_cover(
+    int tree, int host, const char *root, const struct sbx_cover *c, struct sbx_err *err);
 
 #endif

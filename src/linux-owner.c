@@ -13,9 +13,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fsplan.h"
 #include "linux-owner.h"
 
 /* How many directories of the walk stay open at once: deeper ones push
@@ -26,6 +28,10 @@
 
 /* How many entries a warning names before it only counts the rest. */
 #define WARN_NAMED 8
+
+#ifndef SBX_NR_getxattrat
+#define SBX_NR_getxattrat 464 /* x86-64 and arm64 alike (Linux 6.13) */
+#endif
 
 typedef int (*visit_fn)(
     struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err);
@@ -258,6 +264,9 @@ leave(struct walk *w)
 	return rc;
 }
 
+static int scan_entry(
+    struct walk *w, struct frame *f, const char *name, bool ok, struct sbx_err *err);
+
 /* Visits every entry of the tree at l->root, parents before what they
  * hold, with an explicit stack: no depth limit, and WALK_OPEN_DIRS
  * descriptors at most. Each entry is opened by name relative to its
@@ -305,6 +314,11 @@ walk(struct sbx_lease *l, visit_fn visit, struct sbx_err *err)
 		}
 		name = f->names[f->next++];
 		ok = path_set(&w, f, name);
+		if (l->covers != NULL) {
+			if (scan_entry(&w, f, name, ok, err) < 0)
+				rc = -1;
+			continue;
+		}
 		cfd = open_entry(f->fd, name, O_PATH);
 		if (cfd < 0) {
 			/* Gone, or a mount point (EXDEV): not this tree's. */
@@ -422,6 +436,185 @@ visit_return(
 	if (scrub_xattrs(fd) < 0)
 		fail_entry(l, path, "its security.* or trusted.* attributes could not be removed");
 	return 0;
+}
+
+/* Whether the file name in dir carries file capabilities: getxattrat
+ * (Linux 6.13) reads it by name without opening it, as the lend's
+ * getxattr on /proc/self/fd/N does at twice the cost. */
+static bool
+name_has_caps(int dir, const char *name)
+{
+	struct {
+		__u64 value;
+		__u32 size, flags;
+	} args = { 0 };
+	char path[PATH_MAX];
+	long r = -1;
+
+	/* An O_PATH descriptor itself (name "") is refused with EBADF. */
+	errno = ENOSYS;
+	if (name[0])
+		r = syscall(SBX_NR_getxattrat, dir, name, AT_SYMLINK_NOFOLLOW,
+		    "security.capability", &args, sizeof(args));
+	if (r < 0 && errno == ENOSYS) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d%s%s", dir, name[0] ? "/" : "", name);
+		/* The magic link itself is followed to the inode; a name
+		 * below it is not. */
+		r = name[0] ? lgetxattr(path, "security.capability", NULL, 0)
+			    : getxattr(path, "security.capability", NULL, 0);
+	}
+	/* Any answer but "none" counts as capabilities: the file is covered. */
+	return r >= 0 || (errno != ENODATA && errno != ENOTSUP);
+}
+
+/* A scan's entry other than a directory: recorded when it is owner's (or
+ * its group's) and a lend would leave it alone. */
+static int
+scan_record(struct sbx_lease *l, int dir, const char *name, const struct stat *st, const char *path,
+    struct sbx_err *err)
+{
+	struct sbx_covers *c = l->covers;
+	size_t len = strlen(l->root);
+
+	if (st->st_uid != l->owner && st->st_gid != l->owner_gid)
+		return 0;
+	if (S_ISLNK(st->st_mode))
+		return 0;
+	if (S_ISREG(st->st_mode) && st->st_nlink == 1 && !(st->st_mode & (S_ISUID | S_ISGID)) &&
+	    !name_has_caps(dir, name))
+		return 0;
+	/* path_of() names an entry deeper than PATH_MAX without a '/'. */
+	if (path[0] != '/' || strncmp(path, l->root, len) != 0 || path[len] != '/')
+		return sbx_err_set(err, ENAMETOOLONG,
+		    "%s holds a set-id, multi-link or special file deeper than PATH_MAX", l->root);
+	if (c->n == l->max_covers)
+		return sbx_err_set(err, E2BIG,
+		    "%s holds more than %zu set-id, capability, multi-link or special files "
+		    "of root's (%s among them); each would need a read-only mount to stay "
+		    "out of the sandbox's hands: run as another user or with --backend landlock",
+		    l->root, l->max_covers, path);
+	c->v = sbx_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
+	c->v[c->n++] = (struct sbx_cover){
+		.rel = sbx_xstrdup(path + len + 1), .dev = st->st_dev, .ino = st->st_ino
+	};
+	return 0;
+}
+
+/* A scan looks at each entry by name (statx, following no link) and opens
+ * only the directories it enters, checked against what statx saw: a third
+ * of the lend's calls per file. An entry at the root of another mount
+ * (STATX_ATTR_MOUNT_ROOT: a bind mount, a file's too) is that mount's. */
+static int
+scan_entry(struct walk *w, struct frame *f, const char *name, bool ok, struct sbx_err *err)
+{
+	struct sbx_lease *l = w->l;
+	struct statx sx;
+	struct stat st = { 0 }, now;
+	int cfd;
+
+	if (statx(f->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO,
+		&sx) < 0) {
+		if (errno != ENOENT)
+			fail_entry(l, path_of(w, ok), strerror(errno));
+		return 0;
+	}
+	st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st.st_ino = sx.stx_ino;
+	st.st_mode = sx.stx_mode;
+	st.st_nlink = sx.stx_nlink;
+	st.st_uid = sx.stx_uid;
+	st.st_gid = sx.stx_gid;
+	if ((sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) || st.st_dev != l->dev ||
+	    (ok && skipped(l, w->path)))
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return scan_record(l, f->fd, name, &st, path_of(w, ok), err);
+	cfd = open_entry(f->fd, name, O_PATH | O_DIRECTORY);
+	if (cfd < 0) {
+		if (errno != ENOENT && errno != EXDEV)
+			fail_entry(l, path_of(w, ok), strerror(errno));
+		return 0;
+	}
+	if (fstat(cfd, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+		close(cfd);
+		fail_entry(l, path_of(w, ok), "it changed during the scan");
+		return 0;
+	}
+	enter(w, cfd, &now, !ok);
+	return 0;
+}
+
+static int
+visit_none(
+    struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
+{
+	(void)l, (void)fd, (void)st, (void)path, (void)err;
+	return 0;
+}
+
+int
+sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
+    const struct sbx_strv *skip, size_t max, struct sbx_covers *out, struct sbx_err *err)
+{
+	struct sbx_lease l = { .root_fd = root_fd, .owner = owner, .owner_gid = owner_gid };
+	struct stat st;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (fstat(root_fd, &st) < 0)
+		return sbx_err_sys(err, "cannot stat %s", root);
+	/* A file mounted read-write is the caller's choice, links and all;
+	 * only a set-id or capability file of root's is refused. */
+	if (!S_ISDIR(st.st_mode)) {
+		if ((st.st_uid == owner || st.st_gid == owner_gid) && S_ISREG(st.st_mode) &&
+		    ((st.st_mode & (S_ISUID | S_ISGID)) || name_has_caps(root_fd, "")))
+			return sbx_err_set(err, EPERM,
+			    "%s is a set-id or capability file of root's: a root caller's sandbox "
+			    "would own it through a read-write mount",
+			    root);
+		return 0;
+	}
+	l.root = (char *)root;
+	l.dev = st.st_dev;
+	l.covers = out;
+	l.max_covers = max;
+	if (skip)
+		l.skip = *skip;
+	if (walk(&l, visit_none, err) < 0)
+		rc = -1;
+	else if (l.nfailed > 0)
+		rc = sbx_err_set(err, EACCES, "cannot scan %s: %s", root, l.failed.v[0]);
+	sbx_strv_free(&l.failed);
+	if (rc < 0)
+		sbx_covers_free(out);
+	return rc;
+}
+
+void
+sbx_covers_free(struct sbx_covers *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].rel);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+sbx_owner_skips(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out)
+{
+	struct sbx_strv rel = { 0 };
+	_cleanup_free_ char *git = sbx_path_join(fs->workdir, ".git");
+	struct stat sb;
+
+	sbx_strv_copy(out, &fs->hidden);
+	sbx_protect_list(p, fs, &rel);
+	for (size_t i = 0; i < rel.n; i++)
+		sbx_strv_push_take(out, sbx_path_join(fs->workdir, rel.v[i]));
+	if (fstatat(sbx_fsview_workdir_fd(fs), ".git", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISDIR(sb.st_mode))
+		sbx_strv_push(out, git);
+	sbx_strv_free(&rel);
 }
 
 int

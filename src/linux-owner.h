@@ -8,12 +8,27 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "policy.h"
+#include "resolve.h"
 #include "util.h"
 
 struct sbx_lease_entry {
 	dev_t dev;
 	ino_t ino;
 	gid_t gid;
+};
+
+/* An entry of a tree that must not be given to the sandbox: its path
+ * relative to the tree's root and the inode a scan saw there. */
+struct sbx_cover {
+	char *rel;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct sbx_covers {
+	struct sbx_cover *v;
+	size_t n;
 };
 
 /* What a lend changed, so that sbx_owner_return() can undo exactly it. */
@@ -30,6 +45,8 @@ struct sbx_lease {
 	size_t nnative;
 	struct sbx_strv failed; /* the first entries a walk could not do, and why */
 	size_t nfailed; /* how many there were in all */
+	struct sbx_covers *covers; /* a scan's findings (sbx_owner_scan) */
+	size_t max_covers;
 };
 
 /* Gives each entry of the tree of the directory root_fd (its path is
@@ -41,6 +58,25 @@ struct sbx_lease {
  * tree is handed back and -1 returned. */
 int sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t owner, gid_t owner_gid,
     uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
+
+/* The paths a lend or a scan leaves alone: the secret list (its entries
+ * must stay unreadable by file permissions too) and the workdir's
+ * protected paths (they stay the caller's, so even file permissions keep
+ * them read-only; a jail mounts them read-only). */
+void sbx_owner_skips(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out);
+
+/* For an idmapping that gives owner's files to the sandbox (namespaces,
+ * a root caller): the entries of the tree of the directory root_fd (path
+ * root, for skip and messages) owned by owner or by group owner_gid that a
+ * lend would leave alone: set-id files, files with capabilities, regular
+ * files with more than one link, devices, fifos and sockets. Walked as
+ * sbx_owner_lend() walks (no symlink followed, root's mount only, skip left
+ * alone). More than max of them, one deeper than PATH_MAX, or a directory
+ * the walk could not read: -1 and err. */
+int sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
+    const struct sbx_strv *skip, size_t max, struct sbx_covers *out, struct sbx_err *err);
+
+void sbx_covers_free(struct sbx_covers *c);
 
 /* After the run, when nothing of the sandbox runs any more: every entry
  * of the tree lent (walked again from the descriptor the lend kept, not
