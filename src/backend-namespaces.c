@@ -724,7 +724,7 @@ idmap_userns(struct sbx_err *err)
  * sockets, fifos and devices. */
 static int
 cover_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sbx_fsview *fs,
-    int tree, struct sbx_err *err)
+    int tree, struct sbx_strv *warnings, struct sbx_err *err)
 {
 	const struct sbx_pin *pin = sbx_fsview_pin(fs, t->src);
 	_cleanup_close_ int own = -1;
@@ -741,6 +741,13 @@ cover_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sb
 	sbx_strv_free(&skip);
 	for (size_t i = 0; rc == 0 && i < covers.n; i++)
 		rc = sbx_mount_cover(tree, host, t->src, &covers.v[i], err);
+	/* The user learns why rm or a write there fails (EBUSY, EROFS). */
+	if (rc == 0 && covers.n > 0)
+		sbx_strv_push_take(warnings,
+		    sbx_xasprintf("%zu of root's entries in %s stay read-only and root's in the "
+				  "sandbox (set-id, capabilities, more than one link, socket, fifo "
+				  "or device), %s/%s among them",
+			covers.n, t->src, t->src, covers.v[0].rel));
 	sbx_covers_free(&covers);
 	return rc;
 }
@@ -751,7 +758,7 @@ cover_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sb
  * run need none, and its clone3 and maps cost ~0.1 ms. */
 static int
 make_trees(const struct sbx_policy *p, const struct sbx_plan *plan, const struct sbx_fsview *fs,
-    int *fds, struct sbx_err *err)
+    int *fds, struct sbx_strv *warnings, struct sbx_err *err)
 {
 	int userns = -1;
 
@@ -765,7 +772,7 @@ make_trees(const struct sbx_policy *p, const struct sbx_plan *plan, const struct
 	for (size_t i = 0; i < plan->ntrees; i++) {
 		fds[i] = sbx_mount_clone_tree(&plan->trees[i], fs, userns, err);
 		if (fds[i] >= 0 && plan->trees[i].idmap &&
-		    cover_tree(p, &plan->trees[i], fs, fds[i], err) < 0) {
+		    cover_tree(p, &plan->trees[i], fs, fds[i], warnings, err) < 0) {
 			close(fds[i]);
 			fds[i] = -1;
 		}
@@ -870,7 +877,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	c->pidns = true;
 
 	if (write_maps(pid, x, err) < 0 ||
-	    (plan->ntrees > 0 && make_trees(p, plan, x->fs, fds, err) < 0) ||
+	    (plan->ntrees > 0 && make_trees(p, plan, x->fs, fds, &r->warnings, err) < 0) ||
 	    send_go(sync[0], fds, plan->ntrees, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan->ntrees; i++)

@@ -24,7 +24,7 @@
 # Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=33
+N_TESTS=34
 if ! root_only "only a root caller's workdir maps root's files to the sandbox" "$N_TESTS"; then
 	done_testing
 	exit 0
@@ -210,6 +210,7 @@ echo "R:fifo:$?"
 exit 0'
 jail_sh "$script" -w "$WD"
 cp "$T/out" "$T/out.main"
+cp "$T/diag" "$T/diag.main"
 status_main=$SBX_STATUS
 # With the network fully off a unix connect to a socket the jail did not
 # bind is refused whatever the socket's owner; with network rules only the
@@ -232,6 +233,11 @@ is "$(rc_of run-suid) $(rc_of run-sgid)" "0 0" "the set-uid and set-gid programs
 is "$(rc_of read)" 0 "every covered file is still readable inside"
 SBX_STATUS=$status_main
 is_status 0 "the run's status is its script's (exit 0)"
+
+if ns_only "only the namespaces backend covers root's files" 1; then
+	like "$(cat "$T/diag.main")" "stay read-only and root's in the sandbox" \
+	    "the diagnostics' warnings say which of root's files stayed read-only"
+fi
 
 # The controls.
 is "$(cat "$WD/plain")" changed "control: root's ordinary 0644 file in the workdir was changed by the sandbox"
