@@ -913,6 +913,9 @@ run_main(struct run *run, int argc, char **argv)
 		fputs(v, stdout);
 		return -1;
 	}
+	/* Not before: --help and --version answer without asking the user
+	 * database (getent may take its whole 3 s for a directory user). */
+	caller_init(run);
 	if (run->cli.list_profiles) {
 		list_profiles(run);
 		return -1;
@@ -1176,7 +1179,6 @@ main(int argc, char **argv)
 	 * itself: no wait could see the jail's status (the run failed and
 	 * hung). The default again, before the first child. */
 	signal(SIGCHLD, SIG_DFL);
-	caller_init(&run);
 	status = run_main(&run, argc, argv);
 	sbx_relay_finish(&run.relay);
 	if (status < 0) {

@@ -8,7 +8,7 @@
 # asked only when nsswitch.conf names sources besides files.
 . "$(dirname "$0")/jail-lib.sh"
 
-N=28
+N=34
 if [ "$(id -u)" != 0 ]; then
 	skip "root only: replaces /usr/bin/getent in a private mount namespace" $N
 	done_testing
@@ -118,5 +118,32 @@ for b in namespaces landlock; do
 	is_status 0 "$b: passwd from files only: getent is not asked"
 	like "$(output)" "$tag" "$b: passwd from files only: no home, the canary is readable"
 done
+
+# --help and --version answer without asking the user database: getent
+# here leaves a mark and fails (which refuses a run: the control).
+cat >"$JT/getent-marks" <<EOS
+#!/bin/sh
+: >"$JT/tmp/getent-asked"
+exit 1
+EOS
+chmod 755 "$JT/getent-marks"
+ask_marks() {
+	rm -f "$JT/tmp/getent-asked"
+	unshare -m sh -c 'mount --bind "$1" /usr/bin/getent &&
+		mount --bind "$2" /etc/nsswitch.conf &&
+		exec setpriv --reuid "$3" --regid "$3" --clear-groups env -i PATH=/usr/bin:/bin \
+		HOME=/ "$4" "$5" --diag none' \
+		sh "$JT/getent-marks" "$JT/nsswitch-ldap" "$uid" "$JT/sbxrun" "$1" \
+		</dev/null >"$T/out" 2>"$T/err"
+	SBX_STATUS=$?
+}
+for flag in --help --version; do
+	ask_marks "$flag"
+	is_status 0 "$flag answers for a uid only getent could know"
+	absent "$flag does not ask getent" "$JT/tmp/getent-asked"
+done
+ask_marks --fs=open
+is_status 125 "control: a run asks getent, which fails here"
+ok "control: ... and getent left its mark" test -e "$JT/tmp/getent-asked"
 
 done_testing
