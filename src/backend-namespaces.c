@@ -716,19 +716,26 @@ idmap_userns(struct sbx_err *err)
  * run is refused rather than slowed down by thousands of mounts). */
 #define MAX_COVERS 4096
 
+/* How many times a tree that changed during its scan is scanned again. */
+#define SCAN_TRIES 3
+
 /* Through the idmapping every entry of a root caller's tree owned by root
  * (or its group) is the sandbox's. Those a landlock lend would leave alone
  * get a read-only mount of the host's own entry on top (doc/design/
  * idmap-covers.md): set-id and capability files (a shared-mmap write
- * keeps their bits), files with a second link (it may lie outside),
- * sockets, fifos and devices. */
+ * keeps their bits), files with a link outside the tree, sockets, fifos
+ * and devices. The secret list is left out (the jail hides it); in the
+ * workdir's protected paths, which the jail mounts read-only, only
+ * sockets and fifos need one. Then every directory read must be as it
+ * was: a rename during the scan could have hidden an entry from it
+ * (errnum ESTALE). */
 static int
 cover_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sbx_fsview *fs,
     int tree, struct sbx_strv *warnings, struct sbx_err *err)
 {
 	const struct sbx_pin *pin = sbx_fsview_pin(fs, t->src);
 	_cleanup_close_ int own = -1;
-	struct sbx_strv skip = { 0 };
+	struct sbx_strv ro = { 0 };
 	struct sbx_covers covers;
 	struct stat st;
 	int host, rc;
@@ -736,20 +743,43 @@ cover_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sb
 	if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, t->src, &st)) < 0)
 		return sbx_err_sys(err, "cannot open %s", t->src);
 	host = pin ? pin->fd : own;
-	sbx_owner_skips(p, fs, &skip);
-	rc = sbx_owner_scan(host, t->src, 0, 0, &skip, MAX_COVERS, &covers, err);
-	sbx_strv_free(&skip);
+	if (strcmp(t->src, fs->workdir) == 0)
+		sbx_owner_protected(p, fs, &ro);
+	rc = sbx_owner_scan(host, t->src, 0, 0, &fs->hidden, &ro, MAX_COVERS, &covers, err);
+	sbx_strv_free(&ro);
 	for (size_t i = 0; rc == 0 && i < covers.n; i++)
 		rc = sbx_mount_cover(tree, host, t->src, &covers.v[i], err);
+	if (rc == 0)
+		rc = sbx_owner_scan_recheck(host, t->src, &covers, err);
 	/* The user learns why rm or a write there fails (EBUSY, EROFS). */
 	if (rc == 0 && covers.n > 0)
 		sbx_strv_push_take(warnings,
 		    sbx_xasprintf("%zu of root's entries in %s stay read-only and root's in the "
-				  "sandbox (set-id, capabilities, more than one link, socket, fifo "
+				  "sandbox (set-id, capabilities, a link outside, socket, fifo "
 				  "or device), %s/%s among them",
 			covers.n, t->src, t->src, covers.v[0].rel));
 	sbx_covers_free(&covers);
 	return rc;
+}
+
+/* Tree i cloned for init, covered when idmapped: a tree that changed
+ * during its scan is cloned and scanned afresh, SCAN_TRIES times. */
+static int
+make_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sbx_fsview *fs,
+    int userns, struct sbx_strv *warnings, struct sbx_err *err)
+{
+	for (int try = 1;; try++) {
+		int fd = sbx_mount_clone_tree(t, fs, userns, err);
+
+		if (fd < 0 || !t->idmap)
+			return fd;
+		if (cover_tree(p, t, fs, fd, warnings, err) == 0)
+			return fd;
+		close(fd);
+		if (err->errnum != ESTALE || try == SCAN_TRIES)
+			return -1;
+		memset(err, 0, sizeof(*err));
+	}
 }
 
 /* The trees the parent clones for init (a root caller's): the idmapping's
@@ -770,12 +800,7 @@ make_trees(const struct sbx_policy *p, const struct sbx_plan *plan, const struct
 			break;
 		}
 	for (size_t i = 0; i < plan->ntrees; i++) {
-		fds[i] = sbx_mount_clone_tree(&plan->trees[i], fs, userns, err);
-		if (fds[i] >= 0 && plan->trees[i].idmap &&
-		    cover_tree(p, &plan->trees[i], fs, fds[i], warnings, err) < 0) {
-			close(fds[i]);
-			fds[i] = -1;
-		}
+		fds[i] = make_tree(p, &plan->trees[i], fs, userns, warnings, err);
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				close(fds[i]);

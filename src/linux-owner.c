@@ -314,7 +314,7 @@ walk(struct sbx_lease *l, visit_fn visit, struct sbx_err *err)
 		}
 		name = f->names[f->next++];
 		ok = path_set(&w, f, name);
-		if (l->covers != NULL) {
+		if (l->scan != NULL) {
 			if (scan_entry(&w, f, name, ok, err) < 0)
 				rc = -1;
 			continue;
@@ -467,72 +467,144 @@ name_has_caps(int dir, const char *name)
 	return r >= 0 || (errno != ENODATA && errno != ENOTSUP);
 }
 
-/* A scan's entry other than a directory: recorded when it is owner's (or
- * its group's) and a lend would leave it alone. */
-static int
-scan_record(struct sbx_lease *l, int dir, const char *name, const struct stat *st, const char *path,
-    struct sbx_err *err)
+/* A scan's state (struct sbx_lease.scan). */
+struct sbx_scan {
+	struct sbx_covers *out;
+	size_t max;
+	struct sbx_strv ro; /* absolute: below them, sockets and fifos only */
+	uint64_t mnt_id; /* the root's mount */
+	bool have_mnt_id;
+	struct sbx_cover *links; /* regular files with more than one link */
+	size_t nlinks;
+};
+
+static void
+cover_push(struct sbx_cover **v, size_t *n, const char *rel, const struct stat *st)
 {
-	struct sbx_covers *c = l->covers;
+	*v = sbx_xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct sbx_cover){ .rel = sbx_xstrdup(rel),
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+		.nlink = st->st_nlink,
+		.ctime = st->st_ctim };
+}
+
+/* The path of entry path relative to l->root; NULL for one deeper than
+ * PATH_MAX, which path_of() names without a '/'. */
+static const char *
+rel_of(const struct sbx_lease *l, const char *path)
+{
 	size_t len = strlen(l->root);
 
-	if (st->st_uid != l->owner && st->st_gid != l->owner_gid)
-		return 0;
-	if (S_ISLNK(st->st_mode))
-		return 0;
-	if (S_ISREG(st->st_mode) && st->st_nlink == 1 && !(st->st_mode & (S_ISUID | S_ISGID)) &&
-	    !name_has_caps(dir, name))
-		return 0;
-	/* path_of() names an entry deeper than PATH_MAX without a '/'. */
 	if (path[0] != '/' || strncmp(path, l->root, len) != 0 || path[len] != '/')
+		return NULL;
+	return path + len + 1;
+}
+
+static int
+too_many(const struct sbx_lease *l, const char *path, struct sbx_err *err)
+{
+	return sbx_err_set(err, E2BIG,
+	    "%s holds more than %zu set-id, capability, multi-link or special files "
+	    "of root's (%s among them); each would need a read-only mount to stay "
+	    "out of the sandbox's hands: run as another user or with --backend landlock",
+	    l->root, l->scan->max, path);
+}
+
+/* A scan's entry other than a directory: recorded when it is owner's (or
+ * its group's) and a lend would leave it alone; below a read-only path
+ * only a socket or a fifo (a read-only mount does not stop connect() or a
+ * write to a fifo). A regular file with more than one link waits until
+ * the walk has ended: when the scan saw every one of its names it leads
+ * nowhere else and stays the sandbox's (a cp -al tree; the sandbox's own
+ * links never make the next run refuse). */
+static int
+scan_record(struct sbx_lease *l, int dir, const char *name, const struct stat *st, const char *path,
+    bool in_ro, struct sbx_err *err)
+{
+	struct sbx_scan *sc = l->scan;
+	const char *rel;
+
+	if ((st->st_uid != l->owner && st->st_gid != l->owner_gid) || S_ISLNK(st->st_mode))
+		return 0;
+	if (in_ro && !S_ISSOCK(st->st_mode) && !S_ISFIFO(st->st_mode))
+		return 0;
+	if (!in_ro && S_ISREG(st->st_mode) && !(st->st_mode & (S_ISUID | S_ISGID)) &&
+	    !name_has_caps(dir, name)) {
+		if (st->st_nlink == 1)
+			return 0;
+		if ((rel = rel_of(l, path)) == NULL)
+			return sbx_err_set(err, ENAMETOOLONG,
+			    "%s holds a multi-link file deeper than PATH_MAX", l->root);
+		cover_push(&sc->links, &sc->nlinks, rel, st);
+		return 0;
+	}
+	if ((rel = rel_of(l, path)) == NULL)
 		return sbx_err_set(err, ENAMETOOLONG,
-		    "%s holds a set-id, multi-link or special file deeper than PATH_MAX", l->root);
-	if (c->n == l->max_covers)
-		return sbx_err_set(err, E2BIG,
-		    "%s holds more than %zu set-id, capability, multi-link or special files "
-		    "of root's (%s among them); each would need a read-only mount to stay "
-		    "out of the sandbox's hands: run as another user or with --backend landlock",
-		    l->root, l->max_covers, path);
-	c->v = sbx_xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-	c->v[c->n++] = (struct sbx_cover){
-		.rel = sbx_xstrdup(path + len + 1), .dev = st->st_dev, .ino = st->st_ino
-	};
+		    "%s holds a set-id, capability or special file deeper than PATH_MAX", l->root);
+	if (sc->out->n == sc->max)
+		return too_many(l, path, err);
+	cover_push(&sc->out->v, &sc->out->n, rel, st);
 	return 0;
 }
 
+static void
+stat_of_statx(const struct statx *sx, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+	st->st_ino = sx->stx_ino;
+	st->st_mode = sx->stx_mode;
+	st->st_nlink = sx->stx_nlink;
+	st->st_uid = sx->stx_uid;
+	st->st_gid = sx->stx_gid;
+	st->st_ctim.tv_sec = sx->stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = sx->stx_ctime.tv_nsec;
+}
+
+#define SCAN_MASK \
+	(STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO | STATX_CTIME | \
+	    STATX_MNT_ID)
+
 /* A scan looks at each entry by name (statx, following no link) and opens
  * only the directories it enters, checked against what statx saw: a third
- * of the lend's calls per file. An entry at the root of another mount
- * (STATX_ATTR_MOUNT_ROOT: a bind mount, a file's too) is that mount's. */
+ * of the lend's calls per file. Another mount's entries are left alone:
+ * its root (STATX_ATTR_MOUNT_ROOT, a bind-mounted file's too), anything
+ * with another mount id. A device number of its own is no boundary (a
+ * btrfs subvolume is part of this mount, and of the idmapping). Each
+ * directory is recorded with the change time it had before its names were
+ * read. */
 static int
 scan_entry(struct walk *w, struct frame *f, const char *name, bool ok, struct sbx_err *err)
 {
 	struct sbx_lease *l = w->l;
+	struct sbx_scan *sc = l->scan;
 	struct statx sx;
-	struct stat st = { 0 }, now;
+	struct stat st, now;
+	bool in_ro = false;
+	const char *rel;
 	int cfd;
 
-	if (statx(f->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-		STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO,
-		&sx) < 0) {
+	if (statx(f->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, SCAN_MASK, &sx) < 0) {
 		if (errno != ENOENT)
 			fail_entry(l, path_of(w, ok), strerror(errno));
 		return 0;
 	}
-	st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-	st.st_ino = sx.stx_ino;
-	st.st_mode = sx.stx_mode;
-	st.st_nlink = sx.stx_nlink;
-	st.st_uid = sx.stx_uid;
-	st.st_gid = sx.stx_gid;
-	if ((sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) || st.st_dev != l->dev ||
+	stat_of_statx(&sx, &st);
+	if ((sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
+	    (sc->have_mnt_id && (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id != sc->mnt_id) ||
 	    (ok && skipped(l, w->path)))
 		return 0;
+	for (size_t i = 0; ok && i < sc->ro.n && !in_ro; i++)
+		in_ro = sbx_path_is_under(w->path, sc->ro.v[i]);
 	if (!S_ISDIR(st.st_mode))
-		return scan_record(l, f->fd, name, &st, path_of(w, ok), err);
+		return scan_record(l, f->fd, name, &st, path_of(w, ok), in_ro, err);
+	if ((rel = ok ? rel_of(l, w->path) : NULL) == NULL)
+		return sbx_err_set(
+		    err, ENAMETOOLONG, "%s holds a directory deeper than PATH_MAX", l->root);
 	cfd = open_entry(f->fd, name, O_PATH | O_DIRECTORY);
 	if (cfd < 0) {
-		if (errno != ENOENT && errno != EXDEV)
+		if (errno != ENOENT)
 			fail_entry(l, path_of(w, ok), strerror(errno));
 		return 0;
 	}
@@ -541,6 +613,7 @@ scan_entry(struct walk *w, struct frame *f, const char *name, bool ok, struct sb
 		fail_entry(l, path_of(w, ok), "it changed during the scan");
 		return 0;
 	}
+	cover_push(&sc->out->dirs, &sc->out->ndirs, rel, &st);
 	enter(w, cfd, &now, !ok);
 	return 0;
 }
@@ -553,17 +626,67 @@ visit_none(
 	return 0;
 }
 
+static int
+cmp_cover(const void *a, const void *b)
+{
+	const struct sbx_cover *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+/* The multi-link files: a file the scan saw under fewer names than its
+ * link count may be reached from elsewhere, and every name of it is
+ * covered. */
+static int
+settle_links(struct sbx_lease *l, struct sbx_err *err)
+{
+	struct sbx_scan *sc = l->scan;
+	size_t i = 0, k;
+
+	if (sc->nlinks > 1)
+		qsort(sc->links, sc->nlinks, sizeof(*sc->links), cmp_cover);
+	while (i < sc->nlinks) {
+		for (k = i + 1; k < sc->nlinks && cmp_cover(&sc->links[i], &sc->links[k]) == 0; k++)
+			;
+		if (k - i != (size_t)sc->links[i].nlink) {
+			for (; i < k; i++) {
+				struct sbx_cover *c = &sc->links[i];
+
+				if (sc->out->n == sc->max) {
+					_cleanup_free_ char *path = sbx_path_join(l->root, c->rel);
+
+					return too_many(l, path, err);
+				}
+				sc->out->v = sbx_xreallocarray(
+				    sc->out->v, sc->out->n + 1, sizeof(*sc->out->v));
+				sc->out->v[sc->out->n++] = *c;
+				c->rel = NULL;
+			}
+		}
+		i = k;
+	}
+	return 0;
+}
+
 int
 sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
-    const struct sbx_strv *skip, size_t max, struct sbx_covers *out, struct sbx_err *err)
+    const struct sbx_strv *skip, const struct sbx_strv *ro, size_t max, struct sbx_covers *out,
+    struct sbx_err *err)
 {
 	struct sbx_lease l = { .root_fd = root_fd, .owner = owner, .owner_gid = owner_gid };
+	struct sbx_scan sc = { .out = out, .max = max };
+	struct statx sx;
 	struct stat st;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (fstat(root_fd, &st) < 0)
+	if (statx(root_fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, SCAN_MASK, &sx) < 0)
 		return sbx_err_sys(err, "cannot stat %s", root);
+	stat_of_statx(&sx, &st);
 	/* A file mounted read-write is the caller's choice, links and all;
 	 * only a set-id or capability file of root's is refused. */
 	if (!S_ISDIR(st.st_mode)) {
@@ -575,20 +698,62 @@ sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
 			    root);
 		return 0;
 	}
+	sc.have_mnt_id = (sx.stx_mask & STATX_MNT_ID) != 0;
+	sc.mnt_id = sx.stx_mnt_id;
+	if (ro)
+		sc.ro = *ro;
 	l.root = (char *)root;
 	l.dev = st.st_dev;
-	l.covers = out;
-	l.max_covers = max;
+	l.scan = &sc;
 	if (skip)
 		l.skip = *skip;
+	cover_push(&out->dirs, &out->ndirs, "", &st);
 	if (walk(&l, visit_none, err) < 0)
 		rc = -1;
 	else if (l.nfailed > 0)
 		rc = sbx_err_set(err, EACCES, "cannot scan %s: %s", root, l.failed.v[0]);
+	else
+		rc = settle_links(&l, err);
 	sbx_strv_free(&l.failed);
+	for (size_t i = 0; i < sc.nlinks; i++)
+		free(sc.links[i].rel);
+	free(sc.links);
 	if (rc < 0)
 		sbx_covers_free(out);
 	return rc;
+}
+
+int
+sbx_owner_scan_recheck(
+    int root_fd, const char *root, const struct sbx_covers *c, struct sbx_err *err)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC,
+		.resolve =
+		    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+
+	for (size_t i = 0; i < c->ndirs; i++) {
+		const struct sbx_cover *d = &c->dirs[i];
+		struct statx sx;
+		int fd = d->rel[0] ? (int)syscall(SYS_openat2, root_fd, d->rel, &how, sizeof(how))
+				   : fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+		bool same = fd >= 0 &&
+		    statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_CTIME,
+			&sx) == 0 &&
+		    makedev(sx.stx_dev_major, sx.stx_dev_minor) == d->dev && sx.stx_ino == d->ino &&
+		    sx.stx_ctime.tv_sec == d->ctime.tv_sec &&
+		    sx.stx_ctime.tv_nsec == (__u32)d->ctime.tv_nsec;
+
+		if (fd >= 0)
+			close(fd);
+		if (!same)
+			return sbx_err_set(err, ESTALE,
+			    "%s changed during the scan (%s%s%s was renamed, or an entry made or "
+			    "removed in it, while its root-owned files were covered)",
+			    root, root, d->rel[0] ? "/" : "", d->rel);
+	}
+	return 0;
 }
 
 void
@@ -596,18 +761,27 @@ sbx_covers_free(struct sbx_covers *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		free(c->v[i].rel);
+	for (size_t i = 0; i < c->ndirs; i++)
+		free(c->dirs[i].rel);
 	free(c->v);
+	free(c->dirs);
 	memset(c, 0, sizeof(*c));
 }
 
 void
 sbx_owner_skips(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out)
 {
+	sbx_strv_copy(out, &fs->hidden);
+	sbx_owner_protected(p, fs, out);
+}
+
+void
+sbx_owner_protected(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out)
+{
 	struct sbx_strv rel = { 0 };
 	_cleanup_free_ char *git = sbx_path_join(fs->workdir, ".git");
 	struct stat sb;
 
-	sbx_strv_copy(out, &fs->hidden);
 	sbx_protect_list(p, fs, &rel);
 	for (size_t i = 0; i < rel.n; i++)
 		sbx_strv_push_take(out, sbx_path_join(fs->workdir, rel.v[i]));

@@ -18,18 +18,27 @@ struct sbx_lease_entry {
 	gid_t gid;
 };
 
-/* An entry of a tree that must not be given to the sandbox: its path
- * relative to the tree's root and the inode a scan saw there. */
+/* An entry a scan saw: its path relative to the tree's root ("" for the
+ * root), its inode, and for a directory the change time it had when its
+ * names were read. */
 struct sbx_cover {
 	char *rel;
 	dev_t dev;
 	ino_t ino;
+	nlink_t nlink;
+	struct timespec ctime;
 };
 
+/* What a scan found: the entries to cover, and every directory it read
+ * (for sbx_owner_scan_recheck()). */
 struct sbx_covers {
 	struct sbx_cover *v;
 	size_t n;
+	struct sbx_cover *dirs;
+	size_t ndirs;
 };
+
+struct sbx_scan;
 
 /* What a lend changed, so that sbx_owner_return() can undo exactly it. */
 struct sbx_lease {
@@ -45,8 +54,7 @@ struct sbx_lease {
 	size_t nnative;
 	struct sbx_strv failed; /* the first entries a walk could not do, and why */
 	size_t nfailed; /* how many there were in all */
-	struct sbx_covers *covers; /* a scan's findings (sbx_owner_scan) */
-	size_t max_covers;
+	struct sbx_scan *scan; /* a scan's state (sbx_owner_scan), else NULL */
 };
 
 /* Gives each entry of the tree of the directory root_fd (its path is
@@ -59,22 +67,38 @@ struct sbx_lease {
 int sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t owner, gid_t owner_gid,
     uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
 
-/* The paths a lend or a scan leaves alone: the secret list (its entries
- * must stay unreadable by file permissions too) and the workdir's
- * protected paths (they stay the caller's, so even file permissions keep
- * them read-only; a jail mounts them read-only). */
+/* The paths a lend leaves alone: the secret list (its entries must stay
+ * unreadable by file permissions too) and the workdir's protected paths
+ * (they stay the caller's, so even file permissions keep them read-only). */
 void sbx_owner_skips(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out);
 
+/* The workdir's protected paths alone, absolute (a jail mounts them
+ * read-only). */
+void sbx_owner_protected(
+    const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out);
+
 /* For an idmapping that gives owner's files to the sandbox (namespaces,
- * a root caller): the entries of the tree of the directory root_fd (path
- * root, for skip and messages) owned by owner or by group owner_gid that a
- * lend would leave alone: set-id files, files with capabilities, regular
- * files with more than one link, devices, fifos and sockets. Walked as
- * sbx_owner_lend() walks (no symlink followed, root's mount only, skip left
- * alone). More than max of them, one deeper than PATH_MAX, or a directory
- * the walk could not read: -1 and err. */
+ * a root caller; doc/design/idmap-covers.md): the entries of the tree of
+ * the directory root_fd (path root, for skip and messages) owned by owner
+ * or by group owner_gid that the idmapping must not give: set-id files,
+ * files with capabilities, regular files with a link outside what the scan
+ * saw, sockets, fifos and devices; below a path in ro (mounted read-only)
+ * sockets and fifos only; nothing below a path in skip. No symlink is
+ * followed and no other mount entered (a btrfs subvolume, with a device of
+ * its own, is the same mount and is scanned). More than max of them, an
+ * entry deeper than PATH_MAX, or a directory the walk could not read: -1
+ * and err. A file root_fd: no entry, but a set-id or capability file of
+ * owner's is refused. */
 int sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
-    const struct sbx_strv *skip, size_t max, struct sbx_covers *out, struct sbx_err *err);
+    const struct sbx_strv *skip, const struct sbx_strv *ro, size_t max, struct sbx_covers *out,
+    struct sbx_err *err);
+
+/* After the covers are in place: every directory the scan read must still
+ * be there, the same inode with the same change time (nothing renamed,
+ * added or removed in it meanwhile, which could have hidden an entry from
+ * the scan); else -1 with err->errnum ESTALE. */
+int sbx_owner_scan_recheck(
+    int root_fd, const char *root, const struct sbx_covers *c, struct sbx_err *err);
 
 void sbx_covers_free(struct sbx_covers *c);
 

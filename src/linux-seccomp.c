@@ -81,6 +81,15 @@ static const struct {
 	{ "clone3", ENOSYS, "flags cannot be inspected; callers fall back to clone" },
 };
 
+/* _IOW(0x94, 1 / 23 / 14 / 24, a 4096-byte argument): linux/btrfs.h, which
+ * older headers may lack. */
+static const uint32_t btrfs_create[] = {
+	0x50009401, /* BTRFS_IOC_SNAP_CREATE */
+	0x50009417, /* BTRFS_IOC_SNAP_CREATE_V2 */
+	0x5000940e, /* BTRFS_IOC_SUBVOL_CREATE */
+	0x50009418, /* BTRFS_IOC_SUBVOL_CREATE_V2 */
+};
+
 static const unsigned long clone_ns_flags[] = {
 	CLONE_NEWUSER,
 	CLONE_NEWNS,
@@ -257,6 +266,15 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 	arg = int_eq(1, TIOCLINUX);
 	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
 		return -1;
+	/* btrfs snapshots copy a subvolume whole, owners and set-id bits
+	 * included, for anyone who owns its root as the target mount sees
+	 * it: through a root caller's idmapped workdir, root's subvolumes
+	 * (doc/design/idmap-covers.md). New subvolumes go with them. */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(btrfs_create); i++) {
+		arg = int_eq(1, (int)btrfs_create[i]);
+		if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
+			return -1;
+	}
 	if (socket_rules(ctx, err) < 0)
 		return -1;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(personality_flags); i++) {
@@ -358,6 +376,9 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 		    denied[i].why ? denied[i].why : "");
 	sbx_buf_puts(out, "seccomp    clone with CLONE_NEW* -> EPERM\n");
 	sbx_buf_puts(out, "seccomp    ioctl TIOCSTI, TIOCLINUX (low 32 bits) -> EPERM\n");
+	sbx_buf_puts(out,
+	    "seccomp    ioctl BTRFS_IOC_SNAP_CREATE(_V2), BTRFS_IOC_SUBVOL_CREATE(_V2) "
+	    "(low 32 bits) -> EPERM\n");
 	sbx_buf_puts(out, "seccomp    socket outside unix, inet, inet6 -> EAFNOSUPPORT\n");
 	sbx_buf_puts(
 	    out, "seccomp    socket MPTCP, SCTP, DCCP, raw, seqpacket, packet (inet) -> EPERM\n");
