@@ -470,9 +470,16 @@ sbx_mount_cover(
 	_cleanup_close_ int src = -1, dst = -1, clone = -1;
 
 	if ((src = open_same_beneath(host, c->rel, c->dev, c->ino)) < 0 ||
-	    (dst = open_same_beneath(tree, c->rel, c->dev, c->ino)) < 0)
-		return sbx_err_sys(err, "cannot keep %s/%s from the sandbox (%s)", root, c->rel,
-		    errno == ESTALE ? "it changed after it was checked" : strerror(errno));
+	    (dst = open_same_beneath(tree, c->rel, c->dev, c->ino)) < 0) {
+		/* Gone or moved since the scan: the tree is scanned again. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV)
+			errno = ESTALE;
+		if (errno == ESTALE)
+			return sbx_err_sys(err,
+			    "%s changed during the scan (%s/%s is gone or another file now)", root,
+			    root, c->rel);
+		return sbx_err_sys(err, "cannot keep %s/%s from the sandbox", root, c->rel);
+	}
 	clone = open_tree(src, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (clone < 0 || mount_setattr(clone, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0 ||
 	    move_mount(clone, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
