@@ -23,36 +23,10 @@
 # root, the listener's log, what the fifo's reader got, mountinfo.
 # Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
+. "$(dirname "$0")/rootwd-lib.sh"
 
 N_TESTS=34
-if ! root_only "only a root caller's workdir maps root's files to the sandbox" "$N_TESTS"; then
-	done_testing
-	exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-	skip "python3 is needed for the mmap writes, the socket and the fifo" "$N_TESTS"
-	done_testing
-	exit 0
-fi
-
-MOUNTED=
-_rootwd_cleanup() {
-	# The listener and the reader hold files below the mounts.
-	for _p in ${JAIL_PIDS:-}; do
-		kill -KILL "$_p" 2>/dev/null
-	done
-	for _m in $MOUNTED; do
-		umount "$_m" 2>/dev/null || umount -l "$_m" 2>/dev/null
-	done
-	_jail_cleanup
-}
-trap _rootwd_cleanup EXIT
-
-setup_failed() {
-	fail "setting up the workdir: $1"
-	done_testing
-	exit 1
-}
+rootwd_begin "$N_TESTS" "the mmap writes, the socket and the fifo" || exit 0
 
 # Mount points at or below the workdir, as the host sees them.
 below_wd() { cut -d' ' -f5 /proc/self/mountinfo | grep -F "$WD" | sort | tr '\n' ' '; }
@@ -101,73 +75,14 @@ bsrc_before=$(fsum "$JT/bsrc/g")
 # 5. a host service on a root 0600 socket in the workdir, and (the
 # control) one on a 0666 socket there: each accepted connection is a line
 # in sock.log with the socket, the peer and what it sent.
-"$PY" - "$WD/sock" "$WD/open.sock" "$JT/sock.log" "$JT/sock.ready" "$JT/sock.stop" <<'PY' &
-import os, select, socket, struct, sys, time
-path, open_path, logf, ready, stop = sys.argv[1:6]
-log = open(logf, "a", buffering=1)
-names = {}
-for p, mode, name in ((path, 0o600, "sock"), (open_path, 0o666, "open")):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.bind(p)
-    os.chmod(p, mode)
-    s.listen(16)
-    names[s] = name
-open(ready, "w").close()
-end = time.time() + 120
-while time.time() < end and not os.path.exists(stop):
-    r, _, _ = select.select(list(names), [], [], 0.2)
-    for s in r:
-        c, _ = s.accept()
-        pid, uid, gid = struct.unpack("iii", c.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
-        c.settimeout(1)
-        try:
-            data = c.recv(64)
-        except OSError:
-            data = b""
-        log.write("%s pid %d uid %d data %r\n" % (names[s], pid, uid, data))
-        c.close()
-PY
-LSN_PID=$!
-JAIL_PIDS="$JAIL_PIDS $LSN_PID"
-: >>"$JT/sock.log"
-wait_for "[ -e '$JT/sock.ready' ] && [ -S '$WD/sock' ]" 10 || setup_failed "the sockets' listener"
-host_connect() {
-	"$PY" -c 'import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(2)
-s.connect(sys.argv[1])
-s.sendall(b"host")
-s.close()' "$WD/sock"
-}
+unix_listen "$WD/sock:sock:600" "$WD/open.sock:open:666"
 host_conns() { grep -c "^sock .* data b'host'" "$JT/sock.log"; }
-host_connect && wait_for "[ \"\$(host_conns)\" = 1 ]" 5 || setup_failed "the host's connection to its socket"
+host_connect "$WD/sock" && wait_for "[ \"\$(host_conns)\" = 1 ]" 5 || setup_failed "the host's connection to its socket"
 
 # 6. a host reader on a root 0600 fifo in the workdir, opened before the
 # run (so that a writer's open does not block) and read until fifo.stop.
 mkfifo -m 600 "$WD/fifo" || setup_failed "fifo"
-"$PY" - "$WD/fifo" "$JT/fifo.got" "$JT/fifo.ready" "$JT/fifo.stop" <<'PY' &
-import os, sys, time
-fifo, got, ready, stop = sys.argv[1:5]
-fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-out = open(got, "ab", buffering=0)
-open(ready, "w").close()
-end = time.time() + 120
-while time.time() < end:
-    done = os.path.exists(stop)
-    try:
-        d = os.read(fd, 4096)
-    except BlockingIOError:
-        d = b""
-    if d:
-        out.write(d)
-    elif done:
-        break
-    else:
-        time.sleep(0.05)
-PY
-FIFO_PID=$!
-JAIL_PIDS="$JAIL_PIDS $FIFO_PID"
-wait_for "[ -e '$JT/fifo.ready' ]" 10 || setup_failed "the fifo's reader"
+fifo_read "$WD/fifo"
 
 mounts_before=$(below_wd)
 
@@ -262,7 +177,7 @@ absent "nothing was made in that directory" "$JT/bsrc/new"
 # 5. the socket.
 is "$(grep -v "data b'host'" "$JT/sock.log" | grep '^sock ')" "" "the sandbox did not reach root's 0600 unix socket"
 like "$(grep '^open ' "$JT/sock.log")" "data b'evil'" "control: the sandbox reached a 0666 socket of the host's in the workdir"
-host_connect
+host_connect "$WD/sock"
 wait_for "[ \"\$(host_conns)\" = 2 ]" 5
 is "$(host_conns)" 2 "control: the host's own connections to the 0600 socket, before and after the runs, are logged"
 : >"$JT/sock.stop"

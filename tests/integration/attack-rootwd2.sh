@@ -31,44 +31,19 @@
 # need a loop device and mkfs.btrfs, and are skipped without them.
 # Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
+. "$(dirname "$0")/rootwd-lib.sh"
 
 N_BTRFS=16
 N_TESTS=$((N_BTRFS + 21))
-if ! root_only "only a root caller's workdir maps root's files to the sandbox" "$N_TESTS"; then
-	done_testing
-	exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-	skip "python3 is needed for the mmap writes, the ioctls, the socket and the fifo" "$N_TESTS"
-	done_testing
-	exit 0
-fi
+rootwd_begin "$N_TESTS" "the mmap writes, the ioctls, the socket and the fifo" || exit 0
 
 DEGRADED=
 [ "$SBX_BACKEND" = landlock ] && DEGRADED=--allow-degraded
 
-MOUNTED=
 LOOPDEV=
 RENAMER_PID=
-_rootwd2_cleanup() {
-	[ -n "$RENAMER_PID" ] && : >"$JT/ren.stop" 2>/dev/null
-	for _p in ${JAIL_PIDS:-}; do
-		kill -KILL "$_p" 2>/dev/null
-	done
-	# Innermost first (MOUNTED is built by prepending).
-	for _m in $MOUNTED; do
-		umount "$_m" 2>/dev/null || umount -l "$_m" 2>/dev/null
-	done
-	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null
-	_jail_cleanup
-}
-trap _rootwd2_cleanup EXIT
-
-setup_failed() {
-	fail "setting up: $1"
-	done_testing
-	exit 1
-}
+rootwd_pre_cleanup() { [ -n "$RENAMER_PID" ] && : >"$JT/ren.stop" 2>/dev/null; }
+rootwd_post_cleanup() { [ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null; }
 
 cp /bin/true "$JT/true.orig"
 
@@ -253,68 +228,12 @@ fi
 new_wd
 mkdir -p "$WD/.vscode" "$WD/.git/hooks" && chmod 755 "$WD/.vscode" "$WD/.git" "$WD/.git/hooks" ||
     setup_failed ".vscode and .git/hooks"
-"$PY" - "$WD/.git/hooks/sock" "$JT/sock.log" "$JT/sock.ready" "$JT/sock.stop" <<'PY' &
-import os, select, socket, struct, sys, time
-path, logf, ready, stop = sys.argv[1:5]
-log = open(logf, "a", buffering=1)
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(path)
-os.chmod(path, 0o600)
-s.listen(16)
-open(ready, "w").close()
-end = time.time() + 120
-while time.time() < end and not os.path.exists(stop):
-    r, _, _ = select.select([s], [], [], 0.2)
-    if r:
-        c, _ = s.accept()
-        pid, uid, gid = struct.unpack("iii", c.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
-        c.settimeout(1)
-        try:
-            data = c.recv(64)
-        except OSError:
-            data = b""
-        log.write("pid %d uid %d data %r\n" % (pid, uid, data))
-        c.close()
-PY
-LSN_PID=$!
-JAIL_PIDS="$JAIL_PIDS $LSN_PID"
-: >>"$JT/sock.log"
-wait_for "[ -e '$JT/sock.ready' ] && [ -S '$WD/.git/hooks/sock' ]" 10 || setup_failed "the socket's listener"
-host_connect() {
-	"$PY" -c 'import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(2)
-s.connect(sys.argv[1])
-s.sendall(b"host")
-s.close()' "$WD/.git/hooks/sock"
-}
+unix_listen "$WD/.git/hooks/sock:sock:600"
 host_conns() { grep -c "data b'host'" "$JT/sock.log"; }
-host_connect && wait_for "[ \"\$(host_conns)\" = 1 ]" 5 || setup_failed "the host's connection to its socket"
+host_connect "$WD/.git/hooks/sock" && wait_for "[ \"\$(host_conns)\" = 1 ]" 5 || setup_failed "the host's connection to its socket"
 
 mkfifo -m 600 "$WD/.vscode/fifo" || setup_failed "fifo"
-"$PY" - "$WD/.vscode/fifo" "$JT/fifo.got" "$JT/fifo.ready" "$JT/fifo.stop" <<'PY' &
-import os, sys, time
-fifo, got, ready, stop = sys.argv[1:5]
-fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-out = open(got, "ab", buffering=0)
-open(ready, "w").close()
-end = time.time() + 120
-while time.time() < end:
-    done = os.path.exists(stop)
-    try:
-        d = os.read(fd, 4096)
-    except BlockingIOError:
-        d = b""
-    if d:
-        out.write(d)
-    elif done:
-        break
-    else:
-        time.sleep(0.05)
-PY
-FIFO_PID=$!
-JAIL_PIDS="$JAIL_PIDS $FIFO_PID"
-wait_for "[ -e '$JT/fifo.ready' ]" 10 || setup_failed "the fifo's reader"
+fifo_read "$WD/.vscode/fifo"
 
 jail_sh "$PRELUDE"'
 t fifo timeout 2 sh -c "echo EVIL >.vscode/fifo"
@@ -325,7 +244,7 @@ s.connect(\".git/hooks/sock\")
 s.sendall(b\"evil\")"
 exit 0' --network on -w "$WD"
 is_status 0 "fifo and socket in protected paths: the run's status is its script's"
-host_connect
+host_connect "$WD/.git/hooks/sock"
 wait_for "[ \"\$(host_conns)\" = 2 ]" 5
 is "$(grep -v "data b'host'" "$JT/sock.log")" "" "the sandbox did not reach root's 0600 socket in .git/hooks"
 is "$(host_conns)" 2 "control: the host's own connections to it, before and after the run, are logged"
