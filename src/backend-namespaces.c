@@ -724,29 +724,28 @@ idmap_userns(struct sbx_err *err)
  * get a read-only mount of the host's own entry on top (doc/design/
  * idmap-covers.md): set-id and capability files (a shared-mmap write
  * keeps their bits), files with a link outside the tree, sockets, fifos
- * and devices. The secret list is left out (the jail hides it); in the
- * workdir's protected paths, which the jail mounts read-only, only
- * sockets and fifos need one. Then every directory read must be as it
- * was: a rename during the scan could have hidden an entry from it
- * (errnum ESTALE). */
+ * and devices, wherever they are (the secret list and the protected paths
+ * included: the jail hides or freezes only those that existed when the
+ * plan was made). The tree is scanned on the host, then cloned and
+ * covered, then the host's tree must be as the scan saw it: a rename,
+ * mount or link during the scan could have hidden an entry from it
+ * (errnum ESTALE). Returns the clone, or -1. */
 static int
-cover_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sbx_fsview *fs,
-    int tree, struct sbx_strv *warnings, struct sbx_err *err)
+cover_tree(const struct sbx_tree *t, const struct sbx_fsview *fs, int userns,
+    struct sbx_strv *warnings, struct sbx_err *err)
 {
 	const struct sbx_pin *pin = sbx_fsview_pin(fs, t->src);
 	_cleanup_close_ int own = -1;
-	struct sbx_strv ro = { 0 };
 	struct sbx_covers covers;
 	struct stat st;
-	int host, rc;
+	int host, tree = -1, rc;
 
 	if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, t->src, &st)) < 0)
 		return sbx_err_sys(err, "cannot open %s", t->src);
 	host = pin ? pin->fd : own;
-	if (strcmp(t->src, fs->workdir) == 0)
-		sbx_owner_protected(p, fs, &ro);
-	rc = sbx_owner_scan(host, t->src, 0, 0, &fs->hidden, &ro, MAX_COVERS, &covers, err);
-	sbx_strv_free(&ro);
+	rc = sbx_owner_scan(host, t->src, 0, 0, NULL, MAX_COVERS, &covers, err);
+	if (rc == 0 && (tree = sbx_mount_clone_tree(t, fs, userns, err)) < 0)
+		rc = -1;
 	for (size_t i = 0; rc == 0 && i < covers.n; i++)
 		rc = sbx_mount_cover(tree, host, t->src, &covers.v[i], err);
 	if (rc == 0)
@@ -759,25 +758,26 @@ cover_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sb
 				  "or device), %s/%s among them",
 			covers.n, t->src, t->src, covers.v[0].rel));
 	sbx_covers_free(&covers);
-	return rc;
+	if (rc < 0 && tree >= 0) {
+		close(tree);
+		tree = -1;
+	}
+	return rc < 0 ? -1 : tree;
 }
 
 /* Tree i cloned for init, covered when idmapped: a tree that changed
- * during its scan is cloned and scanned afresh, SCAN_TRIES times. */
+ * during its scan is scanned afresh, SCAN_TRIES times. */
 static int
-make_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sbx_fsview *fs,
-    int userns, struct sbx_strv *warnings, struct sbx_err *err)
+make_tree(const struct sbx_tree *t, const struct sbx_fsview *fs, int userns,
+    struct sbx_strv *warnings, struct sbx_err *err)
 {
+	if (!t->idmap)
+		return sbx_mount_clone_tree(t, fs, userns, err);
 	for (int try = 1;; try++) {
-		int fd = sbx_mount_clone_tree(t, fs, userns, err);
+		int fd = cover_tree(t, fs, userns, warnings, err);
 
-		if (fd < 0 || !t->idmap)
+		if (fd >= 0 || err->errnum != ESTALE || try == SCAN_TRIES)
 			return fd;
-		if (cover_tree(p, t, fs, fd, warnings, err) == 0)
-			return fd;
-		close(fd);
-		if (err->errnum != ESTALE || try == SCAN_TRIES)
-			return -1;
 		memset(err, 0, sizeof(*err));
 	}
 }
@@ -787,8 +787,8 @@ make_tree(const struct sbx_policy *p, const struct sbx_tree *t, const struct sbx
  * workdir or mount on disk); the system trees and devices of a default
  * run need none, and its clone3 and maps cost ~0.1 ms. */
 static int
-make_trees(const struct sbx_policy *p, const struct sbx_plan *plan, const struct sbx_fsview *fs,
-    int *fds, struct sbx_strv *warnings, struct sbx_err *err)
+make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds,
+    struct sbx_strv *warnings, struct sbx_err *err)
 {
 	int userns = -1;
 
@@ -800,7 +800,7 @@ make_trees(const struct sbx_policy *p, const struct sbx_plan *plan, const struct
 			break;
 		}
 	for (size_t i = 0; i < plan->ntrees; i++) {
-		fds[i] = make_tree(p, &plan->trees[i], fs, userns, warnings, err);
+		fds[i] = make_tree(&plan->trees[i], fs, userns, warnings, err);
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				close(fds[i]);
@@ -902,7 +902,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	c->pidns = true;
 
 	if (write_maps(pid, x, err) < 0 ||
-	    (plan->ntrees > 0 && make_trees(p, plan, x->fs, fds, &r->warnings, err) < 0) ||
+	    (plan->ntrees > 0 && make_trees(plan, x->fs, fds, &r->warnings, err) < 0) ||
 	    send_go(sync[0], fds, plan->ntrees, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan->ntrees; i++)

@@ -43,6 +43,7 @@ struct frame {
 	dev_t dev;
 	ino_t ino;
 	char **names;
+	ino_t *inos; /* each name's, as the directory lists it */
 	size_t n, next;
 	size_t plen; /* the length of its path in walk.path */
 	bool long_path; /* that path is longer than PATH_MAX */
@@ -177,11 +178,24 @@ read_names(int fd, struct frame *f)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		f->names = sbx_xreallocarray(f->names, f->n + 1, sizeof(*f->names));
+		f->inos = sbx_xreallocarray(f->inos, f->n + 1, sizeof(*f->inos));
+		f->inos[f->n] = de->d_ino;
 		f->names[f->n++] = sbx_xstrdup(de->d_name);
+		errno = 0;
+	}
+	/* A directory read only in part is not read. */
+	if (errno != 0) {
+		int e = errno;
+
+		closedir(d);
+		errno = e;
+		return -1;
 	}
 	closedir(d);
 	return 0;
 }
+
+static void scan_listed(struct sbx_lease *l, const struct frame *f);
 
 /* The path of entry name of f, in w->path; false when it would be longer
  * than PATH_MAX (no skip lies that deep, and warnings say so). */
@@ -222,8 +236,14 @@ enter(struct walk *w, int fd, const struct stat *st, bool long_path)
 	if (read_names(fd, f) < 0) {
 		fail_entry(w->l, path_of(w, !long_path), strerror(errno));
 		close(fd);
+		for (size_t i = 0; i < f->n; i++)
+			free(f->names[i]);
+		free(f->names);
+		free(f->inos);
 		return;
 	}
+	if (w->l->scan != NULL)
+		scan_listed(w->l, f);
 	w->depth++;
 	if (w->depth > WALK_OPEN_DIRS) {
 		struct frame *old = &w->f[w->depth - 1 - WALK_OPEN_DIRS];
@@ -260,6 +280,7 @@ leave(struct walk *w)
 	for (size_t i = 0; i < f->n; i++)
 		free(f->names[i]);
 	free(f->names);
+	free(f->inos);
 	w->depth--;
 	return rc;
 }
@@ -471,22 +492,27 @@ name_has_caps(int dir, const char *name)
 struct sbx_scan {
 	struct sbx_covers *out;
 	size_t max;
-	struct sbx_strv ro; /* absolute: below them, sockets and fifos only */
 	uint64_t mnt_id; /* the root's mount */
 	bool have_mnt_id;
 	struct sbx_cover *links; /* regular files with more than one link */
 	size_t nlinks;
 };
 
-static void
+static struct sbx_cover *
 cover_push(struct sbx_cover **v, size_t *n, const char *rel, const struct stat *st)
 {
 	*v = sbx_xreallocarray(*v, *n + 1, sizeof(**v));
-	(*v)[(*n)++] = (struct sbx_cover){ .rel = sbx_xstrdup(rel),
-		.dev = st->st_dev,
-		.ino = st->st_ino,
-		.nlink = st->st_nlink,
-		.ctime = st->st_ctim };
+	(*v)[*n] = (struct sbx_cover){
+		.rel = sbx_xstrdup(rel), .dev = st->st_dev, .ino = st->st_ino, .nlink = st->st_nlink
+	};
+	return &(*v)[(*n)++];
+}
+
+static void
+cover_free(struct sbx_cover *c)
+{
+	free(c->rel);
+	free(c->list);
 }
 
 /* The path of entry path relative to l->root; NULL for one deeper than
@@ -511,25 +537,66 @@ too_many(const struct sbx_lease *l, const char *path, struct sbx_err *err)
 	    l->root, l->scan->max, path);
 }
 
+static const char *const *sort_names;
+
+static int
+cmp_index(const void *a, const void *b)
+{
+	return strcmp(sort_names[*(const size_t *)a], sort_names[*(const size_t *)b]);
+}
+
+/* A directory's listing as one block: each name (sorted) with its inode
+ * number; two listings are the same directory state when their blocks
+ * are equal (a rename, an exchange, an entry made or removed all differ,
+ * whatever the file system's timestamp granularity). */
+static char *
+listing(char *const *names, const ino_t *inos, size_t n, size_t *len)
+{
+	_cleanup_free_ size_t *ix = sbx_xreallocarray(NULL, n ? n : 1, sizeof(*ix));
+	struct sbx_buf b = { 0 };
+
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	sort_names = (const char *const *)names;
+	if (n > 1)
+		qsort(ix, n, sizeof(*ix), cmp_index);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ino = inos[ix[i]];
+
+		sbx_buf_add(&b, names[ix[i]], strlen(names[ix[i]]) + 1);
+		sbx_buf_add(&b, &ino, sizeof(ino));
+	}
+	*len = b.len;
+	return b.data ? b.data : sbx_xstrdup("");
+}
+
+/* The directory just entered (recorded last by the scan) was read: its
+ * listing is kept for sbx_owner_scan_recheck(). */
+static void
+scan_listed(struct sbx_lease *l, const struct frame *f)
+{
+	struct sbx_covers *c = l->scan->out;
+
+	if (c->ndirs > 0 && c->dirs[c->ndirs - 1].list == NULL)
+		c->dirs[c->ndirs - 1].list =
+		    listing(f->names, f->inos, f->n, &c->dirs[c->ndirs - 1].list_len);
+}
+
 /* A scan's entry other than a directory: recorded when it is owner's (or
- * its group's) and a lend would leave it alone; below a read-only path
- * only a socket or a fifo (a read-only mount does not stop connect() or a
- * write to a fifo). A regular file with more than one link waits until
- * the walk has ended: when the scan saw every one of its names it leads
- * nowhere else and stays the sandbox's (a cp -al tree; the sandbox's own
- * links never make the next run refuse). */
+ * its group's) and a lend would leave it alone. A regular file with more
+ * than one link waits until the walk has ended: when the scan saw every
+ * one of its names it leads nowhere else and stays the sandbox's (a cp -al
+ * tree; the sandbox's own links never make the next run refuse). */
 static int
 scan_record(struct sbx_lease *l, int dir, const char *name, const struct stat *st, const char *path,
-    bool in_ro, struct sbx_err *err)
+    struct sbx_err *err)
 {
 	struct sbx_scan *sc = l->scan;
 	const char *rel;
 
 	if ((st->st_uid != l->owner && st->st_gid != l->owner_gid) || S_ISLNK(st->st_mode))
 		return 0;
-	if (in_ro && !S_ISSOCK(st->st_mode) && !S_ISFIFO(st->st_mode))
-		return 0;
-	if (!in_ro && S_ISREG(st->st_mode) && !(st->st_mode & (S_ISUID | S_ISGID)) &&
+	if (S_ISREG(st->st_mode) && !(st->st_mode & (S_ISUID | S_ISGID)) &&
 	    !name_has_caps(dir, name)) {
 		if (st->st_nlink == 1)
 			return 0;
@@ -558,22 +625,19 @@ stat_of_statx(const struct statx *sx, struct stat *st)
 	st->st_nlink = sx->stx_nlink;
 	st->st_uid = sx->stx_uid;
 	st->st_gid = sx->stx_gid;
-	st->st_ctim.tv_sec = sx->stx_ctime.tv_sec;
-	st->st_ctim.tv_nsec = sx->stx_ctime.tv_nsec;
 }
 
 #define SCAN_MASK \
-	(STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO | STATX_CTIME | \
-	    STATX_MNT_ID)
+	(STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO | STATX_MNT_ID)
 
 /* A scan looks at each entry by name (statx, following no link) and opens
  * only the directories it enters, checked against what statx saw: a third
  * of the lend's calls per file. Another mount's entries are left alone:
  * its root (STATX_ATTR_MOUNT_ROOT, a bind-mounted file's too), anything
- * with another mount id. A device number of its own is no boundary (a
- * btrfs subvolume is part of this mount, and of the idmapping). Each
- * directory is recorded with the change time it had before its names were
- * read. */
+ * with another mount id; each such mount is recorded, and must still be
+ * there at the recheck. A device number of its own is no boundary (a btrfs
+ * subvolume is part of this mount, and of the idmapping). A name listed
+ * and gone by its statx or open means the tree changed. */
 static int
 scan_entry(struct walk *w, struct frame *f, const char *name, bool ok, struct sbx_err *err)
 {
@@ -581,31 +645,35 @@ scan_entry(struct walk *w, struct frame *f, const char *name, bool ok, struct sb
 	struct sbx_scan *sc = l->scan;
 	struct statx sx;
 	struct stat st, now;
-	bool in_ro = false;
-	const char *rel;
+	const char *rel = ok ? rel_of(l, w->path) : NULL;
 	int cfd;
 
 	if (statx(f->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, SCAN_MASK, &sx) < 0) {
-		if (errno != ENOENT)
-			fail_entry(l, path_of(w, ok), strerror(errno));
+		fail_entry(l, path_of(w, ok),
+		    errno == ENOENT ? "it changed during the scan" : strerror(errno));
 		return 0;
 	}
 	stat_of_statx(&sx, &st);
 	if ((sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
-	    (sc->have_mnt_id && (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id != sc->mnt_id) ||
-	    (ok && skipped(l, w->path)))
+	    (sc->have_mnt_id && (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id != sc->mnt_id)) {
+		if (rel == NULL)
+			return sbx_err_set(
+			    err, ENAMETOOLONG, "%s holds a mount deeper than PATH_MAX", l->root);
+		cover_push(&sc->out->mounts, &sc->out->nmounts, rel, &st)->mnt_id = sx.stx_mnt_id;
 		return 0;
-	for (size_t i = 0; ok && i < sc->ro.n && !in_ro; i++)
-		in_ro = sbx_path_is_under(w->path, sc->ro.v[i]);
+	}
+	if (ok && skipped(l, w->path))
+		return 0;
 	if (!S_ISDIR(st.st_mode))
-		return scan_record(l, f->fd, name, &st, path_of(w, ok), in_ro, err);
-	if ((rel = ok ? rel_of(l, w->path) : NULL) == NULL)
+		return scan_record(l, f->fd, name, &st, path_of(w, ok), err);
+	if (rel == NULL)
 		return sbx_err_set(
 		    err, ENAMETOOLONG, "%s holds a directory deeper than PATH_MAX", l->root);
 	cfd = open_entry(f->fd, name, O_PATH | O_DIRECTORY);
 	if (cfd < 0) {
-		if (errno != ENOENT)
-			fail_entry(l, path_of(w, ok), strerror(errno));
+		fail_entry(l, path_of(w, ok),
+		    errno == ENOENT || errno == EXDEV ? "it changed during the scan"
+						      : strerror(errno));
 		return 0;
 	}
 	if (fstat(cfd, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
@@ -638,44 +706,51 @@ cmp_cover(const void *a, const void *b)
 	return 0;
 }
 
-/* The multi-link files: a file the scan saw under fewer names than its
- * link count may be reached from elsewhere, and every name of it is
- * covered. */
+/* The multi-link files: one the scan saw under as many names as it has
+ * links, every name reporting that count, leads nowhere else and is kept
+ * (for the recheck, which wants the count unchanged); any other has
+ * every name covered. */
 static int
 settle_links(struct sbx_lease *l, struct sbx_err *err)
 {
 	struct sbx_scan *sc = l->scan;
+	struct sbx_covers *out = sc->out;
 	size_t i = 0, k;
 
 	if (sc->nlinks > 1)
 		qsort(sc->links, sc->nlinks, sizeof(*sc->links), cmp_cover);
 	while (i < sc->nlinks) {
+		bool whole = true;
+
 		for (k = i + 1; k < sc->nlinks && cmp_cover(&sc->links[i], &sc->links[k]) == 0; k++)
 			;
-		if (k - i != (size_t)sc->links[i].nlink) {
-			for (; i < k; i++) {
-				struct sbx_cover *c = &sc->links[i];
+		for (size_t m = i; m < k; m++)
+			whole = whole && sc->links[m].nlink == (nlink_t)(k - i);
+		for (; i < k; i++) {
+			struct sbx_cover *c = &sc->links[i];
 
-				if (sc->out->n == sc->max) {
+			if (whole) {
+				out->links = sbx_xreallocarray(
+				    out->links, out->nlinks + 1, sizeof(*out->links));
+				out->links[out->nlinks++] = *c;
+			} else {
+				if (out->n == sc->max) {
 					_cleanup_free_ char *path = sbx_path_join(l->root, c->rel);
 
 					return too_many(l, path, err);
 				}
-				sc->out->v = sbx_xreallocarray(
-				    sc->out->v, sc->out->n + 1, sizeof(*sc->out->v));
-				sc->out->v[sc->out->n++] = *c;
-				c->rel = NULL;
+				out->v = sbx_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+				out->v[out->n++] = *c;
 			}
+			c->rel = NULL;
 		}
-		i = k;
 	}
 	return 0;
 }
 
 int
 sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
-    const struct sbx_strv *skip, const struct sbx_strv *ro, size_t max, struct sbx_covers *out,
-    struct sbx_err *err)
+    const struct sbx_strv *skip, size_t max, struct sbx_covers *out, struct sbx_err *err)
 {
 	struct sbx_lease l = { .root_fd = root_fd, .owner = owner, .owner_gid = owner_gid };
 	struct sbx_scan sc = { .out = out, .max = max };
@@ -700,8 +775,6 @@ sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
 	}
 	sc.have_mnt_id = (sx.stx_mask & STATX_MNT_ID) != 0;
 	sc.mnt_id = sx.stx_mnt_id;
-	if (ro)
-		sc.ro = *ro;
 	l.root = (char *)root;
 	l.dev = st.st_dev;
 	l.scan = &sc;
@@ -711,48 +784,94 @@ sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
 	if (walk(&l, visit_none, err) < 0)
 		rc = -1;
 	else if (l.nfailed > 0)
-		rc = sbx_err_set(err, EACCES, "cannot scan %s: %s", root, l.failed.v[0]);
+		rc = sbx_err_set(err,
+		    strstr(l.failed.v[0], "changed during the scan") ? ESTALE : EACCES,
+		    "cannot scan %s: %s", root, l.failed.v[0]);
 	else
 		rc = settle_links(&l, err);
 	sbx_strv_free(&l.failed);
 	for (size_t i = 0; i < sc.nlinks; i++)
-		free(sc.links[i].rel);
+		cover_free(&sc.links[i]);
 	free(sc.links);
 	if (rc < 0)
 		sbx_covers_free(out);
 	return rc;
 }
 
-int
-sbx_owner_scan_recheck(
-    int root_fd, const char *root, const struct sbx_covers *c, struct sbx_err *err)
+/* Opens rel beneath root_fd ("" for itself) following no symlink and
+ * never leaving its mount. */
+static int
+reopen(int root_fd, const char *rel, int flags)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC,
+		.flags = (__u64)(flags | O_PATH | O_NOFOLLOW | O_CLOEXEC),
 		.resolve =
 		    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
 
-	for (size_t i = 0; i < c->ndirs; i++) {
-		const struct sbx_cover *d = &c->dirs[i];
-		struct statx sx;
-		int fd = d->rel[0] ? (int)syscall(SYS_openat2, root_fd, d->rel, &how, sizeof(how))
-				   : fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
-		bool same = fd >= 0 &&
-		    statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_CTIME,
-			&sx) == 0 &&
-		    makedev(sx.stx_dev_major, sx.stx_dev_minor) == d->dev && sx.stx_ino == d->ino &&
-		    sx.stx_ctime.tv_sec == d->ctime.tv_sec &&
-		    sx.stx_ctime.tv_nsec == (__u32)d->ctime.tv_nsec;
+	if (!rel[0])
+		return fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+	return (int)syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
+}
 
+static bool
+dir_same(int root_fd, const struct sbx_cover *d)
+{
+	struct frame f = { 0 };
+	struct stat st;
+	bool same = false;
+	int fd = reopen(root_fd, d->rel, O_DIRECTORY);
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == d->dev && st.st_ino == d->ino &&
+	    read_names(fd, &f) == 0) {
+		size_t len;
+		_cleanup_free_ char *now = listing(f.names, f.inos, f.n, &len);
+
+		same = d->list != NULL && len == d->list_len && memcmp(now, d->list, len) == 0;
+	}
+	for (size_t i = 0; i < f.n; i++)
+		free(f.names[i]);
+	free(f.names);
+	free(f.inos);
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
+int
+sbx_owner_scan_recheck(
+    int root_fd, const char *root, const struct sbx_covers *c, struct sbx_err *err)
+{
+	const struct sbx_cover *bad = NULL;
+
+	for (size_t i = 0; bad == NULL && i < c->ndirs; i++)
+		if (!dir_same(root_fd, &c->dirs[i]))
+			bad = &c->dirs[i];
+	/* A mount the scan left alone is still that very mount. */
+	for (size_t i = 0; bad == NULL && i < c->nmounts; i++) {
+		struct statx sx;
+
+		if (statx(root_fd, c->mounts[i].rel, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+			STATX_MNT_ID, &sx) < 0 ||
+		    sx.stx_mnt_id != c->mounts[i].mnt_id)
+			bad = &c->mounts[i];
+	}
+	/* A multi-link file kept has no name the scan did not see. */
+	for (size_t i = 0; bad == NULL && i < c->nlinks; i++) {
+		struct stat st;
+		int fd = reopen(root_fd, c->links[i].rel, 0);
+
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != c->links[i].dev ||
+		    st.st_ino != c->links[i].ino || st.st_nlink != c->links[i].nlink)
+			bad = &c->links[i];
 		if (fd >= 0)
 			close(fd);
-		if (!same)
-			return sbx_err_set(err, ESTALE,
-			    "%s changed during the scan (%s%s%s was renamed, or an entry made or "
-			    "removed in it, while its root-owned files were covered)",
-			    root, root, d->rel[0] ? "/" : "", d->rel);
 	}
+	if (bad != NULL)
+		return sbx_err_set(err, ESTALE,
+		    "%s changed during the scan (%s%s%s was renamed, made, removed, linked or "
+		    "mounted on while its root-owned files were covered)",
+		    root, root, bad->rel[0] ? "/" : "", bad->rel);
 	return 0;
 }
 
@@ -760,28 +879,28 @@ void
 sbx_covers_free(struct sbx_covers *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		free(c->v[i].rel);
+		cover_free(&c->v[i]);
 	for (size_t i = 0; i < c->ndirs; i++)
-		free(c->dirs[i].rel);
+		cover_free(&c->dirs[i]);
+	for (size_t i = 0; i < c->nmounts; i++)
+		cover_free(&c->mounts[i]);
+	for (size_t i = 0; i < c->nlinks; i++)
+		cover_free(&c->links[i]);
 	free(c->v);
 	free(c->dirs);
+	free(c->mounts);
+	free(c->links);
 	memset(c, 0, sizeof(*c));
 }
 
 void
 sbx_owner_skips(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out)
 {
-	sbx_strv_copy(out, &fs->hidden);
-	sbx_owner_protected(p, fs, out);
-}
-
-void
-sbx_owner_protected(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out)
-{
 	struct sbx_strv rel = { 0 };
 	_cleanup_free_ char *git = sbx_path_join(fs->workdir, ".git");
 	struct stat sb;
 
+	sbx_strv_copy(out, &fs->hidden);
 	sbx_protect_list(p, fs, &rel);
 	for (size_t i = 0; i < rel.n; i++)
 		sbx_strv_push_take(out, sbx_path_join(fs->workdir, rel.v[i]));

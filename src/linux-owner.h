@@ -5,6 +5,7 @@
 #define SBX_LINUX_OWNER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -19,23 +20,26 @@ struct sbx_lease_entry {
 };
 
 /* An entry a scan saw: its path relative to the tree's root ("" for the
- * root), its inode, and for a directory the change time it had when its
- * names were read. */
+ * root) and its inode; a directory's listing (sorted names with their
+ * inode numbers), a mount's id, a file's link count. */
 struct sbx_cover {
 	char *rel;
 	dev_t dev;
 	ino_t ino;
 	nlink_t nlink;
-	struct timespec ctime;
+	uint64_t mnt_id;
+	char *list;
+	size_t list_len;
 };
 
-/* What a scan found: the entries to cover, and every directory it read
- * (for sbx_owner_scan_recheck()). */
+/* What a scan found: the entries to cover; for sbx_owner_scan_recheck()
+ * every directory it read, every mount it left alone and every
+ * multi-link file it left uncovered. */
 struct sbx_covers {
 	struct sbx_cover *v;
 	size_t n;
-	struct sbx_cover *dirs;
-	size_t ndirs;
+	struct sbx_cover *dirs, *mounts, *links;
+	size_t ndirs, nmounts, nlinks;
 };
 
 struct sbx_scan;
@@ -72,31 +76,27 @@ int sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t own
  * (they stay the caller's, so even file permissions keep them read-only). */
 void sbx_owner_skips(const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out);
 
-/* The workdir's protected paths alone, absolute (a jail mounts them
- * read-only). */
-void sbx_owner_protected(
-    const struct sbx_policy *p, const struct sbx_fsview *fs, struct sbx_strv *out);
-
 /* For an idmapping that gives owner's files to the sandbox (namespaces,
  * a root caller; doc/design/idmap-covers.md): the entries of the tree of
  * the directory root_fd (path root, for skip and messages) owned by owner
  * or by group owner_gid that the idmapping must not give: set-id files,
  * files with capabilities, regular files with a link outside what the scan
- * saw, sockets, fifos and devices; below a path in ro (mounted read-only)
- * sockets and fifos only; nothing below a path in skip. No symlink is
- * followed and no other mount entered (a btrfs subvolume, with a device of
- * its own, is the same mount and is scanned). More than max of them, an
- * entry deeper than PATH_MAX, or a directory the walk could not read: -1
- * and err. A file root_fd: no entry, but a set-id or capability file of
- * owner's is refused. */
+ * saw, sockets, fifos and devices; nothing below a path in skip. No
+ * symlink is followed and no other mount entered (a btrfs subvolume, with
+ * a device of its own, is the same mount and is scanned). More than max of
+ * them, an entry deeper than PATH_MAX, or a directory the walk could not
+ * read: -1 and err (errnum ESTALE when a name vanished under it). A file
+ * root_fd: no entry, but a set-id or capability file of owner's is
+ * refused. */
 int sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
-    const struct sbx_strv *skip, const struct sbx_strv *ro, size_t max, struct sbx_covers *out,
-    struct sbx_err *err);
+    const struct sbx_strv *skip, size_t max, struct sbx_covers *out, struct sbx_err *err);
 
-/* After the covers are in place: every directory the scan read must still
- * be there, the same inode with the same change time (nothing renamed,
- * added or removed in it meanwhile, which could have hidden an entry from
- * the scan); else -1 with err->errnum ESTALE. */
+/* After the covers are in place: every directory the scan read must list
+ * the same names with the same inodes, every mount it left alone must be
+ * the same mount, every multi-link file it left uncovered must have the
+ * same link count (nothing renamed, made, removed, linked or mounted that
+ * could have hidden an entry from the scan); else -1 with err->errnum
+ * ESTALE. */
 int sbx_owner_scan_recheck(
     int root_fd, const char *root, const struct sbx_covers *c, struct sbx_err *err);
 

@@ -81,13 +81,14 @@ static const struct {
 	{ "clone3", ENOSYS, "flags cannot be inspected; callers fall back to clone" },
 };
 
-/* _IOW(0x94, 1 / 23 / 14 / 24, a 4096-byte argument): linux/btrfs.h, which
- * older headers may lack. */
+/* From linux/btrfs.h, which older headers may lack. */
 static const uint32_t btrfs_create[] = {
 	0x50009401, /* BTRFS_IOC_SNAP_CREATE */
 	0x50009417, /* BTRFS_IOC_SNAP_CREATE_V2 */
 	0x5000940e, /* BTRFS_IOC_SUBVOL_CREATE */
 	0x50009418, /* BTRFS_IOC_SUBVOL_CREATE_V2 */
+	0x4008941a, /* BTRFS_IOC_SUBVOL_SETFLAGS: a read-only snapshot made writable */
+	0xc0c89425, /* BTRFS_IOC_SET_RECEIVED_SUBVOL */
 };
 
 static const unsigned long clone_ns_flags[] = {
@@ -269,7 +270,9 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 	/* btrfs snapshots copy a subvolume whole, owners and set-id bits
 	 * included, for anyone who owns its root as the target mount sees
 	 * it: through a root caller's idmapped workdir, root's subvolumes
-	 * (doc/design/idmap-covers.md). New subvolumes go with them. */
+	 * (doc/design/idmap-covers.md). New subvolumes go with them, and so
+	 * do the flags of a subvolume (a read-only one of root's made
+	 * writable). */
 	for (size_t i = 0; i < SBX_ARRAY_LEN(btrfs_create); i++) {
 		arg = int_eq(1, (int)btrfs_create[i]);
 		if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
@@ -377,8 +380,8 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 	sbx_buf_puts(out, "seccomp    clone with CLONE_NEW* -> EPERM\n");
 	sbx_buf_puts(out, "seccomp    ioctl TIOCSTI, TIOCLINUX (low 32 bits) -> EPERM\n");
 	sbx_buf_puts(out,
-	    "seccomp    ioctl BTRFS_IOC_SNAP_CREATE(_V2), BTRFS_IOC_SUBVOL_CREATE(_V2) "
-	    "(low 32 bits) -> EPERM\n");
+	    "seccomp    ioctl BTRFS_IOC_SNAP_CREATE(_V2), BTRFS_IOC_SUBVOL_CREATE(_V2), "
+	    "BTRFS_IOC_SUBVOL_SETFLAGS, BTRFS_IOC_SET_RECEIVED_SUBVOL (low 32 bits) -> EPERM\n");
 	sbx_buf_puts(out, "seccomp    socket outside unix, inet, inet6 -> EAFNOSUPPORT\n");
 	sbx_buf_puts(
 	    out, "seccomp    socket MPTCP, SCTP, DCCP, raw, seqpacket, packet (inet) -> EPERM\n");
