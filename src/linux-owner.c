@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -488,12 +489,34 @@ name_has_caps(int dir, const char *name)
 	return r >= 0 || (errno != ENODATA && errno != ENOTSUP);
 }
 
+/* Whether readdir's inode numbers are stat's on a file system of type t
+ * (linux/magic.h): so on these; overlayfs, FUSE and network file systems
+ * may differ, and there the names are checked by listing and ctime
+ * alone. */
+static bool
+dino_is_ino(long t)
+{
+	static const unsigned long same[] = {
+		0xef53, /* ext2/3/4 */
+		0x58465342, /* xfs */
+		0x9123683e, /* btrfs */
+		0x01021994, /* tmpfs */
+		0xf2f52010, /* f2fs */
+	};
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(same); i++)
+		if ((unsigned long)t == same[i])
+			return true;
+	return false;
+}
+
 /* A scan's state (struct sbx_lease.scan). */
 struct sbx_scan {
 	struct sbx_covers *out;
 	size_t max;
 	uint64_t mnt_id; /* the root's mount */
 	bool have_mnt_id;
+	bool dino_ok; /* dino_is_ino() */
 	struct sbx_cover *links; /* regular files with more than one link */
 	size_t nlinks;
 };
@@ -503,7 +526,11 @@ cover_push(struct sbx_cover **v, size_t *n, const char *rel, const struct stat *
 {
 	*v = sbx_xreallocarray(*v, *n + 1, sizeof(**v));
 	(*v)[*n] = (struct sbx_cover){
-		.rel = sbx_xstrdup(rel), .dev = st->st_dev, .ino = st->st_ino, .nlink = st->st_nlink
+		.rel = sbx_xstrdup(rel),
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+		.nlink = st->st_nlink,
+		.ctime = st->st_ctim,
 	};
 	return &(*v)[(*n)++];
 }
@@ -625,10 +652,13 @@ stat_of_statx(const struct statx *sx, struct stat *st)
 	st->st_nlink = sx->stx_nlink;
 	st->st_uid = sx->stx_uid;
 	st->st_gid = sx->stx_gid;
+	st->st_ctim.tv_sec = sx->stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = sx->stx_ctime.tv_nsec;
 }
 
 #define SCAN_MASK \
-	(STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO | STATX_MNT_ID)
+	(STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO | STATX_CTIME | \
+	    STATX_MNT_ID)
 
 /* A scan looks at each entry by name (statx, following no link) and opens
  * only the directories it enters, checked against what statx saw: a third
@@ -660,6 +690,12 @@ scan_entry(struct walk *w, struct frame *f, const char *name, bool ok, struct sb
 			return sbx_err_set(
 			    err, ENAMETOOLONG, "%s holds a mount deeper than PATH_MAX", l->root);
 		cover_push(&sc->out->mounts, &sc->out->nmounts, rel, &st)->mnt_id = sx.stx_mnt_id;
+		return 0;
+	}
+	/* The name must still lead to the inode the listing gave it: else
+	 * two renames could show one directory twice and another never. */
+	if (sc->dino_ok && sx.stx_ino != f->inos[f->next - 1]) {
+		fail_entry(l, path_of(w, ok), "it changed during the scan");
 		return 0;
 	}
 	if (ok && skipped(l, w->path))
@@ -754,6 +790,7 @@ sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
 {
 	struct sbx_lease l = { .root_fd = root_fd, .owner = owner, .owner_gid = owner_gid };
 	struct sbx_scan sc = { .out = out, .max = max };
+	struct statfs sfs;
 	struct statx sx;
 	struct stat st;
 	int rc = 0;
@@ -775,6 +812,7 @@ sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
 	}
 	sc.have_mnt_id = (sx.stx_mask & STATX_MNT_ID) != 0;
 	sc.mnt_id = sx.stx_mnt_id;
+	sc.dino_ok = fstatfs(root_fd, &sfs) == 0 && dino_is_ino(sfs.f_type);
 	l.root = (char *)root;
 	l.dev = st.st_dev;
 	l.scan = &sc;
@@ -823,6 +861,7 @@ dir_same(int root_fd, const struct sbx_cover *d)
 	int fd = reopen(root_fd, d->rel, O_DIRECTORY);
 
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == d->dev && st.st_ino == d->ino &&
+	    st.st_ctim.tv_sec == d->ctime.tv_sec && st.st_ctim.tv_nsec == d->ctime.tv_nsec &&
 	    read_names(fd, &f) == 0) {
 		size_t len;
 		_cleanup_free_ char *now = listing(f.names, f.inos, f.n, &len);

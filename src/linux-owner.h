@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -20,14 +21,15 @@ struct sbx_lease_entry {
 };
 
 /* An entry a scan saw: its path relative to the tree's root ("" for the
- * root) and its inode; a directory's listing (sorted names with their
- * inode numbers), a mount's id, a file's link count. */
+ * root) and its inode; a directory's change time and listing (sorted
+ * names with their inode numbers), a mount's id, a file's link count. */
 struct sbx_cover {
 	char *rel;
 	dev_t dev;
 	ino_t ino;
 	nlink_t nlink;
 	uint64_t mnt_id;
+	struct timespec ctime;
 	char *list;
 	size_t list_len;
 };
