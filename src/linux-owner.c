@@ -490,16 +490,15 @@ name_has_caps(int dir, const char *name)
 }
 
 /* Whether readdir's inode numbers are stat's on a file system of type t
- * (linux/magic.h): so on these; overlayfs, FUSE and network file systems
- * may differ, and there the names are checked by listing and ctime
- * alone. */
+ * (linux/magic.h): so on these; btrfs lists a subvolume under its id, not
+ * its root's inode 256, and overlayfs, FUSE and network file systems may
+ * differ: there the names are checked by listing and ctime alone. */
 static bool
 dino_is_ino(long t)
 {
 	static const unsigned long same[] = {
 		0xef53, /* ext2/3/4 */
 		0x58465342, /* xfs */
-		0x9123683e, /* btrfs */
 		0x01021994, /* tmpfs */
 		0xf2f52010, /* f2fs */
 	};
