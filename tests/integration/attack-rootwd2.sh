@@ -9,7 +9,10 @@
 #      one) into the workdir, or make a new subvolume there: the snapshot
 #      arrives after the scan, holds root's set-uid file and is on the
 #      idmapped mount (BTRFS_IOC_SNAP_CREATE, _V2, BTRFS_IOC_SUBVOL_CREATE,
-#      _V2 fail with EPERM under both backends);
+#      _V2 fail with EPERM under both backends); nor make root's read-only
+#      snapshot in the workdir writable (BTRFS_IOC_SUBVOL_SETFLAGS needs
+#      only to own the subvolume, which the idmapping gives; it fails with
+#      EPERM under both backends);
 #   3. write a set-uid root file in a protected path (.vscode) given again
 #      as a read-write mount, directly or through a mount of the workdir's
 #      parent (the protected paths were left out of every tree's scan);
@@ -21,36 +24,62 @@
 #      4097 of them made by one run do not refuse the next;
 #   6. slip a set-uid root file past the scan by exchanging two directories
 #      (renameat2 RENAME_EXCHANGE) while it runs: the namespaces backend
-#      notices (each directory's ctime, checked again after covering) and
-#      refuses with 125 when the tree keeps changing.
+#      notices (each directory's sorted names and inodes, read again after
+#      covering) and refuses with 125 when the tree keeps changing; also on
+#      ext4 with 128-byte inodes, whose whole-second ctimes stay the same
+#      through every rename in one second (a ctime recheck saw nothing);
+#   7. leave uncovered a set-uid root file in a protected path (.vscode) or
+#      on the secret list: the scan once skipped those by name, trusting
+#      the jail to freeze or hide them, which it does only for what existed
+#      when the plan was made; now they are scanned like the rest (the
+#      diagnostics' warning counts them).
 # Every verdict is read on the host: cmp, stat, ls, find, the listener's
 # log, what the fifo's reader got, the run's status. Under the landlock
 # backend the lend never hands these over; the same attacks run there
 # (with --allow-degraded where a -m is needed: that backend refuses a -m
 # without it, and then the attack would prove nothing). The btrfs cases
-# need a loop device and mkfs.btrfs, and are skipped without them.
+# need a loop device and mkfs.btrfs, the whole-second ext4 case one and
+# mkfs.ext4; each is skipped without them.
 # Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
 . "$(dirname "$0")/rootwd-lib.sh"
 
-N_BTRFS=16
-N_TESTS=$((N_BTRFS + 21))
+N_BTRFS=19
+N_EXT4=5
+N_TESTS=$((N_BTRFS + N_EXT4 + 23))
 rootwd_begin "$N_TESTS" "the mmap writes, the ioctls, the socket and the fifo" || exit 0
 
 DEGRADED=
 [ "$SBX_BACKEND" = landlock ] && DEGRADED=--allow-degraded
 
-LOOPDEV=
+LOOPDEVS=
 RENAMER_PID=
 rootwd_pre_cleanup() { [ -n "$RENAMER_PID" ] && : >"$JT/ren.stop" 2>/dev/null; }
-rootwd_post_cleanup() { [ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null; }
+# After the unmounts (a device still busy is detached once freed).
+rootwd_post_cleanup() {
+	for _l in $LOOPDEVS; do
+		losetup -d "$_l" 2>/dev/null
+	done
+}
+
+# loop_mount IMG DIR TYPE: the image IMG on a new loop device, mounted
+# (type TYPE) on DIR; both undone by the EXIT trap. False when either
+# fails.
+loop_mount() {
+	_l=$(losetup -f --show "$1" 2>/dev/null) || return 1
+	LOOPDEVS="$_l $LOOPDEVS"
+	mount -t "$3" "$_l" "$2" 2>/dev/null || return 1
+	MOUNTED="$2 $MOUNTED"
+}
 
 cp /bin/true "$JT/true.orig"
 
 # In the jail: t (R:NAME:STATUS), mm FILE (b"EVIL" at offset 100 through
-# a shared mapping: the write that keeps set-id bits) and btrfs_ioctl KIND
+# a shared mapping: the write that keeps set-id bits), btrfs_ioctl KIND
 # SRC NAME (KIND snap1, snap2: snapshot SRC as NAME in the current
-# directory; sub1, sub2: a new subvolume NAME), which prints E:KIND:ERRNO.
+# directory; sub1, sub2: a new subvolume NAME), which prints E:KIND:ERRNO,
+# and setflags SUBVOL (BTRFS_IOC_SUBVOL_SETFLAGS with flags 0: read-only
+# off), which prints E:setflags:ERRNO.
 PRELUDE=$SBX_T_PRELUDE$(cat <<'EOF'
 
 mm() {
@@ -80,6 +109,16 @@ except OSError as x:
     e = x.errno
 print(\"E:%s:%d\" % (kind, e))" "$@"
 }
+setflags() {
+	python3 -c "import fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    fcntl.ioctl(fd, 0x4008941a, struct.pack(\"Q\", 0))
+    e = 0
+except OSError as x:
+    e = x.errno
+print(\"E:setflags:%d\" % e)" "$1"
+}
 EOF
 )
 
@@ -89,9 +128,7 @@ btrfs_cases() {
 	B=$T/btrfs
 	mkdir "$B" && truncate -s 300M "$T/btrfs.img" && mkfs.btrfs -q "$T/btrfs.img" >/dev/null 2>&1 ||
 	    return 1
-	LOOPDEV=$(losetup -f --show "$T/btrfs.img" 2>/dev/null) || { LOOPDEV=; return 1; }
-	mount -t btrfs "$LOOPDEV" "$B" 2>/dev/null || return 1
-	MOUNTED="$B $MOUNTED"
+	loop_mount "$T/btrfs.img" "$B" btrfs || return 1
 	# Shared, so that a mount a run left behind would show on the host.
 	mount --make-shared "$B" && chmod 755 "$B" || setup_failed "the btrfs mount"
 	below_b() { cut -d' ' -f5 /proc/self/mountinfo | grep -F "$B" | sort | tr '\n' ' '; }
@@ -177,6 +214,22 @@ exit 0' $DEGRADED -m "$B/sys:sys" -w "$B/wd3"
 	is "$(find "$B/wd3" -perm /6000 | tr '\n' ' ')" "" "... and no set-id file is below it"
 	ok "... the set-uid root program in the mounted subvolume is unchanged" \
 	    cmp -s "$JT/true.orig" "$B/sys/suid"
+
+	# A root read-only snapshot in the workdir: read-only off, then a file
+	# made in it.
+	mkdir "$B/wd4" && chmod 755 "$B/wd4" && btrfs -q subvolume create "$B/wd4/sv" >/dev/null &&
+	    chmod 755 "$B/wd4/sv" && echo orig >"$B/wd4/sv/plain" &&
+	    btrfs -q subvolume snapshot -r "$B/wd4/sv" "$B/wd4/snap" >/dev/null ||
+	    setup_failed "the read-only snapshot wd4/snap"
+	jail_sh "$PRELUDE"'
+setflags snap
+t new sh -c "echo EVIL >snap/new"
+exit 0' -w "$B/wd4"
+	is "$(btrfs property get "$B/wd4/snap" ro 2>&1)" ro=true \
+	    "root's read-only snapshot in the workdir is still read-only (btrfs property get)"
+	absent "... and nothing was made in it" "$B/wd4/snap/new"
+	is "$(grep '^E:setflags:' "$T/out")" E:setflags:1 \
+	    "... BTRFS_IOC_SUBVOL_SETFLAGS failed with EPERM (the sandbox's report)"
 
 	is "$left1 | $(below_b)" "$mounts_before | $mounts_before2" "no mount is left below the btrfs mount but the test's own"
 	return 0
@@ -289,17 +342,20 @@ is_status 0 "... and the next run in that workdir is not refused"
 is "$(cat "$WD/marker" 2>&1)" ran "... and its script ran"
 
 # ---------------------------------------------------------------------
-# 6. Two directories exchanged over and over during the scan.
+# 6. Two directories exchanged over and over during the scan: on the
+# test's own filesystem, then on ext4 with whole-second ctimes.
 case $(uname -m) in
 x86_64) NR_RENAMEAT2=316 ;;
 aarch64) NR_RENAMEAT2=276 ;;
 *) NR_RENAMEAT2= ;;
 esac
-if [ -z "$NR_RENAMEAT2" ]; then
-	skip "renameat2: no syscall number known for $(uname -m)" 5
-else
-	new_wd
-	"$PY" - "$WD" <<'PY' || setup_failed "the directories a and z"
+
+# rename_race DIR WHERE: in the workdir DIR two directories a and z of
+# 2000 empty files each, root's set-uid program in a; the two exchanged
+# every 0.5 ms while five runs start there, then a run once that stops.
+# WHERE (" on ..." or empty) goes in the first test's name. 5 tests.
+rename_race() {
+	"$PY" - "$1" <<'PY' || setup_failed "the directories a and z$2"
 import os, sys
 wd = sys.argv[1]
 for d in ("a", "z"):
@@ -307,8 +363,9 @@ for d in ("a", "z"):
     for i in range(2000):
         open(os.path.join(wd, d, "f%04d" % i), "w").close()
 PY
-	cp /bin/true "$WD/a/suid" && chmod 4755 "$WD/a/suid" || setup_failed "a/suid"
-	"$PY" - "$WD" "$NR_RENAMEAT2" "$JT/ren.ready" "$JT/ren.stop" <<'PY' &
+	cp /bin/true "$1/a/suid" && chmod 4755 "$1/a/suid" || setup_failed "a/suid$2"
+	rm -f "$JT/ren.ready" "$JT/ren.stop"
+	"$PY" - "$1" "$NR_RENAMEAT2" "$JT/ren.ready" "$JT/ren.stop" <<'PY' &
 import ctypes, os, sys, time
 wd, nr, ready, stop = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 libc = ctypes.CDLL(None, use_errno=True)
@@ -324,18 +381,24 @@ while time.time() < end and not os.path.exists(stop):
 PY
 	RENAMER_PID=$!
 	JAIL_PIDS="$JAIL_PIDS $RENAMER_PID"
-	wait_for "[ -e '$JT/ren.ready' ]" 10 || setup_failed "the renamer"
+	wait_for "[ -e '$JT/ren.ready' ]" 10 || setup_failed "the renamer$2"
 	statuses=
 	msgs=0
+	held=0
 	runs=
 	i=0
 	while [ "$i" -lt 5 ]; do
 		jail_sh "$PRELUDE"'
 t mmap-a mm a/suid
 t mmap-z mm z/suid
-exit 0' -w "$WD"
+exit 0' -w "$1"
 		statuses="$statuses $SBX_STATUS"
-		grep -q "changed during the scan" "$T/err" && msgs=$((msgs + 1))
+		if grep -q "changed during the scan" "$T/err"; then
+			msgs=$((msgs + 1))
+			held=$((held + 1))
+		elif [ "$SBX_STATUS" = 0 ] && [ "$(rc_of mmap-a)" != 0 ] && [ "$(rc_of mmap-z)" != 0 ]; then
+			held=$((held + 1))
+		fi
 		runs="$runs
 run $i: status $SBX_STATUS, $(grep '^R:' "$T/out" | tr '\n' ' ')$(head -c 200 "$T/err")"
 		i=$((i + 1))
@@ -343,17 +406,74 @@ run $i: status $SBX_STATUS, $(grep '^R:' "$T/out" | tr '\n' ' ')$(head -c 200 "$
 	: >"$JT/ren.stop"
 	wait "$RENAMER_PID"
 	RENAMER_PID=
-	if [ -e "$WD/a/suid" ]; then s=$WD/a/suid; else s=$WD/z/suid; fi
-	ok "a set-uid root program in directories exchanged during the scan is unchanged" \
+	if [ -e "$1/a/suid" ]; then s=$1/a/suid; else s=$1/z/suid; fi
+	ok "a set-uid root program in directories exchanged during the scan$2 is unchanged" \
 	    cmp -s "$JT/true.orig" "$s"
 	is "$(stat -c '%a %u %g' "$s")" "4755 0 0" "... and so are its mode and owner"
 	_f=$TAP_FAILED
 	if ns_only "only the namespaces backend scans the workdir before the run" 2; then
-		is "$statuses" " 125 125 125 125 125" "... and every run while the renames went on was refused"
-		is "$msgs" 5 "... saying the workdir changed during the scan"
+		# A scan that happened to see one consistent state is right
+		# to go on (then the file it covered refuses the write); the
+		# others must be refused, saying why.
+		is "$held" 5 "... every run while the renames went on was refused as changed, or met the file covered"
+		ok "... and the renames did reach the scan (a run refused, saying the workdir changed)" \
+		    test "$msgs" -ge 1
 	fi
 	[ "$TAP_FAILED" -gt "$_f" ] || ! cmp -s "$JT/true.orig" "$s" && diag "the runs:$runs"
-	jail_sh 'echo ran >marker' -w "$WD"
+	jail_sh 'echo ran >marker' -w "$1"
 	is_status 0 "control: once the renames stop, a run in that workdir succeeds"
+}
+
+# A workdir on ext4 with 128-byte inodes, which have no room for
+# sub-second timestamps: $E/wd. False when there is no such mount here.
+ext4_wd() {
+	E=$T/ext4
+	mkdir "$E" && truncate -s 200M "$T/ext4.img" &&
+	    mkfs.ext4 -q -I 128 "$T/ext4.img" >/dev/null 2>&1 || return 1
+	loop_mount "$T/ext4.img" "$E" ext4 || return 1
+	mkdir "$E/wd" && chmod 755 "$E" "$E/wd" || setup_failed "the workdir on ext4"
+	# Else the case would prove no more than the first one.
+	case $(stat -c %z "$E/wd") in
+	*.000000000\ *) ;;
+	*) setup_failed "whole-second ctimes on ext4 -I 128 (got $(stat -c %z "$E/wd"))" ;;
+	esac
+}
+
+if [ -z "$NR_RENAMEAT2" ]; then
+	skip "renameat2: no syscall number known for $(uname -m)" $((5 + N_EXT4))
+else
+	new_wd
+	rename_race "$WD" ""
+	if ! command -v mkfs.ext4 >/dev/null 2>&1; then
+		skip "ext4: mkfs.ext4 (e2fsprogs) is needed" "$N_EXT4"
+	elif ! ext4_wd; then
+		skip "ext4: no ext4 on a loop device here (loop or ext4 module missing)" "$N_EXT4"
+	else
+		rename_race "$E/wd" " on ext4 with whole-second ctimes"
+	fi
+fi
+
+# ---------------------------------------------------------------------
+# 7. A set-uid root program in a protected path, and one in a directory
+# on the secret list: covered like any other, so the warning counts it.
+# covered: "COUNT PATH" from the last run's warning on root's entries
+# that stay read-only (how many, and the one it names).
+covered() {
+	sed -n "s/.*\"\([0-9]*\) of root's entries in [^\"]* stay read-only and root's in the sandbox ([^)]*), \([^\"]*\) among them\".*/\1 \2/p" "$T/diag"
+}
+if ns_only "only the namespaces backend covers root's files" 2; then
+	new_wd
+	mkdir "$WD/.vscode" && chmod 755 "$WD/.vscode" && cp /bin/true "$WD/.vscode/suid" &&
+	    chmod 4755 "$WD/.vscode/suid" || setup_failed ".vscode/suid"
+	jail_sh 'exit 0' -w "$WD"
+	is "$(covered)" "1 $WD/.vscode/suid" \
+	    "a set-uid root program in .vscode is covered (the diagnostics' warning counts and names it)" ||
+	    diag "$(tail -n 3 "$T/err")"
+	new_wd
+	mkdir "$WD/sec" && chmod 755 "$WD/sec" && cp /bin/true "$WD/sec/suid" &&
+	    chmod 4755 "$WD/sec/suid" || setup_failed "sec/suid"
+	jail_sh 'exit 0' --deny-read "$WD/sec" -w "$WD"
+	is "$(covered)" "1 $WD/sec/suid" "... and so is one in a directory on the secret list (--deny-read)" ||
+	    diag "$(tail -n 3 "$T/err")"
 fi
 done_testing
