@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "linux-gitguard.h"
+#include "linux-statat.h"
 
 /* The top-level names that make the workdir itself a repository for git
  * (its is_git_directory(): a HEAD, and objects/ and refs/ here or in the
@@ -30,6 +31,7 @@ enum { B_HEAD = 1, B_OBJECTS = 2, B_REFS = 4, B_CONFIG = 8, B_COMMONDIR = 16, B_
 struct sbx_gitguard {
 	char *workdir;
 	int wd; /* O_PATH, opened before the run */
+	bool local; /* sbx_fs_local(wd) */
 	unsigned before; /* B_* bits of what was there */
 	struct timespec start; /* the file system's clock when the run began */
 	void (*cleanup)(struct sbx_child *c, struct sbx_report *r); /* the backend's own */
@@ -38,15 +40,15 @@ struct sbx_gitguard {
 };
 
 static unsigned
-top_level(int wd)
+top_level(int wd, bool local)
 {
 	unsigned bits = 0;
 	struct stat st;
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(bare_names); i++)
-		if (fstatat(wd, bare_names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+		if (sbx_lstat_here(wd, bare_names[i], local, &st) == 0)
 			bits |= 1u << i;
-	if (fstatat(wd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (sbx_lstat_here(wd, ".git", local, &st) == 0)
 		bits |= B_DOTGIT;
 	return bits;
 }
@@ -69,7 +71,8 @@ sbx_gitguard_new(const char *workdir)
 	g = sbx_xcalloc(1, sizeof(*g));
 	g->workdir = sbx_xstrdup(workdir);
 	g->wd = wd;
-	g->before = top_level(wd);
+	g->local = sbx_fs_local(wd);
+	g->before = top_level(wd, g->local);
 	/* Inode times come from the coarse clock: the fine one may be ahead
 	 * of what the first file made in the run records. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &g->start);
@@ -111,7 +114,7 @@ sbx_move_aside(int wd, const char *workdir, const char *rel, struct sbx_err *err
 		*slash = '/';
 		name = slash + 1;
 	}
-	if (fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (sbx_lstat_here(dir, name, sbx_fs_local(dir), &sb) < 0) {
 		close(dir);
 		return NULL;
 	}
@@ -231,7 +234,7 @@ check_dotgit_entry(struct scan *s, int dir, size_t plen)
 {
 	struct stat st;
 
-	if (fstatat(dir, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && made_in_run(s->g, &st))
+	if (sbx_lstat_here(dir, ".git", s->g->local, &st) == 0 && made_in_run(s->g, &st))
 		found(s, plen, ".git");
 }
 
@@ -252,9 +255,9 @@ check_dir(struct scan *s, int dir, const struct stat *st, const char *base, bool
 	}
 	if (top && strstr(base, ".sbxrun-untrusted.") != NULL)
 		return;
-	if (fstatat(dir, "HEAD", &h, AT_SYMLINK_NOFOLLOW) == 0 && made_in_run(s->g, &h) &&
-	    fstatat(dir, "objects", &h, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    fstatat(dir, "refs", &h, AT_SYMLINK_NOFOLLOW) == 0)
+	if (sbx_lstat_here(dir, "HEAD", s->g->local, &h) == 0 && made_in_run(s->g, &h) &&
+	    sbx_lstat_here(dir, "objects", s->g->local, &h) == 0 &&
+	    sbx_lstat_here(dir, "refs", s->g->local, &h) == 0)
 		found(s, plen, NULL);
 }
 
@@ -279,7 +282,7 @@ list_dir(struct scan *s, struct frame *f, bool root)
 			if (++s->seen > SCAN_MAX)
 				return 0;
 			if (type == DT_UNKNOWN) {
-				if (fstatat(f->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				if (sbx_lstat_here(f->fd, de->d_name, s->g->local, &st) < 0)
 					continue;
 				type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 			}
@@ -441,7 +444,7 @@ move_top(struct sbx_gitguard *g, const char *rel, struct sbx_buf *moved)
 static void
 check(struct sbx_gitguard *g)
 {
-	unsigned now = top_level(g->wd), made = now & ~g->before;
+	unsigned now = top_level(g->wd, g->local), made = now & ~g->before;
 	struct sbx_buf moved = { 0 };
 	struct scan s = { .g = g };
 

@@ -20,6 +20,7 @@
 
 #include "fsplan.h"
 #include "linux-owner.h"
+#include "linux-statat.h"
 
 /* How many directories of the walk stay open at once: deeper ones push
  * their oldest ancestors' descriptors out, and those are reopened
@@ -516,6 +517,7 @@ struct sbx_scan {
 	uint64_t mnt_id; /* the root's mount */
 	bool have_mnt_id;
 	bool dino_ok; /* dino_is_ino() */
+	bool local; /* sbx_fs_local() */
 	struct sbx_cover *links; /* regular files with more than one link */
 	size_t nlinks;
 };
@@ -641,20 +643,6 @@ scan_record(struct sbx_lease *l, int dir, const char *name, const struct stat *s
 	return 0;
 }
 
-static void
-stat_of_statx(const struct statx *sx, struct stat *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
-	st->st_ino = sx->stx_ino;
-	st->st_mode = sx->stx_mode;
-	st->st_nlink = sx->stx_nlink;
-	st->st_uid = sx->stx_uid;
-	st->st_gid = sx->stx_gid;
-	st->st_ctim.tv_sec = sx->stx_ctime.tv_sec;
-	st->st_ctim.tv_nsec = sx->stx_ctime.tv_nsec;
-}
-
 #define SCAN_MASK \
 	(STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO | STATX_CTIME | \
 	    STATX_MNT_ID)
@@ -677,12 +665,12 @@ scan_entry(struct walk *w, struct frame *f, const char *name, bool ok, struct sb
 	const char *rel = ok ? rel_of(l, w->path) : NULL;
 	int cfd;
 
-	if (statx(f->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, SCAN_MASK, &sx) < 0) {
+	if (sbx_statx_here(f->fd, name, sc->local, SCAN_MASK, &sx) < 0) {
 		fail_entry(l, path_of(w, ok),
 		    errno == ENOENT ? "it changed during the scan" : strerror(errno));
 		return 0;
 	}
-	stat_of_statx(&sx, &st);
+	sbx_stat_of_statx(&sx, &st);
 	if ((sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
 	    (sc->have_mnt_id && (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id != sc->mnt_id)) {
 		if (rel == NULL)
@@ -797,7 +785,7 @@ sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
 	memset(out, 0, sizeof(*out));
 	if (statx(root_fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, SCAN_MASK, &sx) < 0)
 		return sbx_err_sys(err, "cannot stat %s", root);
-	stat_of_statx(&sx, &st);
+	sbx_stat_of_statx(&sx, &st);
 	/* A file mounted read-write is the caller's choice, links and all;
 	 * only a set-id or capability file of root's is refused. */
 	if (!S_ISDIR(st.st_mode)) {
@@ -812,6 +800,7 @@ sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
 	sc.have_mnt_id = (sx.stx_mask & STATX_MNT_ID) != 0;
 	sc.mnt_id = sx.stx_mnt_id;
 	sc.dino_ok = fstatfs(root_fd, &sfs) == 0 && dino_is_ino(sfs.f_type);
+	sc.local = sbx_fs_local(root_fd);
 	l.root = (char *)root;
 	l.dev = st.st_dev;
 	l.scan = &sc;
@@ -876,6 +865,31 @@ dir_same(int root_fd, const struct sbx_cover *d)
 	return same;
 }
 
+/* Whether the mount the scan found at m->rel is still there: its parent
+ * reopened on the tree's own mount, the name looked at without asking
+ * the mount's filesystem (a FUSE server that never answers cannot stall
+ * the run). */
+static bool
+mount_same(int root_fd, const struct sbx_cover *m)
+{
+	_cleanup_free_ char *parent = sbx_xstrdup(m->rel);
+	char *slash = strrchr(parent, '/');
+	const char *leaf = slash ? slash + 1 : m->rel;
+	struct statx sx;
+	bool same;
+	int dir;
+
+	if (slash)
+		*slash = '\0';
+	dir = reopen(root_fd, slash ? parent : "", O_DIRECTORY);
+	if (dir < 0)
+		return false;
+	same =
+	    sbx_statx_here(dir, leaf, true, STATX_MNT_ID, &sx) == 0 && sx.stx_mnt_id == m->mnt_id;
+	close(dir);
+	return same;
+}
+
 int
 sbx_owner_scan_recheck(
     int root_fd, const char *root, const struct sbx_covers *c, struct sbx_err *err)
@@ -886,14 +900,9 @@ sbx_owner_scan_recheck(
 		if (!dir_same(root_fd, &c->dirs[i]))
 			bad = &c->dirs[i];
 	/* A mount the scan left alone is still that very mount. */
-	for (size_t i = 0; bad == NULL && i < c->nmounts; i++) {
-		struct statx sx;
-
-		if (statx(root_fd, c->mounts[i].rel, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-			STATX_MNT_ID, &sx) < 0 ||
-		    sx.stx_mnt_id != c->mounts[i].mnt_id)
+	for (size_t i = 0; bad == NULL && i < c->nmounts; i++)
+		if (!mount_same(root_fd, &c->mounts[i]))
 			bad = &c->mounts[i];
-	}
 	/* A multi-link file kept has no name the scan did not see. */
 	for (size_t i = 0; bad == NULL && i < c->nlinks; i++) {
 		struct stat st;

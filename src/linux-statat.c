@@ -1,0 +1,116 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "linux-statat.h"
+#include "util.h"
+
+#ifndef AT_STATX_DONT_SYNC
+#define AT_STATX_DONT_SYNC 0x4000
+#endif
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+
+bool
+sbx_fs_local(int fd)
+{
+	static const unsigned long local[] = {
+		0xEF53, /* ext2, ext3, ext4 */
+		0x58465342, /* xfs */
+		0x9123683E, /* btrfs */
+		0xF2F52010, /* f2fs */
+		0x01021994, /* tmpfs */
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return false;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(local); i++)
+		if ((unsigned long)sf.f_type == local[i])
+			return true;
+	return false;
+}
+
+int
+sbx_statx_here(int dir, const char *name, bool dir_local, unsigned mask, struct statx *sx)
+{
+	const int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC;
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd, rc, e;
+
+	/* A network or FUSE filesystem honours AT_STATX_DONT_SYNC (its
+	 * cached status, no request); a local one always answers at once. */
+	if (statx(dir, name, flags, mask, sx) < 0) {
+		e = errno;
+		/* FUSE refuses every field but the device to a process its
+		 * mount does not allow, before any request; asked for none,
+		 * it answers, and the kernel adds the mount id and root. */
+		if (e != EACCES || statx(dir, name, flags, 0, sx) < 0 ||
+		    !(sx->stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+			errno = e;
+			return -1;
+		}
+		return 0;
+	}
+	if (dir_local || (sx->stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return 0;
+	fd = (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		return statx(dir, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, mask, sx);
+	if (fd < 0)
+		return -1;
+	rc = statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, mask, sx);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int
+sbx_lstat_here(int dir, const char *name, bool dir_local, struct stat *st)
+{
+	struct statx sx;
+
+	if (sbx_statx_here(dir, name, dir_local, STATX_BASIC_STATS, &sx) < 0)
+		return -1;
+	if (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) {
+		errno = EXDEV;
+		return -1;
+	}
+	sbx_stat_of_statx(&sx, st);
+	return 0;
+}
+
+void
+sbx_stat_of_statx(const struct statx *sx, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+	st->st_ino = sx->stx_ino;
+	st->st_mode = sx->stx_mode;
+	st->st_nlink = sx->stx_nlink;
+	st->st_uid = sx->stx_uid;
+	st->st_gid = sx->stx_gid;
+	st->st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
+	st->st_size = (off_t)sx->stx_size;
+	st->st_blksize = (blksize_t)sx->stx_blksize;
+	st->st_blocks = (blkcnt_t)sx->stx_blocks;
+	st->st_atim.tv_sec = sx->stx_atime.tv_sec;
+	st->st_atim.tv_nsec = sx->stx_atime.tv_nsec;
+	st->st_mtim.tv_sec = sx->stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = sx->stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = sx->stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = sx->stx_ctime.tv_nsec;
+}

@@ -1,0 +1,35 @@
+/* Looking at an entry of a tree by name without waiting on the
+ * filesystem of another mount below it (doc/design/idmap-covers.md,
+ * "Other mounts below a tree"). */
+#ifndef SBX_LINUX_STATAT_H
+#define SBX_LINUX_STATAT_H
+
+#include <stdbool.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+/* Whether fd is on a local disk or memory filesystem (ext2/3/4, xfs,
+ * btrfs, f2fs, tmpfs), whose inode status is always the kernel's own:
+ * asking for it never waits on a server. */
+bool sbx_fs_local(int fd);
+
+/* statx() of name, one component in dir, following no symlink and
+ * triggering no automount, that never asks the filesystem of another
+ * mount: a name that is a mount's root (stx_attributes has
+ * STATX_ATTR_MOUNT_ROOT; with one component that is a mount other than
+ * dir's) is described from what the kernel has cached, and a FUSE mount
+ * that refuses sbxrun (no allow_other) is still reported as such, with
+ * only its mount id and device. Any other entry is on dir's own mount;
+ * when dir_local is false it is asked again, with the filesystem's own
+ * revalidation, through a descriptor opened without crossing into a
+ * mount (a mount made on the name meanwhile: EXDEV). */
+int sbx_statx_here(int dir, const char *name, bool dir_local, unsigned mask, struct statx *sx);
+
+/* fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) through sbx_statx_here(),
+ * for walks that stay on one mount: a mount's root fails with EXDEV. */
+int sbx_lstat_here(int dir, const char *name, bool dir_local, struct stat *st);
+
+/* The struct stat fields a statx() answer holds. */
+void sbx_stat_of_statx(const struct statx *sx, struct stat *st);
+
+#endif
