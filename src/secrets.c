@@ -257,6 +257,16 @@ sbx_secret_opaque(const struct sbx_idfs *fs, const char *path)
 			slash--;
 		slash[slash == copy ? 1 : 0] = '\0';
 	}
+	/* One stat of the whole path answers for every step on the way when
+	 * it succeeds or fails with ENOENT or ENOTDIR: the kernel's lookup
+	 * goes step by step and stops at the first that fails, with that
+	 * step's error, so the walk below would stop at the same step for
+	 * the same reason (or not at all). Only another error needs the walk,
+	 * to learn which directory could not be searched. */
+	if (fs->stat(fs->ctx, copy, &id) == 0)
+		goto walked;
+	if (errno == ENOENT || errno == ENOTDIR)
+		return NULL;
 	prev = sbx_xstrdup("/");
 	for (char *c = copy + 1;; c++) {
 		char saved = *c;
@@ -281,6 +291,7 @@ sbx_secret_opaque(const struct sbx_idfs *fs, const char *path)
 		if (saved == '\0')
 			break;
 	}
+walked:
 	if (wild) {
 		struct sbx_strv names = { 0 };
 		int r = fs->list(fs->ctx, copy, &names);
