@@ -226,22 +226,21 @@ absolute(const char *path)
 }
 
 static void
-add_hidden(struct sbx_strv *hidden, const char *path)
+add_hidden(struct sbx_pathmemo *m, struct sbx_strv *hidden, const char *path)
 {
 	_cleanup_free_ char *abs = absolute(path);
-	char *real;
+	const char *real;
 
 	if (!sbx_strv_contains(hidden, abs))
 		sbx_strv_push(hidden, abs);
-	real = realpath(abs, NULL);
+	real = sbx_pathmemo_realpath(m, abs);
 	if (real && !sbx_strv_contains(hidden, real))
-		sbx_strv_push_take(hidden, real);
-	else
-		free(real);
+		sbx_strv_push(hidden, real);
 }
 
 static void
-build_hidden(const struct sbx_policy *p, const struct sbx_strv *homes, struct sbx_strv *hidden)
+build_hidden(struct sbx_pathmemo *m, const struct sbx_policy *p, const struct sbx_strv *homes,
+    struct sbx_strv *hidden)
 {
 	struct sbx_strv raw = { 0 };
 
@@ -253,12 +252,12 @@ build_hidden(const struct sbx_policy *p, const struct sbx_strv *homes, struct sb
 		glob_t g;
 
 		if (strpbrk(raw.v[i], "*?[") == NULL) {
-			add_hidden(hidden, raw.v[i]);
+			add_hidden(m, hidden, raw.v[i]);
 			continue;
 		}
 		if (glob(raw.v[i], GLOB_NOSORT, NULL, &g) == 0)
 			for (size_t k = 0; k < g.gl_pathc; k++)
-				add_hidden(hidden, g.gl_pathv[k]);
+				add_hidden(m, hidden, g.gl_pathv[k]);
 		globfree(&g);
 	}
 	sbx_strv_free(&raw);
@@ -694,10 +693,14 @@ resolve_in_jail(struct sbx_policy *p, const char *path, struct sbx_fsview *v, st
 void
 sbx_resolve_begin(struct sbx_policy *p, const struct sbx_strv *homes, struct sbx_fsview *v)
 {
+	struct sbx_pathmemo memo = { 0 };
+	struct sbx_idfs fs = sbx_host_idfs_memo(&memo);
+
 	memset(v, 0, sizeof(*v));
 	sbx_strv_copy(&v->homes, homes);
-	build_hidden(p, homes, &v->hidden);
-	sbx_secrets_widen(&sbx_host_idfs, p, homes, v);
+	build_hidden(&memo, p, homes, &v->hidden);
+	sbx_secrets_widen(&fs, p, homes, v);
+	sbx_pathmemo_free(&memo);
 	for (size_t i = 0; sbx_system_roots[i]; i++)
 		if (access(sbx_system_roots[i], F_OK) == 0)
 			sbx_strv_push(&v->roots, sbx_system_roots[i]);

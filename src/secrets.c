@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "secrets.h"
 
@@ -110,6 +111,163 @@ const struct sbx_idfs sbx_host_idfs = {
 	.realpath = host_realpath,
 	.mountinfo = host_mountinfo,
 };
+
+/* --- realpath(3), each name asked once ---------------------------------- */
+
+struct sbx_pathmemo_ent {
+	char *path;
+	char *real; /* NULL: realpath failed with err */
+	int err;
+	bool listed; /* a listing of path, not its realpath */
+	struct sbx_strv names;
+};
+
+#ifdef __linux__
+/* An absolute path with no empty, "." or ".." component and no trailing
+ * slash: realpath(3) looks each of its prefixes up exactly as written. */
+static bool
+plain_absolute(const char *path)
+{
+	if (path[0] != '/' || path[1] == '\0')
+		return false;
+	for (const char *c = path; *c; c += strcspn(c, "/")) {
+		c++; /* the slash */
+		if (*c == '/' || *c == '\0' || (c[0] == '.' && (c[1] == '/' || c[1] == '\0')) ||
+		    (c[0] == '.' && c[1] == '.' && (c[2] == '/' || c[2] == '\0')))
+			return false;
+	}
+	return true;
+}
+#endif
+
+/* What realpath(3) returns for path, with the canonical name of its
+ * directory taken from m. glibc's realpath calls readlink(2) on each
+ * prefix of the resolved name, goes on when it fails with EINVAL (no
+ * link) and fails with any other error; for a plain path whose directory
+ * resolves to D, the last of those calls is readlink("D/NAME"), and the
+ * result is "D/NAME" exactly when that call fails with EINVAL. A symlink
+ * as the last component is left to realpath(3) itself. Other systems'
+ * realpath does more (macOS also corrects a name's case), so there only
+ * whole answers are remembered. */
+static char *
+resolve_plain(struct sbx_pathmemo *m, const char *path)
+{
+#ifdef __linux__
+	_cleanup_free_ char *dir = NULL;
+	const char *dreal;
+	char *cand, c;
+
+	if (!plain_absolute(path))
+		return realpath(path, NULL);
+	dir = sbx_xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	dreal = dir[0] ? sbx_pathmemo_realpath(m, dir) : "/";
+	if (dreal == NULL)
+		return NULL;
+	cand = sbx_path_join(dreal, strrchr(path, '/') + 1);
+	if (readlink(cand, &c, 1) < 0) {
+		int e = errno;
+
+		if (e == EINVAL)
+			return cand;
+		free(cand);
+		errno = e;
+		return NULL;
+	}
+	free(cand);
+#else
+	(void)m;
+#endif
+	return realpath(path, NULL);
+}
+
+const char *
+sbx_pathmemo_realpath(struct sbx_pathmemo *m, const char *path)
+{
+	struct sbx_pathmemo_ent *e;
+	char *real;
+	int err;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (!m->v[i].listed && strcmp(m->v[i].path, path) == 0) {
+			errno = m->v[i].err;
+			return m->v[i].real;
+		}
+	real = resolve_plain(m, path);
+	err = real ? 0 : errno;
+	m->v = sbx_xreallocarray(m->v, m->n + 1, sizeof(*m->v));
+	e = &m->v[m->n++];
+	*e = (struct sbx_pathmemo_ent){ .path = sbx_xstrdup(path), .real = real, .err = err };
+	errno = err;
+	return real;
+}
+
+const struct sbx_strv *
+sbx_pathmemo_list(struct sbx_pathmemo *m, const char *dir)
+{
+	struct sbx_pathmemo_ent *e;
+	struct sbx_strv names = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].listed && strcmp(m->v[i].path, dir) == 0) {
+			errno = m->v[i].err;
+			return m->v[i].err ? NULL : &m->v[i].names;
+		}
+	if (host_list(NULL, dir, &names) < 0) {
+		err = errno;
+		sbx_strv_free(&names);
+	}
+	m->v = sbx_xreallocarray(m->v, m->n + 1, sizeof(*m->v));
+	e = &m->v[m->n++];
+	*e = (struct sbx_pathmemo_ent){
+		.path = sbx_xstrdup(dir), .err = err, .listed = true, .names = names
+	};
+	errno = err;
+	return err ? NULL : &e->names;
+}
+
+void
+sbx_pathmemo_free(struct sbx_pathmemo *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].path);
+		free(m->v[i].real);
+		sbx_strv_free(&m->v[i].names);
+	}
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+static char *
+memo_realpath(void *ctx, const char *path)
+{
+	const char *real = sbx_pathmemo_realpath(ctx, path);
+
+	return real ? sbx_xstrdup(real) : NULL;
+}
+
+static int
+memo_list(void *ctx, const char *dir, struct sbx_strv *names)
+{
+	const struct sbx_strv *got = sbx_pathmemo_list(ctx, dir);
+
+	if (got == NULL)
+		return -1;
+	sbx_strv_copy(names, got);
+	return 0;
+}
+
+struct sbx_idfs
+sbx_host_idfs_memo(struct sbx_pathmemo *m)
+{
+	struct sbx_idfs fs = sbx_host_idfs;
+
+	fs.ctx = m;
+	fs.realpath = memo_realpath;
+	fs.list = memo_list;
+	return fs;
+}
 
 /* --- the mount table ----------------------------------------------------- */
 

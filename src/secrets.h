@@ -44,6 +44,28 @@ struct sbx_idfs {
 
 extern const struct sbx_idfs sbx_host_idfs;
 
+/* The realpath(3) answers and directory listings of one building of the
+ * secret list (sbx_resolve_begin()), each asked of the system once: the
+ * list is resolved when it is built and again when it is widened, and
+ * most of its entries share a directory. Caller-owned; zero-initialise,
+ * free with sbx_pathmemo_free(). It holds answers, no descriptors, and
+ * lives no longer than that building: the workdir, mount sources and read
+ * paths are still pinned and judged by descriptor (doc/design/paths.md). */
+struct sbx_pathmemo {
+	struct sbx_pathmemo_ent *v;
+	size_t n;
+};
+
+/* realpath(path), or NULL with errno set; the string belongs to m. */
+const char *sbx_pathmemo_realpath(struct sbx_pathmemo *m, const char *path);
+/* The names in dir as sbx_idfs's list gives them (readdir order, without
+ * "." and ".."), or NULL with errno set; they belong to m. */
+const struct sbx_strv *sbx_pathmemo_list(struct sbx_pathmemo *m, const char *dir);
+void sbx_pathmemo_free(struct sbx_pathmemo *m);
+
+/* sbx_host_idfs answering realpath and list from m. */
+struct sbx_idfs sbx_host_idfs_memo(struct sbx_pathmemo *m);
+
 /* One line of a mount table: which part (root) of which filesystem
  * (dev) is seen at point. */
 struct sbx_mountent {
