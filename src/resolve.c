@@ -661,6 +661,23 @@ check_target(int wd, const struct sbx_mount *m, const struct stat *sst, struct s
 	return 0;
 }
 
+/* sbx_secrets_check() on the host, with the mount table that
+ * sbx_resolve_begin() read (the rest is looked up afresh). */
+static int
+secrets_check(const struct sbx_policy *p, const struct sbx_strv *homes, struct sbx_fsview *v,
+    struct sbx_err *err)
+{
+	struct sbx_pathmemo memo = { .mounts_read = v->mounts_read,
+		.mountinfo = steal_ptr(&v->mountinfo) };
+	struct sbx_idfs fs = sbx_host_idfs_memo(&memo, false);
+	int r = sbx_secrets_check(&fs, p, homes, v, err);
+
+	v->mounts_read = memo.mounts_read;
+	v->mountinfo = steal_ptr(&memo.mountinfo);
+	sbx_pathmemo_free(&memo);
+	return r;
+}
+
 /* The workdir is a directory the jail makes in its own /tmp: nothing of
  * the host lies at or below it, so there is nothing to pin, to refuse or
  * to search for second names of secrets; read paths are pinned as usual. */
@@ -687,19 +704,24 @@ resolve_in_jail(struct sbx_policy *p, const char *path, struct sbx_fsview *v, st
 		if (!sbx_strv_contains(&v->read, rp->path))
 			sbx_strv_push(&v->read, rp->path);
 	}
-	return sbx_secrets_check(&sbx_host_idfs, p, &v->homes, v, err);
+	return secrets_check(p, &v->homes, v, err);
 }
 
 void
 sbx_resolve_begin(struct sbx_policy *p, const struct sbx_strv *homes, struct sbx_fsview *v)
 {
 	struct sbx_pathmemo memo = { 0 };
-	struct sbx_idfs fs = sbx_host_idfs_memo(&memo);
+	struct sbx_idfs fs = sbx_host_idfs_memo(&memo, true);
 
 	memset(v, 0, sizeof(*v));
 	sbx_strv_copy(&v->homes, homes);
 	build_hidden(&memo, p, homes, &v->hidden);
 	sbx_secrets_widen(&fs, p, homes, v);
+	/* The mount table is kept for sbx_resolve_rest()'s alias checks: one
+	 * reading of it per resolution (the kernel formats the whole table
+	 * at each, ~45 us here). */
+	v->mounts_read = memo.mounts_read;
+	v->mountinfo = steal_ptr(&memo.mountinfo);
 	sbx_pathmemo_free(&memo);
 	for (size_t i = 0; sbx_system_roots[i]; i++)
 		if (access(sbx_system_roots[i], F_OK) == 0)
@@ -799,7 +821,7 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 		free(m->source);
 		m->source = sbx_xstrdup(sp->path);
 	}
-	r = sbx_secrets_check(&sbx_host_idfs, p, homes, v, err);
+	r = secrets_check(p, homes, v, err);
 out:
 	free(ids);
 	return r;
@@ -829,6 +851,7 @@ sbx_fsview_free(struct sbx_fsview *v)
 	}
 	free(v->pins);
 	free(v->workdir);
+	free(v->mountinfo);
 	sbx_strv_free(&v->homes);
 	sbx_strv_free(&v->hidden);
 	sbx_strv_free(&v->roots);

@@ -33,6 +33,10 @@ struct sbx_fsview {
 	                                   as written and, when it exists, resolved */
 	struct sbx_strv roots; /* the system roots present here */
 	struct sbx_strv read; /* allowlist paths that exist, canonical */
+	/* The mount table as sbx_resolve_begin() read it, for the checks of
+	 * sbx_resolve_rest(); NULL when there is none. */
+	bool mounts_read;
+	char *mountinfo;
 	struct sbx_pin *pins; /* the workdir first, then mount sources and
 	                                   read paths */
 	size_t npins;

@@ -236,6 +236,7 @@ sbx_pathmemo_free(struct sbx_pathmemo *m)
 		sbx_strv_free(&m->v[i].names);
 	}
 	free(m->v);
+	free(m->mountinfo);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -258,14 +259,29 @@ memo_list(void *ctx, const char *dir, struct sbx_strv *names)
 	return 0;
 }
 
+static char *
+memo_mountinfo(void *ctx)
+{
+	struct sbx_pathmemo *m = ctx;
+
+	if (!m->mounts_read) {
+		m->mountinfo = host_mountinfo(NULL);
+		m->mounts_read = true;
+	}
+	return m->mountinfo ? sbx_xstrdup(m->mountinfo) : NULL;
+}
+
 struct sbx_idfs
-sbx_host_idfs_memo(struct sbx_pathmemo *m)
+sbx_host_idfs_memo(struct sbx_pathmemo *m, bool names)
 {
 	struct sbx_idfs fs = sbx_host_idfs;
 
 	fs.ctx = m;
-	fs.realpath = memo_realpath;
-	fs.list = memo_list;
+	fs.mountinfo = memo_mountinfo;
+	if (names) {
+		fs.realpath = memo_realpath;
+		fs.list = memo_list;
+	}
 	return fs;
 }
 

@@ -54,6 +54,8 @@ extern const struct sbx_idfs sbx_host_idfs;
 struct sbx_pathmemo {
 	struct sbx_pathmemo_ent *v;
 	size_t n;
+	bool mounts_read;
+	char *mountinfo; /* the text read, or NULL: there is none */
 };
 
 /* realpath(path), or NULL with errno set; the string belongs to m. */
@@ -63,8 +65,9 @@ const char *sbx_pathmemo_realpath(struct sbx_pathmemo *m, const char *path);
 const struct sbx_strv *sbx_pathmemo_list(struct sbx_pathmemo *m, const char *dir);
 void sbx_pathmemo_free(struct sbx_pathmemo *m);
 
-/* sbx_host_idfs answering realpath and list from m. */
-struct sbx_idfs sbx_host_idfs_memo(struct sbx_pathmemo *m);
+/* sbx_host_idfs answering realpath, list and the mount table from m; or,
+ * without names, only the mount table. */
+struct sbx_idfs sbx_host_idfs_memo(struct sbx_pathmemo *m, bool names);
 
 /* One line of a mount table: which part (root) of which filesystem
  * (dev) is seen at point. */
