@@ -179,9 +179,9 @@ struct scan {
 	const struct sbx_gitguard *g;
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
-	size_t seen, found;
+	size_t seen, found, opened;
 	bool moved; /* the tree moved under the search, which stopped */
-	struct sbx_buf named;
+	struct sbx_buf named, named_open;
 	char path[PATH_MAX]; /* relative to the workdir */
 	struct frame *f;
 	size_t depth, cap;
@@ -194,20 +194,45 @@ made_in_run(const struct sbx_gitguard *g, const struct stat *st)
 	    (st->st_ctim.tv_sec == g->start.tv_sec && st->st_ctim.tv_nsec >= g->start.tv_nsec);
 }
 
-/* Notes the repository at the search's current path, plus name when not
- * NULL (an entry of the current directory). */
+/* Counts in *n and names in b (the first NAMED_MAX) the search's current
+ * path, plus name when not NULL (an entry of the current directory). */
+static void
+note(const struct scan *s, struct sbx_buf *b, size_t *n, size_t plen, const char *name)
+{
+	if ((*n)++ >= NAMED_MAX)
+		return;
+	if (b->len)
+		sbx_buf_printf(b, ", ");
+	if (plen == SIZE_MAX)
+		sbx_buf_printf(b, "(a path longer than PATH_MAX)");
+	else if (plen == 0 && name == NULL)
+		sbx_buf_printf(b, "the workdir itself");
+	else
+		sbx_buf_printf(
+		    b, "%.*s%s%s", (int)plen, s->path, name && plen ? "/" : "", name ? name : "");
+}
+
+/* Notes the repository at the search's current path, plus name. */
 static void
 found(struct scan *s, size_t plen, const char *name)
 {
-	if (s->found++ >= NAMED_MAX)
+	note(s, &s->named, &s->found, plen, name);
+}
+
+/* A directory of the caller's (the workdir itself included) that the run
+ * changed and left writable by others: any local user could then put a
+ * .git or a script there for the caller's next git or build to run. The
+ * write bit for others goes, through the descriptor the search opened
+ * (never by name), sticky or not; a directory the caller had made so and
+ * that the run only wrote into loses it too (threat-model.md, "Nothing is
+ * planted for later"). */
+static void
+close_to_others(struct scan *s, int fd, const struct stat *st, size_t plen)
+{
+	if (!(st->st_mode & S_IWOTH) || st->st_uid != geteuid() || !made_in_run(s->g, st))
 		return;
-	if (s->named.len)
-		sbx_buf_printf(&s->named, ", ");
-	if (plen == SIZE_MAX)
-		sbx_buf_printf(&s->named, "(a path longer than PATH_MAX)");
-	else
-		sbx_buf_printf(&s->named, "%.*s%s%s", (int)plen, s->path, name && plen ? "/" : "",
-		    name ? name : "");
+	if (fchmod(fd, st->st_mode & 07777 & ~(mode_t)S_IWOTH) == 0)
+		note(s, &s->named_open, &s->opened, plen, NULL);
 }
 
 /* Opens the directory name below dir as the search does: never through a
@@ -310,6 +335,7 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 
 	if (level > 0)
 		check_dir(s, fd, st, base, level == 1, plen);
+	close_to_others(s, fd, st, plen);
 	if (s->leaf_skip && st->st_nlink == 2) {
 		if (level > 0)
 			check_dotgit_entry(s, fd, plen);
@@ -479,7 +505,14 @@ check(struct sbx_gitguard *g)
 				  "config and hooks run in any git command there): %s%s",
 			s.found, s.found == 1 ? "y" : "ies", s.named.data,
 			s.found > NAMED_MAX ? ", ..." : ""));
+	if (s.opened)
+		warn(g->report,
+		    sbx_xasprintf("the run left %zu director%s writable by other users; their "
+				  "write permission was removed: %s%s",
+			s.opened, s.opened == 1 ? "y" : "ies", s.named_open.data,
+			s.opened > NAMED_MAX ? ", ..." : ""));
 	sbx_buf_free(&s.named);
+	sbx_buf_free(&s.named_open);
 }
 
 static void

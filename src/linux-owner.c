@@ -451,11 +451,15 @@ visit_return(
 	}
 	/* The kernel drops set-id bits and security.capability on a change
 	 * of owner (root's own chown included); what is left over, on a
-	 * kernel or filesystem that keeps them, goes here. */
+	 * kernel or filesystem that keeps them, goes here, and so does a
+	 * write permission for others (anyone could change the file root
+	 * runs next). */
 	fd_path(fdp, sizeof(fdp), fd);
 	if (fstat(fd, &now) == 0 && !S_ISDIR(now.st_mode) && !S_ISLNK(now.st_mode) &&
-	    (now.st_mode & (S_ISUID | S_ISGID)) && chmod(fdp, now.st_mode & 0777) < 0)
-		fail_entry(l, path, "its set-id bits could not be removed");
+	    (now.st_mode & (S_ISUID | S_ISGID | S_IWOTH)) &&
+	    chmod(fdp, now.st_mode & 0777 & ~(mode_t)S_IWOTH) < 0)
+		fail_entry(
+		    l, path, "its set-id bits or write permission for others could not be removed");
 	if (scrub_xattrs(fd) < 0)
 		fail_entry(l, path, "its security.* or trusted.* attributes could not be removed");
 	return 0;
