@@ -34,12 +34,19 @@ rel(const char *path)
 	return *path ? path : ".";
 }
 
-/* mkdir -p inside the new root's own tmpfs (no symlinks there but ours). */
+/* mkdir -p inside the new root's own tmpfs (no symlinks there but ours).
+ * The whole path is tried first: the parents exist for most of the plan's
+ * entries, and making them again would cost a failed mkdir each. */
 static int
 mkdir_p(int root, const char *path, mode_t mode)
 {
-	_cleanup_free_ char *copy = sbx_xstrdup(path);
+	_cleanup_free_ char *copy = NULL;
 
+	if (mkdirat(root, path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	copy = sbx_xstrdup(path);
 	for (char *c = copy + 1; *c; c++) {
 		if (*c != '/')
 			continue;
@@ -116,27 +123,42 @@ fail:
 	return -1;
 }
 
+/* Makes dst (a directory, or an empty file) in the new root unless
+ * something is there already, whatever it is. Made first and its parents
+ * only when that fails with ENOENT: an entry that exists fails with
+ * EEXIST, as O_EXCL makes open(2) do for a file (and for a symlink, which
+ * it does not follow), before any other check of the kernel's. */
+static int
+make_one(int root, const char *r, bool is_file)
+{
+	int fd;
+
+	if (!is_file)
+		return mkdirat(root, r, 0755);
+	fd = openat(root, r, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 static int
 ensure_target(int root, const char *dst, bool is_file, struct sbx_err *err)
 {
 	const char *r = rel(dst);
 	struct stat st;
 
+	if (make_one(root, r, is_file) == 0 || errno == EEXIST)
+		return 0;
+	if (errno == ENOENT) {
+		if (make_parent(root, r) < 0)
+			return sbx_err_sys(err, "cannot create %s", dst);
+		if (make_one(root, r, is_file) == 0 || errno == EEXIST)
+			return 0;
+	}
 	if (fstatat(root, r, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
-	if (make_parent(root, r) < 0)
-		return sbx_err_sys(err, "cannot create %s", dst);
-	if (is_file) {
-		int fd = openat(root, r, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-		if (fd < 0)
-			return sbx_err_sys(err, "cannot create %s", dst);
-		close(fd);
-		return 0;
-	}
-	if (mkdirat(root, r, 0755) < 0 && errno != EEXIST)
-		return sbx_err_sys(err, "cannot create %s", dst);
-	return 0;
+	return sbx_err_sys(err, "cannot create %s", dst);
 }
 
 /* Where op mounts, opened once without following anything from the new
@@ -334,7 +356,10 @@ do_op(const struct sbx_op *op, struct build *b, struct sbx_err *err)
 		return 0;
 	}
 	case SBX_OP_SYMLINK:
-		if (make_parent(b->root, rel(dst)) < 0 ||
+		/* As in ensure_target: the parents only when missing. */
+		if (symlinkat(op->src, b->root, rel(dst)) == 0 || errno == EEXIST)
+			return 0;
+		if (errno != ENOENT || make_parent(b->root, rel(dst)) < 0 ||
 		    (symlinkat(op->src, b->root, rel(dst)) < 0 && errno != EEXIST))
 			return sbx_err_sys(err, "cannot create the symlink %s", op->dst);
 		return 0;
