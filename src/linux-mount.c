@@ -20,6 +20,7 @@ struct build {
 	int root;
 	int oldroot;
 	int hidden;
+	char hidden_name[24];
 	const struct sbx_fsview *fs;
 	const int *tree_fds;
 };
@@ -283,22 +284,29 @@ open_source(const struct sbx_op *op, const struct build *b, struct sbx_err *err)
 	return fd;
 }
 
-/* The name of the file hidden files are covered with, in the new root
- * while it is being built (see drop_hidden). */
-#define HIDDEN ".sbx-hidden"
-
 /* The file a hidden file is covered with: empty, mode 000 (the mode given
  * to O_CREAT, which the umask only narrows), owned by the sandbox's ids
  * (init holds them by now). Its mounts are read-only, so no chmod undoes
  * it. A mount whose root has no name cannot be attached (an O_TMPFILE
- * file fails with ENOENT), so it is made with a name and the name is
- * removed once the hides are done (drop_hidden). */
+ * file fails with ENOENT), so it is made with a name in the new root and
+ * the name is removed once the hides are done (drop_hidden). Every entry
+ * of the new root's top level exists by the first hide (the plan sorts
+ * by depth, and binds and symlinks before hides at the same depth), so a
+ * name taken is one of the plan's (a host /.sbx-hidden under --fs open):
+ * the next one is tried. */
 static int
 hidden_file(struct build *b)
 {
-	if (b->hidden < 0)
-		b->hidden = openat(
-		    b->root, HIDDEN, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0);
+	for (int i = 0; b->hidden < 0 && i < 8; i++) {
+		if (i == 0)
+			snprintf(b->hidden_name, sizeof(b->hidden_name), ".sbx-hidden");
+		else
+			snprintf(b->hidden_name, sizeof(b->hidden_name), ".sbx-hidden.%d", i);
+		b->hidden = openat(b->root, b->hidden_name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0);
+		if (b->hidden < 0 && errno != EEXIST)
+			break;
+	}
 	return b->hidden;
 }
 
@@ -313,7 +321,7 @@ drop_hidden(struct build *b, struct sbx_err *err)
 		return 0;
 	close(b->hidden);
 	b->hidden = -1;
-	if (unlinkat(b->root, HIDDEN, 0) < 0)
+	if (unlinkat(b->root, b->hidden_name, 0) < 0)
 		return sbx_err_sys(err, "cannot remove the hiding file");
 	return 0;
 }
