@@ -13,34 +13,56 @@
 #include "linux-mount.h"
 #include "util.h"
 
-/* Where the new root is assembled and where the old one stays reachable
- * meanwhile; both live in a private tmpfs mounted over /tmp of our own
- * mount namespace (the host's /tmp is untouched). */
-#define BASE "/tmp"
-#define NEWROOT "/newroot"
-#define OLDROOT "/oldroot"
+/* What init holds while it builds the new root: the new root's tmpfs
+ * (attached over the old root, see sbx_mount_build_root), the old root, and
+ * the empty file hidden files are covered with, made at the first need. */
+struct build {
+	int root;
+	int oldroot;
+	int hidden;
+	char hidden_name[24];
+	const struct sbx_fsview *fs;
+	const int *tree_fds;
+};
 
-/* mkdir -p inside the new root's own tmpfs (no symlinks there but ours). */
-static int
-mkdir_p(const char *path, mode_t mode)
+/* A path of the plan (absolute, inside the jail) relative to the new
+ * root's descriptor. */
+static const char *
+rel(const char *path)
 {
-	_cleanup_free_ char *copy = sbx_xstrdup(path);
+	while (*path == '/')
+		path++;
+	return *path ? path : ".";
+}
 
+/* mkdir -p inside the new root's own tmpfs (no symlinks there but ours).
+ * The whole path is tried first: the parents exist for most of the plan's
+ * entries, and making them again would cost a failed mkdir each. */
+static int
+mkdir_p(int root, const char *path, mode_t mode)
+{
+	_cleanup_free_ char *copy = NULL;
+
+	if (mkdirat(root, path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	copy = sbx_xstrdup(path);
 	for (char *c = copy + 1; *c; c++) {
 		if (*c != '/')
 			continue;
 		*c = '\0';
-		if (mkdir(copy, mode) < 0 && errno != EEXIST)
+		if (mkdirat(root, copy, mode) < 0 && errno != EEXIST)
 			return -1;
 		*c = '/';
 	}
-	if (mkdir(copy, mode) < 0 && errno != EEXIST)
+	if (mkdirat(root, copy, mode) < 0 && errno != EEXIST)
 		return -1;
 	return 0;
 }
 
 static int
-make_parent(const char *path)
+make_parent(int root, const char *path)
 {
 	_cleanup_free_ char *copy = sbx_xstrdup(path);
 	char *slash = strrchr(copy, '/');
@@ -48,7 +70,7 @@ make_parent(const char *path)
 	if (slash == NULL || slash == copy)
 		return 0;
 	*slash = '\0';
-	return mkdir_p(copy, 0755);
+	return mkdir_p(root, copy, 0755);
 }
 
 /* Creates a missing mount target inside the workdir, one component at a
@@ -57,10 +79,10 @@ make_parent(const char *path)
  * made exclusively, so a FIFO put in its place is never opened. Returns
  * the target, opened with O_PATH. */
 static int
-make_target_nofollow(const char *path, bool is_file, struct sbx_err *err)
+make_target_nofollow(int root, const char *path, bool is_file, struct sbx_err *err)
 {
 	_cleanup_free_ char *copy = sbx_xstrdup(path);
-	int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dir = openat(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	char *save = NULL, *name = strtok_r(copy, "/", &save);
 
 	if (dir < 0)
@@ -102,41 +124,57 @@ fail:
 	return -1;
 }
 
+/* Makes dst (a directory, or an empty file) in the new root unless
+ * something is there already, whatever it is. Made first and its parents
+ * only when that fails with ENOENT: an entry that exists fails with
+ * EEXIST, as O_EXCL makes open(2) do for a file (and for a symlink, which
+ * it does not follow), before any other check of the kernel's. */
 static int
-ensure_target(const char *dst, bool is_file, struct sbx_err *err)
+make_one(int root, const char *r, bool is_file)
 {
+	int fd;
+
+	if (!is_file)
+		return mkdirat(root, r, 0755);
+	fd = openat(root, r, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int
+ensure_target(int root, const char *dst, bool is_file, struct sbx_err *err)
+{
+	const char *r = rel(dst);
 	struct stat st;
 
-	if (lstat(dst, &st) == 0)
+	if (make_one(root, r, is_file) == 0 || errno == EEXIST)
 		return 0;
-	if (make_parent(dst) < 0)
-		return sbx_err_sys(err, "cannot create %s", dst);
-	if (is_file) {
-		int fd = open(dst, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-		if (fd < 0)
+	if (errno == ENOENT) {
+		if (make_parent(root, r) < 0)
 			return sbx_err_sys(err, "cannot create %s", dst);
-		close(fd);
-		return 0;
+		if (make_one(root, r, is_file) == 0 || errno == EEXIST)
+			return 0;
 	}
-	if (mkdir(dst, 0755) < 0 && errno != EEXIST)
-		return sbx_err_sys(err, "cannot create %s", dst);
-	return 0;
+	if (fstatat(root, r, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	return sbx_err_sys(err, "cannot create %s", dst);
 }
 
 /* Where op mounts, opened once without following anything from the new
  * root down: below the workdir every component is the sandbox's. */
 static int
-open_target(const char *dst, unsigned flags, struct sbx_err *err)
+open_target(int root, const char *dst, unsigned flags, struct sbx_err *err)
 {
 	struct stat st;
 	int fd;
 
 	if (flags & SBX_OPF_MKTARGET)
-		return make_target_nofollow(dst, flags & SBX_OPF_FILE, err);
-	if (ensure_target(dst, flags & SBX_OPF_FILE, err) < 0)
+		return make_target_nofollow(root, dst, flags & SBX_OPF_FILE, err);
+	if (ensure_target(root, dst, flags & SBX_OPF_FILE, err) < 0)
 		return -1;
-	fd = sbx_open_nofollow(AT_FDCWD, dst, &st);
+	fd = sbx_open_nofollow(root, rel(dst), &st);
 	if (fd < 0)
 		return sbx_err_sys(err, "mount target %s", dst);
 	return fd;
@@ -151,15 +189,15 @@ attach(int tree, int target, const char *what, const char *dst, struct sbx_err *
 	return 0;
 }
 
-/* A new filesystem mounted on the target descriptor, with the new mount
- * API (fsopen, fsconfig, fsmount, move_mount): mount(2) would need a path,
- * and reaching the target by a working directory needs search permission
- * on it, which the sandbox's ids lack on a directory they must hide (a
- * 0700 ~/.ssh of another owner). opts is "key=value,flag,...". */
+/* A new filesystem, detached, with the new mount API (fsopen, fsconfig,
+ * fsmount): mount(2) would need a path, and reaching the target by a
+ * working directory needs search permission on it, which the sandbox's ids
+ * lack on a directory they must hide (a 0700 ~/.ssh of another owner).
+ * opts is "key=value,flag,...". */
 static int
-mount_on(int target, const char *type, unsigned long flags, const char *opts)
+new_fs(const char *type, unsigned long flags, const char *opts)
 {
-	_cleanup_close_ int fs = -1, mnt = -1;
+	_cleanup_close_ int fs = -1;
 	_cleanup_free_ char *copy = sbx_xstrdup(opts ? opts : "");
 	char *save = NULL;
 	unsigned attr = 0;
@@ -190,18 +228,18 @@ mount_on(int target, const char *type, unsigned long flags, const char *opts)
 		attr |= MOUNT_ATTR_NODEV;
 	if (flags & MS_NOEXEC)
 		attr |= MOUNT_ATTR_NOEXEC;
-	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attr);
+	return fsmount(fs, FSMOUNT_CLOEXEC, attr);
+}
+
+/* A new filesystem mounted on the target descriptor (see new_fs). */
+static int
+mount_on(int target, const char *type, unsigned long flags, const char *opts)
+{
+	_cleanup_close_ int mnt = new_fs(type, flags, opts);
+
 	if (mnt < 0)
 		return -1;
 	return move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
-}
-
-static char *
-inside(const char *root, const char *path)
-{
-	if (strcmp(path, "/") == 0)
-		return sbx_xstrdup(root);
-	return sbx_xasprintf("%s%s", root, path);
 }
 
 /* A detached copy of the tree at src, with flags set on all of it,
@@ -226,17 +264,16 @@ clone_from(int src, uint64_t set, const char *what, struct sbx_err *err)
 /* The source of a bind: a host path under the old root, opened without
  * following, and when resolve pinned it, the very object it checked. */
 static int
-open_source(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, const char *dst,
-    struct sbx_err *err)
+open_source(const struct sbx_op *op, const struct build *b, struct sbx_err *err)
 {
-	const struct sbx_pin *pin = fs ? sbx_fsview_pin(fs, op->src) : NULL;
+	const struct sbx_pin *pin = b->fs ? sbx_fsview_pin(b->fs, op->src) : NULL;
 	struct stat st;
 	int fd;
 
 	if (op->flags & SBX_OPF_SELF)
-		fd = sbx_open_nofollow(AT_FDCWD, dst, &st);
+		fd = sbx_open_nofollow(b->root, rel(op->dst), &st);
 	else
-		fd = sbx_open_nofollow(oldroot, op->src[1] ? op->src + 1 : ".", &st);
+		fd = sbx_open_nofollow(b->oldroot, rel(op->src), &st);
 	if (fd < 0)
 		return sbx_err_sys(err, "cannot bind %s", op->src);
 	if (pin && !sbx_same_file(&st, &pin->st)) {
@@ -247,11 +284,52 @@ open_source(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, c
 	return fd;
 }
 
+/* The file a hidden file is covered with: empty, mode 000 (the mode given
+ * to O_CREAT, which the umask only narrows), owned by the sandbox's ids
+ * (init holds them by now). Its mounts are read-only, so no chmod undoes
+ * it. A mount whose root has no name cannot be attached (an O_TMPFILE
+ * file fails with ENOENT), so it is made with a name in the new root and
+ * the name is removed once the hides are done (drop_hidden). Every entry
+ * of the new root's top level exists by the first hide (the plan sorts
+ * by depth, and binds and symlinks before hides at the same depth), so a
+ * name taken is one of the plan's (a host /.sbx-hidden under --fs open):
+ * the next one is tried. */
 static int
-do_op(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, const int *tree_fds,
-    struct sbx_err *err)
+hidden_file(struct build *b)
 {
-	_cleanup_free_ char *dst = inside(NEWROOT, op->dst);
+	for (int i = 0; b->hidden < 0 && i < 8; i++) {
+		if (i == 0)
+			snprintf(b->hidden_name, sizeof(b->hidden_name), ".sbx-hidden");
+		else
+			snprintf(b->hidden_name, sizeof(b->hidden_name), ".sbx-hidden.%d", i);
+		b->hidden = openat(b->root, b->hidden_name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0);
+		if (b->hidden < 0 && errno != EEXIST)
+			break;
+	}
+	return b->hidden;
+}
+
+/* Removes the name of the hiding file from the new root before the new
+ * root turns read-only (the plan sorts every read-only remount after the
+ * ops that cover paths), so the jail's / lists only what the plan put
+ * there; the mounts made from it keep the file. */
+static int
+drop_hidden(struct build *b, struct sbx_err *err)
+{
+	if (b->hidden < 0)
+		return 0;
+	close(b->hidden);
+	b->hidden = -1;
+	if (unlinkat(b->root, b->hidden_name, 0) < 0)
+		return sbx_err_sys(err, "cannot remove the hiding file");
+	return 0;
+}
+
+static int
+do_op(const struct sbx_op *op, struct build *b, struct sbx_err *err)
+{
+	const char *dst = op->dst;
 	_cleanup_close_ int target = -1, src = -1, tree = -1;
 	bool is_file = op->flags & SBX_OPF_FILE;
 	bool in_dev = sbx_path_is_under(op->dst, "/dev");
@@ -264,20 +342,20 @@ do_op(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, const i
 		if (op->flags & SBX_OPF_RO)
 			flags |= MOUNT_ATTR_RDONLY;
 		if (((op->flags & SBX_OPF_SELF) == 0 || (op->flags & SBX_OPF_MKTARGET)) &&
-		    (target = open_target(dst, op->flags, err)) < 0)
+		    (target = open_target(b->root, dst, op->flags, err)) < 0)
 			return -1;
-		if ((src = open_source(op, fs, oldroot, dst, err)) < 0 ||
+		if ((src = open_source(op, b, err)) < 0 ||
 		    (tree = clone_from(src, flags, op->src, err)) < 0)
 			return -1;
 		return attach(tree, target >= 0 ? target : src, op->src, op->dst, err);
 	case SBX_OP_ATTACH:
-		if ((target = open_target(dst, op->flags, err)) < 0)
+		if ((target = open_target(b->root, dst, op->flags, err)) < 0)
 			return -1;
-		return attach(tree_fds[op->tree], target, op->src, op->dst, err);
+		return attach(b->tree_fds[op->tree], target, op->src, op->dst, err);
 	case SBX_OP_TMPFS: {
 		_cleanup_free_ char *opts = sbx_xasprintf("mode=%04o", op->mode);
 
-		if ((target = open_target(dst, op->flags & ~SBX_OPF_FILE, err)) < 0)
+		if ((target = open_target(b->root, dst, op->flags & ~SBX_OPF_FILE, err)) < 0)
 			return -1;
 		if (mount_on(target, "tmpfs",
 			MS_NOSUID | MS_NODEV | (op->flags & SBX_OPF_NOEXEC ? MS_NOEXEC : 0),
@@ -286,21 +364,25 @@ do_op(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, const i
 		return 0;
 	}
 	case SBX_OP_SYMLINK:
-		if (make_parent(dst) < 0 || (symlink(op->src, dst) < 0 && errno != EEXIST))
+		/* As in ensure_target: the parents only when missing. */
+		if (symlinkat(op->src, b->root, rel(dst)) == 0 || errno == EEXIST)
+			return 0;
+		if (errno != ENOENT || make_parent(b->root, rel(dst)) < 0 ||
+		    (symlinkat(op->src, b->root, rel(dst)) < 0 && errno != EEXIST))
 			return sbx_err_sys(err, "cannot create the symlink %s", op->dst);
 		return 0;
 	case SBX_OP_MKDIR:
-		if (mkdir_p(dst, 0755) < 0)
+		if (mkdir_p(b->root, rel(dst), 0755) < 0)
 			return sbx_err_sys(err, "cannot create %s", op->dst);
 		return 0;
 	case SBX_OP_PROC:
-		if ((target = open_target(dst, 0, err)) < 0)
+		if ((target = open_target(b->root, dst, 0, err)) < 0)
 			return -1;
 		if (mount_on(target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 			return sbx_err_sys(err, "cannot mount /proc");
 		return 0;
 	case SBX_OP_DEVPTS:
-		if ((target = open_target(dst, 0, err)) < 0)
+		if ((target = open_target(b->root, dst, 0, err)) < 0)
 			return -1;
 		if (mount_on(target, "devpts", MS_NOSUID | MS_NOEXEC,
 			"newinstance,ptmxmode=0666,mode=620") < 0)
@@ -310,9 +392,9 @@ do_op(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, const i
 		/* Out of the sandbox's reach already (this process holds the
 		 * sandbox's ids by now): file permissions hide it, and the
 		 * sandbox cannot change them on a directory it does not own. */
-		if (access(dst, F_OK) < 0 && errno == EACCES)
+		if (faccessat(b->root, rel(dst), F_OK, 0) < 0 && errno == EACCES)
 			return 0;
-		target = sbx_open_nofollow(AT_FDCWD, dst, &(struct stat){ 0 });
+		target = sbx_open_nofollow(b->root, rel(dst), &(struct stat){ 0 });
 		if (target < 0)
 			return sbx_err_sys(err, "cannot hide %s", op->dst);
 		/* An empty directory or file, mode 000, on a read-only mount:
@@ -320,11 +402,8 @@ do_op(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, const i
 		flags =
 		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
 		if (is_file) {
-			if (ensure_target("/hidden-file", true, err) < 0 ||
-			    chmod("/hidden-file", 0) < 0)
-				return sbx_err_sys(err, "cannot prepare a hiding file");
-			src = open("/hidden-file", O_PATH | O_NOFOLLOW | O_CLOEXEC);
-			if (src < 0 || (tree = clone_from(src, flags, op->dst, err)) < 0)
+			if (hidden_file(b) < 0 ||
+			    (tree = clone_from(b->hidden, flags, op->dst, err)) < 0)
 				return sbx_err_sys(err, "cannot hide %s", op->dst);
 			return attach(tree, target, "an empty file", op->dst, err);
 		}
@@ -333,7 +412,9 @@ do_op(const struct sbx_op *op, const struct sbx_fsview *fs, int oldroot, const i
 			return sbx_err_sys(err, "cannot hide %s", op->dst);
 		return 0;
 	case SBX_OP_REMOUNT_RO:
-		target = sbx_open_nofollow(AT_FDCWD, dst, &(struct stat){ 0 });
+		if (drop_hidden(b, err) < 0)
+			return -1;
+		target = sbx_open_nofollow(b->root, rel(dst), &(struct stat){ 0 });
 		attr.attr_set = MOUNT_ATTR_RDONLY;
 		if (target < 0 || mount_setattr(target, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
 			return sbx_err_sys(err, "cannot set the mount flags of %s", dst);
@@ -346,7 +427,10 @@ int
 sbx_mount_build_root(const struct sbx_plan *plan, const struct sbx_fsview *fs, const int *tree_fds,
     struct sbx_err *err)
 {
-	_cleanup_close_ int oldroot = -1;
+	struct build b = {
+		.root = -1, .oldroot = -1, .hidden = -1, .fs = fs, .tree_fds = tree_fds
+	};
+	int rc = -1;
 
 	/* Nothing we mount may propagate back to the host. Failing this
 	 * first step means the namespace gives no power at all (as under
@@ -357,34 +441,59 @@ sbx_mount_build_root(const struct sbx_plan *plan, const struct sbx_fsview *fs, c
 		err->errnum = ENOSYS;
 		return -1;
 	}
-	if (mount("tmpfs", BASE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
-		return sbx_err_sys(err, "cannot mount the base tmpfs");
-	if (chdir(BASE) < 0 || mkdir("newroot", 0755) < 0 || mkdir("oldroot", 0755) < 0)
-		return sbx_err_sys(err, "cannot prepare the new root");
-	if (mount("tmpfs", "newroot", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
-		return sbx_err_sys(err, "cannot mount the new root");
-	/* The old root stays reachable at /oldroot while binding from it. */
-	if (syscall(SYS_pivot_root, ".", "oldroot") < 0)
-		return sbx_err_sys(err, "pivot_root");
-	if (chdir("/") < 0)
-		return sbx_err_sys(err, "chdir /");
-	oldroot = open(OLDROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (oldroot < 0)
-		return sbx_err_sys(err, "cannot open the old root");
+	/* The new root is a tmpfs mounted over the old root's own root. A
+	 * lookup starts at the process's root, which stays the old root's
+	 * mount until pivot_root() (path_init() takes fs->root as it is and
+	 * crosses only the mounts on the components it walks), so absolute
+	 * names and b.oldroot still reach every host path, /tmp included,
+	 * while the new root is reached through its descriptor alone. One
+	 * pivot_root() and one tmpfs fewer than assembling it in a tmpfs of
+	 * its own. */
+	b.oldroot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (b.oldroot < 0) {
+		sbx_err_sys(err, "cannot open the old root");
+		goto out;
+	}
+	b.root = new_fs("tmpfs", MS_NOSUID | MS_NODEV, "source=tmpfs,mode=0755");
+	if (b.root < 0 ||
+	    move_mount(
+		b.root, "", b.oldroot, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+		sbx_err_sys(err, "cannot mount the new root");
+		goto out;
+	}
 	for (size_t i = 0; i < plan->nops; i++)
-		if (do_op(&plan->ops[i], fs, oldroot, tree_fds, err) < 0)
-			return -1;
-	close(steal_fd(&oldroot));
-	/* Into the new root; the old one (with the base) goes away. */
-	if (chdir(NEWROOT) < 0)
-		return sbx_err_sys(err, "chdir to the new root");
-	if (syscall(SYS_pivot_root, ".", ".") < 0)
-		return sbx_err_sys(err, "pivot_root into the new root");
-	if (umount2(".", MNT_DETACH) < 0)
-		return sbx_err_sys(err, "cannot detach the old root");
-	if (chdir("/") < 0)
-		return sbx_err_sys(err, "chdir /");
-	return 0;
+		if (do_op(&plan->ops[i], &b, err) < 0)
+			goto out;
+	if (drop_hidden(&b, err) < 0)
+		goto out;
+	/* Into the new root: pivot_root(".", ".") puts the old root on top
+	 * of it, and the detach takes the old root with every mount below
+	 * it. */
+	if (fchdir(b.root) < 0) {
+		sbx_err_sys(err, "chdir to the new root");
+		goto out;
+	}
+	if (syscall(SYS_pivot_root, ".", ".") < 0) {
+		sbx_err_sys(err, "pivot_root into the new root");
+		goto out;
+	}
+	if (umount2(".", MNT_DETACH) < 0) {
+		sbx_err_sys(err, "cannot detach the old root");
+		goto out;
+	}
+	if (chdir("/") < 0) {
+		sbx_err_sys(err, "chdir /");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (b.hidden >= 0)
+		close(b.hidden);
+	if (b.root >= 0)
+		close(b.root);
+	if (b.oldroot >= 0)
+		close(b.oldroot);
+	return rc;
 }
 
 int

@@ -136,6 +136,15 @@ exit 0" --fs "$mode" -w "$WD"
 		skip "no readable /etc/sudoers on this host"
 	fi
 done
+# The namespaces backend covers a hidden file with an empty one it makes
+# in the new root; its name is removed before the root turns read-only.
+if ns_only "the hiding file is the namespaces backend's" 3; then
+	new_wd
+	jail_sh "ls -A /; stat -c 'shadow: mode %a size %s' /etc/shadow; exit 0" -w "$WD"
+	is_status 0 "listing / ran"
+	like "$(output)" "shadow: mode 0 size 0" "/etc/shadow is covered by an empty mode-000 file"
+	unlike "$(output)" "sbx-hidden" "the file hidden paths are covered with has no name in /"
+fi
 [ -n "$sudo_canary" ] && rm -f "$sudo_canary"
 
 # --- a secret that is a symlink -------------------------------------------------
