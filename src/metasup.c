@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
@@ -19,6 +18,7 @@
 
 #include "metasup.h"
 #include "linux-notify.h"
+#include "linux-statat.h"
 
 #ifndef AT_EMPTY_PATH
 #define AT_EMPTY_PATH 0x1000
@@ -666,22 +666,7 @@ sbx_metasup_describe(const struct seccomp_notif *req, char *out, size_t size)
 bool
 sbx_metasup_cannot_block(const struct sbx_meta_op *op)
 {
-	/* The magic numbers of linux/magic.h. */
-	static const unsigned long local[] = {
-		0xEF53, /* ext2, ext3, ext4 */
-		0x58465342, /* xfs */
-		0x9123683E, /* btrfs */
-		0xF2F52010, /* f2fs */
-		0x01021994, /* tmpfs */
-	};
-	struct statfs sf;
-
-	if (fstatfs(op->fd, &sf) < 0)
-		return false;
-	for (size_t i = 0; i < SBX_ARRAY_LEN(local); i++)
-		if ((unsigned long)sf.f_type == local[i])
-			return true;
-	return false;
+	return sbx_fs_local(op->fd);
 }
 
 int64_t
