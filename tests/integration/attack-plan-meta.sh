@@ -61,7 +61,7 @@ T = (978307200, 978307200)
 for tag, path in (("key", "key"), ("secf", "sec/f"), ("hook", ".git/hooks/x"),
                   ("config", ".git/config"), ("hooks", ".git/hooks"), ("git", ".git"),
                   ("plain", "sub/plain")):
-    t("chmod_" + tag, lambda: os.chmod(path, 0o777))
+    t("chmod_" + tag, lambda: os.chmod(path, 0o775))
     t("utime_" + tag, lambda: os.utime(path, T))
     t("setxattr_" + tag, lambda: os.setxattr(path, "user.sbx", b"planted"))
     t("rmxattr_" + tag, lambda: os.removexattr(path, "user.keep"))
@@ -74,7 +74,7 @@ for tag, target, link in (("lkey", "../key", "sub/lk"), ("lhooks", "../.git/hook
     except OSError:
         pass
 for tag, path in (("lkey", "sub/lk"), ("lhook", "sub/lh/x"), ("lsecf", "sub/ls/f")):
-    t("chmod_" + tag, lambda: os.chmod(path, 0o777))
+    t("chmod_" + tag, lambda: os.chmod(path, 0o775))
     t("utime_" + tag, lambda: os.utime(path, T))
     t("setxattr_" + tag, lambda: os.setxattr(path, "user.sbx", b"planted"))
 # By descriptor: a file the sandbox may read, changed through its fd.
@@ -84,7 +84,7 @@ for tag, path in (("config", ".git/config"), ("hook", ".git/hooks/x")):
     except OSError as e:
         print("R:fchmod_%s:%s" % (tag, errno.errorcode.get(e.errno, e.errno)), flush=True)
         continue
-    t("fchmod_" + tag, lambda: os.fchmod(fd, 0o777))
+    t("fchmod_" + tag, lambda: os.fchmod(fd, 0o775))
     t("futime_" + tag, lambda: os.utime(fd, T))
     t("fsetxattr_" + tag, lambda: os.setxattr(fd, "user.sbx", b"planted"))
 print("R:done:OK", flush=True)
@@ -100,8 +100,8 @@ if ! is "$after" "$before" \
 	diag "$(grep '^R:' "$T/out" | tr '\n' ' ')"
 fi
 # Control: the same calls reach an ordinary file of the workdir.
-want="777 978307200 user.sbx=planted"
-[ -n "$XATTR" ] || want="777 978307200 -"
+want="775 978307200 user.sbx=planted"
+[ -n "$XATTR" ] || want="775 978307200 -"
 is "$(cd "$WD" && meta sub/plain)" "$want" "control: an ordinary file's mode, times and xattrs did change"
 # Under namespaces a hidden file is covered: a change inside lands on the
 # cover. Under landlock the supervisor's refusal is what the sandbox sees.
