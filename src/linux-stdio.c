@@ -21,7 +21,7 @@
 #include "linux-stdio.h"
 
 #define RELAY_BUF 65536
-#define SPLICE_MAX (1 << 20)
+#define PIPE_SIZE (1 << 20)
 /* How many reads the final drain makes at most: the tree is gone, so only
  * what the pipe holds is left, unless a descriptor leaked out of it. */
 #define DRAIN_MAX 64
@@ -95,7 +95,7 @@ sbx_relay_setup(struct sbx_relay *r, struct sbx_err *err)
 		}
 		fcntl(c->ours, F_SETFL, fcntl(c->ours, F_GETFL) | O_NONBLOCK);
 		/* Fewer wakeups for bulk output; the default stays if refused. */
-		fcntl(c->ours, F_SETPIPE_SZ, SPLICE_MAX);
+		fcntl(c->ours, F_SETPIPE_SZ, PIPE_SIZE);
 	}
 	if (r->n == 0)
 		return 0;
@@ -134,24 +134,16 @@ unswap(struct sbx_relay *r)
 }
 
 /* Moves what the pipe holds to the caller's file: >0 bytes moved, 0 at
- * EOF, -1 when the pipe is empty for now, -2 when the file refused. */
+ * EOF, -1 when the pipe is empty for now, -2 when the file refused. By
+ * read and write, never splice: splice(2) into a file reads and sets the
+ * description's offset without the lock write(2) takes, so a write by
+ * anyone else sharing that description (sbxrun's own lines, the caller's
+ * other processes on the same log) at the same moment was overwritten. */
 static ssize_t
 out_step(struct sbx_relay_chan *c, char *buf)
 {
-	ssize_t n;
+	ssize_t n = read(c->ours, buf, RELAY_BUF);
 
-	if (!c->no_splice) {
-		n = splice(
-		    c->ours, NULL, c->orig, NULL, SPLICE_MAX, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		if (n >= 0)
-			return n;
-		if (errno == EAGAIN || errno == EINTR)
-			return -1;
-		if (errno != EINVAL && errno != ENOSYS)
-			return -2;
-		c->no_splice = true; /* an O_APPEND file: EINVAL */
-	}
-	n = read(c->ours, buf, RELAY_BUF);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? -1 : -2;
 	for (ssize_t off = 0; off < n;) {

@@ -20,7 +20,6 @@ struct sbx_relay_chan {
 	int ours; /* sbxrun's end of the pipe, non-blocking */
 	int theirs; /* the sandbox's end */
 	bool also_stderr; /* fd 2 shares fd 1's file: one pipe for both */
-	bool no_splice; /* the file takes write(2) only (O_APPEND) */
 	bool done;
 	size_t off, len; /* stdin: what the buffer holds yet to be written */
 };
@@ -35,6 +34,19 @@ struct sbx_relay {
 	bool running;
 	bool stdout_shared; /* fd 2 goes through fd 1's pipe */
 };
+
+/* Where sbxrun's own lines go: while fds 0-2 are the pipes (from setup to
+ * start), the caller's file itself, so they keep their order with what
+ * sbxrun says after the start instead of queueing behind the sandbox's
+ * output; otherwise fd 2. */
+static inline int
+sbx_relay_stderr(const struct sbx_relay *r)
+{
+	for (size_t i = 0; r->swapped && i < r->n; i++)
+		if (r->ch[i].std == 2 || r->ch[i].also_stderr)
+			return r->ch[i].orig;
+	return 2;
+}
 
 #ifdef __linux__
 /* Before the spawn: each standard descriptor that needs it becomes a pipe

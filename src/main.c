@@ -93,7 +93,9 @@ struct run {
 static void say(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* One line on stderr, whatever the message quotes: a control character
- * from a flag or a profile (a newline, an escape) is shown as '?'. */
+ * from a flag or a profile (a newline, an escape) is shown as '?'. One
+ * write, so a writer sharing the file (the copier, another thread) cannot
+ * land in the middle of it. */
 static void
 say(struct run *run, const char *fmt, ...)
 {
@@ -113,7 +115,11 @@ say(struct run *run, const char *fmt, ...)
 	for (char *c = msg; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';
-	fprintf(stderr, "sbxrun: %s\n", msg);
+	{
+		_cleanup_free_ char *line = sbx_xasprintf("sbxrun: %s\n", msg);
+
+		sbx_write_all(sbx_relay_stderr(&run->relay), line, strlen(line));
+	}
 	if (run->finished)
 		run->said_after = true;
 }

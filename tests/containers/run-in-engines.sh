@@ -184,7 +184,7 @@ cell() {
 		pass*) tap OK "$name: $s under ${be:-?} ($res)" ;;
 		*)
 			tap FAIL "$name: $s under ${be:-?} (${res:-no result})"
-			sed -n "/^# begin $s\$/,/^# end $s\$/p" "$out" | grep -E '^not ok|^# SKIP|skip' | sed 's/^/#   /' | head -20
+			sed -n "/^# begin $s\$/,/^# end $s\$/p" "$out" | grep -E '^not ok|^# SKIP|skip|^# +(got|wanted|unwanted):' | sed 's/^/#   /' | head -20
 			;;
 		esac
 	done
