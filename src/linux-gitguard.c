@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/openat2.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -235,22 +234,6 @@ close_to_others(struct scan *s, int fd, const struct stat *st, size_t plen)
 		note(s, &s->named_open, &s->opened, plen, NULL);
 }
 
-/* Opens the directory name below dir as the search does: never through a
- * symlink, never onto another mount. */
-static int
-open_dir(int dir, const char *name)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));
-
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd;
-}
-
 /* A non-directory entry name of dir that git would take for a repository
  * pointer (a ".git" file, the gitdir: of a worktree or submodule) made or
  * changed in the run. */
@@ -379,7 +362,7 @@ leave(struct scan *s)
 		struct frame *up = &s->f[s->depth - 2];
 		struct stat st;
 
-		up->fd = open_dir(f->fd, "..");
+		up->fd = sbx_open_here(f->fd, "..", O_RDONLY | O_DIRECTORY);
 		if (up->fd < 0 || fstat(up->fd, &st) < 0 || st.st_dev != up->dev ||
 		    st.st_ino != up->ino)
 			rc = -1;
@@ -398,7 +381,7 @@ leave(struct scan *s)
 static void
 search(struct scan *s, int wd)
 {
-	int fd = open_dir(wd, ".");
+	int fd = sbx_open_here(wd, ".", O_RDONLY | O_DIRECTORY);
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -431,7 +414,7 @@ search(struct scan *s, int wd)
 				s->path[f->plen] = '/';
 			memcpy(s->path + (f->plen ? f->plen + 1 : 0), name, nlen + 1);
 		}
-		cfd = open_dir(f->fd, name);
+		cfd = sbx_open_here(f->fd, name, O_RDONLY | O_DIRECTORY);
 		if (cfd < 0)
 			continue; /* gone, not a directory any more, or a mount point */
 		if (fstat(cfd, &st) < 0 || st.st_dev != s->dev) {

@@ -176,7 +176,7 @@ add_path_rule(int ruleset, const struct sbx_ll_rule *rule, int abi,
 	attr.parent_fd = fd;
 	attr.allowed_access = fs_rights(rule->access, abi);
 	/* A rule on a file may only carry file rights. */
-	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+	if (sbx_fstat_cached(fd, &st) == 0 && !S_ISDIR(st.st_mode))
 		attr.allowed_access &= FS_FILE_RIGHTS;
 	if (attr.allowed_access != 0 &&
 	    syscall(__NR_landlock_add_rule, ruleset, SBX_LANDLOCK_RULE_PATH_BENEATH, &attr, 0) <

@@ -141,25 +141,6 @@ fail_entry(struct sbx_lease *l, const char *path, const char *why)
 		sbx_strv_push_take(&l->failed, sbx_xasprintf("%s (%s)", path, why));
 }
 
-/* Opens name in dir as O_PATH without following a symlink anywhere and
- * without entering another mount (RESOLVE_NO_XDEV refuses a mount point
- * with EXDEV, bind mounts of the same filesystem included). Kernels
- * before 5.6 lack openat2: O_NOFOLLOW there, and the device check of
- * the caller. */
-static int
-open_entry(int dir, const char *name, int flags)
-{
-	struct open_how how = {
-		.flags = (__u64)(flags | O_NOFOLLOW | O_CLOEXEC),
-		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));
-
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC);
-	return fd;
-}
-
 /* Reads every name in the directory fd (O_PATH) into f. */
 static int
 read_names(int fd, struct frame *f)
@@ -268,7 +249,7 @@ leave(struct walk *w)
 		struct frame *up = &w->f[w->depth - 2];
 		struct stat st;
 
-		up->fd = open_entry(f->fd, "..", O_PATH | O_DIRECTORY);
+		up->fd = sbx_open_here(f->fd, "..", O_PATH | O_DIRECTORY);
 		if (up->fd < 0 || fstat(up->fd, &st) < 0 || st.st_dev != up->dev ||
 		    st.st_ino != up->ino) {
 			if (!f->long_path)
@@ -342,7 +323,7 @@ walk(struct sbx_lease *l, visit_fn visit, struct sbx_err *err)
 				rc = -1;
 			continue;
 		}
-		cfd = open_entry(f->fd, name, O_PATH);
+		cfd = sbx_open_here(f->fd, name, O_PATH);
 		if (cfd < 0) {
 			/* Gone, or a mount point (EXDEV): not this tree's. */
 			if (errno != ENOENT && errno != EXDEV)
@@ -696,7 +677,7 @@ scan_entry(struct walk *w, struct frame *f, const char *name, bool ok, struct sb
 	if (rel == NULL)
 		return sbx_err_set(
 		    err, ENAMETOOLONG, "%s holds a directory deeper than PATH_MAX", l->root);
-	cfd = open_entry(f->fd, name, O_PATH | O_DIRECTORY);
+	cfd = sbx_open_here(f->fd, name, O_PATH | O_DIRECTORY);
 	if (cfd < 0) {
 		fail_entry(l, path_of(w, ok),
 		    errno == ENOENT || errno == EXDEV ? "it changed during the scan"

@@ -12,6 +12,7 @@
 #include "fsutil.h"
 #include "keeper.h"
 #include "linux-protsnap.h"
+#include "linux-statat.h"
 #include "resolve.h"
 
 /* Editor folders and rc files are small; a copy that grows past these is
@@ -106,16 +107,19 @@ copy_data(int in, int out, struct budget *b)
 }
 
 /* Copies sdir/sname to ddir/dname (which must not exist), following no
- * symlink: regular files, directories and symlinks, with their mode bits
- * (no set-id) and times; other kinds are skipped. */
+ * symlink and entering no other mount (EXDEV: the caller then holds the
+ * paths by rules instead): regular files, directories and symlinks, with
+ * their mode bits (no set-id) and times; other kinds are skipped. local
+ * says sdir is on a local filesystem (sbx_statx_here()). */
 static int
-copy_tree(int sdir, const char *sname, int ddir, const char *dname, int depth, struct budget *b)
+copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, int depth,
+    struct budget *b)
 {
 	struct stat st;
 	int in = -1, out = -1, r = -1;
 	const struct timespec *times = NULL;
 
-	if (fstatat(sdir, sname, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (sbx_lstat_here(sdir, sname, local, &st) < 0)
 		return -1;
 	if (b->bounded && ++b->entries > SNAP_MAX_ENTRIES) {
 		errno = EFBIG;
@@ -135,7 +139,7 @@ copy_tree(int sdir, const char *sname, int ddir, const char *dname, int depth, s
 		return 0;
 	}
 	if (S_ISREG(st.st_mode)) {
-		in = openat(sdir, sname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		in = sbx_open_here(sdir, sname, O_RDONLY | O_NONBLOCK);
 		out =
 		    openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (in < 0 || out < 0 || copy_data(in, out, b) < 0)
@@ -150,7 +154,7 @@ copy_tree(int sdir, const char *sname, int ddir, const char *dname, int depth, s
 		}
 		if (mkdirat(ddir, dname, 0700) < 0)
 			return -1;
-		in = openat(sdir, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		in = sbx_open_here(sdir, sname, O_RDONLY | O_DIRECTORY);
 		out = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (in < 0 || out < 0)
 			goto out;
@@ -161,7 +165,8 @@ copy_tree(int sdir, const char *sname, int ddir, const char *dname, int depth, s
 		r = 0;
 		while (r == 0 && (errno = 0, e = readdir(d)) != NULL)
 			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-				r = copy_tree(dirfd(d), e->d_name, out, e->d_name, depth + 1, b);
+				r = copy_tree(
+				    dirfd(d), e->d_name, local, out, e->d_name, depth + 1, b);
 		if (r == 0 && errno != 0)
 			r = -1;
 		closedir(d);
@@ -229,10 +234,18 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 		struct stat st;
 		int r = -1;
 
-		if (pfd >= 0 && fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			r = copy_tree(pfd, leaf, dfd, name, 0, &b);
+		bool local = pfd >= 0 && sbx_fs_local(pfd);
+
+		if (pfd >= 0 && sbx_lstat_here(pfd, leaf, local, &st) == 0)
+			r = copy_tree(pfd, leaf, local, dfd, name, 0, &b);
 		if (pfd >= 0)
 			close(pfd);
+		if (r < 0 && errno == EXDEV) {
+			sbx_err_set(err, EXDEV,
+			    "cannot copy %s: another filesystem is mounted there or below it",
+			    watch->v[i]);
+			goto fail;
+		}
 		if (r < 0) {
 			sbx_err_sys(err, "cannot copy %s%s", watch->v[i],
 			    errno == EFBIG ? " (the protected paths are too large to copy)" : "");
@@ -268,7 +281,7 @@ changed_since(const struct stat *st, const struct timespec *t)
 /* Whether anything at or below dir/name changed since t; any doubt (too
  * deep, too many, unreadable) counts as a change. */
 static bool
-touched(int dir, const char *name, const struct timespec *t, int depth, unsigned *left)
+touched(int dir, const char *name, bool local, const struct timespec *t, int depth, unsigned *left)
 {
 	struct stat st;
 	struct dirent *e;
@@ -276,13 +289,14 @@ touched(int dir, const char *name, const struct timespec *t, int depth, unsigned
 	DIR *d;
 	int fd;
 
-	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || changed_since(&st, t) ||
-	    *left == 0 || depth > SNAP_MAX_DEPTH)
+	/* A mount there now (EXDEV) counts as a change, and is not entered. */
+	if (sbx_lstat_here(dir, name, local, &st) < 0 || changed_since(&st, t) || *left == 0 ||
+	    depth > SNAP_MAX_DEPTH)
 		return true;
 	(*left)--;
 	if (!S_ISDIR(st.st_mode))
 		return false;
-	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = sbx_open_here(dir, name, O_RDONLY | O_DIRECTORY);
 	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
 		if (fd >= 0)
 			close(fd);
@@ -290,7 +304,7 @@ touched(int dir, const char *name, const struct timespec *t, int depth, unsigned
 	}
 	while (!hit && (e = readdir(d)) != NULL)
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			hit = touched(dirfd(d), e->d_name, t, depth + 1, left);
+			hit = touched(dirfd(d), e->d_name, local, t, depth + 1, left);
 	closedir(d);
 	return hit;
 }
@@ -317,7 +331,7 @@ restore_one(struct sbx_protsnap *s, size_t i, int dfd, struct sbx_strv *warnings
 	const char *leaf;
 	struct stat st;
 	int pfd = open_parent(s->wd, e->rel, &copy, &leaf);
-	bool there;
+	bool there, local;
 
 	if (pfd < 0) {
 		warn(warnings,
@@ -326,9 +340,10 @@ restore_one(struct sbx_protsnap *s, size_t i, int dfd, struct sbx_strv *warnings
 			e->rel, s->dir, i));
 		return false;
 	}
-	there = fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	local = sbx_fs_local(pfd);
+	there = sbx_lstat_here(pfd, leaf, local, &st) == 0;
 	if (there && st.st_dev == e->dev && st.st_ino == e->ino &&
-	    (st.st_mode & S_IFMT) == e->type && !touched(pfd, leaf, &s->start, 0, &left)) {
+	    (st.st_mode & S_IFMT) == e->type && !touched(pfd, leaf, local, &s->start, 0, &left)) {
 		close(pfd);
 		return true;
 	}
@@ -343,7 +358,7 @@ restore_one(struct sbx_protsnap *s, size_t i, int dfd, struct sbx_strv *warnings
 			return false;
 		}
 	}
-	if (copy_tree(dfd, name, pfd, leaf, 0, &b) < 0) {
+	if (copy_tree(dfd, name, sbx_fs_local(dfd), pfd, leaf, 0, &b) < 0) {
 		warn(warnings,
 		    sbx_xasprintf("protected path %s was changed in the run; the original could "
 				  "not be put back (%s) and stays in %s/%zu",

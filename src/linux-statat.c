@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "linux-statat.h"
@@ -93,24 +92,16 @@ sbx_lstat_here(int dir, const char *name, bool dir_local, struct stat *st)
 	return 0;
 }
 
-void
-sbx_stat_of_statx(const struct statx *sx, struct stat *st)
+int
+sbx_open_here(int dir, const char *name, int flags)
 {
-	memset(st, 0, sizeof(*st));
-	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
-	st->st_ino = sx->stx_ino;
-	st->st_mode = sx->stx_mode;
-	st->st_nlink = sx->stx_nlink;
-	st->st_uid = sx->stx_uid;
-	st->st_gid = sx->stx_gid;
-	st->st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
-	st->st_size = (off_t)sx->stx_size;
-	st->st_blksize = (blksize_t)sx->stx_blksize;
-	st->st_blocks = (blkcnt_t)sx->stx_blocks;
-	st->st_atim.tv_sec = sx->stx_atime.tv_sec;
-	st->st_atim.tv_nsec = sx->stx_atime.tv_nsec;
-	st->st_mtim.tv_sec = sx->stx_mtime.tv_sec;
-	st->st_mtim.tv_nsec = sx->stx_mtime.tv_nsec;
-	st->st_ctim.tv_sec = sx->stx_ctime.tv_sec;
-	st->st_ctim.tv_nsec = sx->stx_ctime.tv_nsec;
+	struct open_how how = {
+		.flags = (__u64)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
 }

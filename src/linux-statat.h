@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "resolve.h"
+
 /* Whether fd is on a local disk or memory filesystem (ext2/3/4, xfs,
  * btrfs, f2fs, tmpfs), whose inode status is always the kernel's own:
  * asking for it never waits on a server. */
@@ -29,7 +31,12 @@ int sbx_statx_here(int dir, const char *name, bool dir_local, unsigned mask, str
  * for walks that stay on one mount: a mount's root fails with EXDEV. */
 int sbx_lstat_here(int dir, const char *name, bool dir_local, struct stat *st);
 
-/* The struct stat fields a statx() answer holds. */
-void sbx_stat_of_statx(const struct statx *sx, struct stat *st);
+/* Opens name in dir (one component, or a path for kernels with openat2)
+ * without following a symlink anywhere and without entering another mount:
+ * RESOLVE_NO_XDEV refuses a mount point with EXDEV, bind mounts of the same
+ * filesystem included. Kernels before 5.6 lack openat2: O_NOFOLLOW there,
+ * and a device check of the caller's. O_NOFOLLOW and O_CLOEXEC are added
+ * to flags. */
+int sbx_open_here(int dir, const char *name, int flags);
 
 #endif

