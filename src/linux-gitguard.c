@@ -27,11 +27,20 @@ enum { B_HEAD = 1, B_OBJECTS = 2, B_REFS = 4, B_CONFIG = 8, B_COMMONDIR = 16, B_
 #define SCAN_MAX 1000000
 #define NAMED_MAX 8
 
-struct sbx_gitguard {
-	char *workdir;
+/* A directory tree the sandbox could write: the workdir, or the source of
+ * a read-write mount (namespaces), whose top a caller's git may just as
+ * well be run in later. */
+struct tree {
+	char *path;
 	int wd; /* O_PATH, opened before the run */
 	bool local; /* sbx_fs_local(wd) */
+	bool mount; /* a read-write mount's source, not the workdir */
 	unsigned before; /* B_* bits of what was there */
+};
+
+struct sbx_gitguard {
+	struct tree *t;
+	size_t n;
 	struct timespec start; /* the file system's clock when the run began */
 	void (*cleanup)(struct sbx_child *c, struct sbx_report *r); /* the backend's own */
 	void *priv;
@@ -59,23 +68,39 @@ is_repo(unsigned bits)
 	    ((bits & (B_OBJECTS | B_REFS)) == (B_OBJECTS | B_REFS) || (bits & B_COMMONDIR));
 }
 
+static struct sbx_gitguard *
+add_tree(struct sbx_gitguard *g, int wd, const char *path, bool mount)
+{
+	struct tree *t;
+
+	if (g == NULL) {
+		g = sbx_xcalloc(1, sizeof(*g));
+		/* Inode times come from the coarse clock: the fine one may be
+		 * ahead of what the first file made in the run records. */
+		clock_gettime(CLOCK_REALTIME_COARSE, &g->start);
+	}
+	g->t = sbx_xreallocarray(g->t, g->n + 1, sizeof(*g->t));
+	t = &g->t[g->n++];
+	*t = (struct tree){ .path = sbx_xstrdup(path), .wd = wd, .mount = mount };
+	t->local = sbx_fs_local(wd);
+	t->before = top_level(wd, t->local);
+	return g;
+}
+
 struct sbx_gitguard *
 sbx_gitguard_new(const char *workdir)
 {
-	struct sbx_gitguard *g;
 	int wd = open(workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-	if (wd < 0)
-		return NULL;
-	g = sbx_xcalloc(1, sizeof(*g));
-	g->workdir = sbx_xstrdup(workdir);
-	g->wd = wd;
-	g->local = sbx_fs_local(wd);
-	g->before = top_level(wd, g->local);
-	/* Inode times come from the coarse clock: the fine one may be ahead
-	 * of what the first file made in the run records. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &g->start);
-	return g;
+	return wd < 0 ? NULL : add_tree(NULL, wd, workdir, false);
+}
+
+struct sbx_gitguard *
+sbx_gitguard_add_mount(struct sbx_gitguard *g, int fd, const char *source)
+{
+	int wd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	return wd < 0 ? g : add_tree(g, wd, source, true);
 }
 
 void
@@ -83,8 +108,11 @@ sbx_gitguard_free(struct sbx_gitguard *g)
 {
 	if (g == NULL)
 		return;
-	close(g->wd);
-	free(g->workdir);
+	for (size_t i = 0; i < g->n; i++) {
+		close(g->t[i].wd);
+		free(g->t[i].path);
+	}
+	free(g->t);
 	free(g);
 }
 
@@ -176,6 +204,7 @@ struct frame {
 /* What the search for deeper repositories found. */
 struct scan {
 	const struct sbx_gitguard *g;
+	const struct tree *t; /* the tree searched */
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
 	size_t seen, found, opened;
@@ -205,7 +234,7 @@ note(const struct scan *s, struct sbx_buf *b, size_t *n, size_t plen, const char
 	if (plen == SIZE_MAX)
 		sbx_buf_printf(b, "(a path longer than PATH_MAX)");
 	else if (plen == 0 && name == NULL)
-		sbx_buf_printf(b, "the workdir itself");
+		sbx_buf_printf(b, s->t->mount ? "%s itself" : "the workdir itself", s->t->path);
 	else
 		sbx_buf_printf(
 		    b, "%.*s%s%s", (int)plen, s->path, name && plen ? "/" : "", name ? name : "");
@@ -242,7 +271,7 @@ check_dotgit_entry(struct scan *s, int dir, size_t plen)
 {
 	struct stat st;
 
-	if (sbx_lstat_here(dir, ".git", s->g->local, &st) == 0 && made_in_run(s->g, &st))
+	if (sbx_lstat_here(dir, ".git", s->t->local, &st) == 0 && made_in_run(s->g, &st))
 		found(s, plen, ".git");
 }
 
@@ -263,9 +292,9 @@ check_dir(struct scan *s, int dir, const struct stat *st, const char *base, bool
 	}
 	if (top && strstr(base, ".sbxrun-untrusted.") != NULL)
 		return;
-	if (sbx_lstat_here(dir, "HEAD", s->g->local, &h) == 0 && made_in_run(s->g, &h) &&
-	    sbx_lstat_here(dir, "objects", s->g->local, &h) == 0 &&
-	    sbx_lstat_here(dir, "refs", s->g->local, &h) == 0)
+	if (sbx_lstat_here(dir, "HEAD", s->t->local, &h) == 0 && made_in_run(s->g, &h) &&
+	    sbx_lstat_here(dir, "objects", s->t->local, &h) == 0 &&
+	    sbx_lstat_here(dir, "refs", s->t->local, &h) == 0)
 		found(s, plen, NULL);
 }
 
@@ -290,7 +319,7 @@ list_dir(struct scan *s, struct frame *f, bool root)
 			if (++s->seen > SCAN_MAX)
 				return 0;
 			if (type == DT_UNKNOWN) {
-				if (sbx_lstat_here(f->fd, de->d_name, s->g->local, &st) < 0)
+				if (sbx_lstat_here(f->fd, de->d_name, s->t->local, &st) < 0)
 					continue;
 				type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 			}
@@ -437,10 +466,10 @@ warn(struct sbx_report *r, char *text)
 }
 
 static void
-move_top(struct sbx_gitguard *g, const char *rel, struct sbx_buf *moved)
+move_top(struct sbx_gitguard *g, const struct tree *t, const char *rel, struct sbx_buf *moved)
 {
 	struct sbx_err err = { 0 };
-	_cleanup_free_ char *aside = sbx_move_aside(g->wd, g->workdir, rel, &err);
+	_cleanup_free_ char *aside = sbx_move_aside(t->wd, t->path, rel, &err);
 
 	if (aside)
 		sbx_buf_printf(moved, "%s%s to %s", moved->len ? ", " : "", rel, aside);
@@ -449,50 +478,57 @@ move_top(struct sbx_gitguard *g, const char *rel, struct sbx_buf *moved)
 		    sbx_xasprintf("%s: the caller's git could run what it holds", err.msg));
 }
 
-/* After the run: the top level first (moved aside), then the search. */
+/* After the run, for each tree: the top level first (moved aside), then
+ * the search. */
 static void
-check(struct sbx_gitguard *g)
+check(struct sbx_gitguard *g, const struct tree *t)
 {
-	unsigned now = top_level(g->wd, g->local), made = now & ~g->before;
+	unsigned now = top_level(t->wd, t->local), made = now & ~t->before;
+	_cleanup_free_ char *where = t->mount ? sbx_xasprintf("the read-write mount %s", t->path)
+					      : sbx_xstrdup("the workdir");
+	_cleanup_free_ char *top = t->mount
+	    ? sbx_xasprintf("the top level of the read-write mount %s", t->path)
+	    : sbx_xstrdup("the workdir's top level");
 	struct sbx_buf moved = { 0 };
-	struct scan s = { .g = g };
+	struct scan s = { .g = g, .t = t };
 
 	if (made & B_DOTGIT)
-		move_top(g, ".git", &moved);
-	if (!is_repo(g->before) && is_repo(now))
+		move_top(g, t, ".git", &moved);
+	if (!is_repo(t->before) && is_repo(now))
 		for (size_t i = 0; i < SBX_ARRAY_LEN(bare_names); i++)
 			if (made & (1u << i))
-				move_top(g, bare_names[i], &moved);
+				move_top(g, t, bare_names[i], &moved);
 	if (moved.len)
 		warn(g->report,
-		    sbx_xasprintf("the run made a git repository at the workdir's top level; "
+		    sbx_xasprintf("the run made a git repository at %s; "
 				  "moved aside so that no git of the caller's reads it: %s",
-			moved.data));
+			top, moved.data));
 	sbx_buf_free(&moved);
 
-	search(&s, g->wd);
+	search(&s, t->wd);
 	if (s.moved)
 		warn(g->report,
 		    sbx_xasprintf("git repositories made in the run could not be looked for: %s "
 				  "changed during the search",
-			g->workdir));
+			t->path));
 	else if (s.seen > SCAN_MAX)
 		warn(g->report,
-		    sbx_xasprintf("the workdir holds more than %d entries: git repositories the "
+		    sbx_xasprintf("%s holds more than %d entries: git repositories the "
 				  "run made below its top level were not looked for in full",
-			SCAN_MAX));
+			where, SCAN_MAX));
 	if (s.found)
 		warn(g->report,
-		    sbx_xasprintf("the run made or changed %zu git repositor%s below the "
-				  "workdir's top level (untrusted, like all it wrote: their "
+		    sbx_xasprintf("the run made or changed %zu git repositor%s below %s "
+				  "(untrusted, like all it wrote: their "
 				  "config and hooks run in any git command there): %s%s",
-			s.found, s.found == 1 ? "y" : "ies", s.named.data,
+			s.found, s.found == 1 ? "y" : "ies", top, s.named.data,
 			s.found > NAMED_MAX ? ", ..." : ""));
 	if (s.opened)
 		warn(g->report,
-		    sbx_xasprintf("the run left %zu director%s writable by other users; their "
-				  "write permission was removed: %s%s",
-			s.opened, s.opened == 1 ? "y" : "ies", s.named_open.data,
+		    sbx_xasprintf("the run left %zu director%s%s%s writable by other users; "
+				  "their write permission was removed: %s%s",
+			s.opened, s.opened == 1 ? "y" : "ies", t->mount ? " of " : "",
+			t->mount ? where : "", s.named_open.data,
 			s.opened > NAMED_MAX ? ", ..." : ""));
 	sbx_buf_free(&s.named);
 	sbx_buf_free(&s.named_open);
@@ -509,7 +545,8 @@ guard_cleanup(struct sbx_child *c, struct sbx_report *r)
 		c->cleanup(c, r);
 	c->cleanup = NULL;
 	g->report = r;
-	check(g);
+	for (size_t i = 0; i < g->n; i++)
+		check(g, &g->t[i]);
 	sbx_gitguard_free(g);
 }
 

@@ -2,9 +2,10 @@
  * a repository when it holds a .git, or when it is one itself (a bare
  * layout: HEAD, objects/, refs/); either way it reads a config whose
  * commands (core.fsmonitor, hooks, ...) it then runs for whoever types
- * "git status" there. What the run made at the workdir's top level is
- * moved aside after it, under both Linux backends; repositories made or
- * changed deeper are named in the warnings (see sbxrun(1)). */
+ * "git status" there. What the run made at the workdir's top level (and at
+ * a read-write mount source's) is moved aside after it, under both Linux
+ * backends; repositories made or changed deeper are named in the warnings
+ * (see sbxrun(1)). */
 #ifndef SBX_LINUX_GITGUARD_H
 #define SBX_LINUX_GITGUARD_H
 
@@ -19,6 +20,14 @@ struct sbx_gitguard;
  * Never fails: NULL when the workdir cannot be opened (nothing to guard
  * then, the run fails anyway). */
 struct sbx_gitguard *sbx_gitguard_new(const char *workdir);
+
+/* Adds the source of a read-write mount (fd: a descriptor of it, opened
+ * once when the paths were resolved; duplicated) to the trees looked at
+ * after the run, the same way as the workdir: a repository made at its
+ * top moved aside, deeper ones named, directories the run changed taken
+ * out of others' reach. g may be NULL (a workdir made inside the jail):
+ * returns the guard, made if needed. */
+struct sbx_gitguard *sbx_gitguard_add_mount(struct sbx_gitguard *g, int fd, const char *source);
 
 /* Frees g (NULL is fine) without looking at the workdir. */
 void sbx_gitguard_free(struct sbx_gitguard *g);
