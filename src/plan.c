@@ -466,6 +466,35 @@ build_protects(struct builder *b)
 	}
 }
 
+/* A read-write mount's source is a directory of the caller's as much as
+ * the workdir: a .git at its top stays read-only inside the same way, by
+ * a bind of it onto itself after the mount (depth orders them). One that
+ * is not there is the git search's after the run (linux-gitguard.c);
+ * landlock-only plans have no mounts. */
+static void
+protect_mount_gits(struct builder *b)
+{
+	for (size_t i = 0; b->opts->mounts && b->facts && i < b->view->n; i++) {
+		const struct sbx_fsentry *e = &b->view->v[i];
+		_cleanup_free_ char *git = NULL, *dst = NULL;
+		enum sbx_file_kind k;
+
+		if (e->origin != SBX_FSO_MOUNT || e->disp != SBX_FSD_RW || e->kind != SBX_KIND_DIR)
+			continue;
+		git = sbx_path_join(e->path, ".git");
+		k = b->facts->kind(b->facts->ctx, git, NULL);
+		if (k != SBX_KIND_DIR && k != SBX_KIND_FILE)
+			continue;
+		dst = sbx_path_join(e->at, ".git");
+		add_op(b->plan, SBX_OP_BIND, dst, dst,
+		    SBX_OPF_SELF | SBX_OPF_RO | (k == SBX_KIND_FILE ? SBX_OPF_FILE : 0));
+		note(b->plan,
+		    sbx_xasprintf("%s/.git (in a read-write mount) is read-only inside, as the "
+				  "workdir's",
+			e->rel));
+	}
+}
+
 /* Landlock only allows: to keep hidden paths out of a tree, the tree root
  * keeps its listing (and write) rights while reading and executing are
  * granted entry by entry, down to each hidden path, which gets nothing. */
@@ -676,6 +705,7 @@ sbx_plan_lower(const struct sbx_fsplan *view, const struct sbx_policy *p,
 	build_workdir(&b);
 	build_hides(&b);
 	build_protects(&b);
+	protect_mount_gits(&b);
 	if (opts->mounts) {
 		sort_ops(plan);
 		add_op(plan, SBX_OP_REMOUNT_RO, NULL, "/", 0);
