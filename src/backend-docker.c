@@ -34,6 +34,7 @@
 #include "backend.h"
 #include "docker-argv.h"
 #include "launch.h"
+#include "linux-gitguard.h"
 #include "linux-owner.h"
 #include "plan.h"
 #include "resolve.h"
@@ -206,22 +207,37 @@ docker_enforces(const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *ca
  * reaches following nothing; otherwise the run is refused. What the
  * daemon does after this check is out of sbxrun's reach
  * (doc/design/paths.md). */
+static const struct sbx_pin *
+pin_above(const struct sbx_fsview *fs, const char *path)
+{
+	const struct sbx_pin *best = NULL;
+
+	for (size_t i = 0; i < fs->npins; i++)
+		if (sbx_path_is_under(path, fs->pins[i].path) &&
+		    strcmp(path, fs->pins[i].path) != 0 &&
+		    (best == NULL || strlen(fs->pins[i].path) > strlen(best->path)))
+			best = &fs->pins[i];
+	return best;
+}
+
 static int
 check_binds(const struct sbx_exec *x, const struct sbx_docker_binds *b, struct sbx_err *err)
 {
 	const char *wd = x->fs->workdir;
-	const struct sbx_pin *wp = sbx_fsview_pin(x->fs, wd);
 
 	for (size_t i = 0; i < b->n + 1; i++) {
 		const char *src = i < b->n ? b->v[i].source : wd;
-		const struct sbx_pin *pin;
+		const struct sbx_pin *pin, *base;
 		struct stat now, want;
 		_cleanup_close_ int fd = -1;
 
 		if (src == NULL || (pin = sbx_fsview_pin(x->fs, src)) == NULL) {
-			if (src == NULL || !sbx_path_is_under(src, wd) || wp == NULL)
+			/* Below the workdir or a mount source (a .git bound
+			 * read-only there): what that pin reaches now. */
+			if (src == NULL || strcmp(src, "/dev/null") == 0 ||
+			    (base = pin_above(x->fs, src)) == NULL)
 				continue; /* an empty volume, or /dev/null */
-			fd = sbx_open_nofollow(wp->fd, src + strlen(wd) + 1, &want);
+			fd = sbx_open_nofollow(base->fd, src + strlen(base->path) + 1, &want);
 			if (fd < 0)
 				return sbx_err_sys(err, "docker: bind source %s", src);
 		} else
@@ -757,6 +773,7 @@ docker_spawn(
 	struct sbx_exec client = *x;
 	struct sbx_strv argv = { 0 }, create = { 0 };
 	_cleanup_free_ char *name = NULL, *pgid_file = NULL, *spec = NULL;
+	_cleanup_gitguard_ struct sbx_gitguard *git_guard = NULL;
 
 	if (p->docker_keep && p->workdir == NULL)
 		return sbx_err_set(err, EINVAL,
@@ -813,6 +830,17 @@ docker_spawn(
 	 * (the daemon resolves the names itself, as root). */
 	if (check_binds(x, b, err) < 0)
 		goto fail;
+	/* The repositories and modes the run leaves in the workdir and in
+	 * each read-write mount's source, as under the other Linux backends
+	 * (linux-gitguard.h). */
+	git_guard = sbx_gitguard_new(x->fs->workdir);
+	for (size_t i = 0; i < b->n; i++) {
+		const struct sbx_pin *pin =
+		    b->v[i].source && !b->v[i].ro ? sbx_fsview_pin(x->fs, b->v[i].source) : NULL;
+
+		if (pin && S_ISDIR(pin->st.st_mode))
+			git_guard = sbx_gitguard_add_mount(git_guard, pin->fd, b->v[i].source);
+	}
 	/* The client runs as the caller would run it: the caller's
 	 * environment (DOCKER_HOST, DOCKER_CONFIG...), no limits of the
 	 * sandbox's; only what argv names with --env reaches the container. */
@@ -828,6 +856,7 @@ docker_spawn(
 		sbx_strv_push(&r->warnings, j->warnings.v[i]);
 	c->priv = st;
 	c->cleanup = dk_cleanup;
+	sbx_gitguard_attach(&git_guard, c);
 	set_report(p, r);
 	return 0;
 fail:

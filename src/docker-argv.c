@@ -148,6 +148,18 @@ sbx_docker_binds_lower(const struct sbx_fsplan *v, struct sbx_docker_binds *b, s
 	for (size_t i = 0; i < v->n; i++)
 		if (v->v[i].disp == SBX_FSD_PROTECTED || v->v[i].disp == SBX_FSD_PLACEHOLDER)
 			lower_protected(&v->v[i], b);
+	/* A read-write mount's source is a directory of the caller's as much
+	 * as the workdir: a .git at its top stays read-only the same way. */
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sbx_fsentry *e = &v->v[i];
+		_cleanup_free_ char *git = NULL;
+
+		if (e->origin != SBX_FSO_MOUNT ||
+		    (e->git != SBX_KIND_DIR && e->git != SBX_KIND_FILE))
+			continue;
+		git = sbx_path_join(e->path, ".git");
+		add_bind(b, git, sbx_xasprintf("%s/%s/.git", SBX_DOCKER_WORK, e->rel), true);
+	}
 	for (size_t i = 0; i < v->n; i++) {
 		const struct sbx_fsentry *e = &v->v[i];
 		char *target;

@@ -95,6 +95,13 @@ add_writable(struct vb *b)
 		e->at = sbx_path_join(b->fs->workdir, m->target);
 		e->rel = sbx_xstrdup(m->target);
 		look(b, e);
+		/* A .git at a read-write source's top stays read-only as the
+		 * workdir's (sbxrun(1)): the plan and the docker binds keep it. */
+		if (m->rw && e->kind == SBX_KIND_DIR && b->facts) {
+			_cleanup_free_ char *git = sbx_path_join(m->source, ".git");
+
+			e->git = b->facts->kind(b->facts->ctx, git, NULL);
+		}
 	}
 }
 

@@ -71,6 +71,8 @@ struct sbx_fsentry {
 	enum sbx_fsdisp disp;
 	enum sbx_fsorigin origin;
 	enum sbx_file_kind kind; /* NONE as well when the view has no facts */
+	enum sbx_file_kind git; /* a read-write directory MOUNT: what .git at
+	                           the top of its source is (NONE: nothing) */
 	bool builtin; /* protected by the built-in list alone */
 	bool via_link; /* a directory between the workdir and it is a symlink */
 };

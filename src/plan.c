@@ -474,20 +474,16 @@ build_protects(struct builder *b)
 static void
 protect_mount_gits(struct builder *b)
 {
-	for (size_t i = 0; b->opts->mounts && b->facts && i < b->view->n; i++) {
+	for (size_t i = 0; b->opts->mounts && i < b->view->n; i++) {
 		const struct sbx_fsentry *e = &b->view->v[i];
-		_cleanup_free_ char *git = NULL, *dst = NULL;
-		enum sbx_file_kind k;
+		_cleanup_free_ char *dst = NULL;
 
-		if (e->origin != SBX_FSO_MOUNT || e->disp != SBX_FSD_RW || e->kind != SBX_KIND_DIR)
-			continue;
-		git = sbx_path_join(e->path, ".git");
-		k = b->facts->kind(b->facts->ctx, git, NULL);
-		if (k != SBX_KIND_DIR && k != SBX_KIND_FILE)
+		if (e->origin != SBX_FSO_MOUNT ||
+		    (e->git != SBX_KIND_DIR && e->git != SBX_KIND_FILE))
 			continue;
 		dst = sbx_path_join(e->at, ".git");
 		add_op(b->plan, SBX_OP_BIND, dst, dst,
-		    SBX_OPF_SELF | SBX_OPF_RO | (k == SBX_KIND_FILE ? SBX_OPF_FILE : 0));
+		    SBX_OPF_SELF | SBX_OPF_RO | (e->git == SBX_KIND_FILE ? SBX_OPF_FILE : 0));
 		note(b->plan,
 		    sbx_xasprintf("%s/.git (in a read-write mount) is read-only inside, as the "
 				  "workdir's",

@@ -401,5 +401,29 @@ DOCKER_HOST=unix://$T/dead.sock dk --print-backend -w "$W" </dev/null
 is "$SBX_STATUS" 0 "--print-backend of docker needs no daemon"
 like "$(cat "$T/out")" "--network=none" "... and prints the command line"
 
+# --- what the run leaves for the caller's git and for other users -----------
+# As under the other Linux backends (sbxrun(1)): a bare repository made at
+# the workdir's top is moved aside, the workdir is not left writable by
+# others, and a .git at the top of a read-write mount's source stays
+# read-only inside (its config writable by anyone here, so that only the
+# bind keeps the container's uid from changing it).
+G=$T/g
+R=$T/rwsrc
+mkdir -p "$G" "$R/.git/hooks"
+printf '[core]\n\tbare = false\n' >"$R/.git/config"
+chmod 666 "$R/.git/config"
+chmod 755 "$G" "$R"
+cp "$R/.git/config" "$T/rwconfig.orig"
+dk_script 'cd /work && mkdir -p objects refs && echo "ref: refs/heads/main" >HEAD
+printf "[core]\n\tfsmonitor = evil\n" >config
+chmod 777 /work
+printf "\tfsmonitor = evil\n" >>/work/lib/.git/config
+exit 0' -w "$G" -m "$R:lib:rw"
+is "$SBX_STATUS" 0 "docker: a script writing repositories ran"
+ok "... the bare layout made at the workdir's top was moved aside" test ! -e "$G/HEAD"
+like "$(jget warnings)" "moved aside" "... and the warnings say so"
+is "$(stat -c %a "$G")" 775 "... the workdir is not left writable by others"
+ok "... a read-write mount's .git kept its config" cmp -s "$R/.git/config" "$T/rwconfig.orig"
+
 is "$(ours)" "" "no container of ours is left at the end"
 done_testing
