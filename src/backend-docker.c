@@ -833,7 +833,7 @@ docker_spawn(
 	/* The repositories and modes the run leaves in the workdir and in
 	 * each read-write mount's source, as under the other Linux backends
 	 * (linux-gitguard.h). */
-	git_guard = sbx_gitguard_new(x->fs->workdir);
+	git_guard = sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
 	for (size_t i = 0; i < b->n; i++) {
 		const struct sbx_pin *pin =
 		    b->v[i].source && !b->v[i].ro ? sbx_fsview_pin(x->fs, b->v[i].source) : NULL;

@@ -596,7 +596,8 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	const struct sbx_exec *x = j->exec;
 	const struct sbx_caps *caps = j->caps;
 	struct ll_state *st = sbx_xcalloc(1, sizeof(*st));
-	_cleanup_gitguard_ struct sbx_gitguard *git_guard = sbx_gitguard_new(x->fs->workdir);
+	_cleanup_gitguard_ struct sbx_gitguard *git_guard =
+	    sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
 	/* The core's lowering, or its other one when the watched paths
 	 * cannot be copied (own). */
 	const struct sbx_plan *plan = &j->plan;

@@ -863,7 +863,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	if (x->fs == NULL)
 		return sbx_err_set(err, EINVAL, "namespaces: no resolved filesystem view");
 	if (!x->fs->workdir_in_jail)
-		git_guard = sbx_gitguard_new(x->fs->workdir);
+		git_guard = sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
 	git_guard = guard_mounts(git_guard, plan, x->fs);
 	payload_net(&pl, x->net);
 	pl.guard = guard;

@@ -88,9 +88,9 @@ add_tree(struct sbx_gitguard *g, int wd, const char *path, bool mount)
 }
 
 struct sbx_gitguard *
-sbx_gitguard_new(const char *workdir)
+sbx_gitguard_new(int fd, const char *workdir)
 {
-	int wd = open(workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int wd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
 
 	return wd < 0 ? NULL : add_tree(NULL, wd, workdir, false);
 }

@@ -16,10 +16,10 @@
 struct sbx_gitguard;
 
 /* Notes what the workdir's top level holds, before anything of the
- * sandbox runs; keeps a descriptor of the workdir for the moves after.
- * Never fails: NULL when the workdir cannot be opened (nothing to guard
- * then, the run fails anyway). */
-struct sbx_gitguard *sbx_gitguard_new(const char *workdir);
+ * sandbox runs; keeps a copy of fd (the descriptor resolve pinned the
+ * workdir by, never its name again) for the moves after. Never fails:
+ * NULL when fd is -1 (a workdir made inside the jail: nothing to guard). */
+struct sbx_gitguard *sbx_gitguard_new(int fd, const char *workdir);
 
 /* Adds the source of a read-write mount (fd: a descriptor of it, opened
  * once when the paths were resolved; duplicated) to the trees looked at
