@@ -300,44 +300,6 @@ make_targets(const struct sbx_fsplan *view, struct sbx_strv *made, struct sbx_er
 	return 0;
 }
 
-/* Moves WORKDIR/rel aside (rel.sbxrun-untrusted.N), opening each directory
- * on the way without following a link the sandbox may have planted.
- * Returns the new name relative to the workdir, or NULL. */
-static char *
-move_aside(const char *workdir, const char *rel)
-{
-	_cleanup_free_ char *copy = sbx_xstrdup(rel);
-	char *name = copy, *slash;
-	int dir = open(workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	char *res = NULL;
-
-	while (dir >= 0 && (slash = strchr(name, '/')) != NULL) {
-		int next;
-
-		*slash = '\0';
-		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(dir);
-		dir = next;
-		*slash = '/';
-		name = slash + 1;
-	}
-	if (dir < 0)
-		return NULL;
-	for (int n = 1; fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && n <= 100; n++) {
-		_cleanup_free_ char *aside = sbx_xasprintf("%s.sbxrun-untrusted.%d", name, n);
-
-		if (renameat2(dir, name, dir, aside, RENAME_NOREPLACE) == 0) {
-			res = sbx_xasprintf("%.*s%s", (int)(name - copy), copy, aside);
-			break;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	close(dir);
-	return res;
-}
-
 static void
 warn(struct sbx_report *r, char *text)
 {
@@ -375,8 +337,11 @@ undo(struct dk_state *st, bool kill_run)
 		sbx_buf_free(&out);
 	}
 	for (size_t i = 0; i < st->scrub.n; i++) {
-		_cleanup_free_ char *aside = move_aside(st->workdir, st->scrub.v[i]);
+		struct sbx_err merr = { 0 };
+		_cleanup_free_ char *aside = sbx_move_aside(-1, st->workdir, st->scrub.v[i], &merr);
 
+		if (merr.msg[0])
+			warn(st->report, sbx_xasprintf("docker: %s", merr.msg));
 		if (aside)
 			warn(st->report,
 			    sbx_xasprintf("docker: the sandbox made %s, where nothing may be made; "

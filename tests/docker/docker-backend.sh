@@ -417,12 +417,14 @@ cp "$R/.git/config" "$T/rwconfig.orig"
 dk_script 'cd /work && mkdir -p objects refs && echo "ref: refs/heads/main" >HEAD
 printf "[core]\n\tfsmonitor = evil\n" >config
 chmod 777 /work
+mkdir -p /work/.git
 printf "\tfsmonitor = evil\n" >>/work/lib/.git/config
 exit 0' -w "$G" -m "$R:lib:rw"
 is "$SBX_STATUS" 0 "docker: a script writing repositories ran"
 ok "... the bare layout made at the workdir's top was moved aside" test ! -e "$G/HEAD"
 like "$(jget warnings)" "moved aside" "... and the warnings say so"
 is "$(stat -c %a "$G")" 775 "... the workdir is not left writable by others"
+ok "... a .git made at the top was moved aside" test -d "$G/.git.sbxrun-untrusted.1" -a ! -e "$G/.git"
 ok "... a read-write mount's .git kept its config" cmp -s "$R/.git/config" "$T/rwconfig.orig"
 
 is "$(ours)" "" "no container of ours is left at the end"
