@@ -28,8 +28,8 @@ enum { B_HEAD = 1, B_OBJECTS = 2, B_REFS = 4, B_CONFIG = 8, B_COMMONDIR = 16, B_
 #define NAMED_MAX 8
 
 /* A directory tree the sandbox could write: the workdir, or the source of
- * a read-write mount (namespaces), whose top a caller's git may just as
- * well be run in later. */
+ * a read-write mount (namespaces, docker), whose top a caller's git may
+ * just as well be run in later. */
 struct tree {
 	char *path;
 	int wd; /* O_PATH, opened before the run */
