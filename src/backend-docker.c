@@ -200,13 +200,7 @@ docker_enforces(const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *ca
 	return r;
 }
 
-/* Docker takes its bind sources by name, and its daemon resolves them as
- * root when the container is made. Right before the client runs, each
- * name must still lead where resolve pinned it (a mount source, the
- * workdir) or, below the workdir, to what the workdir's descriptor
- * reaches following nothing; otherwise the run is refused. What the
- * daemon does after this check is out of sbxrun's reach
- * (doc/design/paths.md). */
+/* The pin a path lies strictly below, the deepest one; NULL when none. */
 static const struct sbx_pin *
 pin_above(const struct sbx_fsview *fs, const char *path)
 {
@@ -220,6 +214,13 @@ pin_above(const struct sbx_fsview *fs, const char *path)
 	return best;
 }
 
+/* Docker takes its bind sources by name, and its daemon resolves them as
+ * root when the container is made. Right before the client runs, each
+ * name must still lead where resolve pinned it (a mount source, the
+ * workdir) or, below the workdir, to what the workdir's descriptor
+ * reaches following nothing; otherwise the run is refused. What the
+ * daemon does after this check is out of sbxrun's reach
+ * (doc/design/paths.md). */
 static int
 check_binds(const struct sbx_exec *x, const struct sbx_docker_binds *b, struct sbx_err *err)
 {
@@ -798,14 +799,8 @@ docker_spawn(
 	/* The repositories and modes the run leaves in the workdir and in
 	 * each read-write mount's source, as under the other Linux backends
 	 * (linux-gitguard.h). */
-	git_guard = sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
-	for (size_t i = 0; i < b->n; i++) {
-		const struct sbx_pin *pin =
-		    b->v[i].source && !b->v[i].ro ? sbx_fsview_pin(x->fs, b->v[i].source) : NULL;
-
-		if (pin && S_ISDIR(pin->st.st_mode))
-			git_guard = sbx_gitguard_add_mount(git_guard, pin->fd, b->v[i].source);
-	}
+	git_guard = sbx_gitguard_add_mounts(
+	    sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir), &j->view, x->fs);
 	/* The client runs as the caller would run it: the caller's
 	 * environment (DOCKER_HOST, DOCKER_CONFIG...), no limits of the
 	 * sandbox's; only what argv names with --env reaches the container. */

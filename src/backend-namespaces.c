@@ -814,31 +814,6 @@ make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds,
 	return 0;
 }
 
-/* A read-write mount's source is a directory of the caller's as much as
- * the workdir is, where its git may run next: the same guard looks at it
- * after the run (linux-gitguard.h). */
-static struct sbx_gitguard *
-guard_mounts(struct sbx_gitguard *g, const struct sbx_plan *plan, const struct sbx_fsview *fs)
-{
-	for (size_t i = 0; i < plan->nops; i++) {
-		const struct sbx_op *op = &plan->ops[i];
-		const char *src = op->kind == SBX_OP_ATTACH ? plan->trees[op->tree].src : op->src;
-		const struct sbx_pin *pin;
-		_cleanup_close_ int own = -1;
-		struct stat st;
-
-		if ((op->kind != SBX_OP_BIND && op->kind != SBX_OP_ATTACH) ||
-		    (op->flags & (SBX_OPF_RO | SBX_OPF_FILE | SBX_OPF_SELF)) || src == NULL ||
-		    strcmp(src, fs->workdir) == 0)
-			continue;
-		pin = sbx_fsview_pin(fs, src);
-		if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, src, &st)) < 0)
-			continue; /* the mount cannot be made either: the run fails */
-		g = sbx_gitguard_add_mount(g, pin ? pin->fd : own, src);
-	}
-	return g;
-}
-
 static int
 ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, struct sbx_err *err)
 {
@@ -864,7 +839,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 		return sbx_err_set(err, EINVAL, "namespaces: no resolved filesystem view");
 	if (!x->fs->workdir_in_jail)
 		git_guard = sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
-	git_guard = guard_mounts(git_guard, plan, x->fs);
+	git_guard = sbx_gitguard_add_mounts(git_guard, &j->view, x->fs);
 	payload_net(&pl, x->net);
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;

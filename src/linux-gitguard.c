@@ -103,6 +103,26 @@ sbx_gitguard_add_mount(struct sbx_gitguard *g, int fd, const char *source)
 	return wd < 0 ? g : add_tree(g, wd, source, true);
 }
 
+struct sbx_gitguard *
+sbx_gitguard_add_mounts(
+    struct sbx_gitguard *g, const struct sbx_fsplan *view, const struct sbx_fsview *fs)
+{
+	for (size_t i = 0; i < view->n; i++) {
+		const struct sbx_fsentry *e = &view->v[i];
+		const struct sbx_pin *pin;
+		_cleanup_close_ int own = -1;
+		struct stat st;
+
+		if (e->origin != SBX_FSO_MOUNT || e->disp != SBX_FSD_RW || e->kind != SBX_KIND_DIR)
+			continue;
+		pin = sbx_fsview_pin(fs, e->path);
+		if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, e->path, &st)) < 0)
+			continue; /* the mount cannot be made either: the run fails */
+		g = sbx_gitguard_add_mount(g, pin ? pin->fd : own, e->path);
+	}
+	return g;
+}
+
 void
 sbx_gitguard_free(struct sbx_gitguard *g)
 {

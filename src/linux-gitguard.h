@@ -4,14 +4,16 @@
  * commands (core.fsmonitor, hooks, ...) it then runs for whoever types
  * "git status" there. What the run made at the workdir's top level (and at
  * a read-write mount source's) is moved aside after it, under both Linux
- * backends; repositories made or changed deeper are named in the warnings
- * (see sbxrun(1)). */
+ * backends and docker; repositories made or changed deeper are named in
+ * the warnings (see sbxrun(1)). */
 #ifndef SBX_LINUX_GITGUARD_H
 #define SBX_LINUX_GITGUARD_H
 
 #include "backend.h"
 #include "diag.h"
 #include "err.h"
+#include "fsplan.h"
+#include "resolve.h"
 
 struct sbx_gitguard;
 
@@ -28,6 +30,11 @@ struct sbx_gitguard *sbx_gitguard_new(int fd, const char *workdir);
  * out of others' reach. g may be NULL (a workdir made inside the jail):
  * returns the guard, made if needed. */
 struct sbx_gitguard *sbx_gitguard_add_mount(struct sbx_gitguard *g, int fd, const char *source);
+
+/* sbx_gitguard_add_mount() for each read-write directory mount of view,
+ * by the descriptor resolve pinned its source with. */
+struct sbx_gitguard *sbx_gitguard_add_mounts(
+    struct sbx_gitguard *g, const struct sbx_fsplan *view, const struct sbx_fsview *fs);
 
 /* Frees g (NULL is fine) without looking at the workdir. */
 void sbx_gitguard_free(struct sbx_gitguard *g);
