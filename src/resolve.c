@@ -852,7 +852,10 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 	}
 
 	state = sbx_path_join(v->workdir, ".sbxrun");
-	forbidden_ids_read(ids, true, homes, &v->hidden);
+	/* Read only for a run with mounts: ~90 stats (doc/design/startup.md,
+	 * section 12). */
+	if (p->nmounts > 0)
+		forbidden_ids_read(ids, true, homes, &v->hidden);
 	for (size_t i = 0; i < p->nmounts; i++) {
 		struct sbx_mount *m = &p->mounts[i];
 		const struct sbx_pin *sp = pin(v, "mount source", m->source, &wd_st, err);
