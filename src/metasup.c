@@ -272,9 +272,16 @@ sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g)
 
 			/* A symlink stands for itself and for what it names:
 			 * the hidden list holds both spellings, but a path
-			 * made a symlink before the run may not. */
-			if (sbx_stat_cached(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, &st) == 0)
+			 * made a symlink before the run may not. Anything
+			 * else, or nothing at all, is what following the
+			 * path would find too. */
+			if (sbx_stat_cached(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, &st) == 0) {
 				add_id(m, &st, kinds[k].what);
+				if (!S_ISLNK(st.st_mode))
+					continue;
+			} else if (errno == ENOENT) {
+				continue;
+			}
 			if (sbx_stat_cached(AT_FDCWD, path, 0, &st) == 0)
 				add_id(m, &st, kinds[k].what);
 		}

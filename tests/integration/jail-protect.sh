@@ -133,10 +133,16 @@ echo orig >"$WD/scripts/env.sh"
 echo orig >"$WD/real/cfg.txt"
 ln -s scripts/env.sh "$WD/.envrc"
 ln -s real/cfg.txt "$WD/cfg"
+chmod 644 "$WD/scripts/env.sh" "$WD/real/cfg.txt"
+touch -d '2020-01-01 00:00:00' "$WD/scripts/env.sh" "$WD/real/cfg.txt"
 jail_sh "echo evil >>.envrc; echo evil >>scripts/env.sh; echo evil >>cfg
 echo evil >>real/cfg.txt; mv real/cfg.txt real/x; echo evil >real/cfg.txt
+chmod 777 scripts/env.sh real/cfg.txt; touch -d '2001-01-01 00:00:00' scripts/env.sh real/cfg.txt
 echo fine >newfile; exit 0" --protect cfg -w "$WD"
 is_status 0 "links: the script ran"
+is "$(stat -c '%a %Y' "$WD/scripts/env.sh" "$WD/real/cfg.txt" | tr '\n' ' ')" \
+    "644 $(date -d '2020-01-01 00:00:00' +%s) 644 $(date -d '2020-01-01 00:00:00' +%s) " \
+    "links: the targets keep their mode and times (chmod and touch at the target's own name)"
 is "$(cat "$WD/scripts/env.sh")" orig "links: .envrc's target keeps its content"
 is "$(cat "$WD/real/cfg.txt")" orig "links: a [protect] link's target keeps its content"
 absent "links: the target was not renamed away" "$WD/real/x"
