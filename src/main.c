@@ -311,10 +311,12 @@ struct meanwhile {
 
 /* While the keeper makes the temp dirs, what needs none of them: the
  * first half of path resolution (the secret lists, ~0.2 ms), then the
- * count of the uid's tasks that a pids rlimit needs (0.1-0.3 ms of /proc)
- * when no cgroup leaf is planned to hold pids instead. The keeper exists
- * and sbxrun has no other child, so the count is the one build_exec()
- * would take. */
+ * count of the uid's tasks that a pids rlimit needs (one call when the
+ * uid has none, as 65534 for a root caller; else a walk of /proc that
+ * grows with the machine's processes: sbx_limits_uid_tasks()) when no
+ * cgroup leaf is planned to hold pids instead. The keeper exists and
+ * sbxrun has no other child, so the count is the one build_exec() would
+ * take. */
 static void
 keeper_meanwhile(void *arg)
 {
