@@ -65,9 +65,11 @@ sbx_limits_uid_tasks(uid_t uid)
 	uint64_t n = 0;
 
 #ifdef __linux__
-	/* who 0 would mean our own uid. -1 is also a valid nice value. */
+	/* who 0 would mean our own uid, and a uid we run as has a task: us.
+	 * -1 is also a valid nice value. */
 	errno = 0;
-	if (uid != 0 && getpriority(PRIO_USER, (id_t)uid) == -1 && errno == ESRCH)
+	if (uid != 0 && uid != getuid() && getpriority(PRIO_USER, (id_t)uid) == -1 &&
+	    errno == ESRCH)
 		return 0;
 #endif
 	d = opendir("/proc");
