@@ -48,6 +48,10 @@ struct sbx_child {
 	 * backend; -1: the jail left the names to its own rules. */
 	int names_ruleset;
 	bool pidns; /* killing pid ends the whole tree */
+	/* sbxrun's keeper (keeper.h), its child but not the sandbox's: the
+	 * tree's end never signals or reaps it (a clone child, which only
+	 * __WCLONE or __WALL waits for); 0: none. */
+	pid_t keeper;
 	int stopped_by; /* the signal that made sbxrun end the tree, or 0 */
 	void *priv; /* backend state, freed by cleanup */
 	/* Called once by sbx_child_close() (launch.h), when the tree is gone

@@ -17,9 +17,15 @@
 struct sbx_keeper;
 
 /* Forks the keeper, in a session of its own, with every signal blocked
- * and no descriptor of sbxrun's but its two channels. Must be called
- * while sbxrun is single-threaded. NULL with err on failure. */
+ * and no descriptor of sbxrun's but its two channels: on Linux a child of
+ * sbxrun that sends no SIGCHLD (keeper.c), reaped by sbx_keeper_finish().
+ * Must be called while sbxrun is single-threaded. NULL with err on
+ * failure. */
 struct sbx_keeper *sbx_keeper_start(struct sbx_err *err);
+
+/* The keeper's pid when it is sbxrun's (clone) child, which the tree's end
+ * must spare (sbx_child.keeper); 0 otherwise or for NULL. */
+pid_t sbx_keeper_pid(const struct sbx_keeper *k);
 
 /* The descriptor whose last copy closing tells the keeper that nothing
  * of the run is left: sbxrun holds one, and the jail's init keeps the one

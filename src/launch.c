@@ -360,7 +360,7 @@ signal_tree(bool pid1, int sig)
 	if (pid1)
 		kill(-1, sig);
 	else
-		sbx_proc_signal_descendants(getpid(), sig);
+		sbx_proc_signal_descendants(getpid(), 0, sig);
 }
 
 noreturn void

@@ -1125,6 +1125,9 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_phase("exec built");
 		start = sbx_now_ms();
 		run->spawned = true;
+#ifdef __linux__
+		child.keeper = sbx_keeper_pid(run->keeper);
+#endif
 		if (spawn(run, b, &child, &err) == 0)
 			break;
 		/* A jail the launch killed after its spawn (its supervisor

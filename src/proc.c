@@ -64,9 +64,10 @@ snapshot(struct pidpair **out)
 	return n;
 }
 
-/* Collects the descendants of root from a snapshot, breadth first. */
+/* Collects the descendants of root from a snapshot, breadth first, but
+ * spare and what lies below it. */
 static size_t
-descendants(const struct pidpair *all, size_t n, pid_t root, pid_t **out)
+descendants(const struct pidpair *all, size_t n, pid_t root, pid_t spare, pid_t **out)
 {
 	pid_t *v = sbx_xreallocarray(NULL, n + 1, sizeof(*v));
 	size_t count = 0;
@@ -74,7 +75,8 @@ descendants(const struct pidpair *all, size_t n, pid_t root, pid_t **out)
 	v[count++] = root;
 	for (size_t head = 0; head < count; head++)
 		for (size_t i = 0; i < n; i++)
-			if (all[i].ppid == v[head] && all[i].pid != root)
+			if (all[i].ppid == v[head] && all[i].pid != root &&
+			    (spare <= 0 || all[i].pid != spare))
 				v[count++] = all[i].pid;
 	/* Drop root itself. */
 	memmove(v, v + 1, (count - 1) * sizeof(*v));
@@ -83,11 +85,11 @@ descendants(const struct pidpair *all, size_t n, pid_t root, pid_t **out)
 }
 
 int
-sbx_proc_signal_descendants(pid_t root, int sig)
+sbx_proc_signal_descendants(pid_t root, pid_t spare, int sig)
 {
 	struct pidpair *all = NULL;
 	pid_t *tree = NULL;
-	size_t n = snapshot(&all), m = descendants(all, n, root, &tree);
+	size_t n = snapshot(&all), m = descendants(all, n, root, spare, &tree);
 
 	if (sig == SIGKILL)
 		for (size_t i = 0; i < m; i++)

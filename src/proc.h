@@ -5,9 +5,10 @@
 
 #include <sys/types.h>
 
-/* Sends sig to every descendant of root (not root itself); with SIGKILL,
- * first stops them all so none can fork in between. Returns how many were
+/* Sends sig to every descendant of root (not root itself) but spare, a
+ * child of root, and all below it (0: none); with SIGKILL, first stops
+ * them all so none can fork in between. Returns how many were
  * signalled. */
-int sbx_proc_signal_descendants(pid_t root, int sig);
+int sbx_proc_signal_descendants(pid_t root, pid_t spare, int sig);
 
 #endif

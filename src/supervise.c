@@ -55,29 +55,33 @@ static void
 kill_tree(struct sbx_child *c, int sig)
 {
 	/* In a pid namespace init's death ends everything; otherwise the
-	 * tree is every descendant of ours (we are a child subreaper). */
+	 * tree is every descendant of ours (we are a child subreaper) but
+	 * the keeper. */
 	if (c->pidns || sig != SIGKILL) {
 		kill(c->pid, sig);
 		return;
 	}
-	sbx_proc_signal_descendants(getpid(), SIGKILL);
+	sbx_proc_signal_descendants(getpid(), c->keeper, SIGKILL);
 }
 
 /* Reaps whatever is left of a tree without a pid namespace: orphans of a
- * dead init come to us, as the subreaper. */
+ * dead init come to us, as the subreaper. Every such orphan is a SIGCHLD
+ * child (the kernel sets that on a reparent), init is one too, and the
+ * keeper is not: the waits below never see it, and end with ECHILD when
+ * only the keeper is left. */
 static void
-reap_rest(struct sbx_report *r)
+reap_rest(const struct sbx_child *c, struct sbx_report *r)
 {
 	struct rusage ru;
 	pid_t pid;
 	int st;
 
 	for (;;) {
-		pid = wait4(-1, &st, __WALL | WNOHANG, &ru);
+		pid = wait4(-1, &st, WNOHANG, &ru);
 		if (pid == 0) {
 			/* Only scan /proc when something is still alive. */
-			sbx_proc_signal_descendants(getpid(), SIGKILL);
-			pid = wait4(-1, &st, __WALL, &ru);
+			sbx_proc_signal_descendants(getpid(), c->keeper, SIGKILL);
+			pid = wait4(-1, &st, 0, &ru);
 		}
 		if (pid < 0 && errno == EINTR)
 			continue;
@@ -153,7 +157,7 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 
 	sbx_report_set_wait_status(r, sbx_payload_status(c, st));
 	if (!c->pidns)
-		reap_rest(r);
+		reap_rest(c, r);
 	return 0;
 }
 
@@ -167,5 +171,5 @@ sbx_child_abort(struct sbx_child *c)
 	while (wait4(c->pid, &st, __WALL, &ru) < 0 && errno == EINTR)
 		;
 	if (!c->pidns)
-		sbx_proc_signal_descendants(getpid(), SIGKILL);
+		sbx_proc_signal_descendants(getpid(), c->keeper, SIGKILL);
 }

@@ -37,7 +37,7 @@ for b in namespaces landlock; do
 	BG_STDIN=$T/script
 	printf 'i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done\necho ran\n' >"$T/script"
 	SBX_BACKEND=$b sbx_bg -w "$WD"
-	wait_for "[ -n \"\$(pgrep -P $SBX_PID)\" ]" 10
+	wait_for "[ -n \"\$(init_of $SBX_PID)\" ]" 10
 	sleep 0.3
 	during=$(below)
 	: >"$WD/go"

@@ -140,7 +140,7 @@ is "$(stat -c %a "$WD/x" 2>&1)" 755 "no set-user-ID bit can be set (a plain chmo
 new_wd
 sbx_bg -w "$WD" -- sleep 60 </dev/null
 pl=$(payload_of "$SBX_PID")
-init=$(pgrep -P "$SBX_PID" | head -n 1)
+init=$(init_of "$SBX_PID")
 if [ -n "$pl" ] && [ -n "$init" ]; then
 	# Both at once: no init left to kill the tree, no sbxrun to reap it.
 	kill -KILL "$SBX_PID" "$init"

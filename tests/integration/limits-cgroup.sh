@@ -82,7 +82,7 @@ ok "its name is sbxrun-PID-RANDOM ($(basename "$leaf"))" \
 is "$(cat "$leaf/memory.max" 2>/dev/null)" 268435456 "memory.max is the --memory bytes"
 is "$(cat "$leaf/memory.swap.max" 2>/dev/null)" 0 "memory.swap.max is 0: memory means memory plus swap"
 is "$(cat "$leaf/pids.max" 2>/dev/null)" 50 "pids.max is the --pids count"
-init=$(pgrep -P "$SBX_PID" | head -n 1)
+init=$(init_of "$SBX_PID")
 is "$(tr -d '\n' <"$leaf/cgroup.procs")" "$init" "the jail's init (pid $init) was placed in the leaf, and nothing else"
 is "$(tr -d '\n' <"$FT/cgroup.procs")" "" "nothing was moved into the root"
 # What the kernel would count: an OOM kill, a peak, refused forks.

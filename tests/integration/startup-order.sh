@@ -74,4 +74,32 @@ while [ $i -lt 5 ]; do
 done
 is "$(leftovers | grep -c '^sbxrun')" "$before" "five default runs leave no temp workdir or private TMPDIR"
 
+# --- the keeper is reaped ---------------------------------------------------------------
+# The keeper (src/keeper.c) is sbxrun's own clone child and is reaped
+# before sbxrun returns. A caller to which orphans come back (a child
+# subreaper, as a container's pid 1 is) and which never reaps them must
+# find nothing of the runs left under it, not even a zombie: with the
+# keeper an orphan, each run left one (three runs, three zombies).
+new_wd
+python3 - "$SBXRUN" "$SBX_BACKEND" "$WD" >"$T/left" 2>&1 <<'PY'
+import ctypes, os, subprocess, sys, time
+sbxrun, backend, wd = sys.argv[1], sys.argv[2] or "namespaces", sys.argv[3]
+if ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+    sys.exit("prctl failed")
+for args in ([], ["-w", wd], ["-w", wd]):
+    subprocess.run([sbxrun, "--backend", backend, "--diag", "none"] + args,
+                   input=b"true\n", stdout=subprocess.DEVNULL, check=True)
+time.sleep(0.3)
+for e in os.listdir("/proc"):
+    if e.isdigit():
+        try:
+            st = open("/proc/%s/stat" % e).read()
+        except OSError:
+            continue
+        rest = st[st.rindex(")") + 2:].split()
+        if int(rest[1]) == os.getpid():
+            print(st[:st.rindex(")") + 3])
+PY
+is "$(cat "$T/left")" "" "three runs leave nothing under a caller that never reaps (no zombie keeper)"
+
 done_testing
