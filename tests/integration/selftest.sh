@@ -12,6 +12,10 @@
 ST_TMP=$JT/st-tmp
 mkdir -p "$ST_TMP"
 chmod 755 "$ST_TMP"
+# The battery's daemon runs the payload under ST_TMP with its token: the
+# pattern is this test's own, never a concurrent test's battery (make -j
+# runs the namespaces and landlock variants side by side).
+LINGER="$ST_TMP/.*SBXST-LINGER"
 
 # Every attempt the battery must hold, by its title in the table.
 TITLES='write outside the workdir
@@ -77,7 +81,7 @@ ok "the table has a header (attempt, expected, result)" \
 unlike "$(cat "$T/st.out")" "NOT STOPPED" "no row says NOT STOPPED"
 is "$(cat "$T/st.err")" "" "nothing on stderr"
 is "$(ls -A "$ST_TMP")" "" "the selftest's directory is gone"
-no_survivors "no process of the battery is left" "SBXST-LINGER"
+no_survivors "no process of the battery is left" "$LINGER"
 diag "took $(jget elapsed_ms "$T/st.json") ms"
 
 # --- --diag takes the summary line ------------------------------------------------
@@ -101,7 +105,7 @@ if [ "$SBX_BACKEND" = namespaces ]; then
 	like "$(cat "$T/st.out")" "NOT STOPPED" "the table says NOT STOPPED"
 	ok "the table is complete there too" table_complete
 	is "$(ls -A "$ST_TMP")" "" "with no barrier, the selftest's directory is gone all the same"
-	no_survivors "with no barrier, no process of the battery is left" "SBXST-LINGER"
+	no_survivors "with no barrier, no process of the battery is left" "$LINGER"
 	is "$(fsum "$sh_bin")" "$sh_sum" "with no barrier, $sh_bin is unchanged"
 	ok "with no barrier, the caller's home was not touched" test ! -e "$HOME/.ssh"
 else
