@@ -16,6 +16,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fsplan.h"
@@ -101,7 +102,10 @@ fd_path(char *buf, size_t size, int fd)
 }
 
 /* Changing the owner of a file drops its capabilities (the kernel removes
- * security.capability): such a file is not lent, so it stays intact. */
+ * security.capability): such a file is not lent, so it stays intact.
+ * Only a file someone may execute is asked (capabilities act at execve
+ * only; the question goes through /proc and costs more than the rest of
+ * an entry's lend, doc/design/handback.md). */
 static bool
 has_file_caps(int fd)
 {
@@ -120,7 +124,7 @@ lendable(int fd, const struct stat *st)
 	 * be writable by the sandbox even for a while. */
 	if (S_ISREG(st->st_mode))
 		return st->st_nlink == 1 && !(st->st_mode & (S_ISUID | S_ISGID)) &&
-		    !has_file_caps(fd);
+		    (!(st->st_mode & 0111) || !has_file_caps(fd));
 	return false; /* devices, fifos and sockets are left alone */
 }
 
@@ -409,6 +413,18 @@ scrub_xattrs(int fd)
 	return 0;
 }
 
+/* Whether the entry may have changed after the lend: a change time at or
+ * after l->since (the coarse clock, as inode times use; the same tick
+ * counts as after), or no lend time at all. */
+static bool
+touched_since(const struct sbx_lease *l, const struct stat *st)
+{
+	if (l->since.tv_sec == 0)
+		return true;
+	return st->st_ctim.tv_sec > l->since.tv_sec ||
+	    (st->st_ctim.tv_sec == l->since.tv_sec && st->st_ctim.tv_nsec >= l->since.tv_nsec);
+}
+
 static int
 visit_return(
     struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
@@ -434,14 +450,19 @@ visit_return(
 	 * of owner (root's own chown included); what is left over, on a
 	 * kernel or filesystem that keeps them, goes here, and so does a
 	 * write permission for others (anyone could change the file root
-	 * runs next). */
+	 * runs next). A change of owner adds no mode bit: without one of
+	 * them before it, there is none after. */
 	fd_path(fdp, sizeof(fdp), fd);
-	if (fstat(fd, &now) == 0 && !S_ISDIR(now.st_mode) && !S_ISLNK(now.st_mode) &&
+	if ((st->st_mode & (S_ISUID | S_ISGID | S_IWOTH)) && fstat(fd, &now) == 0 &&
+	    !S_ISDIR(now.st_mode) && !S_ISLNK(now.st_mode) &&
 	    (now.st_mode & (S_ISUID | S_ISGID | S_IWOTH)) &&
 	    chmod(fdp, now.st_mode & 0777 & ~(mode_t)S_IWOTH) < 0)
 		fail_entry(
 		    l, path, "its set-id bits or write permission for others could not be removed");
-	if (scrub_xattrs(fd) < 0)
+	/* An entry lent and not changed since (its change time is older than
+	 * the lend's end) carries the attributes it had, the caller's: no
+	 * attribute call changes a file without changing its change time. */
+	if ((e == NULL || touched_since(l, st)) && scrub_xattrs(fd) < 0)
 		fail_entry(l, path, "its security.* or trusted.* attributes could not be removed");
 	return 0;
 }
@@ -976,6 +997,11 @@ sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t owner, 
 	}
 	sort_entries(l->lent, l->nlent);
 	sort_entries(l->native, l->nnative);
+	/* Taken after the last change of owner: its tick or a later one is
+	 * what any change by the sandbox records. Trusted on a local
+	 * filesystem only, whose times are the kernel's own. */
+	if (sbx_fs_local(l->root_fd))
+		clock_gettime(CLOCK_REALTIME_COARSE, &l->since);
 	return 0;
 }
 

@@ -61,6 +61,11 @@ struct sbx_lease {
 	struct sbx_strv failed; /* the first entries a walk could not do, and why */
 	size_t nfailed; /* how many there were in all */
 	struct sbx_scan *scan; /* a scan's state (sbx_owner_scan), else NULL */
+	/* The coarse clock when the lend was done, on a local filesystem:
+	 * an entry whose change time is earlier was not touched after it.
+	 * Zero (a failed lend, another filesystem): every entry counts as
+	 * touched. */
+	struct timespec since;
 };
 
 /* Gives each entry of the tree of the directory root_fd (its path is
