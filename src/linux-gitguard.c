@@ -36,12 +36,12 @@ struct tree {
 	bool local; /* sbx_fs_local(wd) */
 	bool mount; /* a read-write mount's source, not the workdir */
 	unsigned before; /* B_* bits of what was there */
+	struct timespec start; /* sbx_fs_clock() of the tree when the run began */
 };
 
 struct sbx_gitguard {
 	struct tree *t;
 	size_t n;
-	struct timespec start; /* the file system's clock when the run began */
 	void (*cleanup)(struct sbx_child *c, struct sbx_report *r); /* the backend's own */
 	void *priv;
 	struct sbx_report *report; /* during the cleanup only, or NULL */
@@ -73,15 +73,15 @@ add_tree(struct sbx_gitguard *g, int wd, const char *path, bool mount)
 {
 	struct tree *t;
 
-	if (g == NULL) {
+	if (g == NULL)
 		g = sbx_xcalloc(1, sizeof(*g));
-		/* Inode times come from the coarse clock: the fine one may be
-		 * ahead of what the first file made in the run records. */
-		clock_gettime(CLOCK_REALTIME_COARSE, &g->start);
-	}
 	g->t = sbx_xreallocarray(g->t, g->n + 1, sizeof(*g->t));
 	t = &g->t[g->n++];
 	*t = (struct tree){ .path = sbx_xstrdup(path), .wd = wd, .mount = mount };
+	/* Inode times come from the coarse clock (the fine one may be ahead
+	 * of what the first file made in the run records), in whole seconds
+	 * on some filesystems: sbx_fs_clock(). */
+	sbx_fs_clock(wd, &t->start);
 	t->local = sbx_fs_local(wd);
 	t->before = top_level(wd, t->local);
 	return g;
@@ -236,10 +236,9 @@ struct scan {
 };
 
 static bool
-made_in_run(const struct sbx_gitguard *g, const struct stat *st)
+made_in_run(const struct tree *t, const struct stat *st)
 {
-	return st->st_ctim.tv_sec > g->start.tv_sec ||
-	    (st->st_ctim.tv_sec == g->start.tv_sec && st->st_ctim.tv_nsec >= g->start.tv_nsec);
+	return sbx_changed_since(st, &t->start);
 }
 
 /* Counts in *n and names in b (the first NAMED_MAX) the search's current
@@ -277,7 +276,7 @@ found(struct scan *s, size_t plen, const char *name)
 static void
 close_to_others(struct scan *s, int fd, const struct stat *st, size_t plen)
 {
-	if (!(st->st_mode & S_IWOTH) || st->st_uid != geteuid() || !made_in_run(s->g, st))
+	if (!(st->st_mode & S_IWOTH) || st->st_uid != geteuid() || !made_in_run(s->t, st))
 		return;
 	if (fchmod(fd, st->st_mode & 07777 & ~(mode_t)S_IWOTH) == 0)
 		note(s, &s->named_open, &s->opened, plen, NULL);
@@ -291,7 +290,7 @@ check_dotgit_entry(struct scan *s, int dir, size_t plen)
 {
 	struct stat st;
 
-	if (sbx_lstat_here(dir, ".git", s->t->local, &st) == 0 && made_in_run(s->g, &st))
+	if (sbx_lstat_here(dir, ".git", s->t->local, &st) == 0 && made_in_run(s->t, &st))
 		found(s, plen, ".git");
 }
 
@@ -306,13 +305,13 @@ check_dir(struct scan *s, int dir, const struct stat *st, const char *base, bool
 	struct stat h;
 
 	if (strcmp(base, ".git") == 0) {
-		if (!top && made_in_run(s->g, st))
+		if (!top && made_in_run(s->t, st))
 			found(s, plen, NULL);
 		return;
 	}
 	if (top && strstr(base, ".sbxrun-untrusted.") != NULL)
 		return;
-	if (sbx_lstat_here(dir, "HEAD", s->t->local, &h) == 0 && made_in_run(s->g, &h) &&
+	if (sbx_lstat_here(dir, "HEAD", s->t->local, &h) == 0 && made_in_run(s->t, &h) &&
 	    sbx_lstat_here(dir, "objects", s->t->local, &h) == 0 &&
 	    sbx_lstat_here(dir, "refs", s->t->local, &h) == 0)
 		found(s, plen, NULL);

@@ -414,15 +414,13 @@ scrub_xattrs(int fd)
 }
 
 /* Whether the entry may have changed after the lend: a change time at or
- * after l->since (the coarse clock, as inode times use; the same tick
- * counts as after), or no lend time at all. */
+ * after l->since (sbx_fs_clock(): the same tick, or on a filesystem of
+ * whole seconds the same and the previous second, count as after), or
+ * no lend time at all. */
 static bool
 touched_since(const struct sbx_lease *l, const struct stat *st)
 {
-	if (l->since.tv_sec == 0)
-		return true;
-	return st->st_ctim.tv_sec > l->since.tv_sec ||
-	    (st->st_ctim.tv_sec == l->since.tv_sec && st->st_ctim.tv_nsec >= l->since.tv_nsec);
+	return l->since.tv_sec == 0 || sbx_changed_since(st, &l->since);
 }
 
 static int
@@ -1001,7 +999,7 @@ sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t owner, 
 	 * what any change by the sandbox records. Trusted on a local
 	 * filesystem only, whose times are the kernel's own. */
 	if (sbx_fs_local(l->root_fd))
-		clock_gettime(CLOCK_REALTIME_COARSE, &l->since);
+		sbx_fs_clock(l->root_fd, &l->since);
 	return 0;
 }
 

@@ -223,9 +223,10 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 		sbx_err_sys(err, "cannot open %s", s->dir);
 		goto fail;
 	}
-	/* ctime comes from the coarse clock: the fine one may be ahead of
-	 * what the first change in the run records. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &s->start);
+	/* ctime comes from the coarse clock (the fine one may be ahead of
+	 * what the first change in the run records), in whole seconds on
+	 * some filesystems: sbx_fs_clock(). */
+	sbx_fs_clock(s->wd, &s->start);
 	s->v = sbx_xcalloc(watch->n ? watch->n : 1, sizeof(*s->v));
 	for (size_t i = 0; i < watch->n; i++) {
 		_cleanup_free_ char *copy = NULL, *name = sbx_xasprintf("%zu", i);
@@ -271,13 +272,6 @@ fail:
 	return -1;
 }
 
-static bool
-changed_since(const struct stat *st, const struct timespec *t)
-{
-	return st->st_ctim.tv_sec > t->tv_sec ||
-	    (st->st_ctim.tv_sec == t->tv_sec && st->st_ctim.tv_nsec >= t->tv_nsec);
-}
-
 /* Whether anything at or below dir/name changed since t; any doubt (too
  * deep, too many, unreadable) counts as a change. */
 static bool
@@ -290,7 +284,7 @@ touched(int dir, const char *name, bool local, const struct timespec *t, int dep
 	int fd;
 
 	/* A mount there now (EXDEV) counts as a change, and is not entered. */
-	if (sbx_lstat_here(dir, name, local, &st) < 0 || changed_since(&st, t) || *left == 0 ||
+	if (sbx_lstat_here(dir, name, local, &st) < 0 || sbx_changed_since(&st, t) || *left == 0 ||
 	    depth > SNAP_MAX_DEPTH)
 		return true;
 	(*left)--;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <time.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -37,6 +38,25 @@ sbx_fs_local(int fd)
 		if ((unsigned long)sf.f_type == local[i])
 			return true;
 	return false;
+}
+
+void
+sbx_fs_clock(int fd, struct timespec *ts)
+{
+	struct stat st;
+
+	clock_gettime(CLOCK_REALTIME_COARSE, ts);
+	if (fstat(fd, &st) < 0 || st.st_ctim.tv_nsec == 0) {
+		ts->tv_sec -= 1;
+		ts->tv_nsec = 0;
+	}
+}
+
+bool
+sbx_changed_since(const struct stat *st, const struct timespec *since)
+{
+	return st->st_ctim.tv_sec > since->tv_sec ||
+	    (st->st_ctim.tv_sec == since->tv_sec && st->st_ctim.tv_nsec >= since->tv_nsec);
 }
 
 int

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "resolve.h"
 
@@ -14,6 +15,19 @@
  * btrfs, f2fs, tmpfs), whose inode status is always the kernel's own:
  * asking for it never waits on a server. */
 bool sbx_fs_local(int fd);
+
+/* The coarse realtime clock now (the clock inode times are taken from),
+ * as a bound that every change time recorded from now on on fd's
+ * filesystem is at or after. Where fd's own change time has no
+ * nanoseconds the filesystem is taken to keep whole seconds (ext4 with
+ * 128-byte inodes; FAT's two seconds): the bound is then the start of
+ * the second before. A change made shortly before counts as after it:
+ * the callers' safe side (doc/design/handback.md). */
+void sbx_fs_clock(int fd, struct timespec *ts);
+
+/* Whether the change time of st is at or after the bound from
+ * sbx_fs_clock(); a zero bound holds for every time. */
+bool sbx_changed_since(const struct stat *st, const struct timespec *since);
 
 /* statx() of name, one component in dir, following no symlink and
  * triggering no automount, that never asks the filesystem of another
