@@ -413,16 +413,6 @@ scrub_xattrs(int fd)
 	return 0;
 }
 
-/* Whether the entry may have changed after the lend: a change time at or
- * after l->since (sbx_fs_clock(): the same tick, or on a filesystem of
- * whole seconds the same and the previous second, count as after), or
- * no lend time at all. */
-static bool
-touched_since(const struct sbx_lease *l, const struct stat *st)
-{
-	return l->since.tv_sec == 0 || sbx_changed_since(st, &l->since);
-}
-
 static int
 visit_return(
     struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
@@ -458,9 +448,11 @@ visit_return(
 		fail_entry(
 		    l, path, "its set-id bits or write permission for others could not be removed");
 	/* An entry lent and not changed since (its change time is older than
-	 * the lend's end) carries the attributes it had, the caller's: no
-	 * attribute call changes a file without changing its change time. */
-	if ((e == NULL || touched_since(l, st)) && scrub_xattrs(fd) < 0)
+	 * the lend's end, sbx_fs_clock(); a zero bound, as after a failed
+	 * lend, holds for every entry) carries the attributes it had, the
+	 * caller's: no attribute call changes a file without changing its
+	 * change time. */
+	if ((e == NULL || sbx_changed_since(st, &l->since)) && scrub_xattrs(fd) < 0)
 		fail_entry(l, path, "its security.* or trusted.* attributes could not be removed");
 	return 0;
 }

@@ -84,23 +84,24 @@ is "$(find "$WD/d" -user 0 -group 4 | wc -l)" 281 "the lent entries come back wi
 # what the sandbox changed or made, and skips what it left untouched
 # since the lend (its change time is older than the lend's end; entries
 # lent in the lend's last clock tick are scrubbed all the same, so the
-# tree is big enough for the lend to span several ticks). A file the
+# tree is big enough for the lend to span several ticks: 12,000 entries
+# at a few system calls each, against ticks of 10 ms at most). A file the
 # sandbox wrote into loses the attribute there: it cannot have set one,
 # but the scrub does not know who did.
 new_wd
 python3 - "$WD" <<'PY'
 import os, sys
-for i in range(4000):
-    d = os.path.join(sys.argv[1], "k%02d" % (i // 100))
+for i in range(12000):
+    d = os.path.join(sys.argv[1], "k%03d" % (i // 100))
     os.makedirs(d, exist_ok=True)
-    p = os.path.join(d, "f%04d" % i)
+    p = os.path.join(d, "f%05d" % i)
     with open(p, "w") as f:
         f.write("x\n")
     os.setxattr(p, "trusted.sbxkeep", b"1")
 PY
 sleep 0.1 # the inode clock is coarse: what was made before must read as older
 jail_sh 'for f in k*/f*0; do echo y >>"$f"; done; exit 0' -w "$WD"
-is_status 0 "a run that writes into a tenth of 4,000 files"
+is_status 0 "a run that writes into a tenth of 12,000 files"
 kept_xattr() {
 	python3 - "$WD" "$1" <<'PY'
 import glob, os, sys
@@ -115,11 +116,11 @@ is "$(find "$WD" -uid 65534 | wc -l)" 0 "all of it is the caller's again"
 if [ "$SBX_BACKEND" = landlock ]; then
 	is "$(kept_xattr 'f*0')" 0 "no file the sandbox wrote into keeps a trusted.* attribute"
 	n=$(kept_xattr 'f*[1-9]')
-	diag "untouched files that kept it: $n of 3600"
+	diag "untouched files that kept it: $n of 10800"
 	nok "files lent and left untouched keep the caller's trusted.* attribute" [ "$n" = 0 ]
 else
-	is "$(kept_xattr 'f*0')" 400 "files the sandbox wrote into keep the caller's attribute (nothing is lent)"
-	is "$(kept_xattr 'f*[1-9]')" 3600 "and so do the files it left untouched"
+	is "$(kept_xattr 'f*0')" 1200 "files the sandbox wrote into keep the caller's attribute (nothing is lent)"
+	is "$(kept_xattr 'f*[1-9]')" 10800 "and so do the files it left untouched"
 fi
 
 done_testing
