@@ -272,11 +272,15 @@ found(struct scan *s, size_t plen, const char *name)
  * write bit for others goes, through the descriptor the search opened
  * (never by name), sticky or not; a directory the caller had made so and
  * that the run only wrote into loses it too (threat-model.md, "Nothing is
- * planted for later"). */
+ * planted for later"). On a network or FUSE filesystem every such
+ * directory loses it: there the change time comes from a server, and one
+ * that lets the sandbox set it with the modification time could make a
+ * change look old (handback.md, section 2). */
 static void
 close_to_others(struct scan *s, int fd, const struct stat *st, size_t plen)
 {
-	if (!(st->st_mode & S_IWOTH) || st->st_uid != geteuid() || !made_in_run(s->t, st))
+	if (!(st->st_mode & S_IWOTH) || st->st_uid != geteuid() ||
+	    (s->t->local && !made_in_run(s->t, st)))
 		return;
 	if (fchmod(fd, st->st_mode & 07777 & ~(mode_t)S_IWOTH) == 0)
 		note(s, &s->named_open, &s->opened, plen, NULL);

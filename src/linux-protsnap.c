@@ -272,7 +272,8 @@ fail:
 	return -1;
 }
 
-/* Whether anything at or below dir/name changed since t; any doubt (too
+/* Whether anything at or below dir/name (on a local filesystem, whose
+ * times are the kernel's own) changed since t; any doubt (too
  * deep, too many, unreadable) counts as a change. */
 static bool
 touched(int dir, const char *name, bool local, const struct timespec *t, int depth, unsigned *left)
@@ -300,6 +301,140 @@ touched(int dir, const char *name, bool local, const struct timespec *t, int dep
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
 			hit = touched(dirfd(d), e->d_name, local, t, depth + 1, left);
 	closedir(d);
+	return hit;
+}
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Reads into *v the sorted names in the directory fd (taken) but "." and
+ * "..", at most max of them; -1 when it cannot be read or holds more. */
+static int
+names_of(int fd, size_t max, char ***v, size_t *n)
+{
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	int rc = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((errno = 0, e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (*n == max) {
+			errno = EFBIG;
+			break;
+		}
+		*v = sbx_xreallocarray(*v, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = sbx_xstrdup(e->d_name);
+	}
+	if (errno != 0)
+		rc = -1;
+	closedir(d);
+	if (*n)
+		qsort(*v, *n, sizeof(**v), cmp_name);
+	return rc;
+}
+
+static void
+names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Whether the regular files in and copy, of the same size, hold different
+ * bytes; any error counts as a difference. */
+static bool
+bytes_differ(int in, int copy)
+{
+	char a[32768], b[sizeof(a)];
+
+	for (;;) {
+		ssize_t n = read(in, a, sizeof(a)), m = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return true;
+		while (m < n) {
+			ssize_t r = read(copy, b + m, (size_t)(n - m));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return true;
+			m += r;
+		}
+		if (n == 0)
+			return read(copy, b, 1) != 0;
+		if (memcmp(a, b, (size_t)n) != 0)
+			return true;
+	}
+}
+
+/* Whether dir/name (on a network or FUSE filesystem) differs from the copy
+ * cdir/cname: its kind, its permission bits (the copy has no set-id bit,
+ * so one there counts), a file's bytes, a symlink's target, a directory's
+ * names and, in turn, each of its entries. A filesystem there reports
+ * times from its server's clock, or lets the sandbox set the change time
+ * with the modification time (handback.md, section 2), so the change time
+ * cannot say what the run did; what is there against the copy can. Any
+ * doubt (too deep, too many, unreadable, a fifo the copy skipped) counts
+ * as a difference. */
+static bool
+differs(int dir, const char *name, int cdir, const char *cname, int depth, unsigned *left)
+{
+	struct stat st, cs;
+	char **v = NULL, **cv = NULL;
+	size_t n = 0, cn = 0;
+	_cleanup_close_ int fd = -1, cfd = -1;
+	bool hit = true;
+
+	if (sbx_lstat_here(dir, name, false, &st) < 0 ||
+	    fstatat(cdir, cname, &cs, AT_SYMLINK_NOFOLLOW) < 0 || *left == 0 ||
+	    depth > SNAP_MAX_DEPTH || (st.st_mode & S_IFMT) != (cs.st_mode & S_IFMT) ||
+	    (!S_ISLNK(st.st_mode) && (st.st_mode & 06777) != (cs.st_mode & 06777)))
+		return true;
+	(*left)--;
+	if (S_ISLNK(st.st_mode)) {
+		char a[4096], b[sizeof(a)];
+		ssize_t la = readlinkat(dir, name, a, sizeof(a)),
+			lb = readlinkat(cdir, cname, b, sizeof(b));
+
+		return la < 0 || la != lb || memcmp(a, b, (size_t)la) != 0;
+	}
+	if (S_ISREG(st.st_mode)) {
+		_cleanup_close_ int in = -1, copy = -1;
+
+		if (st.st_size != cs.st_size)
+			return true;
+		in = sbx_open_here(dir, name, O_RDONLY | O_NONBLOCK);
+		copy = openat(cdir, cname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		return in < 0 || copy < 0 || bytes_differ(in, copy);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return true;
+	fd = sbx_open_here(dir, name, O_RDONLY | O_DIRECTORY);
+	cfd = openat(cdir, cname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && cfd >= 0 && names_of(fcntl(fd, F_DUPFD_CLOEXEC, 3), *left, &v, &n) == 0 &&
+	    names_of(fcntl(cfd, F_DUPFD_CLOEXEC, 3), *left, &cv, &cn) == 0 && n == cn) {
+		hit = false;
+		for (size_t i = 0; !hit && i < n; i++)
+			hit = strcmp(v[i], cv[i]) != 0 ||
+			    differs(fd, v[i], cfd, cv[i], depth + 1, left);
+	}
+	names_free(v, n);
+	names_free(cv, cn);
 	return hit;
 }
 
@@ -337,7 +472,9 @@ restore_one(struct sbx_protsnap *s, size_t i, int dfd, struct sbx_strv *warnings
 	local = sbx_fs_local(pfd);
 	there = sbx_lstat_here(pfd, leaf, local, &st) == 0;
 	if (there && st.st_dev == e->dev && st.st_ino == e->ino &&
-	    (st.st_mode & S_IFMT) == e->type && !touched(pfd, leaf, local, &s->start, 0, &left)) {
+	    (st.st_mode & S_IFMT) == e->type &&
+	    !(local ? touched(pfd, leaf, local, &s->start, 0, &left)
+		    : differs(pfd, leaf, dfd, name, 0, &left))) {
 		close(pfd);
 		return true;
 	}

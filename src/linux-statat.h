@@ -18,11 +18,15 @@ bool sbx_fs_local(int fd);
 
 /* The coarse realtime clock now (the clock inode times are taken from),
  * as a bound that every change time recorded from now on on fd's
- * filesystem is at or after. Where fd's own change time has no
- * nanoseconds the filesystem is taken to keep whole seconds (ext4 with
- * 128-byte inodes; FAT's two seconds): the bound is then the start of
- * the second before. A change made shortly before counts as after it:
- * the callers' safe side (doc/design/handback.md). */
+ * filesystem (fd: a directory) is at or after. Where fd's own change time
+ * has no nanoseconds the filesystem is taken to keep whole seconds (ext4
+ * with 128-byte inodes; FAT's two seconds): the bound is then the start
+ * of the second before. A network or FUSE filesystem (not sbx_fs_local())
+ * takes its times from its server's clock, which may lag ours: a file is
+ * made and removed in fd to read that clock, and the earlier of the two
+ * is the bound (zero, which every time is at or after, when no file can
+ * be made). A change made shortly before counts as after it: the
+ * callers' safe side (doc/design/handback.md). */
 void sbx_fs_clock(int fd, struct timespec *ts);
 
 /* Whether the change time of st is at or after the bound from
