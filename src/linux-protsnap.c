@@ -272,11 +272,11 @@ fail:
 	return -1;
 }
 
-/* Whether anything at or below dir/name (on a local filesystem, whose
- * times are the kernel's own) changed since t; any doubt (too
- * deep, too many, unreadable) counts as a change. */
+/* Whether anything at or below dir/name, on a local filesystem (whose
+ * times are the kernel's own), changed since t; any doubt (too deep, too
+ * many, unreadable) counts as a change. */
 static bool
-touched(int dir, const char *name, bool local, const struct timespec *t, int depth, unsigned *left)
+touched(int dir, const char *name, const struct timespec *t, int depth, unsigned *left)
 {
 	struct stat st;
 	struct dirent *e;
@@ -285,7 +285,7 @@ touched(int dir, const char *name, bool local, const struct timespec *t, int dep
 	int fd;
 
 	/* A mount there now (EXDEV) counts as a change, and is not entered. */
-	if (sbx_lstat_here(dir, name, local, &st) < 0 || sbx_changed_since(&st, t) || *left == 0 ||
+	if (sbx_lstat_here(dir, name, true, &st) < 0 || sbx_changed_since(&st, t) || *left == 0 ||
 	    depth > SNAP_MAX_DEPTH)
 		return true;
 	(*left)--;
@@ -299,7 +299,7 @@ touched(int dir, const char *name, bool local, const struct timespec *t, int dep
 	}
 	while (!hit && (e = readdir(d)) != NULL)
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			hit = touched(dirfd(d), e->d_name, local, t, depth + 1, left);
+			hit = touched(dirfd(d), e->d_name, t, depth + 1, left);
 	closedir(d);
 	return hit;
 }
@@ -473,7 +473,7 @@ restore_one(struct sbx_protsnap *s, size_t i, int dfd, struct sbx_strv *warnings
 	there = sbx_lstat_here(pfd, leaf, local, &st) == 0;
 	if (there && st.st_dev == e->dev && st.st_ino == e->ino &&
 	    (st.st_mode & S_IFMT) == e->type &&
-	    !(local ? touched(pfd, leaf, local, &s->start, 0, &left)
+	    !(local ? touched(pfd, leaf, &s->start, 0, &left)
 		    : differs(pfd, leaf, dfd, name, 0, &left))) {
 		close(pfd);
 		return true;
