@@ -6,8 +6,10 @@
 #      bit: a trojaned set-uid root program);
 #   2. a root file carrying a security.capability attribute;
 #   3. a hard link to a root file outside the workdir;
-#   4. a submount below the workdir (a tmpfs, a bind mount from outside):
-#      its files keep their real owners there;
+#   4. a submount below the workdir (a tmpfs, a bind mount from outside,
+#      a root file of the same filesystem bound onto a file's name, which
+#      a look by name alone takes for the workdir's own file): its files
+#      keep their real owners there;
 #   5. a root 0600 unix socket (a host service) by connecting to it;
 #   6. a root 0600 fifo (a host reader) by writing to it.
 # The namespaces backend gave the workdir through an idmapped mount that
@@ -25,7 +27,7 @@
 . "$(dirname "$0")/jail-lib.sh"
 . "$(dirname "$0")/rootwd-lib.sh"
 
-N_TESTS=34
+N_TESTS=36
 rootwd_begin "$N_TESTS" "the mmap writes, the socket and the fifo" || exit 0
 
 # Mount points at or below the workdir, as the host sees them.
@@ -69,8 +71,14 @@ echo orig >"$JT/bsrc/g"
 chmod 644 "$JT/bsrc/g"
 mount --bind "$JT/bsrc" "$WD/bsub" && MOUNTED="$WD/bsub $MOUNTED" ||
     setup_failed "a bind mount on bsub"
+echo orig >"$JT/bfsrc"
+chmod 644 "$JT/bfsrc"
+: >"$WD/bfile"
+mount --bind "$JT/bfsrc" "$WD/bfile" && MOUNTED="$WD/bfile $MOUNTED" ||
+    setup_failed "a file bind-mounted on bfile"
 sub_before=$(fsum "$WD/sub/g")
 bsrc_before=$(fsum "$JT/bsrc/g")
+bfsrc_before=$(fsum "$JT/bfsrc")
 
 # 5. a host service on a root 0600 socket in the workdir, and (the
 # control) one on a 0666 socket there: each accepted connection is a line
@@ -99,8 +107,8 @@ m.flush()" "$1"
 }
 t run-suid ./suid
 t run-sgid ./sgid
-t read sh -c "cat suid sgid capf hl sub/g bsub/g >/dev/null"
-for f in suid sgid capf hl sub/g bsub/g; do
+t read sh -c "cat suid sgid capf hl sub/g bsub/g bfile >/dev/null"
+for f in suid sgid capf hl sub/g bsub/g bfile; do
 	n=$(echo "$f" | tr / _)
 	t "mmap-$n" mm "$f"
 	t "rw-$n" sh -c "printf EVIL 1<>$f"
@@ -174,6 +182,8 @@ is "$(fsum "$WD/sub/g")" "$sub_before" "root's file on a tmpfs mounted below the
 absent "nothing was made on that tmpfs" "$WD/sub/new"
 is "$(fsum "$JT/bsrc/g")" "$bsrc_before" "root's file in a directory bind-mounted below the workdir is unchanged"
 absent "nothing was made in that directory" "$JT/bsrc/new"
+is "$(fsum "$JT/bfsrc")" "$bfsrc_before" "root's file bind-mounted onto a file in the workdir is unchanged"
+is "$(stat -c '%a %u %g' "$JT/bfsrc")" "644 0 0" "... and so are its mode and owner"
 # 5. the socket.
 is "$(grep -v "data b'host'" "$JT/sock.log" | grep '^sock ')" "" "the sandbox did not reach root's 0600 unix socket"
 like "$(grep '^open ' "$JT/sock.log")" "data b'evil'" "control: the sandbox reached a 0666 socket of the host's in the workdir"
