@@ -58,7 +58,6 @@ enum k_op {
 	K_WATCH,
 	K_UNDO_RUN,
 	K_FINISH,
-	K_TMPFD,
 	K_CGROUP,
 	K_REPLY,
 	K_WARN,
@@ -81,10 +80,18 @@ struct k_msg {
 	int fd; /* a descriptor that came with it, or -1 */
 };
 
+/* A directory the keeper made for sbxrun, as made (its MKDTEMP answer). */
+struct k_made {
+	char *path;
+	int fd; /* O_PATH */
+};
+
 struct sbx_keeper {
 	int sock;
 	int hold; /* the pipe's write end */
 	pid_t pid; /* our clone child, reaped by sbx_keeper_finish(); 0: not ours */
+	struct k_made *made;
+	size_t nmade;
 };
 
 /* In the keeper process: everything to undo. */
@@ -310,7 +317,9 @@ do_mkdtemp(struct k_state *st, const struct k_msg *m)
 	}
 	st->tmp = sbx_xreallocarray(st->tmp, st->ntmp + 1, sizeof(*st->tmp));
 	st->tmp[st->ntmp++] = (struct k_tmp){ parent, fd, sb, name, path };
-	k_reply(st, NULL, path, -1);
+	/* The descriptor goes with the answer: sbxrun asks for it no more
+	 * (sbx_keeper_tmp_fd()). */
+	k_reply(st, NULL, path, fd);
 }
 
 static void
@@ -336,18 +345,6 @@ tmp_of(const struct k_state *st, const char *path)
 		if (strcmp(st->tmp[i].path, path) == 0)
 			return &st->tmp[i];
 	return NULL;
-}
-
-static void
-do_tmpfd(struct k_state *st, const struct k_msg *m)
-{
-	struct sbx_err err = { 0 };
-	const struct k_tmp *t = m->h.nstr >= 1 ? tmp_of(st, m->str[0]) : NULL;
-
-	if (t == NULL)
-		sbx_err_set(&err, ENOENT, "keeper: %s was not made by it",
-		    m->h.nstr >= 1 ? m->str[0] : "(none)");
-	k_reply(st, &err, NULL, t ? t->fd : -1);
 }
 
 static void
@@ -817,7 +814,6 @@ serve_one(struct k_state *st, int flags)
 	case K_SCRIPT: do_script(st, &m); break;
 	case K_LEND: do_lend(st, &m); break;
 	case K_LINK: do_link(st, &m); break;
-	case K_TMPFD: do_tmpfd(st, &m); break;
 	case K_WATCH: do_watch(st, &m); break;
 	case K_CGROUP: do_cgroup(st, &m); break;
 	case K_UNDO_RUN:
@@ -1075,11 +1071,19 @@ sbx_keeper_mkdtemps(struct sbx_keeper *k, const char *parent, const char *const 
 	/* Every reply is read, so that the next request reads its own. */
 	for (size_t i = 0; i < sent; i++) {
 		struct sbx_err e = { 0 };
+		int fd = -1;
 
-		if (reply(k, &paths[i], NULL, &e) < 0 && r == 0) {
-			*err = e;
-			r = -1;
+		if (reply(k, &paths[i], &fd, &e) < 0) {
+			if (r == 0) {
+				*err = e;
+				r = -1;
+			}
+			continue;
 		}
+		if (fd < 0)
+			continue;
+		k->made = sbx_xreallocarray(k->made, k->nmade + 1, sizeof(*k->made));
+		k->made[k->nmade++] = (struct k_made){ sbx_xstrdup(paths[i]), fd };
 	}
 	return r;
 }
@@ -1095,6 +1099,13 @@ sbx_keeper_forget(struct sbx_keeper *k, const char *path)
 	sbx_strv_push(&s, path);
 	k_send(k->sock, &h, &s, -1);
 	sbx_strv_free(&s);
+	for (size_t i = 0; i < k->nmade; i++)
+		if (strcmp(k->made[i].path, path) == 0) {
+			close(k->made[i].fd);
+			free(k->made[i].path);
+			k->made[i] = k->made[--k->nmade];
+			break;
+		}
 }
 
 int
@@ -1118,17 +1129,13 @@ sbx_keeper_script(struct sbx_keeper *k, const char *workdir, const char *name, u
 int
 sbx_keeper_tmp_fd(struct sbx_keeper *k, const char *path, int *fd, struct sbx_err *err)
 {
-	struct k_hdr h = { .op = K_TMPFD };
-	struct sbx_strv s = { 0 };
-	int r;
-
 	*fd = -1;
-	sbx_strv_push(&s, path);
-	r = request(k, &h, &s, -1, NULL, fd, err);
-	sbx_strv_free(&s);
-	if (r == 0 && *fd < 0)
-		return sbx_err_set(err, EIO, "keeper: no descriptor for %s", path);
-	return r;
+	for (size_t i = 0; k != NULL && i < k->nmade; i++)
+		if (strcmp(k->made[i].path, path) == 0) {
+			*fd = fcntl(k->made[i].fd, F_DUPFD_CLOEXEC, 3);
+			return *fd < 0 ? sbx_err_sys(err, "%s", path) : 0;
+		}
+	return sbx_err_set(err, ENOENT, "keeper: %s was not made by it", path);
 }
 
 int
@@ -1257,5 +1264,10 @@ sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings)
 	if (k->pid > 0)
 		while (waitpid(k->pid, NULL, (int)__WCLONE) < 0 && errno == EINTR)
 			;
+	for (size_t i = 0; i < k->nmade; i++) {
+		close(k->made[i].fd);
+		free(k->made[i].path);
+	}
+	free(k->made);
 	free(k);
 }

@@ -58,7 +58,8 @@ int sbx_keeper_script(struct sbx_keeper *k, const char *workdir, const char *nam
 
 /* An O_PATH descriptor (in *fd, the caller's to close) of the directory
  * sbx_keeper_mkdtemp() made at path, as it was made: the name may have
- * been given to another object since. */
+ * been given to another object since. A copy of the one the keeper's
+ * answer to the MKDTEMP carried: no request. */
 int sbx_keeper_tmp_fd(struct sbx_keeper *k, const char *path, int *fd, struct sbx_err *err);
 
 /* Gives tmpdir (when not NULL: a directory this keeper made, reached by

@@ -74,6 +74,35 @@ while [ $i -lt 5 ]; do
 done
 is "$(leftovers | grep -c '^sbxrun')" "$before" "five default runs leave no temp workdir or private TMPDIR"
 
+# --- sbxrun killed while its temp dirs are made --------------------------------------------
+# The keeper makes the temp workdir (and, under landlock, the private
+# TMPDIR) and records each before sbxrun learns of it; its answer carries
+# the directory's descriptor, which sbxrun keeps instead of asking again.
+# strace kills sbxrun at its Nth message to the keeper (the call itself
+# is not made): the first requests, the later ones, and whatever comes
+# after, up to the undo after the run; each time nothing may be left in
+# $TMPDIR. --keep makes both backends use an on-disk temp workdir; a kill
+# before the run is over skips the keep (after it, the keep's FORGET has
+# been sent and the directory is kept, as asked). Messages under
+# namespaces: MKDTEMP, UNDO_RUN; under landlock: MKDTEMP, MKDTEMP, WATCH,
+# UNDO_RUN.
+if command -v strace >/dev/null 2>&1; then
+	before=$(leftovers | grep -c '^sbxrun')
+	echo true >"$T/pl-true"
+	if [ "${SBX_BACKEND:-namespaces}" = landlock ]; then msgs="1 2 3 4"; else msgs="1 2"; fi
+	for n in $msgs; do
+		strace -o /dev/null -qq -e trace=sendmsg \
+		    -e inject=sendmsg:error=EPIPE:signal=SIGKILL:when=$n \
+		    "$SBXRUN" --backend "${SBX_BACKEND:-namespaces}" --keep --diag none \
+		    <"$T/pl-true" >/dev/null 2>&1
+		wait_for '[ "$(leftovers | grep -c "^sbxrun")" = "$before" ]' 5
+		is "$(leftovers | grep -c '^sbxrun')" "$before" \
+		    "killed at its message $n to the keeper: no temp dir is left in \$TMPDIR"
+	done
+else
+	skip "strace is missing (./bootstrap installs it)" 2
+fi
+
 # --- the keeper is reaped ---------------------------------------------------------------
 # The keeper (src/keeper.c) is sbxrun's own clone child and is reaped
 # before sbxrun returns. A caller to which orphans come back (a child
