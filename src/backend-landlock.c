@@ -473,8 +473,11 @@ lend_to_nobody(
 	int r;
 
 	sbx_owner_skips(p, x->fs, &skip);
+	/* A temp workdir that is not kept is removed whole at the end:
+	 * nothing of it needs handing back. */
 	r = sbx_keeper_lend(st->keeper, sbx_fsview_workdir_fd(x->fs), x->fs->workdir, x->tmpdir,
-	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, err);
+	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip,
+	    x->fs->workdir_temp && !p->keep, err);
 	sbx_strv_free(&skip);
 	if (r < 0)
 		return -1;

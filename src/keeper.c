@@ -68,8 +68,13 @@ struct k_hdr {
 	uint32_t op;
 	int32_t err; /* REPLY: 0 or an errno */
 	uint32_t a, b, c, d; /* ids, counts */
+	uint32_t flags; /* LEND: K_THROWAWAY */
 	uint32_t nstr;
 };
+
+/* LEND: the workdir is a temp directory this keeper made, removed at the
+ * end (no --keep): nothing of it is handed back, it goes whole. */
+#define K_THROWAWAY 1u
 
 /* One message as read: the header and its strings. */
 struct k_msg {
@@ -125,6 +130,8 @@ struct k_state {
 #ifdef __linux__
 	struct sbx_lease lease;
 	bool leased;
+	bool throwaway; /* the lease's root is a temp dir made here (throwaway_st) */
+	struct stat throwaway_st;
 #endif
 	struct k_watch *w;
 	size_t nw;
@@ -403,6 +410,17 @@ do_lend(struct k_state *st, const struct k_msg *m)
 	if (sbx_owner_lend(&st->lease, m->fd, m->str[0], (uid_t)m->h.a, (gid_t)m->h.b, to, to_gid,
 		&skip, &err) == 0)
 		st->leased = true;
+	/* Believed only of a directory made here (the very inode). */
+	if (st->leased && (m->h.flags & K_THROWAWAY)) {
+		struct stat sb;
+
+		for (size_t i = 0; i < st->ntmp && fstat(m->fd, &sb) == 0; i++)
+			if (sbx_same_file(&sb, &st->tmp[i].st)) {
+				st->throwaway = true;
+				st->throwaway_st = sb;
+				break;
+			}
+	}
 	sbx_strv_free(&skip);
 #else
 	sbx_err_set(&err, ENOTSUP, "keeper: no lend on this system");
@@ -706,6 +724,18 @@ undo_cgroups(struct k_state *st)
 }
 
 /* What the run changed in the workdirs: moved aside, removed, handed back. */
+#ifdef __linux__
+/* Whether the lease is of a temp workdir still recorded for removal. */
+static bool
+lease_thrown_away(const struct k_state *st)
+{
+	for (size_t i = 0; st->throwaway && i < st->ntmp; i++)
+		if (sbx_same_file(&st->tmp[i].st, &st->throwaway_st))
+			return true;
+	return false;
+}
+#endif
+
 static void
 undo_run(struct k_state *st)
 {
@@ -740,9 +770,15 @@ undo_run(struct k_state *st)
 	st->w = NULL;
 	st->nw = 0;
 #ifdef __linux__
-	if (st->leased)
+	/* A thrown-away workdir still due for removal (undo_files(); the
+	 * keeper's record of it, not forgotten) is not walked: the removal
+	 * takes all of it, whoever owns what. */
+	if (st->leased && lease_thrown_away(st))
+		sbx_owner_drop(&st->lease);
+	else if (st->leased)
 		sbx_owner_return(&st->lease, &st->warnings);
 	st->leased = false;
+	st->throwaway = false;
 #endif
 }
 
@@ -1140,9 +1176,15 @@ sbx_keeper_tmp_fd(struct sbx_keeper *k, const char *path, int *fd, struct sbx_er
 
 int
 sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpdir, uid_t owner,
-    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err)
+    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway,
+    struct sbx_err *err)
 {
-	struct k_hdr h = { .op = K_LEND, .a = owner, .b = owner_gid, .c = to, .d = to_gid };
+	struct k_hdr h = { .op = K_LEND,
+		.a = owner,
+		.b = owner_gid,
+		.c = to,
+		.d = to_gid,
+		.flags = throwaway ? K_THROWAWAY : 0 };
 	struct sbx_strv s = { 0 };
 	int r;
 

@@ -1103,6 +1103,12 @@ sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings)
 			sbx_buf_printf(&b, " and %zu more", l->nfailed - l->failed.n);
 		sbx_strv_push_take(warnings, sbx_buf_steal(&b));
 	}
+	sbx_owner_drop(l);
+}
+
+void
+sbx_owner_drop(struct sbx_lease *l)
+{
 	if (l->root_fd >= 0)
 		close(l->root_fd);
 	free(l->root);

@@ -78,6 +78,10 @@ struct sbx_lease {
 int sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t owner, gid_t owner_gid,
     uid_t to, gid_t to_gid, const struct sbx_strv *skip, struct sbx_err *err);
 
+/* Ends the lease l without handing anything back: for a tree that is
+ * removed whole right after (a temp workdir not kept). */
+void sbx_owner_drop(struct sbx_lease *l);
+
 /* The paths a lend leaves alone: the secret list (its entries must stay
  * unreadable by file permissions too) and the workdir's protected paths
  * (they stay the caller's, so even file permissions keep them read-only). */

@@ -103,6 +103,37 @@ else
 	skip "strace is missing (./bootstrap installs it)" 2
 fi
 
+# --- a temp workdir's output: handed back only when kept ----------------------------------
+# A root caller's landlock workdir is lent to uid 65534 and handed back
+# after the run; a temp workdir that is not kept is removed whole
+# instead, so the keeper does not walk what the sandbox left in it
+# (counted on the host: every fchownat of the whole run, strace -f; the
+# payload makes 3,000 files and calls none). A kept one is handed back:
+# what the sandbox made there is the caller's, at any depth.
+mkfiles='i=0; while [ $i -lt 3000 ]; do : >f$i; i=$((i + 1)); done; mkdir -p d/e; : >d/e/g'
+if [ "$(id -u)" = 0 ] && [ "${SBX_BACKEND:-namespaces}" = landlock ]; then
+	if command -v strace >/dev/null 2>&1; then
+		printf '%s\n' "$mkfiles" >"$T/pl-files"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -f -qq -o "$T/fchown" -c -e trace=fchownat \
+		    "$SBXRUN" --backend landlock --diag none <"$T/pl-files" >/dev/null 2>&1
+		# The fourth column is the count (an errors column may follow).
+		n=$(awk '$NF == "total" { print $4 }' "$T/fchown")
+		ok "root, temp workdir of 3,000 files made in the run: the keeper hands none back (${n:-no} fchownat)" \
+		    [ "${n:-99999}" -le 20 ]
+	else
+		skip "strace is missing (./bootstrap installs it)" 1
+	fi
+fi
+jail_sh "$mkfiles" --keep
+kept=$(jget workdir)
+is "$SBX_STATUS" 0 "--keep: the run"
+is "$(stat -c %u "$kept/f2999" 2>&1) $(stat -c %u "$kept/d/e/g" 2>&1)" "$(id -u) $(id -u)" \
+    "--keep: what the sandbox made in the kept temp workdir is the caller's"
+case $kept in
+"$TMPDIR"/sbxrun.*) rm -rf "$kept" ;;
+esac
+
 # --- the keeper is reaped ---------------------------------------------------------------
 # The keeper (src/keeper.c) is sbxrun's own clone child and is reaped
 # before sbxrun returns. A caller to which orphans come back (a child
