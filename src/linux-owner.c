@@ -284,13 +284,6 @@ leave(struct walk *w)
 static int scan_entry(
     struct walk *w, struct frame *f, const char *name, bool ok, struct sbx_err *err);
 
-/* Visits every entry of the tree at l->root, parents before what they
- * hold, with an explicit stack: no depth limit, and WALK_OPEN_DIRS
- * descriptors at most. Each entry is opened by name relative to its
- * parent's descriptor, never following a symlink, never entering another
- * mount or filesystem, so a rename elsewhere in the tree cannot redirect
- * the walk. A visit that fails stops the walk (-1 with err); an entry
- * that cannot be opened is recorded in l->failed and skipped. */
 /* Whether statx on fd's filesystem says which entry is a mount's root
  * (Linux 5.8): the look by name that walk() makes must see a file bound
  * onto a name. */
