@@ -413,8 +413,9 @@ do_lend(struct k_state *st, const struct k_msg *m)
 	/* Believed only of a directory made here (the very inode). */
 	if (st->leased && (m->h.flags & K_THROWAWAY)) {
 		struct stat sb;
+		bool known = fstat(m->fd, &sb) == 0;
 
-		for (size_t i = 0; i < st->ntmp && fstat(m->fd, &sb) == 0; i++)
+		for (size_t i = 0; known && i < st->ntmp; i++)
 			if (sbx_same_file(&sb, &st->tmp[i].st)) {
 				st->throwaway = true;
 				st->throwaway_st = sb;
@@ -723,7 +724,6 @@ undo_cgroups(struct k_state *st)
 	st->nleaf = 0;
 }
 
-/* What the run changed in the workdirs: moved aside, removed, handed back. */
 #ifdef __linux__
 /* Whether the lease is of a temp workdir still recorded for removal. */
 static bool
@@ -736,6 +736,7 @@ lease_thrown_away(const struct k_state *st)
 }
 #endif
 
+/* What the run changed in the workdirs: moved aside, removed, handed back. */
 static void
 undo_run(struct k_state *st)
 {
@@ -1071,6 +1072,13 @@ request(struct sbx_keeper *k, const struct k_hdr *h, const struct sbx_strv *strs
 	return reply(k, text, fd, err);
 }
 
+static void
+made_close(struct k_made *m)
+{
+	close(m->fd);
+	free(m->path);
+}
+
 int
 sbx_keeper_mkdtemp(
     struct sbx_keeper *k, const char *parent, const char *prefix, char **path, struct sbx_err *err)
@@ -1137,8 +1145,7 @@ sbx_keeper_forget(struct sbx_keeper *k, const char *path)
 	sbx_strv_free(&s);
 	for (size_t i = 0; i < k->nmade; i++)
 		if (strcmp(k->made[i].path, path) == 0) {
-			close(k->made[i].fd);
-			free(k->made[i].path);
+			made_close(&k->made[i]);
 			k->made[i] = k->made[--k->nmade];
 			break;
 		}
@@ -1306,10 +1313,8 @@ sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings)
 	if (k->pid > 0)
 		while (waitpid(k->pid, NULL, (int)__WCLONE) < 0 && errno == EINTR)
 			;
-	for (size_t i = 0; i < k->nmade; i++) {
-		close(k->made[i].fd);
-		free(k->made[i].path);
-	}
+	for (size_t i = 0; i < k->nmade; i++)
+		made_close(&k->made[i]);
 	free(k->made);
 	free(k);
 }
