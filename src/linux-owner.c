@@ -36,10 +36,8 @@
 #define SBX_NR_getxattrat 464 /* x86-64 and arm64 alike (Linux 6.13) */
 #endif
 
-/* A visit of one entry: name in the directory dir, or, with name "", the
- * entry dir (O_PATH) itself (doc/design/handback.md, "By name"). */
-typedef int (*visit_fn)(struct sbx_lease *l, int dir, const char *name, const struct stat *st,
-    const char *path, struct sbx_err *err);
+typedef int (*visit_fn)(
+    struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err);
 
 /* One directory on the walk's stack: its entries are read in full when it
  * is entered, so its descriptor is needed only to open them. */
@@ -52,14 +50,11 @@ struct frame {
 	size_t n, next;
 	size_t plen; /* the length of its path in walk.path */
 	bool long_path; /* that path is longer than PATH_MAX */
-	bool by_name; /* only its owner (the lease's) and root can change its entries */
 };
 
 struct walk {
 	struct sbx_lease *l;
 	visit_fn visit;
-	bool by_name; /* closed directories' entries are visited by name */
-	bool post; /* directories are visited when left, after their entries */
 	struct frame *f;
 	size_t depth, cap;
 	char path[PATH_MAX]; /* the current entry's, for skips and warnings */
@@ -106,14 +101,22 @@ fd_path(char *buf, size_t size, int fd)
 	snprintf(buf, size, "/proc/self/fd/%d", fd);
 }
 
-static bool name_has_caps(int dir, const char *name);
-
 /* Changing the owner of a file drops its capabilities (the kernel removes
  * security.capability): such a file is not lent, so it stays intact.
  * Only a file someone may execute is asked (capabilities act at execve
- * only; doc/design/handback.md). */
+ * only; the question goes through /proc and costs more than the rest of
+ * an entry's lend, doc/design/handback.md). */
 static bool
-lendable(int dir, const char *name, const struct stat *st)
+has_file_caps(int fd)
+{
+	char path[64];
+
+	fd_path(path, sizeof(path), fd);
+	return getxattr(path, "security.capability", NULL, 0) >= 0;
+}
+
+static bool
+lendable(int fd, const struct stat *st)
 {
 	if (S_ISDIR(st->st_mode) || S_ISLNK(st->st_mode))
 		return true;
@@ -121,16 +124,8 @@ lendable(int dir, const char *name, const struct stat *st)
 	 * be writable by the sandbox even for a while. */
 	if (S_ISREG(st->st_mode))
 		return st->st_nlink == 1 && !(st->st_mode & (S_ISUID | S_ISGID)) &&
-		    (!(st->st_mode & 0111) || !name_has_caps(dir, name));
+		    (!(st->st_mode & 0111) || !has_file_caps(fd));
 	return false; /* devices, fifos and sockets are left alone */
-}
-
-/* The flags that make an *at() call act on name in its directory, never
- * following it, or, for name "", on the descriptor's own inode. */
-static int
-at_flags(const char *name)
-{
-	return name[0] ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH;
 }
 
 static bool
@@ -216,7 +211,6 @@ static void
 enter(struct walk *w, int fd, const struct stat *st, bool long_path)
 {
 	struct frame *f;
-	struct stat now;
 
 	if (w->depth == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 16;
@@ -225,9 +219,6 @@ enter(struct walk *w, int fd, const struct stat *st, bool long_path)
 	f = &w->f[w->depth];
 	*f = (struct frame){ .fd = fd, .dev = st->st_dev, .ino = st->st_ino };
 	f->long_path = long_path;
-	/* Asked afresh: a visit before the entry may have changed it. */
-	f->by_name = w->by_name && fstat(fd, &now) == 0 && now.st_uid == w->l->owner &&
-	    !(now.st_mode & (S_IWGRP | S_IWOTH));
 	f->plen = long_path ? 0 : strlen(w->path);
 	if (read_names(fd, f) < 0) {
 		fail_entry(w->l, path_of(w, !long_path), strerror(errno));
@@ -284,49 +275,17 @@ leave(struct walk *w)
 static int scan_entry(
     struct walk *w, struct frame *f, const char *name, bool ok, struct sbx_err *err);
 
-/* Whether statx on fd's filesystem says which entry is a mount's root
- * (Linux 5.8): the look by name that walk() makes must see a file bound
- * onto a name. */
-static bool
-marks_mount_roots(int fd)
-{
-	struct statx sx;
-
-	return statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) == 0 &&
-	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT);
-}
-
-/* The visit of a directory left by a post-order walk: the directory of
- * the top frame, its path restored in w->path. */
-static int
-visit_left(struct walk *w, struct sbx_err *err)
-{
-	struct frame *f = &w->f[w->depth - 1];
-	struct stat st;
-
-	if (!f->long_path)
-		w->path[f->plen] = '\0';
-	if (fstat(f->fd, &st) < 0)
-		return sbx_err_sys(err, "cannot stat %s", path_of(w, !f->long_path));
-	return w->visit(w->l, f->fd, "", &st, path_of(w, !f->long_path), err);
-}
-
 /* Visits every entry of the tree at l->root, parents before what they
- * hold (after it, with post), with an explicit stack: no depth limit, and
- * WALK_OPEN_DIRS descriptors at most. Each entry is looked at by name
- * relative to its parent's descriptor, never following a symlink, never
- * entering another mount or filesystem, so a rename elsewhere in the tree
- * cannot redirect the walk. Directories are opened and visited through
- * their descriptor; so is every entry of a directory others may change
- * (a swap between the look and the visit), while the entries of one only
- * the lease's owner and root can change are visited by name when
- * by_name (local filesystems: the kernel enforces the mode). A visit that
- * fails stops the walk (-1 with err); an entry that cannot be looked at
- * is recorded in l->failed and skipped. */
+ * hold, with an explicit stack: no depth limit, and WALK_OPEN_DIRS
+ * descriptors at most. Each entry is opened by name relative to its
+ * parent's descriptor, never following a symlink, never entering another
+ * mount or filesystem, so a rename elsewhere in the tree cannot redirect
+ * the walk. A visit that fails stops the walk (-1 with err); an entry
+ * that cannot be opened is recorded in l->failed and skipped. */
 static int
-walk(struct sbx_lease *l, visit_fn visit, bool post, struct sbx_err *err)
+walk(struct sbx_lease *l, visit_fn visit, struct sbx_err *err)
 {
-	struct walk w = { .l = l, .visit = visit, .post = post };
+	struct walk w = { .l = l, .visit = visit };
 	struct stat st;
 	int fd, rc = 0;
 
@@ -343,9 +302,8 @@ walk(struct sbx_lease *l, visit_fn visit, bool post, struct sbx_err *err)
 		close(fd);
 		return sbx_err_set(err, EXDEV, "%s is not the tree that was lent", l->root);
 	}
-	w.by_name = l->scan == NULL && sbx_fs_local(fd) && marks_mount_roots(fd);
 	snprintf(w.path, sizeof(w.path), "%s", l->root);
-	if (!post && visit(l, fd, "", &st, w.path, err) < 0) {
+	if (visit(l, fd, &st, w.path, err) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -357,8 +315,6 @@ walk(struct sbx_lease *l, visit_fn visit, bool post, struct sbx_err *err)
 		int cfd;
 
 		if (rc < 0 || f->next == f->n) {
-			if (post && rc == 0 && visit_left(&w, err) < 0)
-				rc = -1;
 			if (leave(&w) < 0 && rc == 0)
 				rc =
 				    sbx_err_set(err, ESTALE, "%s changed during the walk", l->root);
@@ -371,22 +327,6 @@ walk(struct sbx_lease *l, visit_fn visit, bool post, struct sbx_err *err)
 				rc = -1;
 			continue;
 		}
-		if (f->by_name) {
-			/* A mount's root (a file bound onto the name) is
-			 * EXDEV: not this tree's. */
-			if (sbx_lstat_here(f->fd, name, true, &st) < 0) {
-				if (errno != ENOENT && errno != EXDEV)
-					fail_entry(l, path_of(&w, ok), strerror(errno));
-				continue;
-			}
-			if (st.st_dev != l->dev || (ok && skipped(l, w.path)))
-				continue;
-			if (!S_ISDIR(st.st_mode)) {
-				if (visit(l, f->fd, name, &st, path_of(&w, ok), err) < 0)
-					rc = -1;
-				continue;
-			}
-		}
 		cfd = sbx_open_here(f->fd, name, O_PATH);
 		if (cfd < 0) {
 			/* Gone, or a mount point (EXDEV): not this tree's. */
@@ -398,8 +338,7 @@ walk(struct sbx_lease *l, visit_fn visit, bool post, struct sbx_err *err)
 			close(cfd);
 			continue;
 		}
-		if (!(post && S_ISDIR(st.st_mode)) &&
-		    visit(l, cfd, "", &st, path_of(&w, ok), err) < 0) {
+		if (visit(l, cfd, &st, path_of(&w, ok), err) < 0) {
 			close(cfd);
 			rc = -1;
 			continue;
@@ -414,17 +353,17 @@ walk(struct sbx_lease *l, visit_fn visit, bool post, struct sbx_err *err)
 }
 
 static int
-visit_lend(struct sbx_lease *l, int dir, const char *name, const struct stat *st, const char *path,
-    struct sbx_err *err)
+visit_lend(
+    struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
 {
 	if (st->st_uid == l->to) {
 		push(&l->native, &l->nnative, st);
 		return 0;
 	}
-	if (st->st_uid != l->owner || !lendable(dir, name, st))
+	if (st->st_uid != l->owner || !lendable(fd, st))
 		return 0;
 	/* The group stays: the sandbox writes as the owner. */
-	if (fchownat(dir, name, l->to, (gid_t)-1, at_flags(name)) < 0)
+	if (fchownat(fd, "", l->to, (gid_t)-1, AT_EMPTY_PATH) < 0)
 		return sbx_err_sys(err, "cannot lend %s to uid %u", path, (unsigned)l->to);
 	push(&l->lent, &l->nlent, st);
 	return 0;
@@ -444,52 +383,44 @@ xattr_kept(const char *name)
 	return true;
 }
 
-/* Removes from the entry name of dir (name "": dir itself, O_PATH) every
- * attribute that xattr_kept() refuses. The calls go through
- * /proc/self/fd/N, which leads to the very inode (a symlink's own, a
- * fifo's without opening it), and name below it is not followed; root
- * lists trusted.* there too. */
+/* Removes from the file behind fd (O_PATH) every attribute that
+ * xattr_kept() refuses. The calls go through /proc/self/fd/N, which
+ * leads to the very inode (a symlink's own, a fifo's without opening
+ * it); root lists trusted.* there too. */
 static int
-scrub_xattrs(int dir, const char *name)
+scrub_xattrs(int fd)
 {
-	char path[PATH_MAX];
+	char path[64];
 	_cleanup_free_ char *names = NULL;
 	ssize_t n;
-	bool below = name[0] != '\0';
 
-	if (snprintf(path, sizeof(path), "/proc/self/fd/%d%s%s", dir, below ? "/" : "", name) >=
-	    (int)sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	fd_path(path, sizeof(path), fd);
 	for (int tries = 0; tries < 4; tries++) {
-		n = below ? llistxattr(path, NULL, 0) : listxattr(path, NULL, 0);
+		n = listxattr(path, NULL, 0);
 		if (n <= 0)
 			return n < 0 && errno != ENOTSUP ? -1 : 0;
 		free(names);
 		names = sbx_xmalloc((size_t)n);
-		n = below ? llistxattr(path, names, (size_t)n) : listxattr(path, names, (size_t)n);
+		n = listxattr(path, names, (size_t)n);
 		if (n >= 0 || errno != ERANGE)
 			break;
 	}
 	if (n < 0)
 		return -1;
 	for (char *p = names; p < names + n; p += strlen(p) + 1)
-		if (!xattr_kept(p) && (below ? lremovexattr(path, p) : removexattr(path, p)) < 0 &&
-		    errno != ENODATA)
+		if (!xattr_kept(p) && removexattr(path, p) < 0 && errno != ENODATA)
 			return -1;
 	return 0;
 }
 
 static int
-visit_return(struct sbx_lease *l, int dir, const char *name, const struct stat *st,
-    const char *path, struct sbx_err *err)
+visit_return(
+    struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
 {
 	const struct sbx_lease_entry *e;
 	char fdp[64];
 	struct stat now;
 	gid_t gid;
-	int mode_rc;
 
 	(void)err;
 	if (st->st_uid != l->to || find(l->native, l->nnative, st) != NULL)
@@ -499,7 +430,7 @@ visit_return(struct sbx_lease *l, int dir, const char *name, const struct stat *
 		gid = e->gid;
 	else
 		gid = st->st_gid == l->to_gid ? l->owner_gid : (gid_t)-1;
-	if (fchownat(dir, name, l->owner, gid, at_flags(name)) < 0) {
+	if (fchownat(fd, "", l->owner, gid, AT_EMPTY_PATH) < 0) {
 		fail_entry(l, path, strerror(errno));
 		return 0;
 	}
@@ -509,28 +440,19 @@ visit_return(struct sbx_lease *l, int dir, const char *name, const struct stat *
 	 * write permission for others (anyone could change the file root
 	 * runs next). A change of owner adds no mode bit: without one of
 	 * them before it, there is none after. */
-	if ((st->st_mode & (S_ISUID | S_ISGID | S_IWOTH)) &&
-	    fstatat(dir, name, &now, at_flags(name)) == 0 && !S_ISDIR(now.st_mode) &&
-	    !S_ISLNK(now.st_mode) && (now.st_mode & (S_ISUID | S_ISGID | S_IWOTH))) {
-		/* By name only in a directory no one else can change (walk()):
-		 * what was just looked at is what fchmodat, which follows a
-		 * symlink, reaches. */
-		if (name[0]) {
-			mode_rc = fchmodat(dir, name, now.st_mode & 0777 & ~(mode_t)S_IWOTH, 0);
-		} else {
-			fd_path(fdp, sizeof(fdp), dir);
-			mode_rc = chmod(fdp, now.st_mode & 0777 & ~(mode_t)S_IWOTH);
-		}
-		if (mode_rc < 0)
-			fail_entry(l, path,
-			    "its set-id bits or write permission for others could not be removed");
-	}
+	fd_path(fdp, sizeof(fdp), fd);
+	if ((st->st_mode & (S_ISUID | S_ISGID | S_IWOTH)) && fstat(fd, &now) == 0 &&
+	    !S_ISDIR(now.st_mode) && !S_ISLNK(now.st_mode) &&
+	    (now.st_mode & (S_ISUID | S_ISGID | S_IWOTH)) &&
+	    chmod(fdp, now.st_mode & 0777 & ~(mode_t)S_IWOTH) < 0)
+		fail_entry(
+		    l, path, "its set-id bits or write permission for others could not be removed");
 	/* An entry lent and not changed since (its change time is older than
 	 * the lend's end, sbx_fs_clock(); a zero bound, as after a failed
 	 * lend, holds for every entry) carries the attributes it had, the
 	 * caller's: no attribute call changes a file without changing its
 	 * change time. */
-	if ((e == NULL || sbx_changed_since(st, &l->since)) && scrub_xattrs(dir, name) < 0)
+	if ((e == NULL || sbx_changed_since(st, &l->since)) && scrub_xattrs(fd) < 0)
 		fail_entry(l, path, "its security.* or trusted.* attributes could not be removed");
 	return 0;
 }
@@ -784,10 +706,10 @@ scan_entry(struct walk *w, struct frame *f, const char *name, bool ok, struct sb
 }
 
 static int
-visit_none(struct sbx_lease *l, int dir, const char *name, const struct stat *st, const char *path,
-    struct sbx_err *err)
+visit_none(
+    struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
 {
-	(void)l, (void)dir, (void)name, (void)st, (void)path, (void)err;
+	(void)l, (void)fd, (void)st, (void)path, (void)err;
 	return 0;
 }
 
@@ -881,7 +803,7 @@ sbx_owner_scan(int root_fd, const char *root, uid_t owner, gid_t owner_gid,
 	if (skip)
 		l.skip = *skip;
 	cover_push(&out->dirs, &out->ndirs, "", &st);
-	if (walk(&l, visit_none, false, err) < 0)
+	if (walk(&l, visit_none, err) < 0)
 		rc = -1;
 	else if (l.nfailed > 0)
 		rc = sbx_err_set(err,
@@ -1054,9 +976,7 @@ sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t owner, 
 	l->to_gid = to_gid;
 	if (skip)
 		sbx_strv_copy(&l->skip, skip);
-	/* Each directory after its entries: until then it is still the
-	 * owner's alone, so its entries can be lent by name (walk()). */
-	if (walk(l, visit_lend, true, err) < 0 || l->nfailed > 0) {
+	if (walk(l, visit_lend, err) < 0 || l->nfailed > 0) {
 		if (l->nfailed > 0 && err->msg[0] == '\0')
 			sbx_err_set(err, EACCES, "cannot lend %s to uid %u: %s", root, (unsigned)to,
 			    l->failed.v[0]);
@@ -1082,7 +1002,7 @@ sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings)
 
 	l->nfailed = 0;
 	sbx_strv_free(&l->failed);
-	if (l->root != NULL && walk(l, visit_return, false, &err) < 0 && l->nfailed == 0)
+	if (l->root != NULL && walk(l, visit_return, &err) < 0 && l->nfailed == 0)
 		fail_entry(l, l->root, err.msg);
 	if (warnings != NULL && l->nfailed > 0) {
 		struct sbx_buf b = { 0 };
