@@ -33,6 +33,7 @@
 
 #include "backend.h"
 #include "docker-argv.h"
+#include "fsutil.h"
 #include "launch.h"
 #include "linux-gitguard.h"
 #include "linux-owner.h"
@@ -69,6 +70,7 @@ struct dk_state {
 	bool leased;
 	struct sbx_strv scrub; /* protected paths absent before the run */
 	struct sbx_strv made; /* mount targets made for the run, outermost first */
+	int wd; /* the workdir, O_PATH, for them */
 	struct sbx_report *report; /* during dk_cleanup() only, else NULL */
 };
 
@@ -250,52 +252,75 @@ check_binds(const struct sbx_exec *x, const struct sbx_docker_binds *b, struct s
 	return 0;
 }
 
-/* Makes WORKDIR/rel and each missing directory on the way to it, the
- * last one a file when file; each one made goes to made. */
+/* Makes rel below the workdir wd and each missing directory on the way
+ * to it, the last one a file when file, one component at a time from
+ * wd and following no symbolic link (a second sandbox on the workdir may
+ * plant one); each one made goes to made. */
 static int
-make_target(
-    const char *workdir, const char *rel, bool file, struct sbx_strv *made, struct sbx_err *err)
+make_target(int wd, const char *rel, bool file, struct sbx_strv *made, struct sbx_err *err)
 {
 	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+	int dir = fcntl(wd, F_DUPFD_CLOEXEC, 3);
 
+	if (dir < 0)
+		return sbx_err_sys(err, "docker: cannot open the workdir");
 	for (char *c = copy;; c++) {
 		bool last = (c = strchr(c, '/')) == NULL;
-		_cleanup_free_ char *path = NULL;
-		int r;
+		const char *name;
+		int r, next;
 
 		if (!last)
 			*c = '\0';
-		path = sbx_path_join(workdir, copy);
+		name = strrchr(copy, '/');
+		name = name ? name + 1 : copy;
 		if (last && file) {
-			r = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			r = openat(
+			    dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 			if (r >= 0)
 				close(r);
 		} else {
-			r = mkdir(path, 0755);
+			r = mkdirat(dir, name, 0755);
 		}
 		if (r >= 0)
 			sbx_strv_push(made, copy);
 		else if (errno != EEXIST)
-			return sbx_err_sys(err, "docker: cannot make the mount target %s", path);
-		if (last)
+			break;
+		if (last) {
+			close(dir);
 			return 0;
+		}
+		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		dir = next;
+		if (dir < 0)
+			break;
 		*c = '/';
 	}
+	sbx_err_sys(err, "docker: cannot make the mount target %s (at %s)", rel, copy);
+	if (dir >= 0)
+		close(dir);
+	return -1;
 }
 
-/* Makes each missing mount target of the view in the workdir, as the
- * caller, so that docker does not make it as root; a target has no ".."
- * (policy.c). */
+/* Makes each missing mount target of the view below the workdir wd, as
+ * the caller, so that docker does not make it as root; a target has no
+ * ".." (policy.c). */
 static int
-make_targets(const struct sbx_fsplan *view, struct sbx_strv *made, struct sbx_err *err)
+make_targets(int wd, const struct sbx_fsplan *view, struct sbx_strv *made, struct sbx_err *err)
 {
 	for (size_t i = 0; i < view->n; i++) {
 		const struct sbx_fsentry *e = &view->v[i];
 		struct stat st;
+		int fd;
 
-		if (e->origin != SBX_FSO_MOUNT || lstat(e->at, &st) == 0)
+		if (e->origin != SBX_FSO_MOUNT)
 			continue;
-		if (make_target(view->workdir, e->rel, e->kind == SBX_KIND_FILE, made, err) < 0)
+		fd = sbx_open_nofollow(wd, e->rel, &st);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (make_target(wd, e->rel, e->kind == SBX_KIND_FILE, made, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -339,7 +364,8 @@ undo(struct dk_state *st, bool kill_run)
 	}
 	for (size_t i = 0; i < st->scrub.n; i++) {
 		struct sbx_err merr = { 0 };
-		_cleanup_free_ char *aside = sbx_move_aside(-1, st->workdir, st->scrub.v[i], &merr);
+		_cleanup_free_ char *aside =
+		    sbx_move_aside(st->wd, st->workdir, st->scrub.v[i], &merr);
 
 		if (merr.msg[0])
 			warn(st->report, sbx_xasprintf("docker: %s", merr.msg));
@@ -349,16 +375,11 @@ undo(struct dk_state *st, bool kill_run)
 					  "it was moved aside to %s",
 				st->scrub.v[i], aside));
 	}
-	for (size_t i = st->made.n; i-- > 0;) {
-		_cleanup_free_ char *path = sbx_path_join(st->workdir, st->made.v[i]);
-
-		if (rmdir(path) < 0 && errno == ENOTDIR) {
-			struct stat sb;
-
-			if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
-				unlink(path);
-		}
-	}
+	/* Through the workdir's descriptor, following no symbolic link: the
+	 * workdir may be lent to uid 65534 still, and a second sandbox on it
+	 * may have put one on the way. */
+	for (size_t i = st->made.n; i-- > 0;)
+		sbx_remove_empty_at(st->wd, st->made.v[i]);
 	if (st->leased)
 		sbx_owner_return(&st->lease, st->report ? &st->report->warnings : NULL);
 	st->leased = false;
@@ -372,6 +393,8 @@ state_free(struct dk_state *st)
 	sbx_strv_free(&st->kill);
 	sbx_strv_free(&st->scrub);
 	sbx_strv_free(&st->made);
+	if (st->wd >= 0)
+		close(st->wd);
 	free(st->workdir);
 	free(st->keep_name);
 	free(st);
@@ -751,6 +774,7 @@ docker_spawn(
 		    "docker_keep: the workdir's path holds a line break, which its label "
 		    "cannot carry");
 	st = sbx_xcalloc(1, sizeof(*st));
+	st->wd = -1;
 	hooks.ctx = st;
 	name = container_name();
 	st->workdir = sbx_xstrdup(x->fs->workdir);
@@ -765,7 +789,12 @@ docker_spawn(
 		sbx_docker_rm_argv(NULL, name, &st->rm);
 		sbx_docker_inspect_argv(NULL, name, &st->inspect);
 	}
-	if (make_targets(&j->view, &st->made, err) < 0)
+	st->wd = fcntl(sbx_fsview_workdir_fd(x->fs), F_DUPFD_CLOEXEC, 3);
+	if (st->wd < 0) {
+		sbx_err_sys(err, "docker: cannot open the workdir %s", x->fs->workdir);
+		goto fail;
+	}
+	if (make_targets(st->wd, &j->view, &st->made, err) < 0)
 		goto fail;
 	if (build_argv(p, x, name, pgid_file, b, &argv, &create, &spec, err) < 0)
 		goto fail;

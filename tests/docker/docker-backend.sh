@@ -107,6 +107,43 @@ is "$SBX_STATUS" 0 "a missing mount target and a .git file: the run succeeds"
 ok "... the host's .git file is still there, unchanged" cmp -s "$V/.git" "$T/git-file.orig"
 is "$(ls -a "$V" | grep -c 'sbxrun-untrusted')" 0 "... and nothing was moved aside"
 
+# The mount targets a run made are removed after it through the workdir's
+# descriptor, following no symlink: a root caller's workdir is still lent
+# to uid 65534 then, and a second sandbox on it (here a uid-65534 process
+# on the host, which is what another root run's sandbox is) swaps the
+# directory on the way to them for a symlink to a directory elsewhere
+# holding a directory and an empty file of the same names. Removed by
+# their paths, both went (tried).
+if [ "$me" = 0 ]; then
+	chmod 711 "$T"
+	V=$T/v-tgt
+	mkdir -p "$V" "$T/tgt-src" "$T/victim/b"
+	chmod 755 "$V" "$T/tgt-src" "$T/victim"
+	: >"$T/victim/f"
+	echo data >"$T/tgt-src/file"
+	printf '%s\n' 'touch /work/started; i=0
+while [ ! -e /work/go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done' >"$T/tgt-script"
+	"$SBXRUN" --backend docker --docker-image "$IMAGE" --diag fd:3 -w "$V" \
+	    -m "$T/tgt-src:a/b" -m "$T/tgt-src/file:a/f" <"$T/tgt-script" \
+	    >"$T/tgt.out" 2>"$T/tgt.err" 3>"$T/tgt.diag" &
+	tgt_pid=$!
+	wait_for "[ -e '$V/started' ]" 60
+	setpriv --reuid 65534 --regid 65534 --clear-groups sh -c \
+	    'mv "$1/a" "$1/a.moved" && ln -s "$2" "$1/a" && : >"$1/go"' sh "$V" "$T/victim"
+	is "$?" 0 "a uid-65534 process swapped a/ for a symlink during the run"
+	wait "$tgt_pid"
+	is "$?" 0 "... the run ended well"
+	ok "the removal of the mount targets followed no symlink: a directory elsewhere stays" \
+	    test -d "$T/victim/b"
+	ok "... and so does an empty file elsewhere" test -e "$T/victim/f"
+	V=$T/v-tgt2
+	mkdir "$V"
+	dk_script true -w "$V" -m "$T/tgt-src:a/b" -m "$T/tgt-src/file:a/f"
+	is "$SBX_STATUS:$(ls -A "$V")" "0:" "the mount targets a run made are removed after it"
+else
+	skip "needs a root caller: the workdir is lent to uid 65534" 5
+fi
+
 # A root caller with a secret directory in the workdir: the workdir is
 # lent to nobody around it (the secret is not), and sbxrun hands back the
 # script's status and its diagnostics line.
