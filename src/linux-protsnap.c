@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,6 +107,39 @@ copy_data(int in, int out, struct budget *b)
 	}
 }
 
+/* Whether fd, opened by the name a mkdirat(0700) just made, is what it
+ * made: ours, empty, no access for others. The restore makes directories
+ * in a workdir that may be lent to uid 65534, and a second sandbox on it
+ * can exchange the new name with another directory there between the two
+ * calls (within one directory, RENAME_EXCHANGE needs no right on the
+ * directories it moves); that one would be filled and given the
+ * protected entry's mode. What passes is at worst an empty 0700
+ * directory of ours. */
+static bool
+made_here(int fd)
+{
+	char buf[512];
+	struct stat st;
+	long n;
+
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077))
+		goto no;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+
+			if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
+				goto no;
+			off += d->d_reclen;
+		}
+	if (n == 0)
+		return true;
+no:
+	errno = EEXIST;
+	return false;
+}
+
 /* Copies sdir/sname to ddir/dname (which must not exist), following no
  * symlink and entering no other mount (EXDEV: the caller then holds the
  * paths by rules instead): regular files, directories and symlinks, with
@@ -156,7 +190,7 @@ copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, 
 			return -1;
 		in = sbx_open_here(sdir, sname, O_RDONLY | O_DIRECTORY);
 		out = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (in < 0 || out < 0)
+		if (in < 0 || out < 0 || !made_here(out))
 			goto out;
 		d = fdopendir(in);
 		if (d == NULL)

@@ -17,8 +17,11 @@
 #   1. the lend: the first run's payload then writes the name; the file
 #      outside must keep its content and owner;
 #   2. the hand-back: the first run gives the entry back with the group it
-#      had (4242); the file outside must keep its group.
-# Both fail when the walk visits entries by name (tried); through a
+#      had (4242); the file outside must keep its group;
+#   3. the restore of a protected directory the payload renamed away: a
+#      uid-65534 process exchanges the directory sbxrun just made with
+#      another protected one, which must not be filled nor change mode.
+# 1 and 2 fail when the walk visits entries by name (tried); through a
 # descriptor opened before the pause, the held call changes the entry that
 # was looked at, wherever the other sandbox moved it.
 # Verdicts on the host: the outside files' checksum, owner and group;
@@ -28,7 +31,7 @@ SBX_BACKEND=landlock
 . "$(dirname "$0")/jail-lib.sh"
 . "$(dirname "$0")/rootwd-lib.sh"
 
-N_TESTS=8
+N_TESTS=12
 rootwd_begin "$N_TESTS" "the exchange of two names" || exit 0
 if ! command -v strace >/dev/null 2>&1; then
 	skip "strace is missing (./bootstrap installs it)" "$N_TESTS"
@@ -138,5 +141,69 @@ ln "$JT/outside-back" "$WD/D/hl" || setup_failed "hard link"
 race x 0 true
 held x
 is "$(stat -c %u:%g "$JT/outside-back")" 0:0 "the file outside kept its owner and group"
+
+# --- 3. the restore of a protected directory --------------------------------------------------
+# The payload renames .vscode away; after the run sbxrun puts the copy it
+# took before back: mkdirat(".vscode", 0700), then opens that name and
+# fills it. strace holds the mkdirat's return for 4 s; a uid-65534 process
+# (what a second root run's sandbox is) exchanges the new name with .idea,
+# another protected directory, which the lend leaves root's. The opened
+# directory must be checked as the one made: .idea (0700, one file) must
+# keep its mode and its single entry.
+new_wd
+mkdir "$WD/.vscode" "$WD/.idea"
+echo '{}' >"$WD/.vscode/settings.json"
+echo secret >"$WD/.idea/workspace.xml"
+chmod 755 "$WD/.vscode"
+chmod 700 "$WD/.idea"
+idea_ino=$(stat -c %i "$WD/.idea")
+# Which mkdirat of the process making .vscode again (strace counts per
+# process) it is, counted in a run without a pause (which restores it, and
+# leaves the renamed one).
+echo 'mv .vscode .vscode-gone' | ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    strace -f -y -qq -o "$T/count.st" -e trace=mkdirat \
+    "$SBXRUN" --backend landlock --diag none -w "$WD" >/dev/null 2>&1
+rm -rf "$WD/.vscode-gone"
+n=$(awk '/mkdirat\(/ { k[$1]++ } /, "\.vscode", / { print k[$1]; exit }' "$T/count.st")
+[ -n "$n" ] || setup_failed "no mkdirat of .vscode in a run that removed it"
+# The other process: waits (at most 30 s) for the renamed one and the new
+# one, then exchanges the new one with .idea.
+# (The system's python3: one under root's home is not uid 65534's to run.)
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(command -v python3)
+setpriv --reuid 65534 --regid 65534 --clear-groups "$py" -c '
+import ctypes, os, sys, time
+w = sys.argv[1]
+libc = ctypes.CDLL(None, use_errno=True)
+end = time.time() + 30
+while time.time() < end:
+    if os.path.isdir(w + "/.vscode-gone") and os.path.isdir(w + "/.vscode"):
+        if libc.renameat2(-100, (w + "/.vscode").encode(), -100, (w + "/.idea").encode(), 2) == 0:
+            print("swapped")
+        else:
+            print("renameat2: " + os.strerror(ctypes.get_errno()))
+        break
+    time.sleep(0.01)
+' "$WD" >"$T/swapper.out" 2>&1 &
+swapper=$!
+JAIL_PIDS="$JAIL_PIDS $swapper"
+echo 'mv .vscode .vscode-gone' |
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    strace -f -y -qq -o "$T/first.st" -e trace=mkdirat \
+    -e inject=mkdirat:delay_exit=4000000:when="$n" \
+    "$SBXRUN" --backend landlock --diag none -w "$WD" >"$T/first.out" 2>"$T/first.err"
+first_rc=$?
+wait "$swapper"
+_l=$(grep DELAYED "$T/first.st")
+case $_l in
+*', ".vscode", '*) pass "the pause held the mkdirat of .vscode" ;;
+*) fail "the pause held the mkdirat of .vscode"; diag "held: ${_l:-nothing}" ;;
+esac
+is "$first_rc:$(cat "$T/swapper.out")" "0:swapped" \
+    "the run ended and the other process exchanged the new .vscode with .idea"
+idea=$(find "$WD" -maxdepth 1 -inum "$idea_ino")
+is "$(ls -A "$idea" 2>&1 | tr '\n' ' ')" "workspace.xml " \
+    "nothing was copied into .idea, wherever its name went"
+is "$(stat -c %a "$idea")" 700 "... and its mode is still 0700"
 
 done_testing
