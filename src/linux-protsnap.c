@@ -33,6 +33,7 @@ struct sbx_protsnap {
 	struct sbx_keeper *keeper; /* made the copy's directory, or NULL */
 	int wd;
 	char *dir; /* the private copy: dir/N is entry N */
+	int dfd; /* dir, O_PATH, as made: its name is not looked up again */
 	struct snap_entry *v;
 	size_t n;
 	struct timespec start;
@@ -231,6 +232,7 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 
 	*out = NULL;
 	s->keeper = k;
+	s->dfd = -1;
 	s->wd = fcntl(wd, F_DUPFD_CLOEXEC, 3);
 	if (s->wd < 0) {
 		sbx_err_sys(err, "cannot make a private copy of the protected paths");
@@ -252,9 +254,17 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 			goto fail;
 		}
 	}
-	dfd = open(s->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* The keeper's descriptor of what it made: whoever owns $TMPDIR
+	 * may give the name to another directory, whose content the
+	 * restore would then put into the workdir as the original. */
+	if (k != NULL)
+		s->dfd = sbx_keeper_tmp_fd(k, s->dir, &dfd, err) < 0 ? -1 : dfd;
+	else
+		s->dfd = open(s->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dfd = s->dfd;
 	if (dfd < 0) {
-		sbx_err_sys(err, "cannot open %s", s->dir);
+		if (k == NULL)
+			sbx_err_sys(err, "cannot open %s", s->dir);
 		goto fail;
 	}
 	/* ctime comes from the coarse clock (the fine one may be ahead of
@@ -293,12 +303,9 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 			.type = st.st_mode & S_IFMT,
 		};
 	}
-	close(dfd);
 	*out = s;
 	return 0;
 fail:
-	if (dfd >= 0)
-		close(dfd);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].rel);
 	s->n = 0;
@@ -549,24 +556,22 @@ void
 sbx_protsnap_restore(struct sbx_protsnap *s, struct sbx_strv *warnings)
 {
 	bool keep = false;
-	int dfd;
 
 	if (s == NULL)
 		return;
-	dfd = s->dir ? open(s->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-	for (size_t i = 0; dfd >= 0 && i < s->n; i++)
-		if (!restore_one(s, i, dfd, warnings))
+	for (size_t i = 0; s->dfd >= 0 && i < s->n; i++)
+		if (!restore_one(s, i, s->dfd, warnings))
 			keep = true;
-	if (dfd >= 0)
-		close(dfd);
-	if (s->dir && !keep) {
+	if (s->dfd >= 0)
+		close(s->dfd);
+	/* A keeper's copy goes with the run's other directories, removed by
+	 * the keeper, which checks that the name still leads to what it
+	 * made. */
+	if (s->dir && !keep && s->keeper == NULL) {
 		struct sbx_err err = { 0 };
 
-		/* Gone now: the keeper, which made it, must not look for it
-		 * at the end (it would say another directory took the name). */
-		if (sbx_rm_rf(s->dir, &err) == 0 && s->keeper)
-			sbx_keeper_forget(s->keeper, s->dir);
-	} else if (s->dir && s->keeper) {
+		sbx_rm_rf(s->dir, &err);
+	} else if (s->dir && keep && s->keeper) {
 		/* A copy that could not be put back stays where the warning
 		 * says: the keeper must not remove it at the end. */
 		sbx_keeper_forget(s->keeper, s->dir);
