@@ -23,16 +23,25 @@
 #define O_PATH 0 /* macOS: a plain open of the directory does */
 #endif
 
+/* Removes name in parent and all below it; want, when not NULL, is what
+ * name must be. Each directory is opened by name and must be the inode
+ * its look found (a name swapped between the two is left, ESTALE): the
+ * tree may be another user's to rename in ($TMPDIR's owner, uid 65534
+ * for a root caller's lent temp workdir). */
 static int
-rm_at(int parent, const char *name, int depth)
+rm_at(int parent, const char *name, const struct stat *want, int depth)
 {
-	struct stat st;
+	struct stat st, now;
 	struct dirent *de;
 	DIR *d;
 	int fd;
 
 	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -1;
+	if (want != NULL && !sbx_same_file(&st, want)) {
+		errno = ESTALE;
+		return -1;
+	}
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(parent, name, 0) < 0 && errno != ENOENT ? -1 : 0;
 	if (depth > 256) {
@@ -41,11 +50,16 @@ rm_at(int parent, const char *name, int depth)
 	}
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == EACCES) {
-		fchmodat(parent, name, 0700, 0);
+		fchmodat(parent, name, 0700, AT_SYMLINK_NOFOLLOW);
 		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &now) < 0 || !sbx_same_file(&now, &st)) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
 	fchmod(fd, 0700);
 	d = fdopendir(fd);
 	if (d == NULL) {
@@ -55,7 +69,7 @@ rm_at(int parent, const char *name, int depth)
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (rm_at(dirfd(d), de->d_name, depth + 1) < 0) {
+		if (rm_at(dirfd(d), de->d_name, NULL, depth + 1) < 0) {
 			int saved = errno;
 
 			closedir(d);
@@ -70,15 +84,16 @@ rm_at(int parent, const char *name, int depth)
 int
 sbx_rm_rf(const char *path, struct sbx_err *err)
 {
-	if (rm_at(AT_FDCWD, path, 0) < 0)
+	if (rm_at(AT_FDCWD, path, NULL, 0) < 0)
 		return sbx_err_sys(err, "cannot remove %s", path);
 	return 0;
 }
 
 int
-sbx_rm_rf_at(int dir, const char *name, const char *shown, struct sbx_err *err)
+sbx_rm_rf_at(
+    int dir, const char *name, const struct stat *want, const char *shown, struct sbx_err *err)
 {
-	if (rm_at(dir, name, 0) < 0)
+	if (rm_at(dir, name, want, 0) < 0)
 		return sbx_err_sys(err, "cannot remove %s", shown);
 	return 0;
 }

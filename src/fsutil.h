@@ -3,6 +3,7 @@
 #define SBX_FSUTIL_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -11,8 +12,10 @@
  * the sandbox made unwritable are made writable first. */
 int sbx_rm_rf(const char *path, struct sbx_err *err);
 
-/* The same for name in the directory dir (shown in the error as shown). */
-int sbx_rm_rf_at(int dir, const char *name, const char *shown, struct sbx_err *err);
+/* The same for name in the directory dir (shown in the error as shown),
+ * which must be want (when not NULL) when it is removed. */
+int sbx_rm_rf_at(
+    int dir, const char *name, const struct stat *want, const char *shown, struct sbx_err *err);
 
 /* The directory of the --interp script, relative to the workdir. */
 #define SBX_SCRIPT_DIR ".sbxrun"

@@ -800,8 +800,8 @@ undo_files(struct k_state *st)
 			k_warn(st,
 			    sbx_xasprintf("%s is no longer the directory sbxrun made; left alone",
 				st->tmp[i].path));
-		else if (sbx_rm_rf_at(st->tmp[i].parent, st->tmp[i].name, st->tmp[i].path, &err) <
-		    0)
+		else if (sbx_rm_rf_at(st->tmp[i].parent, st->tmp[i].name, &st->tmp[i].st,
+			     st->tmp[i].path, &err) < 0)
 			k_warn(st, sbx_xstrdup(err.msg));
 		close(st->tmp[i].fd);
 		close(st->tmp[i].parent);
