@@ -175,10 +175,18 @@ diag_needs_newline(const struct run *run, int fd)
 	return false;
 }
 
+/* Made now, following no symlink in the last component; a FIFO there is
+ * opened only if someone reads it (else ENXIO): the open never waits. */
 static int
 open_diag_path(const char *path)
 {
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd =
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
 }
 
 static void

@@ -64,6 +64,15 @@ mkdir "$T/adir"
 is "$?" 125 "--diag PATH that is a directory: 125"
 like "$(cat "$T/err")" "Is a directory" "... saying so"
 ok "... before anything ran" test ! -e "$WD/ran-2"
+# A FIFO with no reader at PATH (planted in a directory someone else may
+# write, e.g. a workdir a second sandbox shares) must not stall sbxrun in
+# open(2): refused at once, never waiting for a reader.
+mkfifo "$T/fifo.json"
+timeout 20 "$SBXRUN" --backend none -w "$WD" --diag "$T/fifo.json" -- touch "$WD/ran-3" \
+    </dev/null >/dev/null 2>"$T/err"
+is "$?" 125 "--diag PATH that is a FIFO nobody reads: 125, not a wait"
+like "$(cat "$T/err")" "$T/fifo.json" "... and a message names the path"
+ok "... before anything ran" test ! -e "$WD/ran-3"
 
 "$SBXRUN" --backend none -w "$WD" --diag none <"$T/s" >"$T/out" 2>"$T/err"
 is "$?:$(cat "$T/err")" "3:$NONE_WARN
