@@ -362,28 +362,52 @@ parent_at(int wd, char *copy, const char **name)
 }
 
 char *
-sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err)
+sbx_rename_aside(int dir, const char *name)
 {
-	_cleanup_free_ char *copy = sbx_xstrdup(rel);
-	const char *name;
-	_cleanup_close_ int dir = parent_at(wd, copy, &name);
-	struct stat st;
+	for (int n = 1; n <= 100 + 16; n++) {
+		uint32_t r[2];
+		char *aside;
+		int e;
 
-	if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return NULL; /* not there, or not below a directory: nothing made */
-	for (int n = 1; n <= 100; n++) {
-		_cleanup_free_ char *aside = sbx_xasprintf("%s.sbxrun-untrusted.%d", name, n);
-
+		if (n <= 100) {
+			aside = sbx_xasprintf("%s.sbxrun-untrusted.%d", name, n);
+		} else {
+			arc4random_buf(r, sizeof(r));
+			aside = sbx_xasprintf(
+			    "%s.sbxrun-untrusted.%08x%08x", name, (unsigned)r[0], (unsigned)r[1]);
+		}
 #ifdef RENAME_NOREPLACE
 		if (renameat2(dir, name, dir, aside, RENAME_NOREPLACE) == 0)
 #else
 		if (faccessat(dir, aside, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
 		    renameat(dir, name, dir, aside) == 0)
 #endif
-			return sbx_xasprintf("%.*s%s", (int)(name - copy), rel, aside);
-		if (errno != EEXIST)
-			break;
+			return aside;
+		e = errno;
+		free(aside);
+		if (e != EEXIST) {
+			errno = e;
+			return NULL;
+		}
 	}
+	errno = EEXIST;
+	return NULL;
+}
+
+char *
+sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+	const char *name;
+	_cleanup_close_ int dir = parent_at(wd, copy, &name);
+	_cleanup_free_ char *aside = NULL;
+	struct stat st;
+
+	if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return NULL; /* not there, or not below a directory: nothing made */
+	aside = sbx_rename_aside(dir, name);
+	if (aside != NULL)
+		return sbx_xasprintf("%.*s%s", (int)(name - copy), rel, aside);
 	sbx_err_sys(err, "cannot move %s aside", rel);
 	return NULL;
 }

@@ -59,8 +59,14 @@ void sbx_script_remove(struct sbx_script *s);
  * cannot be known (not a regular file, not readable). */
 int sbx_fd_at_line_start(int fd);
 
-/* Moves rel (below the directory wd) aside to a new name next to it,
- * rel.sbxrun-untrusted.N, and returns that name relative to wd; NULL when
+/* Renames name in dir to name.sbxrun-untrusted.N, the first N from 1 to
+ * 100 that is free, or, when a sandbox took every one of those, to a name
+ * with a random part (name.sbxrun-untrusted.HEX) it cannot make ahead;
+ * returns the new name (the caller's to free), or NULL with errno. */
+char *sbx_rename_aside(int dir, const char *name);
+
+/* Moves rel (below the directory wd) aside to a new name next to it
+ * (sbx_rename_aside()), and returns that name relative to wd; NULL when
  * nothing was there (err untouched) or on failure (err set). Every
  * directory on the way is opened from wd without following a symlink: the
  * sandbox may have planted one to aim the rename elsewhere. */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "linux-gitguard.h"
 #include "linux-statat.h"
 
@@ -165,15 +166,13 @@ sbx_move_aside(int wd, const char *workdir, const char *rel, struct sbx_err *err
 		close(dir);
 		return NULL;
 	}
-	for (int n = 1; n <= 100; n++) {
-		_cleanup_free_ char *aside = sbx_xasprintf("%s.sbxrun-untrusted.%d", name, n);
+	{
+		_cleanup_free_ char *aside = sbx_rename_aside(dir, name);
 
-		if (renameat2(dir, name, dir, aside, RENAME_NOREPLACE) == 0) {
+		if (aside != NULL) {
 			close(dir);
 			return sbx_xasprintf("%.*s%s", (int)(name - copy), copy, aside);
 		}
-		if (errno != EEXIST)
-			break;
 	}
 	sbx_err_sys(err, "cannot move %s/%s aside", workdir, rel);
 	close(dir);

@@ -72,6 +72,17 @@ for n in $FILES $DIRS; do
 done
 is "$(cat "$WD/newfile" 2>&1)" fine "missing entries: other new files stay (control)"
 
+# The sandbox takes every numbered name the move aside would use first:
+# the planted .envrc must still leave its name (for a random one).
+new_wd
+jail_sh 'echo evil >.envrc; n=1
+while [ $n -le 100 ]; do : >.envrc.sbxrun-untrusted.$n; n=$((n + 1)); done
+exit 0' -w "$WD"
+is_status 0 "the 100 names taken: the planting script ran"
+absent "the 100 names taken: nothing is left as .envrc" "$WD/.envrc"
+is "$(cat "$WD"/.envrc.sbxrun-untrusted.???????????????? 2>&1)" evil \
+    "... it went to a name with a random part, which warnings name"
+
 # --- the control: --no-protect-defaults -------------------------------------------
 new_wd
 populate
