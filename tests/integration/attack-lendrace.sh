@@ -10,10 +10,12 @@
 # its Landlock domain) exchanges the looked-at name with a hard link to a
 # root file outside the workdir, which the lend never gives away.
 #
-# strace holds the first run's change of that entry for 4 s (an injected
-# delay on the Nth fchownat), the second run starts, lends, and its payload
-# exchanges the names with renameat2(RENAME_EXCHANGE); then the held call
-# goes on.
+# tests/holdcall holds the first run's change of that entry (the first
+# fchownat of that entry to that uid) until the test says go; meanwhile
+# the second run starts, lends, and its payload exchanges the names with
+# renameat2(RENAME_EXCHANGE); then the held call goes on. The pause ends
+# on the attack's completion, not on a clock, so a busy machine cannot
+# make the attacker miss it.
 #   1. the lend: the first run's payload then writes the name; the file
 #      outside must keep its content and owner;
 #   2. the hand-back: the first run gives the entry back with the group it
@@ -33,58 +35,46 @@ SBX_BACKEND=landlock
 
 N_TESTS=12
 rootwd_begin "$N_TESTS" "the exchange of two names" || exit 0
-if ! command -v strace >/dev/null 2>&1; then
-	skip "strace is missing (./bootstrap installs it)" "$N_TESTS"
-	done_testing
-	exit 0
-fi
+HOLDCALL=${HOLDCALL:-$(dirname "$SBXRUN")/tests/holdcall}
+[ -x "$HOLDCALL" ] || setup_failed "tests/holdcall is missing at $HOLDCALL (make check builds it)"
 chmod 711 "$T"
+# (A sanitized build's leak check cannot run under ptrace: it is off for
+# the runs under tests/holdcall.)
+NOLEAK="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 # The second run's payload: exchange D/x and D/hl once, say so in the
-# workdir, then wait (at most 30 s) for the first run to be done with it.
+# workdir, then wait (at most 60 s) for the first run to be done with it.
 SWAP='python3 -c "
 import ctypes, os, time
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.renameat2(-100, b\"D/x\", -100, b\"D/hl\", 2) != 0:
     raise SystemExit(\"renameat2: \" + os.strerror(ctypes.get_errno()))
 open(\"swapped\", \"w\").close()
-end = time.time() + 30
+end = time.time() + 60
 while time.time() < end and not os.path.exists(\"first-done\"):
     time.sleep(0.05)
 "'
 
-# nth_change ENTRY UID: which fchownat of a run (payload true) gives the
-# entry D/ENTRY to UID, by its descriptor or by name: counted in a run
-# without a pause, so that the order of the walk is not written here.
-nth_change() {
-	echo true | ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	    strace -f -y -qq -o "$T/count.st" -e trace=fchownat \
-	    "$SBXRUN" --backend landlock --diag none -w "$WD" >/dev/null 2>&1
-	grep -n "fchownat(" "$T/count.st" |
-	    grep -E "(/D/$1>, \"\"|/D>, \"$1\"), $2," | head -n 1 | cut -d: -f1
-}
-
-# race ENTRY UID PAYLOAD: the first run, its change of D/ENTRY to UID held
-# 4 s, in the background (strace's log in $T/first.st), and 1 s later the
-# second run with $SWAP; waits for both. (A sanitized build's leak check
-# cannot run under ptrace: it is off for the runs under strace.)
+# race ENTRY UID PAYLOAD: the first run in the background, its change of
+# D/ENTRY to UID (by the entry's descriptor or by name in D) held; once it
+# is held, the second run with $SWAP; once that has exchanged the names,
+# the held call goes on. Waits for both.
 race() {
-	_n=$(nth_change "$1" "$2")
-	[ -n "$_n" ] || setup_failed "no fchownat of D/$1 to uid $2 in a run"
-	shift 2
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	    strace -f -y -qq -o "$T/first.st" -e trace=fchownat \
-	    -e inject=fchownat:delay_enter=4000000:when="$_n" \
-	    "$SBXRUN" --backend landlock --diag none -w "$WD" -- sh -c "$1" \
+	rm -f "$T/held" "$T/go"
+	ASAN_OPTIONS=$NOLEAK "$HOLDCALL" -s fchownat -m "*/D/$1||$2|*" -m "*/D|$1|$2|*" \
+	    -H "$T/held" -g "$T/go" -- \
+	    "$SBXRUN" --backend landlock --diag none -w "$WD" -- sh -c "$3" \
 	    >"$T/first.out" 2>"$T/first.err" &
 	first=$!
 	JAIL_PIDS="$JAIL_PIDS $first"
-	sleep 1
+	wait_for "[ -e '$T/held' ]" 60
 	printf '%s\n' "$SWAP" >"$T/swap"
 	"$SBXRUN" --backend landlock --diag none -w "$WD" <"$T/swap" \
 	    >"$T/second.out" 2>"$T/second.err" &
 	second=$!
 	JAIL_PIDS="$JAIL_PIDS $second"
+	wait_for "[ -e '$WD/swapped' ] || ! kill -0 $second 2>/dev/null" 60
+	: >"$T/go"
 	wait "$first"
 	first_rc=$?
 	: >"$WD/first-done"
@@ -92,12 +82,13 @@ race() {
 	second_rc=$?
 }
 
-# held ENTRY: the call strace held changed ENTRY (by its descriptor's path
-# or by name below D), and both runs ended well.
+# held ENTRY: the call held changed ENTRY (by its descriptor's path or by
+# name below D), and both runs ended well (tests/holdcall says 3 when it
+# held nothing or was not told to go on).
 held() {
-	_l=$(grep DELAYED "$T/first.st")
+	_l=$(cat "$T/held" 2>/dev/null)
 	case $_l in
-	*"/D/$1>, \"\""* | *"/D>, \"$1\""*)
+	*"/D/$1||"* | *"/D|$1|"*)
 		pass "the pause held the change of D/$1" ;;
 	*)
 		fail "the pause held the change of D/$1"
@@ -145,11 +136,12 @@ is "$(stat -c %u:%g "$JT/outside-back")" 0:0 "the file outside kept its owner an
 # --- 3. the restore of a protected directory --------------------------------------------------
 # The payload renames .vscode away; after the run sbxrun puts the copy it
 # took before back: mkdirat(".vscode", 0700), then opens that name and
-# fills it. strace holds the mkdirat's return for 4 s; a uid-65534 process
-# (what a second root run's sandbox is) exchanges the new name with .idea,
-# another protected directory, which the lend leaves root's. The opened
-# directory must be checked as the one made: .idea (0700, one file) must
-# keep its mode and its single entry.
+# fills it. tests/holdcall holds the first mkdirat of .vscode once it has
+# returned; a uid-65534 process (what a second root run's sandbox is)
+# exchanges the new name with .idea, another protected directory, which
+# the lend leaves root's; then the call goes on. The opened directory must
+# be checked as the one made: .idea (0700, one file) must keep its mode
+# and its single entry.
 new_wd
 mkdir "$WD/.vscode" "$WD/.idea"
 echo '{}' >"$WD/.vscode/settings.json"
@@ -157,47 +149,35 @@ echo secret >"$WD/.idea/workspace.xml"
 chmod 755 "$WD/.vscode"
 chmod 700 "$WD/.idea"
 idea_ino=$(stat -c %i "$WD/.idea")
-# Which mkdirat of the process making .vscode again (strace counts per
-# process) it is, counted in a run without a pause (which restores it, and
-# leaves the renamed one).
-echo 'mv .vscode .vscode-gone' | ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    strace -f -y -qq -o "$T/count.st" -e trace=mkdirat \
-    "$SBXRUN" --backend landlock --diag none -w "$WD" >/dev/null 2>&1
-rm -rf "$WD/.vscode-gone"
-n=$(awk '/mkdirat\(/ { k[$1]++ } /, "\.vscode", / { print k[$1]; exit }' "$T/count.st")
-[ -n "$n" ] || setup_failed "no mkdirat of .vscode in a run that removed it"
-# The other process: waits (at most 30 s) for the renamed one and the new
-# one, then exchanges the new one with .idea.
+rm -f "$T/held" "$T/go"
+echo 'mv .vscode .vscode-gone' >"$T/script"
+ASAN_OPTIONS=$NOLEAK "$HOLDCALL" -x -s mkdirat -m '*|.vscode|*' -H "$T/held" -g "$T/go" -- \
+    "$SBXRUN" --backend landlock --diag none -w "$WD" <"$T/script" \
+    >"$T/first.out" 2>"$T/first.err" &
+first=$!
+JAIL_PIDS="$JAIL_PIDS $first"
+wait_for "[ -e '$T/held' ]" 60
+# The other process exchanges the new .vscode with .idea.
 # (The system's python3: one under root's home is not uid 65534's to run.)
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3)
 setpriv --reuid 65534 --regid 65534 --clear-groups "$py" -c '
-import ctypes, os, sys, time
+import ctypes, os, sys
 w = sys.argv[1]
 libc = ctypes.CDLL(None, use_errno=True)
-end = time.time() + 30
-while time.time() < end:
-    if os.path.isdir(w + "/.vscode-gone") and os.path.isdir(w + "/.vscode"):
-        if libc.renameat2(-100, (w + "/.vscode").encode(), -100, (w + "/.idea").encode(), 2) == 0:
-            print("swapped")
-        else:
-            print("renameat2: " + os.strerror(ctypes.get_errno()))
-        break
-    time.sleep(0.01)
-' "$WD" >"$T/swapper.out" 2>&1 &
-swapper=$!
-JAIL_PIDS="$JAIL_PIDS $swapper"
-echo 'mv .vscode .vscode-gone' |
-    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    strace -f -y -qq -o "$T/first.st" -e trace=mkdirat \
-    -e inject=mkdirat:delay_exit=4000000:when="$n" \
-    "$SBXRUN" --backend landlock --diag none -w "$WD" >"$T/first.out" 2>"$T/first.err"
+if not os.path.isdir(w + "/.vscode-gone"):
+    print("not renamed away")
+elif libc.renameat2(-100, (w + "/.vscode").encode(), -100, (w + "/.idea").encode(), 2) == 0:
+    print("swapped")
+else:
+    print("renameat2: " + os.strerror(ctypes.get_errno()))
+' "$WD" >"$T/swapper.out" 2>&1
+: >"$T/go"
+wait "$first"
 first_rc=$?
-wait "$swapper"
-_l=$(grep DELAYED "$T/first.st")
-case $_l in
-*', ".vscode", '*) pass "the pause held the mkdirat of .vscode" ;;
-*) fail "the pause held the mkdirat of .vscode"; diag "held: ${_l:-nothing}" ;;
+case $(cat "$T/held" 2>/dev/null) in
+*'|.vscode|'*) pass "the pause held the mkdirat of .vscode" ;;
+*) fail "the pause held the mkdirat of .vscode"; diag "$(tail -n 5 "$T/first.err")" ;;
 esac
 is "$first_rc:$(cat "$T/swapper.out")" "0:swapped" \
     "the run ended and the other process exchanged the new .vscode with .idea"
