@@ -103,7 +103,7 @@ run_attack() {
 	unset SBXRUN_TEST_PROXY_OPEN
 	HELPER=
 	_i=0
-	while [ $_i -lt 100 ]; do
+	while [ $_i -lt 300 ]; do
 		HELPER=$(proxy_of "$SBX_PID")
 		[ "$HELPER" != "$SBX_PID" ] && break
 		sleep 0.1

@@ -162,7 +162,8 @@ like "$(jget warnings)" "unknown fs value 'bogus' replaced by strict" "... with 
 sbx_script 'sleep 0.4' --backend none -w "$WD"
 w=$(jget wall_ms)
 ok "wall_ms of a 0.4 s sleep is at least 400 ($w)" test "$w" -ge 400
-ok "wall_ms of a 0.4 s sleep is under 5000 ($w)" test "$w" -lt 5000
+# (A unit check, not a speed check: milliseconds, not microseconds.)
+ok "wall_ms of a 0.4 s sleep is under 20000 ($w)" test "$w" -lt 20000
 # Bounded by the CPU time it has had, not by the wall clock: on a busy
 # machine a wall-clock window holds less CPU time than it lasts.
 cat >"$T/busy.py" <<'EOF'
@@ -188,7 +189,10 @@ cp "$T/alloc.py" "$WD/alloc.py"
 sbx_script 'python3 alloc.py >/dev/null & wait' --backend none -w "$WD"
 r=$(jget max_rss_kb)
 ok "max_rss_kb counts a grandchild (a background python3, 50 MiB): $r" test "$r" -gt 40000
-sbx_script '(python3 alloc.py >/dev/null &); sleep 1' --backend none -w "$WD"
+# The orphan says when it holds the memory (it is killed when the script
+# ends): the script waits for that, not for a fixed time.
+sbx_script 'rm -f held; (python3 alloc.py >held &); i=0
+while [ ! -s held ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done' --backend none -w "$WD"
 r=$(jget max_rss_kb)
 ok "max_rss_kb counts an orphaned grandchild too: $r" test "$r" -gt 40000
 cp "$T/busy.py" "$WD/busy.py"

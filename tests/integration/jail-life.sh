@@ -11,6 +11,16 @@ now_ms() {
 	echo $(($(date +%s%N) / 1000000))
 }
 
+# The time bounds below are hang guards, not speed checks: each payload
+# would otherwise run for 30 s or more (a sleep, an endless loop, a
+# daemon), so 20 s tells "sbxrun ended it" from "it ran on" however busy
+# the machine is; the status and the diagnostics say why it ended.
+
+# running MARKER: a process carries MARKER.
+running() {
+	pgrep -f "$1" >/dev/null
+}
+
 # tree_dead DESC MARKER: the heartbeat stopped and nothing survives.
 tree_dead() {
 	nok "$1: the heartbeat stops" still_growing "$WD/hb"
@@ -25,7 +35,7 @@ jail_sh "$(daemon_code "$WD/hb" "$m")
 sleep 30" --timeout 1s -w "$WD"
 t1=$(now_ms)
 is_status 124 "--timeout 1s: exit status 124"
-ok "--timeout 1s: sbxrun returns within 5 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 5000
+ok "--timeout 1s: sbxrun returns within 20 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 20000
 is "$(jget timed_out)" true "--timeout 1s: diagnostics say timed_out"
 ok "--timeout 1s: the daemon had started (heartbeat written)" test -s "$WD/hb"
 tree_dead "--timeout 1s" "$m"
@@ -37,7 +47,7 @@ t0=$(now_ms)
 jail --timeout 1s -w "$WD" -- /bin/sh -c 'while :; do :; done' "$m"
 t1=$(now_ms)
 is_status 124 "an infinite loop is killed on the deadline (124)"
-ok "the loop is stopped within 5 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 5000
+ok "the loop is stopped within 20 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 20000
 no_survivors "no looping process is left" "$m"
 
 # --- leftovers die with the main process -------------------------------------------------
@@ -49,7 +59,7 @@ for variant in plain IGNTERM; do
 exit 0" -w "$WD"
 	t1=$(now_ms)
 	is_status 0 "leftover daemon ($variant): the script's own status 0"
-	ok "leftover daemon ($variant): sbxrun returns promptly ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 5000
+	ok "leftover daemon ($variant): sbxrun returns within 20 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 20000
 	ok "leftover daemon ($variant): it had started" test -s "$WD/hb"
 	tree_dead "leftover daemon ($variant)" "$m"
 done
@@ -62,14 +72,14 @@ for sig in TERM INT HUP; do
 	BG_STDIN=$T/script.bg
 	sbx_bg -w "$WD"
 	BG_STDIN=
-	if ! wait_for "[ -s '$WD/hb' ]" 10; then
+	if ! wait_for "[ -s '$WD/hb' ]" 30; then
 		diag "the daemon did not start: $(cat "$T/bg.err")"
 	fi
 	t0=$(now_ms)
 	kill -s "$sig" "$SBX_PID"
-	sbx_bg_wait 15
+	sbx_bg_wait 30
 	t1=$(now_ms)
-	ok "SIG$sig to sbxrun: it exits within 5 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 5000
+	ok "SIG$sig to sbxrun: it exits within 20 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 20000
 	# The tree gets SIGTERM whichever of the three sbxrun received.
 	is "$SBX_STATUS" 143 "SIG$sig to sbxrun: status 143 (the child was stopped by SIGTERM)"
 	tree_dead "SIG$sig to sbxrun" "$m"
@@ -82,13 +92,13 @@ printf '%s\nsleep 60\n' "$(daemon_code "$WD/hb" "$m" IGNTERM)" >"$T/script.bg"
 BG_STDIN=$T/script.bg
 sbx_bg -w "$WD"
 BG_STDIN=
-wait_for "[ -s '$WD/hb' ]" 10
+wait_for "[ -s '$WD/hb' ]" 30
 t0=$(now_ms)
 kill -TERM "$SBX_PID"
-sbx_bg_wait 15
+sbx_bg_wait 30
 t1=$(now_ms)
-ok "SIGTERM, daemon ignoring TERM: sbxrun exits within 8 s ($((t1 - t0)) ms)" \
-    test $((t1 - t0)) -lt 8000
+ok "SIGTERM, daemon ignoring TERM: sbxrun exits within 20 s ($((t1 - t0)) ms)" \
+    test $((t1 - t0)) -lt 20000
 tree_dead "SIGTERM, daemon ignoring TERM" "$m"
 
 # --- sbxrun SIGKILLed ----------------------------------------------------------------------
@@ -99,10 +109,12 @@ BG_STDIN=$T/script.bg
 sbx_bg -w "$WD"
 BG_STDIN=
 wait_for "[ -s '$WD/hb' ]" 10
-ok "kill -9 of sbxrun: the daemon was running" still_growing "$WD/hb"
+ok "kill -9 of sbxrun: the daemon was running" running "$m"
 kill -KILL "$SBX_PID"
-sbx_bg_wait 5
-sleep 1
+sbx_bg_wait 30
+# The kernel ends the tree after sbxrun is gone, not before its status is
+# reaped: give it up to 20 s (no_survivors fails if anything is left).
+wait_for "! running '$m'" 20
 tree_dead "kill -9 of sbxrun" "$m"
 
 # --- usage of a tree killed on its deadline -------------------------------------------------

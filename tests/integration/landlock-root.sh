@@ -47,10 +47,10 @@ if root_only "a root caller's payload drops to uid 65534" 13; then
 	new_wd
 	echo old >"$WD/pre.txt"
 	sbx_bg -w "$WD" -- sh -c 'echo n >new; sleep 60'
-	wait_for "[ -s '$WD/new' ]" 5
+	wait_for "[ -s '$WD/new' ]" 30
 	kill -KILL "$SBX_PID"
-	sbx_bg_wait 5
-	wait_for "[ \"\$(stat -c %u '$WD/pre.txt' '$WD/new' '$WD' | sort -u)\" = 0 ]" 5
+	sbx_bg_wait 30
+	wait_for "[ \"\$(stat -c %u '$WD/pre.txt' '$WD/new' '$WD' | sort -u)\" = 0 ]" 30
 	is "$(stat -c %u "$WD/pre.txt" "$WD/new" "$WD" | sort -u)" 0 \
 	    "sbxrun SIGKILLed: its init hands the workdir back to root"
 

@@ -270,7 +270,7 @@ PROXY=http://127.0.0.1:$PORT
 "$PY" "$T/client.py" slow "$PORT" >"$T/slow" 2>&1 9>&- &
 SLOW=$!
 BG_PIDS="$BG_PIDS $SLOW"
-wait_for 'grep -qs sent "$T/slow"' 5
+wait_for 'grep -qs sent "$T/slow"' 20
 
 pcurl() {
 	curl -sS --max-time 20 -x "$PROXY" "$@"
@@ -280,9 +280,10 @@ code() {
 }
 
 # Allowed: a plain request, rewritten on its way.
-t0=$(date +%s%N)
 out=$(pcurl -U user:secret -D "$T/h1" http://allowed.test:8080/echo)
-t1=$(date +%s%N)
+# Served while the slow client still waits for its 408 (10 s from its
+# start): an order, not a time, so a busy machine cannot fail it.
+slow_answered=$(sed -n 2p "$T/slow")
 like "$out" "GET /echo HTTP/1.1" "plain request: origin-form target to the server"
 like "$out" "Host: allowed.test:8080" "plain request: Host from the URI"
 unlike "$out" "Proxy-Authorization" "plain request: Proxy-Authorization is not passed on"
@@ -290,8 +291,7 @@ unlike "$out" "Proxy-Connection" "plain request: Proxy-Connection is not passed 
 like "$out" "Connection: close" "plain request: one request per connection"
 like "$(cat "$T/h1")" "Connection: close" "plain answer: the client is told the connection ends"
 unlike "$(cat "$T/h1")" "Keep-Alive" "plain answer: Keep-Alive is dropped"
-ok "a second client is served while a slow one sends half a header" \
-	[ $(((t1 - t0) / 1000000)) -lt 3000 ]
+is "$slow_answered" "" "a second client is served while a slow one sends half a header"
 
 out=$(printf 'hello body' | pcurl --data-binary @- http://allowed.test:8080/body)
 is "$out" "hello body" "plain request: the body reaches the server"
@@ -435,11 +435,12 @@ diag "$(awk -v d="${direct#* }" -v p="${plain#* }" -v t="${tunnel#* }" 'BEGIN {
 wait "$SLOW"
 like "$(cat "$T/slow")" " 408 " "a client that never finishes its header gets 408"
 secs=$(sed -n '2s/.* \([0-9]*\)\.[0-9]$/\1/p' "$T/slow")
-ok "after about 10 s (took ${secs:-?} s)" [ "${secs:-0}" -ge 9 -a "${secs:-99}" -le 15 ]
+# Never early; the upper bound is a hang guard (the machine may be busy).
+ok "after about 10 s (took ${secs:-?} s)" [ "${secs:-0}" -ge 9 -a "${secs:-99}" -le 40 ]
 
 # A connection limit, so the sandbox cannot spend the host's threads.
 like "$("$PY" "$T/client.py" many "$PORT" 256)" " 503 " "connection 257 gets 503"
-wait_for '[ "$(ls /proc/$DRV/task | wc -l)" -le 3 ]' 5
+wait_for '[ "$(ls /proc/$DRV/task | wc -l)" -le 3 ]' 20
 is "$(code http://allowed.test:8080/echo)" 200 "and when they close, service resumes"
 
 # Stop: an open tunnel is cut, the driver returns quickly, and nothing is
@@ -447,14 +448,14 @@ is "$(code http://allowed.test:8080/echo)" 200 "and when they close, service res
 "$PY" "$T/client.py" hold "$PORT" allowed.test:7000 >"$T/hold" 2>&1 9>&- &
 HOLDC=$!
 BG_PIDS="$BG_PIDS $HOLDC"
-wait_for 'grep -qs " 200 " "$T/hold"' 5
+wait_for 'grep -qs " 200 " "$T/hold"' 20
 exec 9>&-
-wait_for '! kill -0 $DRV 2>/dev/null' 5
+wait_for '! kill -0 $DRV 2>/dev/null' 20
 ok "the driver exits once its input closes" sh -c "! kill -0 $DRV 2>/dev/null"
 wait "$DRV"
 is "$?" 0 "the driver exits 0"
 is "$(cat "$T/driver.err")" "" "the driver printed no error (nor a sanitizer report)"
-wait_for 'grep -q eof "$T/hold"' 5
+wait_for 'grep -q eof "$T/hold"' 20
 like "$(cat "$T/hold")" "eof" "an open tunnel is cut at stop"
 last=$(last_line "$T/events")
 like "$last" '"stopped":true' "nothing is logged after the stop"
