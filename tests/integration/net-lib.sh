@@ -526,3 +526,116 @@ rjail_ok() {
 	RJAIL_WHY="cannot bind a private /etc/resolv.conf in a mount namespace ($(cat "$T/rjail.err")); an unprivileged caller needs user namespaces"
 	return 1
 }
+
+# net_fence SPEC...: the fence that ends a step whose verdict is a log that
+# stays empty (what a sandbox must not reach). A fixed sleep before reading
+# the log lets a late line -- a listener slow to log on a loaded machine --
+# make such a check pass without seeing the leak. Instead, after the run,
+# this machine sends one tagged attempt to each listener the step targeted
+# and waits (at most 20 s) until every one of them is logged. Each listener
+# logs in arrival order per socket: a datagram socket is read by one thread
+# in order; a TCP or unix one is accepted in order by one thread, and each
+# connection's thread logs before anything else (the remote host) or after
+# one recv that returns at once because the sandbox's side is closed by
+# then (the host listeners), so a leak's line is written before the fence's
+# (and the verdict reads every line since the mark, later ones included).
+# SPEC: tcp:PORT (a remote echo port), http, udp, dns (the remote host's
+# 8080, 7007, 53), stub (the loopback stub resolver), hltcp, hltcp2, hludp,
+# abstract, sock, wsock (the host listeners, hostlsn_start).
+# Leaves in $T/rl.step and $T/hl.step what the remote host and the host
+# listeners logged since rl_mark / hl_mark, less the fence's own lines; a
+# fence that does not arrive is a failure, and a line there too.
+net_fence() {
+	_ft=$(uniq_tag fence)
+	_fa=
+	_fn=0
+	for _fs; do
+		_fn=$((_fn + 1))
+		case $_fs in
+		tcp:*) _fa="$_fa tcp,$NET_REMOTE4,${_fs#tcp:}" ;;
+		http) _fa="$_fa http,$NET_REMOTE4,$NET_HTTP_PORT" ;;
+		udp) _fa="$_fa udp,$NET_REMOTE4,$NET_UDP_PORT" ;;
+		dns) _fa="$_fa dns,$NET_REMOTE4,$NET_DNS_PORT" ;;
+		stub) _fa="$_fa dns,$NET_STUB,53" ;;
+		hltcp) _fa="$_fa tcp,127.0.0.1,$HL_TCP" ;;
+		hltcp2) _fa="$_fa tcp,127.0.0.1,$HL_TCP2" ;;
+		hludp) _fa="$_fa udp,127.0.0.1,$HL_UDP" ;;
+		abstract) _fa="$_fa unix,@$HL_ABS" ;;
+		sock) _fa="$_fa unix,$HL_SOCK" ;;
+		wsock) _fa="$_fa unix,$HL_WSOCK" ;;
+		*) _fa="$_fa bad,$_fs" ;;
+		esac
+	done
+	# Each attempt waits for its answer (the echo, the HTTP or DNS reply, the
+	# listener's close), sent after the line is logged; a datagram to the
+	# host listener gets none, hence the wait on the logs below too.
+	# shellcheck disable=SC2086
+	"$PY" - "$_ft" $_fa >"$T/fence.out" 2>&1 <<'PYEOF'
+import socket, sys
+tag = sys.argv[1]
+def fam(h):
+    return socket.AF_UNIX if h.startswith("/") or h.startswith("@") else \
+        socket.AF_INET6 if ":" in h else socket.AF_INET
+def dnsq(name):
+    import struct
+    q = struct.pack("!HHHHHH", 0x5b5c, 0x0100, 1, 0, 0, 0)
+    for label in name.split("."):
+        q += bytes([len(label)]) + label.encode()
+    return q + b"\0" + struct.pack("!HH", 1, 1)
+for a in sys.argv[2:]:
+    kind, host, *port = a.split(",")
+    try:
+        if kind in ("tcp", "http", "unix"):
+            s = socket.socket(fam(host), socket.SOCK_STREAM)
+            s.settimeout(20)
+            s.connect(("\0" + host[1:] if host.startswith("@") else host) if kind == "unix"
+                      else (host, int(port[0])))
+            if kind != "unix":
+                me = s.getsockname()
+                h = me[0][7:] if me[0].startswith("::ffff:") else me[0]
+                print("P:%s:%d" % (h, me[1]), flush=True)
+            s.sendall(b"GET /%s HTTP/1.0\r\n\r\n" % tag.encode() if kind == "http"
+                      else tag.encode() + b"\n")
+            s.recv(100)
+            s.close()
+        elif kind in ("udp", "dns"):
+            s = socket.socket(fam(host), socket.SOCK_DGRAM)
+            s.sendto(dnsq("fence-%s.sbx.test" % tag) if kind == "dns" else tag.encode() + b"\n",
+                     (host, int(port[0])))
+            s.close()
+        else:
+            print("F:%s:bad fence" % a, flush=True)
+            continue
+        print("F:%s:sent" % a, flush=True)
+    except OSError as e:
+        print("F:%s:%s" % (a, e), flush=True)
+PYEOF
+	# One line a fence, with its tag, in either log.
+	if ! wait_for '[ "$(cat "$NET_LOG" "${HL:-/nonexistent}/log" 2>/dev/null | grep -cF "$_ft")" -ge "$_fn" ]' 20; then
+		_fm="FENCE MISSING: $(cat "$NET_LOG" "${HL:-/nonexistent}/log" 2>/dev/null | grep -cF "$_ft") of $_fn fences ($*) logged in 20 s"
+		fail "the fence after the step ($*) arrived"
+		diag "$_fm" "$(sed -n 's/^F://p' "$T/fence.out")"
+	else
+		_fm=
+	fi
+	# The fence's TCP connections are also logged without the tag (on
+	# accept): by their address and port.
+	rl_new | awk -v tag="$_ft" -v peers=" $(sed -n 's/^P://p' "$T/fence.out" | tr '\n' ' ')" '
+		index($0, tag) { next }
+		{ for (i = 1; i < NF; i++) if ($i == "from") {
+			p = $(i + 1); sub(/:$/, "", p)
+			if (index(peers, " " p " ")) next
+		} }
+		{ print }' >"$T/rl.step"
+	if [ -n "${HL:-}" ] && [ -n "${HL_MARK:-}" ]; then
+		hl_new | grep -vF -- "$_ft" >"$T/hl.step"
+	else
+		: >"$T/hl.step"
+	fi
+	if [ -n "$_fm" ]; then
+		echo "$_fm" >>"$T/rl.step"
+		echo "$_fm" >>"$T/hl.step"
+		return 1
+	fi
+	return 0
+}

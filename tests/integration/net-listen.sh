@@ -110,7 +110,7 @@ cat >"$T/get.py" <<'EOF'
 import socket, sys
 host, port, path = sys.argv[1], int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "/"
 try:
-    s = socket.create_connection((host, port), timeout=3)
+    s = socket.create_connection((host, port), timeout=20)   # a hang guard
 except OSError as e:
     print("connect failed: %s" % e.strerror)
     sys.exit(1)
@@ -128,15 +128,18 @@ h = me[0][7:] if me[0].startswith("::ffff:") else me[0]
 print("%s|%s|me %s %d" % (status, body, h, me[1]))
 EOF
 
-# The host tries to connect: prints "refused" or "connected".
+# The host tries to connect: prints "refused", "connected", or another
+# error (a timeout is no answer either way: never taken for "refused").
 host_try() {
 	"$PY" -c '
 import socket, sys
 try:
-    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=2).close()
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=20).close()
     print("connected")
-except OSError:
-    print("refused")' "$1" "$2"
+except ConnectionRefusedError:
+    print("refused")
+except OSError as e:
+    print("error: %s" % e)' "$1" "$2"
 }
 
 # The pids of the run: sbxrun ($SBX_PID) and every process below it.
@@ -218,7 +221,7 @@ for mode in off on; do
 	# (one socket cannot bind two loopbacks without the wildcard, which
 	# would answer on every address of the machine).
 	got=$("$PY" "$T/get.py" ::1 "$P" /hello)
-	like "$got" "connect failed" "network $mode: a dual-stack wildcard server is not on [::1]:$P"
+	like "$got" "connect failed: Connection refused" "network $mode: a dual-stack wildcard server is not on [::1]:$P"
 	got=$("$PY" "$T/get.py" 127.0.0.1 "$P4" /hello)
 	me=${got##*|me }
 	like "$got" "|peer $me|" "network $mode: an IPv4-only server on the second declared port answers too"

@@ -69,10 +69,12 @@ is "$(code_of plain)" "200:000" "curl, plain http:// through the proxy: 200"
 like "$(cat "$NETWD/plain.body" 2>/dev/null)" "hello from the remote host" "... with the remote host's answer"
 is "$(code_of tunnel)" "200:200" "curl through a CONNECT tunnel: 200"
 like "$(cat "$T/out")" "U:200:hello from the remote host" "Python urllib through the proxy: 200"
-sleep 0.3
-ok "the remote host logged curl's plain request" rl_has "GET /hello?t=plain HTTP/1.1 host=remote.$D:8080"
-ok "the remote host logged the tunnelled request" rl_has "GET /hello?t=tunnel HTTP/1.1 host=remote.$D:8080"
-ok "the remote host logged urllib's request" rl_has "GET /hello?t=urllib HTTP/1.1 host=remote.$D:8080"
+ok "the remote host logged curl's plain request" \
+    wait_for "rl_has 'GET /hello?t=plain HTTP/1.1 host=remote.$D:8080'" 20
+ok "the remote host logged the tunnelled request" \
+    wait_for "rl_has 'GET /hello?t=tunnel HTTP/1.1 host=remote.$D:8080'" 20
+ok "the remote host logged urllib's request" \
+    wait_for "rl_has 'GET /hello?t=urllib HTTP/1.1 host=remote.$D:8080'" 20
 denials_are 0 "allowed: no denial"
 diag "$(grep -v '^ENV' "$T/out" | tr '\n' ' ') $(cat "$NETWD/curl.err" 2>/dev/null)"
 
@@ -95,10 +97,12 @@ is "$(code_of loop)" "403:000" "a listed name resolving to 127.0.0.1: 403"
 is "$(code_of loopc)" "000:403" "... and its CONNECT: 403"
 is "$(code_of self)" "403:000" "a listed name resolving to this machine's own address: 403"
 like "$(cat "$T/out")" "U:403:" "Python urllib, a name not listed: 403"
-sleep 0.3
-nok "the remote host logged no request for the name not listed" rl_has "t=other"
-nok "... nor a connection at all" rl_has "tcp 8080 "
-is "$(hl_new)" "" "this machine's listener (behind loop.$D and self.$D) logged nothing"
+# A fence of this machine's on each listener aimed at: whatever got through
+# is logged before it (net_fence).
+net_fence http hltcp
+nok "the remote host logged no request for the name not listed" grep -qF "t=other" "$T/rl.step"
+nok "... nor a connection at all" grep -qF "tcp 8080 " "$T/rl.step"
+is "$(cat "$T/hl.step")" "" "this machine's listener (behind loop.$D and self.$D) logged nothing"
 denials_are 5 "refused: denials counts the five 403s"
 
 # --- ports, methods -------------------------------------------------------
@@ -119,11 +123,11 @@ is "$(code_of portc)" "000:403" "... and its CONNECT: 403"
 is "$(code_of get)" "200:000" "--allow-method GET,HEAD: a plain GET passes"
 is "$(code_of post)" "403:000" "... a plain POST gets 403"
 is "$(code_of postc)" "200:200" "... a POST inside a CONNECT tunnel is not the proxy's to see"
-sleep 0.3
-ok "the remote host logged the GET" rl_has "GET /hello?t=get HTTP/1.1"
-nok "the remote host logged no plain POST" rl_has "t=post HTTP"
-ok "the remote host logged the tunnelled POST" rl_has "POST /hello?t=postc HTTP/1.1"
-nok "the remote host logged no connection to 8001 or 8002" rl_has "tcp 800"
+net_fence http tcp:8001 tcp:8002
+ok "the remote host logged the GET" grep -qF "GET /hello?t=get HTTP/1.1" "$T/rl.step"
+nok "the remote host logged no plain POST" grep -qF "t=post HTTP" "$T/rl.step"
+ok "the remote host logged the tunnelled POST" grep -qF "POST /hello?t=postc HTTP/1.1" "$T/rl.step"
+nok "the remote host logged no connection to 8001 or 8002" grep -qF "tcp 800" "$T/rl.step"
 denials_are 3 "methods: denials counts the two port refusals and the POST"
 
 # --- nothing else reachable directly --------------------------------------
@@ -139,9 +143,9 @@ hl_mark
 rjail -w "$NETWD" $ALLOW -- sh direct.sh
 is_status 0 "direct: the script ran"
 like "$(code_of direct)" "000" "curl with --noproxy '*' gets no answer"
-sleep 0.3
-is "$(rl_new)" "" "the remote host logged nothing (HTTP, TCP over IPv4 and IPv6, UDP, DNS)"
-is "$(hl_new)" "" "this machine's listener logged nothing (127.0.0.1, ::1, its own address)"
+net_fence http tcp:8001 udp dns hltcp
+is "$(cat "$T/rl.step")" "" "the remote host logged nothing (HTTP, TCP over IPv4 and IPv6, UDP, DNS)"
+is "$(cat "$T/hl.step")" "" "this machine's listener logged nothing (127.0.0.1, ::1, its own address)"
 for k in d1 d2 d3 d4 d5 d6; do
 	# d4 and d5 are loopback: under namespaces the jail's own, where
 	# nothing listens.
