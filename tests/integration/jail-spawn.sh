@@ -73,15 +73,29 @@ cpus_of() {
 	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$1" 2>/dev/null
 }
 mine=$(cpus_of /proc/self/status)
+# masks_back PID INIT: the command PID, its init INIT and every thread of
+# sbxrun show the caller's mask. Init gives it back only once its start of
+# the payload returns, sbxrun's threads once the spawn returns: after the
+# command runs, not before (a busy machine can make that a while).
+masks_back() {
+	[ "$(cpus_of "/proc/$1/status")" = "$mine" ] &&
+	    [ "$(cpus_of "/proc/$2/status")" = "$mine" ] || return 1
+	for _mt in /proc/"$SBX_PID"/task/*; do
+		[ "$(cpus_of "$_mt/status")" = "$mine" ] || return 1
+	done
+}
 case $mine in
 *[-,]*)
 	new_wd
 	m=$(uniq_tag cpumask)
 	printf "exec sh -c 'sleep 30; :' %s\n" "$m" >"$T/bgscript"
 	BG_STDIN=$T/bgscript sbx_bg -w "$WD"
-	wait_for 'pgrep -f "$m" >/dev/null' 10
+	wait_for 'pgrep -f "$m" >/dev/null' 20
 	pid=$(pgrep -f "$m" | head -n 1)
 	init=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+	# Polled up to 20 s, then each is checked (a mask that never comes
+	# back still fails).
+	wait_for 'masks_back "$pid" "$init"' 20
 	is "$(cpus_of "/proc/$pid/status")" "$mine" "the command has the caller's CPU mask (host side)"
 	is "$(cpus_of "/proc/$init/status")" "$mine" "init has the caller's CPU mask (host side)"
 	bad=0
@@ -91,40 +105,181 @@ case $mine in
 	done
 	is "$bad" 0 "every thread of sbxrun has the caller's CPU mask (host side)"
 	kill -TERM "$SBX_PID" 2>/dev/null
-	sbx_bg_wait 10
+	sbx_bg_wait 20
 	no_survivors "the CPU mask run: nothing is left" "$m"
 	;;
 *) skip "a single CPU ($mine): nothing to hold or give back" 4 ;;
 esac
 
 # --- signals to sbxrun while the payload starts -----------------------------------
-# Sent at once after the start, so that most land during the set-up; each
-# run must end (bounded wait), leave nothing and hand the workdir back.
-for sig in TERM INT HUP KILL; do
+# Each run must end (bounded wait), leave nothing running and hand a root
+# caller's workdir back. The payload sleeps 30 s (its marker in a shell's
+# $0), so a signal that is lost shows as a run that goes on.
+#
+# sbx_bg's $SBX_PID is a shell, then the python wrapper that puts SIGINT
+# and SIGHUP back to their defaults, and only then sbxrun: a signal sent
+# before that exec kills the wrapper (sbxrun never runs) or, SIGINT, is
+# ignored. So each run waits until the process is sbxrun ("comm": "exe"
+# cannot be read once sbxrun made itself not dumpable), polled without a
+# pause, then sends the signal at a spread moment of the start: at once,
+# then after a growing idle loop. Where it lands depends on the machine's
+# load; what is checked does not: sbxrun dies of it (128+N) before its
+# signalfd, and after it ends the tree with SIGTERM (143).
+#
+# A root caller lands it inside the set-up on purpose too: tests/holdcall
+# runs sbxrun and holds one call of its set-up until told to go on
+# (landlock: the keeper's lend of the workdir to uid 65534, which sbxrun
+# waits for; namespaces: init's mkdirat of the workdir's mount point in the
+# new root). The signal is sent while the call is held, then it goes on:
+# sbxrun must end the tree (143, "stopped by SIGx"), or, killed, leave
+# init and the keeper to do it. Only a root caller's runs are held: the
+# lend is a root caller's alone, and a test machine may not let another
+# caller trace (Yama's ptrace_scope, a container's seccomp profile).
+SBX_COMM=$(basename "$SBXRUN" | cut -c1-15)
+HOLDCALL=${HOLDCALL:-$(dirname "$SBXRUN")/tests/holdcall}
+# (A sanitized build's leak check cannot run under ptrace.)
+NOLEAK="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+# runs_sbxrun PID: PID has exec'd sbxrun (a builtin read: no fork).
+runs_sbxrun() {
+	_rc=
+	read -r _rc 2>/dev/null <"/proc/$1/comm"
+	[ "$_rc" = "$SBX_COMM" ]
+}
+
+# exec_wait PID: until PID runs sbxrun: polled without a pause first (the
+# exec comes within milliseconds), then every 0.1 s up to 20 s.
+exec_wait() {
+	_ew=0
+	while [ $_ew -lt 50000 ]; do
+		runs_sbxrun "$1" && return 0
+		_ew=$((_ew + 1))
+	done
+	wait_for "runs_sbxrun $1" 20
+}
+
+# ended_within PID SECS: PID is gone or a zombie within SECS.
+ended_within() {
+	_ed=0
+	while kill -0 "$1" 2>/dev/null &&
+	    [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)" != Z ]; do
+		_ed=$((_ed + 1))
+		[ $_ed -ge $(($2 * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+
+for sig in TERM:15 INT:2 HUP:1 KILL:9; do
+	signum=${sig#*:}
+	sig=${sig%:*}
+	# What a run may end with: killed by the signal before sbxrun's
+	# signalfd, or the tree ended with SIGTERM after it.
+	case $sig in
+	KILL) okst=137 ;;
+	TERM) okst=143 ;;
+	*) okst="$((128 + signum)) or 143" ;;
+	esac
 	new_wd
 	m=$(uniq_tag spawnsig$sig)
+	printf "exec sh -c 'sleep 30; :' %s\n" "$m" >"$T/bgscript"
 	hung=0
+	unstarted=0
+	badst=
+	sts=
 	n=0
 	while [ $n -lt 8 ]; do
-		printf 'exec sleep 30 %s\n' "$m" >"$T/bgscript"
 		BG_STDIN=$T/bgscript sbx_bg -w "$WD"
-		kill -"$sig" "$SBX_PID" 2>/dev/null
-		w=0
-		while kill -0 "$SBX_PID" 2>/dev/null &&
-		    [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$SBX_PID/status" 2>/dev/null)" != Z ] &&
-		    [ $w -lt 100 ]; do
-			sleep 0.1
-			w=$((w + 1))
-		done
-		[ $w -lt 100 ] || hung=$((hung + 1))
+		if exec_wait "$SBX_PID"; then
+			# A spread moment: 0, 50, 200, ... 2450 idle turns
+			# (a few ms in all, about sbxrun's start).
+			k=0
+			while [ $k -lt $((n * n * 50)) ]; do k=$((k + 1)); done
+			kill -"$sig" "$SBX_PID" 2>/dev/null
+		else
+			unstarted=$((unstarted + 1))
+		fi
+		ended_within "$SBX_PID" 20 || hung=$((hung + 1))
 		kill -KILL "$SBX_PID" 2>/dev/null
 		wait "$SBX_PID" 2>/dev/null
+		st=$?
+		sts="$sts $st"
+		case $sig:$st in
+		KILL:137) ;;
+		KILL:*) badst="$badst $st" ;;
+		*:$((128 + signum)) | *:143) ;;
+		*) badst="$badst $st" ;;
+		esac
 		n=$((n + 1))
 	done
-	is "$hung" 0 "SIG$sig during the start (8 runs): every sbxrun ended within 10 s"
+	diag "SIG$sig after the exec: statuses$sts"
+	is "$hung:$unstarted" 0:0 "SIG$sig once sbxrun runs (8 runs): each ran and ended within 20 s"
+	is "${badst:-none}" none "SIG$sig once sbxrun runs: each ended with $okst"
+
+	# One run held in the set-up (root).
+	if [ "$(id -u)" != 0 ]; then
+		if [ "$sig" = KILL ]; then nheld=2; else nheld=3; fi
+		skip "needs a root caller: tests/holdcall traces sbxrun" "$nheld"
+	elif [ ! -x "$HOLDCALL" ]; then
+		fail "SIG$sig held in the set-up: tests/holdcall is missing at $HOLDCALL (make check builds it)"
+	else
+		rm -f "$T/held" "$T/go"
+		wdreal=$(cd "$WD" && pwd -P)
+		if [ "$SBX_BACKEND" = landlock ]; then
+			what="the keeper's lend of the workdir"
+			call=fchownat
+			pat="$wdreal||65534|*"
+		else
+			what="init's mkdirat of the workdir's mount point"
+			call=mkdirat
+			pat="*|${wdreal#/}|*"
+		fi
+		# As sbx_bg: SIGINT and SIGHUP back to their defaults first.
+		ASAN_OPTIONS=$NOLEAK "$PY" -c '
+import os, signal, sys
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
+    signal.signal(s, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])
+' "$HOLDCALL" -s "$call" -m "$pat" -H "$T/held" -g "$T/go" -- \
+		    "$SBXRUN" --diag fd:3 --backend "$SBX_BACKEND" -w "$WD" \
+		    <"$T/bgscript" >"$T/bg.out" 2>"$T/bg.err" 3>"$T/bg.diag" &
+		hc=$!
+		JAIL_PIDS="$JAIL_PIDS $hc"
+		sent=no
+		if wait_for "[ -s '$T/held' ]" 60; then
+			# holdcall's one child is sbxrun.
+			sbx=$(pgrep -P "$hc" | head -n 1)
+			[ -n "$sbx" ] && runs_sbxrun "$sbx" && kill -"$sig" "$sbx" && sent=yes
+		fi
+		: >"$T/go"
+		if ended_within "$hc" 20; then
+			wait "$hc"
+			st=$?
+		else
+			kill -KILL "$hc" 2>/dev/null
+			wait "$hc" 2>/dev/null
+			st=hung
+		fi
+		held=no
+		# $pat unquoted: a pattern, as holdcall matched it.
+		# shellcheck disable=SC2254
+		case $(cat "$T/held" 2>/dev/null) in
+		$pat) held=yes ;;
+		esac
+		is "$held:$sent" yes:yes "SIG$sig held in the set-up: sent while $what was held" ||
+			diag "held: $(cat "$T/held" 2>/dev/null)" "$(tail -n 5 "$T/bg.err")"
+		if [ "$sig" = KILL ]; then
+			is "$st" 137 "SIG$sig held in the set-up: sbxrun was killed (137), the run ended"
+		else
+			is "$st" 143 "SIG$sig held in the set-up: sbxrun ended the tree (143) within 20 s" ||
+				diag "$(tail -n 5 "$T/bg.err")"
+			like "$(jget warnings "$T/bg.diag")" "stopped by SIG$sig" \
+			    "SIG$sig held in the set-up: the report says so"
+		fi
+	fi
+
 	# After a SIGKILL the keeper hands the workdir back alone, shortly.
 	if [ "$(id -u)" = 0 ]; then
-		wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 5
+		wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 20
 	fi
 	no_survivors "SIG$sig during the start: nothing is left" "$m"
 	handed_back "SIG$sig during the start: the workdir is handed back"

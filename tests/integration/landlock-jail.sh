@@ -137,19 +137,29 @@ failed_inside "System V shared memory is refused" shm
 is "$(stat -c %a "$WD/x" 2>&1)" 755 "no set-user-ID bit can be set (a plain chmod works)"
 
 # --- PDEATHSIG: the payload dies with init ------------------------------------------------
+# The kill comes once the payload runs sleep: init's child exists from its
+# clone on, and killed before its set-up armed PDEATHSIG it would end on
+# that set-up's own check ("the jail's init died while starting"), not on
+# what is tested here.
+# sleeping_payload: init's child once it has exec'd sleep; sets pl, init.
+sleeping_payload() {
+	init=$(init_of "$SBX_PID")
+	pl=
+	[ -n "$init" ] || return 1
+	pl=$(pgrep -P "$init" | head -n 1)
+	[ -n "$pl" ] && [ "$(cat "/proc/$pl/comm" 2>/dev/null)" = sleep ]
+}
 new_wd
 sbx_bg -w "$WD" -- sleep 60 </dev/null
-pl=$(payload_of "$SBX_PID")
-init=$(init_of "$SBX_PID")
-if [ -n "$pl" ] && [ -n "$init" ]; then
+if wait_for sleeping_payload 20; then
 	# Both at once: no init left to kill the tree, no sbxrun to reap it.
 	kill -KILL "$SBX_PID" "$init"
-	wait_for "! kill -0 $pl 2>/dev/null || [ \"\$(status_field $pl State | cut -c1)\" = Z ]" 5
+	wait_for "! kill -0 $pl 2>/dev/null || [ \"\$(status_field $pl State | cut -c1)\" = Z ]" 20
 	ok "the payload dies when sbxrun and its init are killed together" test $? -eq 0
 else
 	fail "the payload dies when sbxrun and its init are killed together"
-	diag "no payload found (sbxrun $SBX_PID, init '$init')"
+	diag "no payload running sleep (sbxrun $SBX_PID, init '$init', payload '$pl')"
 fi
-sbx_bg_wait 5
+sbx_bg_wait 20
 
 done_testing

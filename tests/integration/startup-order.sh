@@ -12,17 +12,28 @@ nproc_limit() {
 	awk '/^Max processes/ { print $3 }' "/proc/$1/limits"
 }
 
+# sleeping_payload: init's child once it has exec'd sleep (its rlimits are
+# set just before the exec: read earlier, they are sbxrun's); sets pl.
+sleeping_payload() {
+	pl=
+	_init=$(init_of "$SBX_PID")
+	[ -n "$_init" ] || return 1
+	pl=$(pgrep -P "$_init" | head -n 1)
+	[ -n "$pl" ] && [ "$(cat "/proc/$pl/comm" 2>/dev/null)" = sleep ]
+}
+
 # --- the pids count: what the uid runs, plus the sandbox's share ---------------------
 # 20 processes of the uid the payload runs as (65534 for a root caller
-# under landlock) sleep on the host while a --pids 50 run starts.
-tag=27.$$
+# under landlock) sleep on the host while a --pids 50 run starts (for 300
+# s, killed after both runs: a slow machine must not see them end first).
+tag=300.$$
 payload_uid_sleepers 20 "$tag"
 for how in temp workdir; do
 	if [ $how = temp ]; then set --; else new_wd; set -- -w "$WD"; fi
 	printf 'exec sleep %s\n' "$tag" >"$T/pl"
 	BG_STDIN=$T/pl sbx_bg -t 30s --pids 50 "$@"
-	pl=$(payload_of "$SBX_PID")
-	ok "$how: the payload runs ($pl)" test -n "$pl"
+	wait_for sleeping_payload 20
+	ok "$how: the payload runs sleep ($pl)" sleeping_payload
 	lim=$(nproc_limit "$pl")
 	kill -TERM "$SBX_PID"
 	sbx_bg_wait 20
@@ -95,7 +106,7 @@ if command -v strace >/dev/null 2>&1; then
 		    -e inject=sendmsg:error=EPIPE:signal=SIGKILL:when=$n \
 		    "$SBXRUN" --backend "${SBX_BACKEND:-namespaces}" --keep --diag none \
 		    <"$T/pl-true" >/dev/null 2>&1
-		wait_for '[ "$(leftovers | grep -c "^sbxrun")" = "$before" ]' 5
+		wait_for '[ "$(leftovers | grep -c "^sbxrun")" = "$before" ]' 20
 		is "$(leftovers | grep -c '^sbxrun')" "$before" \
 		    "killed at its message $n to the keeper: no temp dir is left in \$TMPDIR"
 	done
