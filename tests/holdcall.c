@@ -5,11 +5,11 @@
  *	    [-t SECONDS] -- COMMAND [ARG]...
  *
  * Runs COMMAND traced, with every process and thread it starts. The first
- * call of SYSCALL (fchownat, mkdirat, newfstatat, openat, unlinkat) whose
- * description matches a PATTERN (fnmatch(3), `*` crossing `/`) is stopped
- * at its entry, or with -x once it has returned, and held: HELD is written
- * with the description, and the call goes on only when the file GO
- * exists, or after SECONDS (default 120), which counts as a missed hold.
+ * call of SYSCALL (fchownat, mkdirat, newfstatat, openat, statx, unlinkat)
+ * whose description matches a PATTERN (fnmatch(3), `*` crossing `/`) is
+ * stopped at its entry, or with -x once it has returned, and held: HELD is
+ * written with the description, and the call goes on only when the file
+ * GO exists, or after SECONDS (default 120), which counts as a missed hold.
  * Every other call of every process runs on meanwhile.
  *
  * A description is the call's first argument as a descriptor's path
@@ -49,6 +49,7 @@ static const struct {
 	{ "mkdirat", SYS_mkdirat },
 	{ "newfstatat", SYS_newfstatat },
 	{ "openat", SYS_openat },
+	{ "statx", SYS_statx },
 	{ "unlinkat", SYS_unlinkat },
 };
 

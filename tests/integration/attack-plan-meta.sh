@@ -115,7 +115,8 @@ fi
 
 # Unix sockets: a host listener on a socket below the --deny-read
 # directory, one on a socket that is itself --deny-read, and a control in
-# an ordinary directory.
+# an ordinary directory. Each accepted connection is a line "conn PATH
+# data D" (the sandbox sends nothing, the host's own connections "host").
 LOGU=$JT/unix.log
 : >"$LOGU"
 "$PY" - "$LOGU" "$WD/sec/s.sock" "$WD/hid.sock" "$WD/sub/ok.sock" <<'PYEOF' &
@@ -134,12 +135,30 @@ while time.time() < end:
     r, _, _ = select.select(list(socks), [], [], 1)
     for s in r:
         c, _ = s.accept()
-        log.write("conn %s\n" % socks[s])
+        c.settimeout(1)
+        try:
+            d = c.recv(16)
+        except OSError:
+            d = b""
+        log.write("conn %s data %r\n" % (socks[s], d))
         c.close()
 PYEOF
 UPID=$!
 JAIL_PIDS="$JAIL_PIDS $UPID"
-wait_for "grep -q ready '$LOGU'" 10
+if ! wait_for "grep -q ready '$LOGU'" 20; then
+	fail "setting up: the unix socket listener"
+	done_testing
+	exit 1
+fi
+# host_conn PATH: the host's own connection, sending "host".
+host_conn() {
+	"$PY" -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(b"host")
+s.close()' "$1"
+}
 
 cat >"$WD/sub/unix.py" <<'PYEOF'
 import errno, os, socket
@@ -182,9 +201,21 @@ chmod 644 "$WD/sub/unix.py"
 
 jail -w "$WD" --network on --deny-read "$WD/hid.sock" --deny-read "$WD/sec" -- python3 sub/unix.py
 is "$(sed -n 's/^R:done://p' "$T/out")" OK "the unix socket prober ran"
-sleep 0.3
-if ! is "$(grep -c "^conn $WD/sec/\|^conn $WD/hid.sock" "$LOGU")" 0 \
-    "the listeners below and at --deny-read paths log nothing"; then
+# The fence: the listener serves one connection at a time, each socket's
+# in the order they came, so once the host's own connections, made after
+# the run, are logged, so is every earlier one of the sandbox's (and the
+# listener is shown working).
+for s in sec/s.sock hid.sock sub/ok.sock; do
+	host_conn "$WD/$s"
+done
+if ! wait_for "[ \$(grep -c \"data b'host'\$\" '$LOGU') = 3 ]" 20; then
+	fail "setting up: the host's own connections to the listeners (the fence)"
+	diag "$(cat "$LOGU")"
+	done_testing
+	exit 1
+fi
+if ! is "$(grep -v "data b'host'\$" "$LOGU" | grep -c "^conn $WD/sec/\|^conn $WD/hid.sock")" 0 \
+    "the listeners below and at --deny-read paths log nothing but the host's connections"; then
 	diag "$(cat "$LOGU")" "$(grep '^R:' "$T/out" | tr '\n' ' ')"
 fi
 for f in sec/new.sock .git/hooks/new.sock .git/new.sock; do
@@ -192,7 +223,7 @@ for f in sec/new.sock .git/hooks/new.sock .git/new.sock; do
 done
 if [ "$SBX_BACKEND" = landlock ]; then
 	ok "control: the listener in an ordinary directory was reached" \
-	    grep -q "^conn $WD/sub/ok.sock" "$LOGU"
+	    grep -q "^conn $WD/sub/ok.sock data b''\$" "$LOGU"
 	ok "control: a socket can be bound in an ordinary directory" [ -S "$WD/sub/new.sock" ]
 fi
 

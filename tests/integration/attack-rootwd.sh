@@ -27,7 +27,7 @@
 . "$(dirname "$0")/jail-lib.sh"
 . "$(dirname "$0")/rootwd-lib.sh"
 
-N_TESTS=36
+N_TESTS=37
 rootwd_begin "$N_TESTS" "the mmap writes, the socket and the fifo" || exit 0
 
 # Mount points at or below the workdir, as the host sees them.
@@ -85,7 +85,7 @@ bfsrc_before=$(fsum "$JT/bfsrc")
 # in sock.log with the socket, the peer and what it sent.
 unix_listen "$WD/sock:sock:600" "$WD/open.sock:open:666"
 host_conns() { grep -c "^sock .* data b'host'" "$JT/sock.log"; }
-host_connect "$WD/sock" && wait_for "[ \"\$(host_conns)\" = 1 ]" 5 || setup_failed "the host's connection to its socket"
+host_connect "$WD/sock" && wait_for "[ \"\$(host_conns)\" = 1 ]" 20 || setup_failed "the host's connection to its socket"
 
 # 6. a host reader on a root 0600 fifo in the workdir, opened before the
 # run (so that a writer's open does not block) and read until fifo.stop.
@@ -124,12 +124,12 @@ s = socket.socket(socket.AF_UNIX)
 s.settimeout(2)
 s.connect(\"sock\")
 s.sendall(b\"evil\")"
-timeout 2 sh -c "echo evil >fifo" 2>/dev/null &
-fifo_writer=$!
+# The reader holds the fifo open, so an open the jail allowed would not
+# block: the timeout is only a hang guard, long enough that a busy machine
+# does not kill the writer before it tried (124 is checked for).
+t fifo timeout 30 sh -c "echo evil >fifo"
 t plain sh -c "echo changed >plain"
 t create sh -c "echo new >created"
-wait $fifo_writer
-echo "R:fifo:$?"
 exit 0'
 jail_sh "$script" -w "$WD"
 cp "$T/out" "$T/out.main"
@@ -184,20 +184,29 @@ is "$(fsum "$JT/bsrc/g")" "$bsrc_before" "root's file in a directory bind-mounte
 absent "nothing was made in that directory" "$JT/bsrc/new"
 is "$(fsum "$JT/bfsrc")" "$bfsrc_before" "root's file bind-mounted onto a file in the workdir is unchanged"
 is "$(stat -c '%a %u %g' "$JT/bfsrc")" "644 0 0" "... and so are its mode and owner"
-# 5. the socket.
+# 5. the socket. The listener serves one connection at a time, each
+# socket's in the order they came: once the host's own connection, made
+# after the runs, is logged, so is every earlier one of the sandbox's
+# (to either socket: one select sees both). Without that fence a late
+# listener would make the first check pass without having looked.
+host_connect "$WD/sock" && wait_for "[ \"\$(host_conns)\" = 2 ]" 20 ||
+    setup_failed "the host's connection to its socket after the runs (the listener's fence)"
 is "$(grep -v "data b'host'" "$JT/sock.log" | grep '^sock ')" "" "the sandbox did not reach root's 0600 unix socket"
 like "$(grep '^open ' "$JT/sock.log")" "data b'evil'" "control: the sandbox reached a 0666 socket of the host's in the workdir"
-host_connect "$WD/sock"
-wait_for "[ \"\$(host_conns)\" = 2 ]" 5
 is "$(host_conns)" 2 "control: the host's own connections to the 0600 socket, before and after the runs, are logged"
 : >"$JT/sock.stop"
 wait "$LSN_PID"
 # 6. the fifo: the host writes its own line after the run, then the reader
 # stops.
-timeout 5 sh -c 'echo host >"$1"' sh "$WD/fifo"
+timeout 30 sh -c 'echo host >"$1"' sh "$WD/fifo"
 : >"$JT/fifo.stop"
 wait "$FIFO_PID"
 is "$(grep -v '^host$' "$JT/fifo.got")" "" "nothing the sandbox wrote to root's 0600 fifo reached the host's reader"
+# (0: the write went through; 124: the hang guard ended it, before or in
+# its open: then the check above saw no attempt.)
+r=$(rc_of fifo)
+ok "the sandbox's write to that fifo was refused (status ${r:-none}: neither 0 nor 124)" \
+    test -n "$r" -a "$r" != 0 -a "$r" != 124
 is "$(grep -c '^host$' "$JT/fifo.got")" 1 "control: the host's own line through the fifo reached the reader"
 
 # The mounts.

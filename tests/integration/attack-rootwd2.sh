@@ -45,8 +45,8 @@
 . "$(dirname "$0")/rootwd-lib.sh"
 
 N_BTRFS=19
-N_EXT4=5
-N_TESTS=$((N_BTRFS + N_EXT4 + 23))
+N_EXT4=6
+N_TESTS=$((N_BTRFS + N_EXT4 + 25))
 rootwd_begin "$N_TESTS" "the mmap writes, the ioctls, the socket and the fifo" || exit 0
 
 DEGRADED=
@@ -283,13 +283,16 @@ mkdir -p "$WD/.vscode" "$WD/.git/hooks" && chmod 755 "$WD/.vscode" "$WD/.git" "$
     setup_failed ".vscode and .git/hooks"
 unix_listen "$WD/.git/hooks/sock:sock:600"
 host_conns() { grep -c "data b'host'" "$JT/sock.log"; }
-host_connect "$WD/.git/hooks/sock" && wait_for "[ \"\$(host_conns)\" = 1 ]" 5 || setup_failed "the host's connection to its socket"
+host_connect "$WD/.git/hooks/sock" && wait_for "[ \"\$(host_conns)\" = 1 ]" 20 || setup_failed "the host's connection to its socket"
 
 mkfifo -m 600 "$WD/.vscode/fifo" || setup_failed "fifo"
 fifo_read "$WD/.vscode/fifo"
 
+# The reader holds the fifo open, so an open the jail allowed would not
+# block: the timeout is only a hang guard, long enough that a busy machine
+# does not kill the writer before it tried (124 is checked for).
 jail_sh "$PRELUDE"'
-t fifo timeout 2 sh -c "echo EVIL >.vscode/fifo"
+t fifo timeout 30 sh -c "echo EVIL >.vscode/fifo"
 t sock python3 -c "import socket
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(2)
@@ -297,16 +300,23 @@ s.connect(\".git/hooks/sock\")
 s.sendall(b\"evil\")"
 exit 0' --network on -w "$WD"
 is_status 0 "fifo and socket in protected paths: the run's status is its script's"
-host_connect "$WD/.git/hooks/sock"
-wait_for "[ \"\$(host_conns)\" = 2 ]" 5
+# The fence: the listener logs connections in the order they came, so
+# once the host's own, made after the run, is logged, so is the sandbox's.
+host_connect "$WD/.git/hooks/sock" && wait_for "[ \"\$(host_conns)\" = 2 ]" 20 ||
+    setup_failed "the host's connection to its socket after the run (the listener's fence)"
 is "$(grep -v "data b'host'" "$JT/sock.log")" "" "the sandbox did not reach root's 0600 socket in .git/hooks"
 is "$(host_conns)" 2 "control: the host's own connections to it, before and after the run, are logged"
 : >"$JT/sock.stop"
 wait "$LSN_PID"
-timeout 5 sh -c 'echo host >"$1"' sh "$WD/.vscode/fifo"
+timeout 30 sh -c 'echo host >"$1"' sh "$WD/.vscode/fifo"
 : >"$JT/fifo.stop"
 wait "$FIFO_PID"
 is "$(grep -v '^host$' "$JT/fifo.got")" "" "nothing the sandbox wrote to root's 0600 fifo in .vscode reached the reader"
+# (0: the write went through; 124: the hang guard ended it, before or in
+# its open: then the check above saw no attempt.)
+r=$(rc_of fifo)
+ok "... the sandbox's write to it was refused (status ${r:-none}: neither 0 nor 124)" \
+    test -n "$r" -a "$r" != 0 -a "$r" != 124
 is "$(grep -c '^host$' "$JT/fifo.got")" 1 "control: the host's own line through that fifo reached the reader"
 [ "$TAP_FAILED" -gt 0 ] && diag "what the sandbox reported:" "$(grep '^R:' "$T/out" | tr '\n' ' ')"
 
@@ -350,10 +360,51 @@ aarch64) NR_RENAMEAT2=276 ;;
 *) NR_RENAMEAT2= ;;
 esac
 
+HOLDCALL=${HOLDCALL:-$(dirname "$SBXRUN")/tests/holdcall}
+# (A sanitized build's leak check cannot run under ptrace.)
+NOLEAK="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+# exchange DIR: a and z in DIR exchanged once.
+exchange() {
+	"$PY" -c 'import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+d = os.fsencode(sys.argv[1])
+if libc.syscall(int(sys.argv[2]), -100, d + b"/a", -100, d + b"/z", 2) != 0:
+    sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))' "$1" "$NR_RENAMEAT2"
+}
+
+# held_exchange DIR: one run in DIR whose scan tests/holdcall pauses in
+# the directory without the set-uid program (at its statx of f0000);
+# meanwhile a and z are exchanged once, then the scan goes on. Were the
+# change missed, a scan that had entered that directory first would take
+# the other name for it again and never see the set-uid program; the
+# covers of a fresh scan name it where the exchange moved it. A pause the
+# test ends, not a clock: whatever the load, the exchange lands mid-scan.
+# Sets HX_STATUS (holdcall's: the run's, 3 when nothing was held), HX_HELD
+# (the call held), HX_TO (where the program is now).
+held_exchange() {
+	[ -x "$HOLDCALL" ] || setup_failed "tests/holdcall is missing at $HOLDCALL (make check builds it)"
+	if [ -e "$1/a/suid" ]; then HX_TO=z; else HX_TO=a; fi
+	rm -f "$T/held" "$T/go"
+	printf '%s\n' "$PRELUDE" 't mmap-a mm a/suid' 't mmap-z mm z/suid' 'exit 0' >"$T/script"
+	ASAN_OPTIONS=$NOLEAK "$HOLDCALL" -s statx -m "$(cd "$1" && pwd -P)/$HX_TO|f0000|*" \
+	    -H "$T/held" -g "$T/go" -t 60 -- \
+	    "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 -w "$1" <"$T/script" \
+	    >"$T/out" 2>"$T/err" 3>"$T/diag" &
+	_hx=$!
+	JAIL_PIDS="$JAIL_PIDS $_hx"
+	wait_for "[ -e '$T/held' ]" 60 && exchange "$1"
+	: >"$T/go"
+	wait "$_hx"
+	HX_STATUS=$?
+	HX_HELD=$(cut -d'|' -f2 "$T/held" 2>/dev/null)
+}
+
 # rename_race DIR WHERE: in the workdir DIR two directories a and z of
 # 2000 empty files each, root's set-uid program in a; the two exchanged
-# every 0.5 ms while five runs start there, then a run once that stops.
-# WHERE (" on ..." or empty) goes in the first test's name. 5 tests.
+# every 0.5 ms while five runs start there, then (namespaces) one run with
+# an exchange held mid-scan, then a run once that stops. WHERE (" on ..."
+# or empty) goes in the first test's name. 6 tests.
 rename_race() {
 	"$PY" - "$1" <<'PY' || setup_failed "the directories a and z$2"
 import os, sys
@@ -383,7 +434,6 @@ PY
 	JAIL_PIDS="$JAIL_PIDS $RENAMER_PID"
 	wait_for "[ -e '$JT/ren.ready' ]" 10 || setup_failed "the renamer$2"
 	statuses=
-	msgs=0
 	held=0
 	runs=
 	i=0
@@ -394,7 +444,6 @@ t mmap-z mm z/suid
 exit 0' -w "$1"
 		statuses="$statuses $SBX_STATUS"
 		if grep -q "changed during the scan" "$T/err"; then
-			msgs=$((msgs + 1))
 			held=$((held + 1))
 		elif [ "$SBX_STATUS" = 0 ] && [ "$(rc_of mmap-a)" != 0 ] && [ "$(rc_of mmap-z)" != 0 ]; then
 			held=$((held + 1))
@@ -406,18 +455,28 @@ run $i: status $SBX_STATUS, $(grep '^R:' "$T/out" | tr '\n' ' ')$(head -c 200 "$
 	: >"$JT/ren.stop"
 	wait "$RENAMER_PID"
 	RENAMER_PID=
+	# (Only the namespaces backend scans: landlock lends by chown.)
+	if [ "$SBX_BACKEND" = namespaces ]; then
+		held_exchange "$1"
+		runs="$runs
+held run: held ${HX_HELD:-nothing}, status $HX_STATUS, $(grep '^R:' "$T/out" | tr '\n' ' ')$(head -c 200 "$T/err")"
+	fi
 	if [ -e "$1/a/suid" ]; then s=$1/a/suid; else s=$1/z/suid; fi
 	ok "a set-uid root program in directories exchanged during the scan$2 is unchanged" \
 	    cmp -s "$JT/true.orig" "$s"
 	is "$(stat -c '%a %u %g' "$s")" "4755 0 0" "... and so are its mode and owner"
 	_f=$TAP_FAILED
-	if ns_only "only the namespaces backend scans the workdir before the run" 2; then
+	if ns_only "only the namespaces backend scans the workdir before the run" 3; then
 		# A scan that happened to see one consistent state is right
 		# to go on (then the file it covered refuses the write); the
 		# others must be refused, saying why.
 		is "$held" 5 "... every run while the renames went on was refused as changed, or met the file covered"
-		ok "... and the renames did reach the scan (a run refused, saying the workdir changed)" \
-		    test "$msgs" -ge 1
+		# (How many of those the renames reached depends on the
+		# machine's load; the held run's exchange always does.)
+		is "$HX_STATUS:$HX_HELD" 0:f0000 \
+		    "... a run whose scan was held in the directory without it while a and z were exchanged ran (status 0)"
+		like "$(cat "$T/diag")" "$1/$HX_TO/suid among them" \
+		    "... and the exchange did not slip past the scan: the program is covered where it moved to"
 	fi
 	[ "$TAP_FAILED" -gt "$_f" ] || ! cmp -s "$JT/true.orig" "$s" && diag "the runs:$runs"
 	jail_sh 'echo ran >marker' -w "$1"
@@ -440,7 +499,7 @@ ext4_wd() {
 }
 
 if [ -z "$NR_RENAMEAT2" ]; then
-	skip "renameat2: no syscall number known for $(uname -m)" $((5 + N_EXT4))
+	skip "renameat2: no syscall number known for $(uname -m)" $((6 + N_EXT4))
 else
 	new_wd
 	rename_race "$WD" ""

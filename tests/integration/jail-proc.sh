@@ -66,10 +66,17 @@ is "$extra" "" "nothing else is in the environment"
 unset FAKE_API_KEY
 
 # --- host processes are out of reach ------------------------------------------------
-sleep 300 &
+# The host's process: a shell that exits 0 when it gets SIGUSR1 (after
+# saying it is ready for it). Only a process that survived what the
+# sandbox sent (SIGKILL, SIGTERM) can later answer the host's SIGUSR1 with
+# status 0: a killed one is a zombie kill -0 still finds, with status 137
+# or 143.
+new_wd
+rm -f "$JT/hp.ready"
+sh -c 'trap "exit 0" USR1; : >"$1"; while :; do sleep 1; done' sh "$JT/hp.ready" &
 hp=$!
 JAIL_PIDS="$JAIL_PIDS $hp"
-new_wd
+wait_for "[ -e '$JT/hp.ready' ]" 20 || diag "the host's process never said it was ready"
 jail_sh "$SBX_T_PRELUDE
 t kill0 kill -0 $hp
 t kill9 kill -9 $hp
@@ -83,11 +90,16 @@ echo HOSTNAME=\$(hostname)
 pwd -P
 exit 0" -w "$WD"
 is_status 0 "the signalling script ran"
-sleep 0.2
-ok "the host sleeper survives kill -9 from the sandbox" kill -0 "$hp"
+# (The trap runs once the current sleep 1 ends: wait returns within a
+# second or so, however busy the machine.)
+kill -USR1 "$hp"
+wait "$hp"
+is "$?" 0 "the host's process survives kill -9 and kill -TERM from the sandbox (it answers SIGUSR1 after the run)"
+JAIL_PIDS=$(echo " $JAIL_PIDS " | sed "s/ $hp / /")
+failed_inside "kill -9 of a host pid fails inside" kill9
+failed_inside "kill -TERM of a host pid fails inside" killterm
 failed_inside "kill -0 of a host pid fails inside" kill0
 failed_inside "kill -0 of the test's shell fails inside" killsh
-kill -KILL "$hp" 2>/dev/null
 is "$(hostname)" "$(uname -n)" "the host's hostname is unchanged"
 unlike "$(hostname)" sbxjail-pwned "sethostname from inside does not reach the host"
 like "$(output)" "$(cd "$WD" && pwd -P)" "the working directory inside is the workdir"
