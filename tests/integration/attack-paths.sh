@@ -284,25 +284,64 @@ if ns_only "landlock lends a root caller's workdir by chown" 2 &&
 fi
 
 # --- 5. SIGKILL of sbxrun at random moments leaves no placeholder ----------------------
+# sbxrun writes nothing in the workdir for a missing protected name
+# (paths.md, "No placeholder"), so nothing may be left there, wherever a
+# SIGKILL lands. sbx_bg's pid is a python wrapper until it has exec'd
+# sbxrun: a kill before that would kill only the wrapper and test nothing.
+# So each kill waits for a state, in turn: sbxrun has just started (no
+# delay, or a random one of up to 0.3 s), its jail's init exists (the jail
+# is being set up), the payload runs; and sbxrun must still be running
+# when the kill is sent (a miss fails, it is not taken as a pass).
 new_wd
 echo keep >"$WD/file"
+SBX_COMM=$(basename "$SBXRUN" | cut -c1-15)
+is_sbxrun() {
+	[ "$(cat "/proc/$SBX_PID/comm" 2>/dev/null)" = "$SBX_COMM" ] &&
+	    [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$SBX_PID/status" 2>/dev/null)" != Z ]
+}
+payload_sleeps() {
+	_pl=$(pgrep -P "$(init_of "$SBX_PID")" 2>/dev/null | head -n 1)
+	[ -n "$_pl" ] && [ "$(cat "/proc/$_pl/comm" 2>/dev/null)" = sleep ]
+}
 _k=0
 _left=
+_missed=
 while [ "$_k" -lt 20 ]; do
 	_k=$((_k + 1))
-	sbx_bg -w "$WD" --protect .envrc --protect conf/app.ini -- sleep 5
-	# 0 to ~0.3 s: anywhere from resolving to the payload running.
-	sleep "0.$(awk -v s="$_k" 'BEGIN { srand(s * 7919); printf "%03d", int(rand() * 300) }')"
-	kill -KILL "$SBX_PID" 2>/dev/null
-	sbx_bg_wait 10
-	# init notices sbxrun's death and undoes what is left (bounded wait).
+	# (sleep 60: the payload outlives every wait below; the kill ends it.)
+	sbx_bg -w "$WD" --protect .envrc --protect conf/app.ini -- sleep 60
+	_phase=$((_k % 4))
+	_at=
+	# Looked for without a pause (a bounded count of looks, each a few
+	# forks): sbxrun reaches its payload in well under wait_for's 0.1 s.
 	_n=0
-	while [ "$_n" -lt 100 ] && [ "$(ls -A "$WD")" != file ]; do
+	while ! is_sbxrun && [ "$_n" -lt 20000 ]; do
 		_n=$((_n + 1))
-		sleep 0.05
 	done
-	[ "$(ls -A "$WD")" = file ] || _left="$_left $(ls -A "$WD" | tr '\n' ' ')"
+	if is_sbxrun; then
+		case $_phase in
+		0) _at=started ;;
+		1)
+			sleep "0.$(awk -v s="$_k" 'BEGIN { srand(s * 7919); printf "%03d", int(rand() * 300) }')"
+			_at=random ;;
+		2)
+			_n=0
+			while [ -z "$(init_of "$SBX_PID")" ] && [ "$_n" -lt 20000 ]; do
+				_n=$((_n + 1))
+			done
+			[ -n "$(init_of "$SBX_PID")" ] && _at=init ;;
+		3) wait_for payload_sleeps 30 && _at=payload ;;
+		esac
+	fi
+	# The precondition: sbxrun itself, still running, at the state reached.
+	is_sbxrun || _at=
+	kill -KILL "$SBX_PID" 2>/dev/null
+	sbx_bg_wait 30
+	[ -n "$_at" ] && [ "$SBX_STATUS" = 137 ] || _missed="$_missed $_k:phase$_phase:${_at:-none}:$SBX_STATUS"
+	# init notices sbxrun's death and undoes what is left (bounded wait).
+	wait_for "[ \"\$(ls -A '$WD')\" = file ]" 20 || _left="$_left $(ls -A "$WD" | tr '\n' ' ')"
 done
+is "$_missed" "" "each of the 20 kills hit sbxrun while it ran, at its state (precondition)"
 is "$_left" "" "20 kills of sbxrun at random moments leave nothing in the workdir"
 
 done_testing

@@ -344,12 +344,49 @@ wait_for "[ -s '$JT/peer.port' ]" 10
 PEER=$(cat "$JT/peer.port")
 : >>"$JT/peer.log"
 
-# Waits until the sandbox's connection is full (the peer's receive queue
-# holds data), then a little more for the race to be met.
-wait_full() {
-	wait_for "ss -tnH state established '( sport = :$PEER )' | awk '\$1 > 0 {f=1} END {exit !f}'" 20 ||
-	    diag "the peer's queue never filled"
-	sleep 2
+# in_sendmsg DIR...: how many of the tasks DIR (/proc/PID/task/TID) are in
+# sendmsg(2) (number 46 on x86_64; the first field of "syscall"), blocked
+# in it or waiting for the supervisor's answer to it.
+NR_SENDMSG=$("$PY" -c 'import platform; print({"x86_64": 46, "aarch64": 211}.get(platform.machine(), -1))')
+in_sendmsg() {
+	for _t in "$@"; do
+		cut -d' ' -f1 "$_t/syscall" 2>/dev/null
+	done | grep -cx "$NR_SENDMSG"
+}
+
+# stalled: the state the attack is about, read on the host. The peer's
+# receive queue holds data (the connection is full), the payload's
+# senders are in sendmsg, and under landlock, where sbxrun's workers make
+# the sandbox's sends on its copy of the socket, a worker is blocked in
+# one: what would hold up the end of the run if anything could. (Under
+# namespaces the connection was moved to the host and the kernel makes
+# the sends: no worker takes part.) A worker's /proc entry that cannot be
+# read (a non-root caller's sbxrun is not dumpable) is not required.
+stalled() {
+	ss -tnH state established "( sport = :$PEER )" | awk '$1 > 0 {f=1} END {exit !f}' || return 1
+	_pl=$(pgrep -P "$(init_of "$SBX_PID")" 2>/dev/null | head -n 1)
+	[ -n "$_pl" ] && [ "$(in_sendmsg /proc/"$_pl"/task/*)" -ge 1 ] || return 1
+	[ "$SBX_BACKEND" = landlock ] || return 0
+	_w=
+	for _t in /proc/"$SBX_PID"/task/*; do
+		[ "$(cat "$_t/comm" 2>/dev/null)" = sbxrun-worker ] && _w="$_w $_t"
+	done
+	[ -n "$_w" ] || return 1
+	# shellcheck disable=SC2086
+	cat ${_w%% *}/syscall >/dev/null 2>&1 || return 0
+	# shellcheck disable=SC2086
+	[ "$(in_sendmsg $_w)" -ge 1 ]
+}
+
+# Waits (bounded) for that state while sbxrun still runs: STALLED=yes.
+wait_stalled() {
+	STALLED=no
+	if wait_for stalled 20 && kill -0 "$SBX_PID" 2>/dev/null &&
+	    [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$SBX_PID/status")" != Z ]; then
+		STALLED=yes
+	else
+		diag "the sends never blocked: $(ss -tnH state established "( sport = :$PEER )")"
+	fi
 }
 
 if [ -z "$cc_ok" ]; then
@@ -360,9 +397,14 @@ else
 	new_wd
 	cp "$T/stall" "$WD/stall"
 	chmod 755 "$WD/stall"
-	sbx_bg -w "$WD" --loopback "$PEER" --timeout 2 -- ./stall "$PEER"
-	# Bounded: 2 s of timeout, then the grace; 30 s is far past both.
-	sbx_bg_wait 30
+	# The timeout (counted from the start) must fall while the sends are
+	# blocked: 20 s leaves start-up and the filling of the connection
+	# ample time on a busy machine, and the state is checked, not assumed.
+	sbx_bg -w "$WD" --loopback "$PEER" --timeout 20 -- ./stall "$PEER"
+	wait_stalled
+	is "$STALLED" yes "stall: the sends were blocked before the timeout (precondition)"
+	# Bounded: what is left of 20 s of timeout, then the grace.
+	sbx_bg_wait 45
 	bg_status 124 "stall: --timeout still ends the run with 124"
 	json_line "$T/bg.diag" && pass "stall: the JSON line is printed" ||
 	    fail "stall: the JSON line is printed"
@@ -372,7 +414,8 @@ else
 	cp "$T/stall" "$WD/stall"
 	chmod 755 "$WD/stall"
 	sbx_bg -w "$WD" --loopback "$PEER" --timeout 10m -- ./stall "$PEER"
-	wait_full
+	wait_stalled
+	is "$STALLED" yes "stall: SIGTERM: the sends were blocked when it was sent (precondition)"
 	kill -TERM "$SBX_PID" 2>/dev/null
 	sbx_bg_wait 30
 	bg_status 143 "stall: SIGTERM still ends the run with 143"

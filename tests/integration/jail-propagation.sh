@@ -35,10 +35,12 @@ for b in namespaces landlock; do
 	chmod 755 "$WD"
 	before=$(below)
 	BG_STDIN=$T/script
-	printf 'i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done\necho ran\n' >"$T/script"
+	# The script's first step marks that it runs: the payload starts only
+	# once the jail's mounts are all made, so the sample below is taken
+	# with every one of them in place (init exists before any).
+	printf ': >started\ni=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done\necho ran\n' >"$T/script"
 	SBX_BACKEND=$b sbx_bg -w "$WD"
-	wait_for "[ -n \"\$(init_of $SBX_PID)\" ]" 10
-	sleep 0.3
+	wait_for "[ -e '$WD/started' ]" 30 || diag "$b: the script never started: $(cat "$T/bg.err")"
 	during=$(below)
 	: >"$WD/go"
 	sbx_bg_wait 30
