@@ -346,3 +346,67 @@ EOF
 log_lines() {
 	wc -l <"$LSN/log" | tr -d ' '
 }
+
+# lsn_fence BASE NAME...: the fence that ends a step whose verdict is a
+# listener log that stays empty. A fixed sleep before reading the log lets
+# a late line (a listener slow to log on a loaded machine) make the check
+# pass without seeing the leak. Instead this machine connects to (or sends
+# to) each listener NAME (tcp, any, udp, abstract, sock, sock2, sock3) once
+# after the run: the listener is one thread reading its sockets in arrival
+# order, so what the sandbox got through is logged before the fence's own
+# line; a connect waits for the listener's close, which follows the line,
+# and a datagram's tag is waited for in the log (at most 20 s). Leaves in
+# $T/lsn.step the lines logged since line BASE less the fence's own (for a
+# unix socket, whose peers are all '', one line of that socket's); a fence
+# that does not arrive is a failure, and a line there too.
+lsn_fence() {
+	if ! "$PY" - "$LSN/log" "$1" "$(uniq_tag fence)" "$@" >"$T/lsn.step" 2>"$T/lsn.err" <<'PYEOF'
+import os, socket, sys, time
+log, base, tag, names = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[5:]
+env = dict(l.split("=", 1) for l in open(os.path.join(os.path.dirname(log), "ports")).read().split())
+own, missing = [], []
+for n in names:
+    try:
+        if n == "udp":
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.sendto(tag.encode(), ("127.0.0.1", int(env["LSN_UDP"])))
+            own.append(("udp", tag))
+            continue
+        if n in ("tcp", "any"):
+            s = socket.create_connection(("127.0.0.1", int(env["LSN_" + n.upper()])), timeout=20)
+            own.append(("line", "%s %r" % (n, s.getsockname())))
+        else:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(20)
+            s.connect("\0" + env["LSN_ABS"] if n == "abstract" else
+                      env["LSN_" + n.upper()])
+            own.append(("line", "%s ''" % n))
+        s.recv(1)   # the listener closes after logging
+    except (OSError, KeyError) as e:
+        missing.append("%s (%s)" % (n, e))
+def new():
+    with open(log) as f:
+        return f.read().splitlines()[base:]
+end = time.time() + 20
+while any(k == "udp" for k, _ in own) and not any(tag in l for l in new()) and time.time() < end:
+    time.sleep(0.1)
+lines = new()
+for k, v in own:
+    for i, l in enumerate(lines):
+        if (k == "udp" and v in l) or (k == "line" and l == v):
+            del lines[i]
+            break
+    else:
+        missing.append("%s %s" % (k, v))
+for l in lines:
+    print(l)
+if missing:
+    print("FENCE MISSING: " + ", ".join(missing))
+    sys.exit(1)
+PYEOF
+	then
+		fail "the fence after the step ($*) arrived"
+		diag "$(grep '^FENCE' "$T/lsn.step")" "$(cat "$T/lsn.err")"
+		return 1
+	fi
+}
