@@ -12,6 +12,7 @@
 #   - the sandbox swaps a directory on the way to a mount target for a
 #     symlink, so that cleanup would remove an entry elsewhere;
 #   - a read-only workdir runs;
+#   - the workdir exchanged once, held right after the pin (tests/holdcall);
 #   - SIGKILL of sbxrun at random moments leaves no placeholder;
 #   - landlock: the same workdir flip (the rules, the lend, the sandbox's
 #     current directory), a flip of a directory above the workdir (the lend
@@ -133,6 +134,68 @@ if root_only "another user must own the workdir's parent" 9; then
 	# Sanity: the same workdir without a flipper runs.
 	jail_sh "ls" -w "$JT/parent-etc/proj"
 	is_status 0 "the workdir runs when nobody flips it (control)"
+fi
+
+# --- 1b. the same exchange, once, right after the pin -------------------------------------
+# The flipper's swaps land at random moments, as many as the machine lets
+# it make. This one lands where a name used again would matter: sbxrun's
+# first look below the workdir by its path (a statx of proj/NAME, right
+# after the workdir was pinned) is held with tests/holdcall; the owner of
+# the parent exchanges proj with the link to a root-only directory, once;
+# then the run goes on with the name swapped for good. Everything after
+# the pin must come from it: the run ends well (or refuses), the canary is
+# never read, nothing is made or changed in the root-only directory.
+HOLDCALL=${HOLDCALL:-$(dirname "$SBXRUN")/tests/holdcall}
+if root_only "only root traces sbxrun, and another user must own the parent" 5; then
+	if [ ! -x "$HOLDCALL" ]; then
+		echo "Bail out! tests/holdcall is missing at $HOLDCALL (make check builds it)"
+		exit 1
+	fi
+	secret_dir "$JT/secret1b"
+	_p=$JT/parent-held
+	mkdir -p "$_p/proj"
+	ln -s "$JT/secret1b" "$_p/proj.lnk"
+	chown -R sbxtest: "$_p"
+	chown -h sbxtest: "$_p/proj.lnk"
+	chown root: "$_p/proj"
+	rm -f "$T/held" "$T/go"
+	printf '%s\n' "cat ./canary 2>/dev/null; ls -A; echo x >./sbx-planted-$TAG 2>/dev/null; exit 0" \
+	    >"$T/script1b"
+	# (A sanitized build's leak check cannot run under ptrace.)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    "$HOLDCALL" -s statx -m "*|$_p/proj/*" -H "$T/held" -g "$T/go" -- \
+	    "$SBXRUN" --backend "$SBX_BACKEND" --diag none -w "$_p/proj" <"$T/script1b" \
+	    >"$T/out1b" 2>"$T/err1b" &
+	_hc=$!
+	JAIL_PIDS="$JAIL_PIDS $_hc"
+	wait_for "[ -e '$T/held' ]" 30
+	# (The system's python3: one under root's home is not sbxtest's to run.)
+	_py=/usr/bin/python3
+	[ -x "$_py" ] || _py=$(command -v python3)
+	runuser -u sbxtest -- "$_py" -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) != 0:
+    raise SystemExit("renameat2: " + os.strerror(ctypes.get_errno()))
+print("swapped")' "$_p/proj" "$_p/proj.lnk" >"$T/swap1b" 2>&1
+	: >"$T/go"
+	wait "$_hc"
+	_st=$?
+	case $(cat "$T/held" 2>/dev/null):$(cat "$T/swap1b") in
+	*"|$_p/proj/"*:swapped) pass "held after the pin, the parent's owner exchanged proj with the link" ;;
+	*) fail "held after the pin, the parent's owner exchanged proj with the link"
+		diag "held: $(cat "$T/held" 2>&1); swap: $(cat "$T/swap1b")" ;;
+	esac
+	case $_st in
+	0) pass "the run ended well or refused ($_st)" ;;
+	125) pass "the run ended well or refused ($_st)"
+		diag "refused: $(tail -n 1 "$T/err1b")" ;;
+	*) fail "the run ended well or refused ($_st)"; diag "$(tail -n 5 "$T/err1b")" ;;
+	esac
+	unlike "$(cat "$T/out1b")" "$TAG" "the canary was never read"
+	absent "nothing was made in the root-only directory" "$JT/secret1b/sbx-planted-$TAG"
+	is "$(find "$JT/secret1b" ! -user 0 | wc -l):$(stat -c %a "$JT/secret1b")" 0:700 \
+	    "the root-only directory kept its owners and mode"
 fi
 
 # --- 2. a mount source inside the workdir, flipped by a second sandbox ----------------
