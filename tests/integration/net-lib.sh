@@ -593,7 +593,7 @@ for a in sys.argv[2:]:
             if kind != "unix":
                 me = s.getsockname()
                 h = me[0][7:] if me[0].startswith("::ffff:") else me[0]
-                print("P:%s:%d" % (h, me[1]), flush=True)
+                print("P:%s/%s:%d" % (port[0], h, me[1]), flush=True)
             s.sendall(b"GET /%s HTTP/1.0\r\n\r\n" % tag.encode() if kind == "http"
                       else tag.encode() + b"\n")
             s.recv(100)
@@ -619,14 +619,21 @@ PYEOF
 		_fm=
 	fi
 	# The fence's TCP connections are also logged without the tag (on
-	# accept): by their address and port.
+	# accept, "tcp PORT from PEER"): by destination port and peer, and only
+	# the last such line of each (a racer's earlier connection may have had
+	# the same source port towards another port, or even the same one once
+	# that connection had ended: removing it would lose a line).
 	rl_new | awk -v tag="$_ft" -v peers=" $(sed -n 's/^P://p' "$T/fence.out" | tr '\n' ' ')" '
-		index($0, tag) { next }
-		{ for (i = 1; i < NF; i++) if ($i == "from") {
+		{ line[NR] = $0 }
+		index($0, tag) { skip[NR] = 1; next }
+		$1 == "tcp" { for (i = 1; i < NF; i++) if ($i == "from") {
 			p = $(i + 1); sub(/:$/, "", p)
-			if (index(peers, " " p " ")) next
+			if (index(peers, " " $2 "/" p " ")) last[$2 "/" p] = NR
 		} }
-		{ print }' >"$T/rl.step"
+		END {
+			for (k in last) skip[last[k]] = 1
+			for (n = 1; n <= NR; n++) if (!(n in skip)) print line[n]
+		}' >"$T/rl.step"
 	if [ -n "${HL:-}" ] && [ -n "${HL_MARK:-}" ]; then
 		hl_new | grep -vF -- "$_ft" >"$T/hl.step"
 	else
