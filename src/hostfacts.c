@@ -26,26 +26,68 @@
 #endif
 
 #include "hostfacts.h"
+#include "resolve.h"
 
-/* The type of what path names, following no final symlink. On Linux a
- * mount's root there (a local user's FUSE server that never answers, on a
- * name sbxrun looks at) is described from what the kernel has cached and
- * never asked: the type is all the plan needs, and an inode's type does
- * not change (doc/design/idmap-covers.md, "Other mounts below a tree"). */
+/* Where path is looked up: on Linux, from the descriptor of the deepest
+ * pin (resolve.h) at or above it, by the rest of the path ("" for the pin
+ * itself); otherwise by name. A name the plan looks at below the workdir
+ * (.git, .envrc, ...) then names an entry of the very directory the jail
+ * is built from, whatever was put at the workdir's name since it was
+ * pinned (doc/design/paths.md). */
+static const char *
+host_where(const struct sbx_host_ids *ids, const char *path, int *dir)
+{
+	*dir = AT_FDCWD;
+#ifdef __linux__
+	const struct sbx_pin *best = NULL;
+	size_t best_len = 0;
+
+	if (ids != NULL && ids->fs != NULL) {
+		for (size_t i = 0; i < ids->fs->npins; i++) {
+			const struct sbx_pin *p = &ids->fs->pins[i];
+			size_t n = strcmp(p->path, "/") == 0 ? 0 : strlen(p->path);
+
+			if (p->fd < 0 || (best != NULL && n <= best_len))
+				continue;
+			if (strncmp(path, p->path, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+				continue;
+			best = p;
+			best_len = n;
+		}
+	}
+	if (best != NULL) {
+		path += best_len;
+		while (*path == '/')
+			path++;
+		*dir = best->fd;
+	}
+#else
+	(void)ids;
+#endif
+	return path;
+}
+
+/* The type of what name names in dir, following no final symlink. On
+ * Linux a mount's root there (a local user's FUSE server that never
+ * answers, on a name sbxrun looks at) is described from what the kernel
+ * has cached and never asked: the type is all the plan needs, and an
+ * inode's type does not change (doc/design/idmap-covers.md, "Other
+ * mounts below a tree"). */
 static int
-host_type(const char *path, mode_t *type)
+host_type(int dir, const char *name, mode_t *type)
 {
 #ifdef __linux__
-	const int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC;
+	const int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC |
+	    (*name == '\0' ? AT_EMPTY_PATH : 0);
 	struct statx sx;
 
-	if (statx(AT_FDCWD, path, flags, STATX_TYPE, &sx) == 0) {
+	if (statx(dir, name, flags, STATX_TYPE, &sx) == 0) {
 		*type = sx.stx_mode & S_IFMT;
 		return 0;
 	}
 	/* A FUSE mount that refuses sbxrun tells no type, only that it is
 	 * a mount's root; the sandbox cannot enter it either. */
-	if (errno == EACCES && statx(AT_FDCWD, path, flags, 0, &sx) == 0 &&
+	if (errno == EACCES && statx(dir, name, flags, 0, &sx) == 0 &&
 	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
 		*type = S_IFDIR;
 		return 0;
@@ -54,7 +96,7 @@ host_type(const char *path, mode_t *type)
 #else
 	struct stat st;
 
-	if (lstat(path, &st) < 0)
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
 	*type = st.st_mode & S_IFMT;
 	return 0;
@@ -62,16 +104,18 @@ host_type(const char *path, mode_t *type)
 }
 
 static enum sbx_file_kind
-host_kind(SBX_UNUSED void *ctx, const char *path, char **target)
+host_kind(void *ctx, const char *path, char **target)
 {
 	mode_t type;
+	int dir;
+	const char *name = host_where(ctx, path, &dir);
 
-	if (host_type(path, &type) < 0)
+	if (host_type(dir, name, &type) < 0)
 		return SBX_KIND_NONE;
 	if (S_ISLNK(type)) {
 		if (target) {
 			char buf[4096];
-			ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+			ssize_t n = readlinkat(dir, name, buf, sizeof(buf) - 1);
 
 			if (n < 0)
 				return SBX_KIND_NONE;
@@ -84,13 +128,21 @@ host_kind(SBX_UNUSED void *ctx, const char *path, char **target)
 }
 
 static int
-host_list(SBX_UNUSED void *ctx, const char *dir, struct sbx_strv *names)
+host_list(void *ctx, const char *path, struct sbx_strv *names)
 {
 	struct dirent *de;
-	DIR *d = opendir(dir);
+	int dir, fd;
+	const char *name = host_where(ctx, path, &dir);
+	DIR *d;
 
-	if (d == NULL)
+	fd = openat(dir, *name ? name : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return -1;
+	}
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -106,9 +158,19 @@ host_sealed(void *ctx, const char *path)
 	const struct sbx_host_ids *ids = ctx;
 	struct stat st;
 	mode_t other;
+	int dir;
+	const char *name;
 
-	if (ids == NULL || stat(path, &st) < 0)
+	if (ids == NULL)
 		return false;
+	name = host_where(ids, path, &dir);
+#ifdef AT_EMPTY_PATH
+	if (fstatat(dir, name, &st, *name == '\0' ? AT_EMPTY_PATH : 0) < 0)
+		return false;
+#else
+	if (fstatat(dir, name, &st, 0) < 0)
+		return false;
+#endif
 	if (st.st_uid == ids->uid)
 		return false;
 	other = S_ISDIR(st.st_mode) ? (S_IROTH | S_IXOTH) : S_IROTH;

@@ -11,6 +11,8 @@
 #include "err.h"
 #include "fsplan.h"
 
+struct sbx_fsview;
+
 /* The ids the sandbox will hold, for judging what file permissions alone
  * keep from it. */
 struct sbx_host_ids {
@@ -18,10 +20,14 @@ struct sbx_host_ids {
 	gid_t gid;
 	gid_t groups[64];
 	int ngroups;
+	/* The resolved paths, or NULL: a path at or below one of fs's pins
+	 * is looked up from the pin's descriptor, not by name (Linux). */
+	const struct sbx_fsview *fs;
 };
 
-/* Facts read from this machine's filesystem (lstat, readlink, readdir);
- * ids may be NULL when "sealed" does not matter. */
+/* Facts read from this machine's filesystem (lstat, readlink, readdir),
+ * from the pins of ids->fs where a path lies below one; ids may be NULL
+ * when "sealed" does not matter and nothing is pinned. */
 void sbx_host_facts_init(struct sbx_fsfacts *facts, const struct sbx_host_ids *ids);
 
 /* The ids of a sandbox run for the caller: the caller's own, or for root

@@ -734,6 +734,10 @@ build_jail(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	/* The ids the sandbox runs as: the caller's own, or for root the
 	 * unprivileged id every backend gives it. */
 	sbx_host_ids_for(&run->host_ids, run->caller.uid, run->caller.gid, SBX_SANDBOX_ROOT_ID);
+	/* What the plan looks at below the workdir (the protected names) or
+	 * a mount source, it looks at through the pin: the jail is built
+	 * from the pinned directory, whatever is at its name by now. */
+	run->host_ids.fs = &run->fs;
 	sbx_host_facts_init(&run->facts, &run->host_ids);
 	return sbx_jail_build(&in, &run->jail, err);
 }

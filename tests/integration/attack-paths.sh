@@ -138,34 +138,38 @@ fi
 
 # --- 1b. the same exchange, once, right after the pin -------------------------------------
 # The flipper's swaps land at random moments, as many as the machine lets
-# it make. This one lands where a name used again would matter: sbxrun's
-# first look below the workdir by its path (a statx of proj/NAME, right
-# after the workdir was pinned) is held with tests/holdcall; the owner of
-# the parent exchanges proj with the link to a root-only directory, once;
-# then the run goes on with the name swapped for good. Everything after
-# the pin must come from it: the run ends well (or refuses), the canary is
-# never read, nothing is made or changed in the root-only directory.
+# it make. These land where a name used again would matter: sbxrun's first
+# look at a name below the workdir (the plan's statx of .git, after the
+# workdir was pinned) is held with tests/holdcall; the owner of the
+# parent exchanges proj with a link to another directory, once; then the
+# run goes on with the name swapped for good. Everything after the pin
+# must come from it.
+#   1b. the link leads to a root-only directory: the run ends well (or
+#       refuses), the canary is never read, nothing is made or changed;
+#   1c. the link leads to the attacker's own empty directory, and the
+#       workdir holds .envrc and .git: the plan must still see them (a
+#       plan that looked by name saw neither, so neither was protected:
+#       the sandbox wrote both, and the git guard then moved the caller's
+#       .git and .envrc aside as "made by the sandbox").
 HOLDCALL=${HOLDCALL:-$(dirname "$SBXRUN")/tests/holdcall}
-if root_only "only root traces sbxrun, and another user must own the parent" 5; then
-	if [ ! -x "$HOLDCALL" ]; then
-		echo "Bail out! tests/holdcall is missing at $HOLDCALL (make check builds it)"
-		exit 1
-	fi
-	secret_dir "$JT/secret1b"
-	_p=$JT/parent-held
-	mkdir -p "$_p/proj"
-	ln -s "$JT/secret1b" "$_p/proj.lnk"
-	chown -R sbxtest: "$_p"
-	chown -h sbxtest: "$_p/proj.lnk"
-	chown root: "$_p/proj"
+# held_swap P LINKTARGET SCRIPT: root runs SCRIPT with -w P/proj, held at
+# the plan's first look below it; sbxtest (P's owner) exchanges P/proj
+# with P/proj.lnk -> LINKTARGET, then the run goes on. Sets HS_ST (its
+# status); $T/hs.out, $T/hs.err; one check that the hold and the exchange
+# happened.
+held_swap() {
+	mkdir -p "$1/proj"
+	ln -s "$2" "$1/proj.lnk"
+	chown -R sbxtest: "$1"
+	chown -h sbxtest: "$1/proj.lnk"
+	chown root: "$1/proj"
 	rm -f "$T/held" "$T/go"
-	printf '%s\n' "cat ./canary 2>/dev/null; ls -A; echo x >./sbx-planted-$TAG 2>/dev/null; exit 0" \
-	    >"$T/script1b"
+	printf '%s\n' "$3" >"$T/hs.script"
 	# (A sanitized build's leak check cannot run under ptrace.)
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	    "$HOLDCALL" -s statx -m "*|$_p/proj/*" -H "$T/held" -g "$T/go" -- \
-	    "$SBXRUN" --backend "$SBX_BACKEND" --diag none -w "$_p/proj" <"$T/script1b" \
-	    >"$T/out1b" 2>"$T/err1b" &
+	    "$HOLDCALL" -s statx -m "*|$1/proj/*" -m "$1/proj|.git|*" -H "$T/held" -g "$T/go" -- \
+	    "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 -w "$1/proj" <"$T/hs.script" \
+	    >"$T/hs.out" 2>"$T/hs.err" 3>"$T/hs.diag" &
 	_hc=$!
 	JAIL_PIDS="$JAIL_PIDS $_hc"
 	wait_for "[ -e '$T/held' ]" 30
@@ -177,25 +181,49 @@ import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) != 0:
     raise SystemExit("renameat2: " + os.strerror(ctypes.get_errno()))
-print("swapped")' "$_p/proj" "$_p/proj.lnk" >"$T/swap1b" 2>&1
+print("swapped")' "$1/proj" "$1/proj.lnk" >"$T/hs.swap" 2>&1
 	: >"$T/go"
 	wait "$_hc"
-	_st=$?
-	case $(cat "$T/held" 2>/dev/null):$(cat "$T/swap1b") in
-	*"|$_p/proj/"*:swapped) pass "held after the pin, the parent's owner exchanged proj with the link" ;;
+	HS_ST=$?
+	case $(cat "$T/held" 2>/dev/null):$(cat "$T/hs.swap") in
+	*"|$1/proj/"*:swapped | "$1/proj|"*:swapped)
+		pass "held after the pin, the parent's owner exchanged proj with the link" ;;
 	*) fail "held after the pin, the parent's owner exchanged proj with the link"
-		diag "held: $(cat "$T/held" 2>&1); swap: $(cat "$T/swap1b")" ;;
+		diag "held: $(cat "$T/held" 2>&1); swap: $(cat "$T/hs.swap")" ;;
 	esac
-	case $_st in
-	0) pass "the run ended well or refused ($_st)" ;;
-	125) pass "the run ended well or refused ($_st)"
-		diag "refused: $(tail -n 1 "$T/err1b")" ;;
-	*) fail "the run ended well or refused ($_st)"; diag "$(tail -n 5 "$T/err1b")" ;;
+}
+
+if root_only "only root traces sbxrun, and another user must own the parent" 11; then
+	if [ ! -x "$HOLDCALL" ]; then
+		echo "Bail out! tests/holdcall is missing at $HOLDCALL (make check builds it)"
+		exit 1
+	fi
+	secret_dir "$JT/secret1b"
+	held_swap "$JT/parent-held" "$JT/secret1b" \
+	    "cat ./canary 2>/dev/null; ls -A; echo x >./sbx-planted-$TAG 2>/dev/null; exit 0"
+	case $HS_ST in
+	0) pass "the run ended well or refused ($HS_ST)" ;;
+	125) pass "the run ended well or refused ($HS_ST)"
+		diag "refused: $(tail -n 1 "$T/hs.err")" ;;
+	*) fail "the run ended well or refused ($HS_ST)"; diag "$(tail -n 5 "$T/hs.err")" ;;
 	esac
-	unlike "$(cat "$T/out1b")" "$TAG" "the canary was never read"
+	unlike "$(cat "$T/hs.out")" "$TAG" "the canary was never read"
 	absent "nothing was made in the root-only directory" "$JT/secret1b/sbx-planted-$TAG"
 	is "$(find "$JT/secret1b" ! -user 0 | wc -l):$(stat -c %a "$JT/secret1b")" 0:700 \
 	    "the root-only directory kept its owners and mode"
+
+	# 1c. The workdir's protected entries, seen through the pin.
+	_p=$JT/parent-decoy
+	mkdir -p "$_p/proj/.git" "$_p/decoy"
+	echo 'echo safe' >"$_p/proj/.envrc"
+	echo '[core]' >"$_p/proj/.git/config"
+	chmod 777 "$_p/decoy"
+	held_swap "$_p" decoy 'echo "echo PWNED" >>.envrc; echo "	fsmonitor = evil" >>.git/config; exit 0'
+	# The real workdir is at proj.lnk now.
+	is "$HS_ST:$(cat "$_p/proj.lnk/.envrc" 2>&1)" "0:echo safe" \
+	    "the run ended well and the workdir's .envrc is as it was"
+	is "$(cat "$_p/proj.lnk/.git/config" 2>&1)" "[core]" "... and so is .git/config"
+	unlike "$(cat "$T/hs.diag")" "moved aside" "nothing of the caller's was moved aside as the sandbox's"
 fi
 
 # --- 2. a mount source inside the workdir, flipped by a second sandbox ----------------

@@ -110,6 +110,44 @@ test_sealed(const char *top)
 	ok(!f.sealed(f.ctx, readme), "a 0644 file is open to every uid");
 }
 
+/* Through a pin: a path at or below a pinned one is looked up from the
+ * pin's descriptor, so the facts describe the pinned directory even when
+ * its name now leads elsewhere (here: nowhere at all). */
+static void
+test_pinned(const char *top)
+{
+	_cleanup_free_ char *proj = in(top, "proj");
+	struct sbx_pin pin = { .path = "/nonexistent/moved/proj", .fd = -1 };
+	struct sbx_fsview fs = { .pins = &pin, .npins = 1 };
+	struct sbx_host_ids ids;
+	struct sbx_strv names = { 0 };
+	struct sbx_fsfacts f;
+	char *target = NULL;
+
+	memset(&ids, 0, sizeof(ids));
+	ids.uid = getuid() == 65533 ? 65532 : 65533;
+	ids.gid = getgid() == 65533 ? 65532 : 65533;
+	ids.fs = &fs;
+	pin.fd = open(proj, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	sbx_host_facts_init(&f, &ids);
+	is_int(f.kind(f.ctx, "/nonexistent/moved/proj", NULL), SBX_KIND_DIR, "the pin itself");
+	is_int(f.kind(f.ctx, "/nonexistent/moved/proj/README.md", NULL), SBX_KIND_FILE,
+	    "a file below the pin, whose name leads nowhere");
+	is_int(f.kind(f.ctx, "/nonexistent/moved/proj/config/x", NULL), SBX_KIND_FILE,
+	    "two levels below it");
+	is_int(f.kind(f.ctx, "/nonexistent/moved/proj/deploy", &target), SBX_KIND_SYMLINK,
+	    "a symlink below it");
+	is_str(target, "config", "... and its content");
+	free(target);
+	is_int(f.kind(f.ctx, "/nonexistent/moved/projX/README.md", NULL), SBX_KIND_NONE,
+	    "a sibling whose name starts like the pin's is not below it");
+	ok(f.list(f.ctx, "/nonexistent/moved/proj", &names) == 0 && names.n == 5,
+	    "the pin's names are listed through it");
+	ok(f.sealed(f.ctx, "/nonexistent/moved/proj/secret"), "sealed is judged through it");
+	sbx_strv_free(&names);
+	close(pin.fd);
+}
+
 /* The view on host facts: [protect] deploy, a symlink to config, makes
  * config protected as well. */
 static void
@@ -279,6 +317,7 @@ main(void)
 	test_kinds(&f, top);
 	test_list(&f, top);
 	test_sealed(top);
+	test_pinned(top);
 	test_view(&f, top);
 	test_account_parse();
 	test_account_lookup();
