@@ -28,43 +28,21 @@
 #include "hostfacts.h"
 #include "resolve.h"
 
-/* Where path is looked up: on Linux, from the descriptor of the deepest
- * pin (resolve.h) at or above it, by the rest of the path ("" for the pin
- * itself); otherwise by name. A name the plan looks at below the workdir
- * (.git, .envrc, ...) then names an entry of the very directory the jail
- * is built from, whatever was put at the workdir's name since it was
- * pinned (doc/design/paths.md). */
+/* Where path is looked up: on Linux through the pins of ids->fs
+ * (sbx_fsview_at()), so that a name the plan looks at below the workdir
+ * (.git, .envrc, ...) is an entry of the very directory the jail is built
+ * from, whatever was put at the workdir's name since it was pinned
+ * (doc/design/paths.md); otherwise by name. */
 static const char *
 host_where(const struct sbx_host_ids *ids, const char *path, int *dir)
 {
-	*dir = AT_FDCWD;
 #ifdef __linux__
-	const struct sbx_pin *best = NULL;
-	size_t best_len = 0;
-
-	if (ids != NULL && ids->fs != NULL) {
-		for (size_t i = 0; i < ids->fs->npins; i++) {
-			const struct sbx_pin *p = &ids->fs->pins[i];
-			size_t n = strcmp(p->path, "/") == 0 ? 0 : strlen(p->path);
-
-			if (p->fd < 0 || (best != NULL && n <= best_len))
-				continue;
-			if (strncmp(path, p->path, n) != 0 || (path[n] != '\0' && path[n] != '/'))
-				continue;
-			best = p;
-			best_len = n;
-		}
-	}
-	if (best != NULL) {
-		path += best_len;
-		while (*path == '/')
-			path++;
-		*dir = best->fd;
-	}
+	return sbx_fsview_at(ids ? ids->fs : NULL, path, dir);
 #else
 	(void)ids;
-#endif
+	*dir = AT_FDCWD;
 	return path;
+#endif
 }
 
 /* The type of what name names in dir, following no final symlink. On

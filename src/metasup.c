@@ -19,6 +19,7 @@
 #include "metasup.h"
 #include "linux-notify.h"
 #include "linux-statat.h"
+#include "resolve.h"
 
 #ifndef AT_EMPTY_PATH
 #define AT_EMPTY_PATH 0x1000
@@ -264,7 +265,7 @@ sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g)
 
 	/* The writable trees' roots end the walk up (see below). */
 	for (size_t i = 0; m->writable && i < m->writable->n; i++)
-		if (sbx_stat_cached(AT_FDCWD, m->writable->v[i], 0, &st) == 0)
+		if (sbx_fsview_stat(g->fs, m->writable->v[i], 0, &st) == 0)
 			add_id(m, &st, GUARD_TOP);
 	for (size_t k = 0; k < SBX_ARRAY_LEN(kinds); k++) {
 		for (size_t i = 0; i < kinds[k].list->n; i++) {
@@ -275,14 +276,14 @@ sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g)
 			 * made a symlink before the run may not. Anything
 			 * else, or nothing at all, is what following the
 			 * path would find too. */
-			if (sbx_stat_cached(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, &st) == 0) {
+			if (sbx_fsview_stat(g->fs, path, AT_SYMLINK_NOFOLLOW, &st) == 0) {
 				add_id(m, &st, kinds[k].what);
 				if (!S_ISLNK(st.st_mode))
 					continue;
 			} else if (errno == ENOENT) {
 				continue;
 			}
-			if (sbx_stat_cached(AT_FDCWD, path, 0, &st) == 0)
+			if (sbx_fsview_stat(g->fs, path, 0, &st) == 0)
 				add_id(m, &st, kinds[k].what);
 		}
 	}

@@ -18,6 +18,8 @@
 
 #include "util.h"
 
+struct sbx_fsview;
+
 /* The plan's paths that on-behalf calls must leave alone as the sandbox's
  * own calls are made to (absolute, as the plan computed them). */
 struct sbx_meta_guard {
@@ -32,6 +34,10 @@ struct sbx_meta_guard {
 	bool guard_names; /* trap the name-changing calls (namesup.h) */
 	int ruleset; /* the sandbox's Landlock filesystem ruleset, for the
 	                workers that make those calls; -1: none */
+	/* The resolved paths: every path above is looked at through the
+	 * deepest pin that holds it (sbx_fsview_stat()), not by name; NULL:
+	 * by name. */
+	const struct sbx_fsview *fs;
 };
 
 /* One guarded file, by identity: what a path resolves to is compared, not

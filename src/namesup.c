@@ -18,6 +18,7 @@
 
 #include "namesup.h"
 #include "linux-notify.h"
+#include "resolve.h"
 
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
@@ -67,7 +68,7 @@ struct sbx_namesup {
 };
 
 struct sbx_namesup *
-sbx_namesup_new(const struct sbx_strv *names)
+sbx_namesup_new(const struct sbx_strv *names, const struct sbx_fsview *fs)
 {
 	struct sbx_namesup *n = sbx_xcalloc(1, sizeof(*n));
 
@@ -79,7 +80,7 @@ sbx_namesup_new(const struct sbx_strv *names)
 		if (slash == NULL || slash[1] == '\0')
 			continue;
 		*slash = '\0';
-		if (stat(dir[0] ? dir : "/", &st) < 0)
+		if (sbx_fsview_stat(fs, dir[0] ? dir : "/", 0, &st) < 0)
 			continue; /* nothing can be made below a missing directory
 			             without making it first, which is judged then */
 		n->v = sbx_xreallocarray(n->v, n->n + 1, sizeof(*n->v));

@@ -30,7 +30,7 @@ struct sbx_namesup;
 
 /* Makes the table from absolute paths (the parent of each must exist
  * now to be recorded). With sbxrun's own rights, before the run. */
-struct sbx_namesup *sbx_namesup_new(const struct sbx_strv *names);
+struct sbx_namesup *sbx_namesup_new(const struct sbx_strv *names, const struct sbx_fsview *fs);
 
 void sbx_namesup_free(struct sbx_namesup *n);
 

@@ -302,7 +302,7 @@ sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *guard)
 	if (guard)
 		sbx_metasup_set_guard(&ns->meta, guard);
 	if (guard && guard->guard_names) {
-		ns->names = sbx_namesup_new(&guard->names);
+		ns->names = sbx_namesup_new(&guard->names, guard->fs);
 		ns->ruleset = guard->ruleset;
 	}
 }

@@ -167,6 +167,7 @@ supervise(
 		.names = cfg->names,
 		.guard_names = c->names_ruleset >= 0,
 		.ruleset = c->names_ruleset,
+		.fs = cfg->fs,
 	};
 
 	if (notify_fd < 0) {

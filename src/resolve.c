@@ -352,6 +352,46 @@ sbx_stat_cached(int dir, const char *path, int flags, struct stat *st)
 	return fstatat(dir, path, st, flags);
 }
 
+const char *
+sbx_fsview_at(const struct sbx_fsview *v, const char *path, int *dir)
+{
+	const struct sbx_pin *best = NULL;
+	size_t best_len = 0;
+
+	*dir = AT_FDCWD;
+	for (size_t i = 0; v != NULL && i < v->npins; i++) {
+		const struct sbx_pin *p = &v->pins[i];
+		size_t n = strcmp(p->path, "/") == 0 ? 0 : strlen(p->path);
+
+		if (p->fd < 0 || (best != NULL && n <= best_len))
+			continue;
+		if (strncmp(path, p->path, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+			continue;
+		best = p;
+		best_len = n;
+	}
+	if (best == NULL)
+		return path;
+	path += best_len;
+	while (*path == '/')
+		path++;
+	*dir = best->fd;
+	return path;
+}
+
+int
+sbx_fsview_stat(const struct sbx_fsview *v, const char *path, int flags, struct stat *st)
+{
+	int dir;
+	const char *rest = sbx_fsview_at(v, path, &dir);
+
+#ifdef AT_EMPTY_PATH
+	if (*rest == '\0')
+		flags |= AT_EMPTY_PATH;
+#endif
+	return sbx_stat_cached(dir, rest, flags, st);
+}
+
 int
 sbx_fstat_cached(int fd, struct stat *st)
 {

@@ -101,6 +101,16 @@ int sbx_fstat_cached(int fd, struct stat *st);
  * AT_EMPTY_PATH). */
 int sbx_stat_cached(int dir, const char *path, int flags, struct stat *st);
 
+/* Where a canonical path is looked up so that what was put at a pinned
+ * name since it was pinned does not count: the descriptor of the deepest
+ * pin of v at or above path in *dir, and the rest of the path below it
+ * ("" for the pin itself); AT_FDCWD and path itself when no pin holds it
+ * (or v is NULL). doc/design/paths.md, the rule, 5. */
+const char *sbx_fsview_at(const struct sbx_fsview *v, const char *path, int *dir);
+
+/* sbx_stat_cached() of path (flags as fstatat's) looked up that way. */
+int sbx_fsview_stat(const struct sbx_fsview *v, const char *path, int flags, struct stat *st);
+
 #ifdef __linux__
 /* The struct stat fields a statx() answer holds. */
 void sbx_stat_of_statx(const struct statx *sx, struct stat *st);

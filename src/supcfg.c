@@ -108,6 +108,7 @@ sbx_supcfg_make(const struct sbx_supcfg_in *in, struct sbx_supcfg *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->as_uid = cfg->as_gid = -1;
+	cfg->fs = in->fs;
 	cfg->expect_listener = in->trace || (in->enforced & net_rules);
 	switch (in->backend) {
 	case SBX_BACKEND_NAMESPACES: namespaces_cfg(in, cfg); break;

@@ -128,6 +128,9 @@ struct sbx_supcfg {
 	struct sbx_strv hidden, protect, names;
 	/* The ids the supervisor's on-behalf calls run as, -1: sbxrun's. */
 	int as_uid, as_gid;
+	/* The resolved paths (lent): the guards' paths are looked at through
+	 * their pins (sbx_meta_guard.fs). */
+	const struct sbx_fsview *fs;
 };
 
 /* Whether p asks for no network at all: no outbound, no ports, no proxy. */

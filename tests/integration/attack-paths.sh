@@ -152,23 +152,29 @@ fi
 #       the sandbox wrote both, and the git guard then moved the caller's
 #       .git and .envrc aside as "made by the sandbox").
 HOLDCALL=${HOLDCALL:-$(dirname "$SBXRUN")/tests/holdcall}
-# held_swap P LINKTARGET SCRIPT: root runs SCRIPT with -w P/proj, held at
-# the plan's first look below it; sbxtest (P's owner) exchanges P/proj
-# with P/proj.lnk -> LINKTARGET, then the run goes on. Sets HS_ST (its
-# status); $T/hs.out, $T/hs.err; one check that the hold and the exchange
-# happened.
+# held_swap P LINKTARGET SCRIPT [CALLER OWNER]: CALLER (root, or sbxtest)
+# runs SCRIPT with -w P/proj, held at the plan's first look below it;
+# OWNER (sbxtest, or nobody), P's owner, exchanges P/proj with P/proj.lnk
+# -> LINKTARGET, then the run goes on. Sets HS_ST (its status);
+# $T/hs.out, $T/hs.err, $T/hs.diag; one check that the hold and the
+# exchange happened.
 held_swap() {
+	_caller=${4:-root}
+	_owner=${5:-sbxtest}
 	mkdir -p "$1/proj"
 	ln -s "$2" "$1/proj.lnk"
-	chown -R sbxtest: "$1"
-	chown -h sbxtest: "$1/proj.lnk"
-	chown root: "$1/proj"
+	chown -R "$_owner": "$1"
+	chown -h "$_owner": "$1/proj.lnk"
+	chown -R "$_caller": "$1/proj"
 	rm -f "$T/held" "$T/go"
 	printf '%s\n' "$3" >"$T/hs.script"
+	_as=
+	[ "$_caller" = root ] || _as="runuser -u $_caller -- env TMPDIR=/tmp"
 	# (A sanitized build's leak check cannot run under ptrace.)
+	# shellcheck disable=SC2086
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	    "$HOLDCALL" -s statx -m "*|$1/proj/*" -m "$1/proj|.git|*" -H "$T/held" -g "$T/go" -- \
-	    "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 -w "$1/proj" <"$T/hs.script" \
+	    $_as "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 -w "$1/proj" <"$T/hs.script" \
 	    >"$T/hs.out" 2>"$T/hs.err" 3>"$T/hs.diag" &
 	_hc=$!
 	JAIL_PIDS="$JAIL_PIDS $_hc"
@@ -176,7 +182,7 @@ held_swap() {
 	# (The system's python3: one under root's home is not sbxtest's to run.)
 	_py=/usr/bin/python3
 	[ -x "$_py" ] || _py=$(command -v python3)
-	runuser -u sbxtest -- "$_py" -c '
+	setpriv --reuid "$(id -u "$_owner")" --regid "$(id -g "$_owner")" --clear-groups "$_py" -c '
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) != 0:
@@ -193,7 +199,7 @@ print("swapped")' "$1/proj" "$1/proj.lnk" >"$T/hs.swap" 2>&1
 	esac
 }
 
-if root_only "only root traces sbxrun, and another user must own the parent" 11; then
+if root_only "only root traces sbxrun, and another user must own the parent" 13; then
 	if [ ! -x "$HOLDCALL" ]; then
 		echo "Bail out! tests/holdcall is missing at $HOLDCALL (make check builds it)"
 		exit 1
@@ -224,6 +230,25 @@ if root_only "only root traces sbxrun, and another user must own the parent" 11;
 	    "the run ended well and the workdir's .envrc is as it was"
 	is "$(cat "$_p/proj.lnk/.git/config" 2>&1)" "[core]" "... and so is .git/config"
 	unlike "$(cat "$T/hs.diag")" "moved aside" "nothing of the caller's was moved aside as the sandbox's"
+
+	# The same for an unprivileged caller (sbxtest) under a parent of
+	# nobody's: the supervisor's guards (the protected and frozen paths,
+	# the names kept, the writable tree's top) were read by name too, so
+	# under landlock the sandbox wrote the real .git/config.
+	_p=$JT/parent-decoy2
+	mkdir -p "$_p/proj/.git" "$_p/decoy"
+	echo 'echo safe' >"$_p/proj/.envrc"
+	echo '[core]' >"$_p/proj/.git/config"
+	chmod 777 "$_p/decoy"
+	held_swap "$_p" decoy 'echo "echo PWNED" >>.envrc; echo "	fsmonitor = evil" >>.git/config; exit 0' \
+	    sbxtest nobody
+	case $HS_ST:$(cat "$_p/proj.lnk/.envrc" 2>&1) in
+	"0:echo safe" | "125:echo safe") pass "sbxtest: the run ended well or refused ($HS_ST), .envrc is as it was" ;;
+	*) fail "sbxtest: the run ended well or refused ($HS_ST), .envrc is as it was"
+		diag "$(cat "$_p/proj.lnk/.envrc" 2>&1)" "$(tail -n 3 "$T/hs.err")" ;;
+	esac
+	is "$(cat "$_p/proj.lnk/.git/config" 2>&1)" "[core]" "sbxtest: ... and so is .git/config"
+	unlike "$(cat "$T/hs.diag")" "moved aside" "sbxtest: nothing of the caller's was moved aside"
 fi
 
 # --- 2. a mount source inside the workdir, flipped by a second sandbox ----------------
