@@ -157,21 +157,12 @@ ASAN_OPTIONS=$NOLEAK "$HOLDCALL" -x -s mkdirat -m '*|.vscode|*' -H "$T/held" -g 
 first=$!
 JAIL_PIDS="$JAIL_PIDS $first"
 wait_for "[ -e '$T/held' ]" 60
-# The other process exchanges the new .vscode with .idea.
-# (The system's python3: one under root's home is not uid 65534's to run.)
-py=/usr/bin/python3
-[ -x "$py" ] || py=$(command -v python3)
-setpriv --reuid 65534 --regid 65534 --clear-groups "$py" -c '
-import ctypes, os, sys
-w = sys.argv[1]
-libc = ctypes.CDLL(None, use_errno=True)
-if not os.path.isdir(w + "/.vscode-gone"):
-    print("not renamed away")
-elif libc.renameat2(-100, (w + "/.vscode").encode(), -100, (w + "/.idea").encode(), 2) == 0:
-    print("swapped")
-else:
-    print("renameat2: " + os.strerror(ctypes.get_errno()))
-' "$WD" >"$T/swapper.out" 2>&1
+# The other process (uid 65534) exchanges the new .vscode with .idea.
+if [ -d "$WD/.vscode-gone" ]; then
+	exchange_as 65534 "$WD/.vscode" "$WD/.idea" >"$T/swapper.out"
+else
+	echo "not renamed away" >"$T/swapper.out"
+fi
 : >"$T/go"
 wait "$first"
 first_rc=$?

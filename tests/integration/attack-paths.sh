@@ -179,15 +179,7 @@ held_swap() {
 	_hc=$!
 	JAIL_PIDS="$JAIL_PIDS $_hc"
 	wait_for "[ -e '$T/held' ]" 30
-	# (The system's python3: one under root's home is not sbxtest's to run.)
-	_py=/usr/bin/python3
-	[ -x "$_py" ] || _py=$(command -v python3)
-	setpriv --reuid "$(id -u "$_owner")" --regid "$(id -g "$_owner")" --clear-groups "$_py" -c '
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) != 0:
-    raise SystemExit("renameat2: " + os.strerror(ctypes.get_errno()))
-print("swapped")' "$1/proj" "$1/proj.lnk" >"$T/hs.swap" 2>&1
+	exchange_as "$_owner" "$1/proj" "$1/proj.lnk" >"$T/hs.swap"
 	: >"$T/go"
 	wait "$_hc"
 	HS_ST=$?

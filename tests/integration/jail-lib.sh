@@ -410,3 +410,19 @@ PYEOF
 		return 1
 	fi
 }
+
+# exchange_as USER A B: renameat2(A, B, RENAME_EXCHANGE) made by USER (a
+# name or a uid), once, for the race tests that hold sbxrun with
+# tests/holdcall; prints "swapped" or why not. (The system's python3: one
+# under root's home is not another user's to run.)
+exchange_as() {
+	_xpy=/usr/bin/python3
+	[ -x "$_xpy" ] || _xpy=$(command -v python3)
+	setpriv --reuid "$(id -u "$1")" --regid "$(id -g "$1")" --clear-groups "$_xpy" -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) == 0:
+    print("swapped")
+else:
+    print("renameat2: " + os.strerror(ctypes.get_errno()))' "$2" "$3" 2>&1
+}

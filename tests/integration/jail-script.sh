@@ -190,17 +190,11 @@ if root_only "tests/holdcall traces sbxrun (ptrace)" 8; then
 		hc=$!
 		JAIL_PIDS="$JAIL_PIDS $hc"
 		wait_for "[ -e '$T/held' ] || ! kill -0 $hc 2>/dev/null" 60
-		swapped=$("$PY" -c '
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-os.chdir(sys.argv[1])
-if not os.path.exists(sys.argv[2]):
-    print("not held")
-elif libc.renameat2(-100, b".sbxrun", -100, b"lnk", 2) == 0:
-    print("swapped")
-else:
-    print("renameat2: " + os.strerror(ctypes.get_errno()))
-' "$WD" "$T/held")
+		if [ -e "$T/held" ]; then
+			swapped=$(exchange_as root "$WD/.sbxrun" "$WD/lnk")
+		else
+			swapped="not held"
+		fi
 		: >"$T/go"
 		wait "$hc"
 		rc=$?
