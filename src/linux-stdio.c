@@ -1,5 +1,6 @@
-/* The copier: one thread of sbxrun, started after the spawn and stopped
- * once the tree is gone. Its ends of the pipes are non-blocking and are
+/* The copier: one thread of sbxrun, started after the spawn when there is
+ * output to copy or standard input the pipe did not take at once, and
+ * stopped once the tree is gone. Its ends of the pipes are non-blocking and are
  * file descriptions of its own (the sandbox holds the other ends, whose
  * flags it may change at will), so nothing the sandbox does makes it
  * wait: it sleeps in poll() only, and the end of the run stops it through
@@ -25,6 +26,9 @@
 /* How many reads the final drain makes at most: the tree is gone, so only
  * what the pipe holds is left, unless a descriptor leaked out of it. */
 #define DRAIN_MAX 64
+/* The copier's stack: it calls poll, read and write, allocates nothing
+ * (its buffers come from sbxrun's main thread) and never recurses. */
+#define COPIER_STACK (64 * 1024)
 
 static bool
 needs_relay(int fd, struct stat *st)
@@ -187,14 +191,9 @@ static void *
 copier(void *arg)
 {
 	struct sbx_relay *r = arg;
-	char *buf[3];
+	char *const *buf = r->buf;
 	const size_t nch = r->n; /* fixed while the relay runs */
-	sigset_t all;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL); /* EPIPE, never SIGPIPE's end */
-	for (size_t i = 0; i < nch; i++)
-		buf[i] = sbx_xmalloc(RELAY_BUF);
 	for (;;) {
 		struct pollfd pfd[4];
 		size_t map[4], np = 0;
@@ -241,22 +240,61 @@ copier(void *arg)
 			}
 		}
 	}
-	for (size_t i = 0; i < nch; i++)
-		free(buf[i]);
 	return NULL;
+}
+
+/* Whether a copier thread has anything left to do: output to copy, or
+ * standard input the pipe could not take at once. */
+static bool
+copier_needed(const struct sbx_relay *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->ch[i].done)
+			return true;
+	return false;
 }
 
 int
 sbx_relay_start(struct sbx_relay *r, struct sbx_err *err)
 {
+	pthread_attr_t attr;
+	sigset_t all, old;
 	int e;
 
+	if (r->n == 0) {
+		unswap(r);
+		return 0;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		r->buf[i] = sbx_xmalloc(RELAY_BUF);
+	/* Standard input as far as the pipe takes it, here: a script that
+	 * fits (most do) reaches the sandbox followed by its end, as the
+	 * copier would have passed it, and needs no thread. Done while
+	 * sbxrun still holds the pipe's read end (unswap closes it), so a
+	 * sandbox that closed its own cannot make this write raise SIGPIPE;
+	 * the write end is non-blocking, so it cannot make it wait. */
+	for (size_t i = 0; i < r->n; i++) {
+		struct sbx_relay_chan *c = &r->ch[i];
+
+		if (c->std == 0 && !in_step(c, r->buf[i]))
+			chan_close(c);
+	}
 	unswap(r);
-	if (r->n == 0)
+	if (!copier_needed(r))
 		return 0;
 	if (sbx_pipe_cloexec(r->stop) < 0)
 		return sbx_err_sys(err, "pipe");
-	e = pthread_create(&r->thread, NULL, copier, r);
+	/* Every signal blocked from its first instruction (EPIPE, never
+	 * SIGPIPE's end): a thread starts with its creator's mask. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_attr_init(&attr);
+	if (e == 0) {
+		pthread_attr_setstacksize(&attr, COPIER_STACK);
+		e = pthread_create(&r->thread, &attr, copier, r);
+		pthread_attr_destroy(&attr);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e != 0) {
 		errno = e;
 		return sbx_err_sys(err, "cannot start the standard-descriptor copier");
@@ -268,7 +306,7 @@ sbx_relay_start(struct sbx_relay *r, struct sbx_err *err)
 void
 sbx_relay_finish(struct sbx_relay *r)
 {
-	char *buf;
+	char *buf, *own = NULL;
 
 	if (!r->armed)
 		return;
@@ -278,7 +316,9 @@ sbx_relay_finish(struct sbx_relay *r)
 		pthread_join(r->thread, NULL);
 		r->running = false;
 	}
-	buf = r->n ? sbx_xmalloc(RELAY_BUF) : NULL;
+	buf = r->buf[0];
+	if (buf == NULL && r->n)
+		buf = own = sbx_xmalloc(RELAY_BUF);
 	for (size_t i = 0; i < r->n; i++) {
 		struct sbx_relay_chan *c = &r->ch[i];
 
@@ -290,7 +330,11 @@ sbx_relay_finish(struct sbx_relay *r)
 			close(c->orig);
 		c->orig = -1;
 	}
-	free(buf);
+	free(own);
+	for (size_t i = 0; i < 3; i++) {
+		free(r->buf[i]);
+		r->buf[i] = NULL;
+	}
 	for (int k = 0; k < 2; k++) {
 		if (r->stop[k] >= 0)
 			close(r->stop[k]);

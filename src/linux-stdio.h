@@ -28,6 +28,7 @@ struct sbx_relay {
 	struct sbx_relay_chan ch[3];
 	size_t n;
 	int stop[2];
+	char *buf[3]; /* one per channel, allocated before the copier starts */
 	pthread_t thread;
 	bool armed; /* set up: finish has something to undo */
 	bool swapped; /* fds 0-2 are the pipes right now */
@@ -55,7 +56,10 @@ sbx_relay_stderr(const struct sbx_relay *r)
 int sbx_relay_setup(struct sbx_relay *r, struct sbx_err *err);
 
 /* After the spawn (init holds the sandbox's ends): sbxrun's standard
- * descriptors are the caller's files again and the copying starts. */
+ * descriptors are the caller's files again and the copying starts.
+ * Standard input is first copied here, as far as the pipe takes it; when
+ * that reaches the file's end and no output needs copying, no copier
+ * thread is started at all. */
 int sbx_relay_start(struct sbx_relay *r, struct sbx_err *err);
 
 /* When the tree is gone: copies what the pipes still hold (bounded, it

@@ -9,7 +9,7 @@
 # $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=15
+N_TESTS=23
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "python3 is needed to read attributes on the host" "$N_TESTS"
 	done_testing
@@ -133,5 +133,45 @@ like "$(cat "$T/shared.count")" "outside 100000," \
     "every line written outside is in the shared file"
 like "$(cat "$T/shared.count")" "inside whole" \
     "every line the sandbox wrote is there, in order, around the outside ones"
+
+# Standard input on a file, the output on pipes: sbxrun moves the script
+# into the pipe itself right after the start, and starts no copier when
+# all of it fit (the caller's usual "sbxrun <job.sh | ..."). The file
+# keeps its metadata all the same, and the sandbox reads it all.
+new_wd
+printf '%s\n' "$attack" >"$JT/job.sh"
+chmod 640 "$JT/job.sh"
+touch -d 2020-01-01 "$JT/job.sh"
+meta "$JT/job.sh" >"$T/job.before"
+("$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" --diag fd:3 <"$JT/job.sh" 2>&1 3>"$T/diag"
+	echo $? >"$T/pipe.status") | cat >"$T/pipe.out"
+SBX_STATUS=$(cat "$T/pipe.status")
+is_status 0 "the stdio attack ran (stdin on a file, the output on a pipe)"
+is "$(meta "$JT/job.sh")" "$(cat "$T/job.before")" \
+    "stdin on a file, output on a pipe: the script keeps its mode, times and attributes"
+like "$(cat "$T/pipe.out")" "inside-done" "the output came through the pipe (control)"
+
+# A script larger than the pipe holds (2.6 MB; a pipe takes 1 MB at
+# most): what the first copy left is copied on by the thread, in order,
+# to the last line.
+awk 'BEGIN { for (i = 0; i < 100000; i++) print ": $((n += 1)) # ...................."; print "echo lines $n" }' \
+    >"$JT/big.sh"
+("$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" --diag fd:3 <"$JT/big.sh" 2>&1 3>"$T/diag"
+	echo $? >"$T/pipe.status") | cat >"$T/pipe.out"
+SBX_STATUS=$(cat "$T/pipe.status")
+is_status 0 "a script larger than the pipe ran"
+is "$(cat "$T/pipe.out")" "lines 100000" "every line of a script larger than the pipe arrived, in order"
+
+# The sandbox closes its standard input without reading a large file
+# given there: the copy into a pipe nobody reads ends (EPIPE, never a
+# SIGPIPE that would end sbxrun), and the run ends with the sandbox's
+# status and its diagnostics.
+("$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" --diag fd:3 -- sh -c 'exec 0<&-; exit 7' \
+	<"$JT/big.sh" 2>&1 3>"$T/diag"
+	echo $? >"$T/pipe.status") | cat >"$T/pipe.out"
+SBX_STATUS=$(cat "$T/pipe.status")
+is_status 7 "a sandbox that closed its stdin at once ended with its own status"
+like "$(cat "$T/diag")" '"status":7' "sbxrun lived to write the diagnostics line"
+is "$(cat "$T/pipe.out")" "" "sbxrun said nothing of its own (control)"
 
 done_testing
