@@ -17,7 +17,11 @@
 int
 sbx_caps_last(void)
 {
-	static int last = -1;
+	/* Threads may ask at once (supervisor workers drop their bounding
+	 * sets): each computes the same number, so a relaxed store is
+	 * enough. */
+	static int cached = -1;
+	int last = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 
 	if (last < 0) {
 		int lo = 0, hi = 63;
@@ -33,6 +37,7 @@ sbx_caps_last(void)
 				hi = mid - 1;
 		}
 		last = lo;
+		__atomic_store_n(&cached, last, __ATOMIC_RELAXED);
 	}
 	return last;
 }

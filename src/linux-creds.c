@@ -5,13 +5,13 @@
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "linux-caps.h"
 #include "linux-creds.h"
 
 #ifndef PR_CAP_AMBIENT
@@ -23,22 +23,6 @@
 #ifndef CAP_SYS_PTRACE
 #define CAP_SYS_PTRACE 19
 #endif
-
-/* The highest capability number this kernel knows (its bounding set may
- * hold more than the headers name). */
-static int
-last_cap(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
-	int n = -1;
-
-	if (f != NULL) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = -1;
-		fclose(f);
-	}
-	return n > 0 && n < 64 ? n : CAP_LAST_CAP;
-}
 
 #ifndef SECCOMP_IOCTL_NOTIF_ADDFD
 #define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
@@ -114,7 +98,7 @@ holds_only(int uid, int gid)
 static int
 empty_bounding(struct sbx_err *err)
 {
-	for (int cap = last_cap(); cap >= 0; cap--)
+	for (int cap = sbx_caps_last(); cap >= 0; cap--)
 		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
 		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
 			return sbx_err_sys(err, "cannot empty a thread's bounding set");
