@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <limits.h>
 #include <string.h>
@@ -239,6 +240,41 @@ add_hidden(struct sbx_pathmemo *m, struct sbx_strv *hidden, const char *path)
 		sbx_strv_push(hidden, real);
 }
 
+/* glob(3) of a pattern whose wildcards are all in its last component
+ * ("/etc/ssh/ssh_host_*_key"), from the memo's listing of the directory,
+ * which the secret checks list again (sbx_secret_opaque()): the same
+ * names, matched as glob matches them (a leading dot only explicitly).
+ * False when the pattern is of another shape; glob(3) does those. */
+static bool
+glob_last(struct sbx_pathmemo *m, struct sbx_strv *hidden, const char *pattern)
+{
+	const char *slash = strrchr(pattern, '/');
+	const struct sbx_strv *listed;
+	struct sbx_strv names = { 0 };
+	_cleanup_free_ char *dir = NULL;
+
+	if (pattern[0] != '/' || slash == NULL || slash[1] == '\0')
+		return false;
+	dir =
+	    slash == pattern ? sbx_xstrdup("/") : sbx_xstrndup(pattern, (size_t)(slash - pattern));
+	if (strpbrk(dir, "*?[\\") != NULL)
+		return false;
+	/* A copy: add_hidden() adds to the memo, which may move the listing. */
+	listed = sbx_pathmemo_list(m, dir);
+	if (listed != NULL)
+		sbx_strv_copy(&names, listed);
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		if (fnmatch(slash + 1, names.v[i], FNM_PERIOD) != 0)
+			continue;
+		path = sbx_path_join(dir, names.v[i]);
+		add_hidden(m, hidden, path);
+	}
+	sbx_strv_free(&names);
+	return true;
+}
+
 static void
 build_hidden(struct sbx_pathmemo *m, const struct sbx_policy *p, const struct sbx_strv *homes,
     struct sbx_strv *hidden)
@@ -256,6 +292,8 @@ build_hidden(struct sbx_pathmemo *m, const struct sbx_policy *p, const struct sb
 			add_hidden(m, hidden, raw.v[i]);
 			continue;
 		}
+		if (glob_last(m, hidden, raw.v[i]))
+			continue;
 		if (glob(raw.v[i], GLOB_NOSORT, NULL, &g) == 0)
 			for (size_t k = 0; k < g.gl_pathc; k++)
 				add_hidden(m, hidden, g.gl_pathv[k]);

@@ -462,10 +462,12 @@ test_resolve_hidden(void)
 	char *ssh = at("home/.ssh"), *aws = at("home/.aws"), *aws_real = at("elsewhere/aws");
 	char *k1 = at("keys/a.key"), *k2 = at("keys/b.key"), *k3 = at("keys/c.txt");
 	char *pattern = at("keys/*.key");
+	char *dot = at("keys/.hidden.key"), *lk = at("keys/link.key"), *k4 = at("keys/d.txt");
 
 	sbx_policy_init(&p, home);
 	p.workdir = at("w");
 	sbx_strv_push_take(&p.deny, pattern);
+	sbx_strv_push_take(&p.deny, at("k*s/d.txt"));
 	if (is_int(resolve(&p, NULL, &v, &err), 0, "resolve with a [deny] glob")) {
 		ok(sbx_strv_contains(&v.hidden, ssh), "hidden has ~/.ssh");
 		ok(sbx_strv_contains(&v.hidden, aws), "hidden has the ~/.aws symlink as written");
@@ -474,6 +476,25 @@ test_resolve_hidden(void)
 		ok(sbx_strv_contains(&v.hidden, k1) && sbx_strv_contains(&v.hidden, k2),
 		    "a [deny] glob adds each match");
 		ok(!sbx_strv_contains(&v.hidden, k3), "... and nothing else");
+		ok(!sbx_strv_contains(&v.hidden, dot),
+		    "... a leading dot only explicitly, as glob(3)");
+		ok(sbx_strv_contains(&v.hidden, lk) && sbx_strv_contains(&v.hidden, aws_real),
+		    "a match that is a symlink: as written and where it leads");
+		for (int i = 0; i < 40; i++) {
+			char *many = sbx_xasprintf("%s/keys/m%02d.key", base, i);
+
+			if (!sbx_strv_contains(&v.hidden, many)) {
+				ok(false, "every one of 40 more matches is hidden (%s missing)",
+				    many);
+				free(many);
+				break;
+			}
+			free(many);
+			if (i == 39)
+				ok(true, "every one of 40 more matches is hidden");
+		}
+		ok(sbx_strv_contains(&v.hidden, k4),
+		    "a glob with a wildcard above its last name matches too");
 	} else {
 		diag("error: %s", err.msg);
 	}
@@ -485,6 +506,9 @@ test_resolve_hidden(void)
 	free(k1);
 	free(k2);
 	free(k3);
+	free(dot);
+	free(lk);
+	free(k4);
 }
 
 static void
@@ -671,6 +695,17 @@ make_tree(void)
 	touch("keys/a.key");
 	touch("keys/b.key");
 	touch("keys/c.txt");
+	touch("keys/d.txt");
+	touch("keys/.hidden.key");
+	p = at("elsewhere/aws");
+	symlink_to(p, "keys/link.key");
+	free(p);
+	for (int i = 0; i < 40; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "keys/m%02d.key", i);
+		touch(rel);
+	}
 	p = at("fifo");
 	if (mkfifo(p, 0600) < 0)
 		diag("mkfifo failed");
