@@ -13,6 +13,7 @@
 #include <linux/kcmp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -162,14 +163,20 @@ out_step(struct sbx_relay_chan *c, char *buf)
 	return n;
 }
 
-/* Feeds the sandbox's stdin from the caller's file: false once done. */
+/* Feeds the sandbox's stdin from the caller's file: false once done.
+ * Reads at most budget bytes: while the sandbox drains the pipe as fast
+ * as it fills, only the file's end or the budget ends the loop (a file
+ * the sandbox can write, given as stdin, can be made to grow forever, or
+ * extended by a terabyte of holes). */
 static bool
-in_step(struct sbx_relay_chan *c, char *buf)
+in_step(struct sbx_relay_chan *c, char *buf, size_t budget)
 {
-	for (;;) {
+	for (size_t got = 0;;) {
 		ssize_t n;
 
 		if (c->off == c->len) {
+			if (got >= budget)
+				return true;
 			n = read(c->orig, buf, RELAY_BUF);
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -177,6 +184,7 @@ in_step(struct sbx_relay_chan *c, char *buf)
 				return false; /* EOF (or EISDIR): the sandbox sees EOF */
 			c->off = 0;
 			c->len = (size_t)n;
+			got += (size_t)n;
 		}
 		n = write(c->ours, buf + c->off, c->len - c->off);
 		if (n < 0 && errno == EINTR)
@@ -203,7 +211,7 @@ copier(void *arg)
 
 			if (c->done)
 				continue;
-			if (c->std == 0 && c->off == c->len && !in_step(c, buf[i])) {
+			if (c->std == 0 && c->off == c->len && !in_step(c, buf[i], SIZE_MAX)) {
 				chan_close(c);
 				continue;
 			}
@@ -223,7 +231,7 @@ copier(void *arg)
 				continue;
 			if (c->std == 0) {
 				if ((pfd[k].revents & (POLLERR | POLLHUP)) ||
-				    !in_step(c, buf[map[k]]))
+				    !in_step(c, buf[map[k]], SIZE_MAX))
 					chan_close(c);
 				continue;
 			}
@@ -272,11 +280,15 @@ sbx_relay_start(struct sbx_relay *r, struct sbx_err *err)
 	 * copier would have passed it, and needs no thread. Done while
 	 * sbxrun still holds the pipe's read end (unswap closes it), so a
 	 * sandbox that closed its own cannot make this write raise SIGPIPE;
-	 * the write end is non-blocking, so it cannot make it wait. */
+	 * the write end is non-blocking, so it cannot make it wait, and at
+	 * most a pipe's worth is read here: a sandbox that drains the pipe
+	 * as fast as it fills (and can make its stdin file grow) would keep
+	 * the main thread here, where no timeout or signal ends the run. The
+	 * rest is the copier's. */
 	for (size_t i = 0; i < r->n; i++) {
 		struct sbx_relay_chan *c = &r->ch[i];
 
-		if (c->std == 0 && !in_step(c, r->buf[i]))
+		if (c->std == 0 && !in_step(c, r->buf[i], PIPE_SIZE))
 			chan_close(c);
 	}
 	unswap(r);

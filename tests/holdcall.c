@@ -5,7 +5,7 @@
  *	    [-t SECONDS] -- COMMAND [ARG]...
  *
  * Runs COMMAND traced, with every process and thread it starts. The first
- * call of SYSCALL (fchownat, mkdirat, newfstatat, openat, statx, unlinkat)
+ * call of SYSCALL (fchownat, mkdirat, newfstatat, openat, read, statx, unlinkat)
  * whose description matches a PATTERN (fnmatch(3), `*` crossing `/`) is
  * stopped at its entry, or with -x once it has returned, and held: HELD is
  * written with the description, and the call goes on only when the file
@@ -16,6 +16,8 @@
  * (/proc/PID/fd/N, or the working directory for AT_FDCWD), its second as a
  * string, its third and fourth as numbers, separated by `|`:
  * fchownat(fd of /w/D/x, "", 65534, 65534, ...) is "/w/D/x||65534|65534".
+ * read's second argument is a buffer: its description leaves it empty
+ * (read(fd of /w/in, buf, 65536) is "/w/in||65536|ADDRESS").
  *
  * The exit status is COMMAND's (128 + the signal that ended it), or 3 when
  * no call was held or GO never came. A pause that ends when the test says
@@ -44,13 +46,15 @@
 static const struct {
 	const char *name;
 	long nr;
+	int buffer; /* the second argument is a buffer, not a string */
 } calls[] = {
-	{ "fchownat", SYS_fchownat },
-	{ "mkdirat", SYS_mkdirat },
-	{ "newfstatat", SYS_newfstatat },
-	{ "openat", SYS_openat },
-	{ "statx", SYS_statx },
-	{ "unlinkat", SYS_unlinkat },
+	{ "fchownat", SYS_fchownat, 0 },
+	{ "mkdirat", SYS_mkdirat, 0 },
+	{ "newfstatat", SYS_newfstatat, 0 },
+	{ "openat", SYS_openat, 0 },
+	{ "read", SYS_read, 1 },
+	{ "statx", SYS_statx, 0 },
+	{ "unlinkat", SYS_unlinkat, 0 },
 };
 
 static const char *patterns[MAX_PATTERNS];
@@ -145,7 +149,7 @@ main(int argc, char **argv)
 {
 	const char *held = NULL, *go = NULL;
 	long nr = -1;
-	int at_exit = 0, opt, status, cmd_status = 3, missed = 1;
+	int at_exit = 0, opt, status, cmd_status = 3, missed = 1, buffer_arg = 0;
 	double limit = 120, deadline = 0;
 	pid_t child, held_pid = -1;
 
@@ -154,8 +158,10 @@ main(int argc, char **argv)
 		case 'x': at_exit = 1; break;
 		case 's':
 			for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-				if (strcmp(optarg, calls[i].name) == 0)
+				if (strcmp(optarg, calls[i].name) == 0) {
 					nr = calls[i].nr;
+					buffer_arg = calls[i].buffer;
+				}
 			if (nr < 0) {
 				fprintf(stderr, "holdcall: unknown system call %s\n", optarg);
 				return 2;
@@ -244,7 +250,10 @@ main(int argc, char **argv)
 
 					fd_path(
 					    pid, (long long)info.entry.args[0], path, sizeof(path));
-					read_string(pid, info.entry.args[1], str, sizeof(str));
+					str[0] = '\0';
+					if (!buffer_arg)
+						read_string(
+						    pid, info.entry.args[1], str, sizeof(str));
 					snprintf(desc, sizeof(desc), "%s|%s|%lld|%lld", path, str,
 					    (long long)info.entry.args[2],
 					    (long long)info.entry.args[3]);

@@ -1,7 +1,7 @@
 /* A filesystem whose server's clock lags this machine's, for
  * tests/integration/attack-skewed-clock.sh:
  *
- *	skewfs [-l SECONDS] [-m] SOURCE MOUNTPOINT
+ *	skewfs [-l SECONDS] [-m] [-r MS] SOURCE MOUNTPOINT
  *
  * Mounts SOURCE at MOUNTPOINT through FUSE (default_permissions, no
  * attribute or entry caching; allow_other when run as root, else through
@@ -14,7 +14,9 @@
  * filesystems whose protocol has no change time: then a caller who can
  * set the modification time sets the change time too. Each call runs with
  * the calling process's uid and gid as its filesystem ids, so what a
- * caller makes is the caller's. Runs single-threaded and goes to the
+ * caller makes is the caller's. With -r each read waits MS milliseconds
+ * and files are read uncached (direct_io), as from a slow server
+ * (attack-stdio.sh). Runs single-threaded and goes to the
  * background once the mount is up; unmount with umount or fusermount3 -u. */
 #define FUSE_USE_VERSION 31
 
@@ -31,11 +33,13 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static int src = -1; /* SOURCE, O_PATH */
 static time_t lag = 3600;
 static int ctime_is_mtime;
+static long read_delay_ms; /* -r: each read waits this long, uncached */
 
 /* SOURCE-relative form of a FUSE path ("/" is SOURCE itself). */
 static const char *
@@ -212,6 +216,7 @@ fs_open(const char *path, struct fuse_file_info *fi)
 	fd = openat(src, rel(path), (fi->flags & ~O_CREAT) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0)
 		fi->fh = (uint64_t)fd;
+	fi->direct_io = read_delay_ms > 0; /* every read reaches us, no readahead */
 	return ret(fd);
 }
 
@@ -233,6 +238,11 @@ fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_in
 	ssize_t n = pread((int)fi->fh, buf, size, off);
 
 	(void)path;
+	if (read_delay_ms > 0) {
+		struct timespec ts = { read_delay_ms / 1000, (read_delay_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
 	return n < 0 ? -errno : (int)n;
 }
 
@@ -355,16 +365,18 @@ main(int argc, char **argv)
 		NULL, NULL };
 	int c;
 
-	while ((c = getopt(argc, argv, "l:m")) != -1) {
+	while ((c = getopt(argc, argv, "l:mr:")) != -1) {
 		if (c == 'l')
 			lag = (time_t)strtol(optarg, NULL, 10);
+		else if (c == 'r')
+			read_delay_ms = strtol(optarg, NULL, 10);
 		else if (c == 'm')
 			ctime_is_mtime = 1;
 		else
 			return 2;
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: skewfs [-l SECONDS] [-m] SOURCE MOUNTPOINT\n");
+		fprintf(stderr, "usage: skewfs [-l SECONDS] [-m] [-r MS] SOURCE MOUNTPOINT\n");
 		return 2;
 	}
 	src = open(argv[optind], O_PATH | O_DIRECTORY | O_CLOEXEC);

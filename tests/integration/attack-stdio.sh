@@ -9,7 +9,7 @@
 # $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=23
+N_TESTS=26
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "python3 is needed to read attributes on the host" "$N_TESTS"
 	done_testing
@@ -173,5 +173,65 @@ SBX_STATUS=$(cat "$T/pipe.status")
 is_status 7 "a sandbox that closed its stdin at once ended with its own status"
 like "$(cat "$T/diag")" '"status":7' "sbxrun lived to write the diagnostics line"
 is "$(cat "$T/pipe.out")" "" "sbxrun said nothing of its own (control)"
+
+# A sandbox that drains its stdin pipe as fast as sbxrun fills it, with a
+# stdin file that never ends (a terabyte of holes: one a sandbox could
+# make of a stdin file in its workdir with one truncate). sbxrun copies
+# stdin itself right after the start, before it watches the timeout;
+# that copy must stop at a pipe's worth, or the timeout never fires. The
+# file is read through tests/skewfs -r 1 (each read waits 1 ms for the
+# "server", uncached), so the drain empties the pipe while sbxrun waits
+# and the pipe never fills; tests/holdcall holds sbxrun's first read of
+# it until the drain runs, so the drain is there from the first byte.
+if root_only "tests/holdcall traces sbxrun (ptrace) and reads its descriptors" 3; then
+	HOLDCALL=${HOLDCALL:-$(dirname "$SBXRUN")/tests/holdcall}
+	SKEWFS=${SKEWFS:-$(dirname "$SBXRUN")/tests/skewfs}
+	new_wd
+	cat >"$WD/drain.py" <<'PY'
+import os
+out = os.open("/dev/null", os.O_WRONLY)
+open("ready", "w").close()
+while os.splice(0, out, 1 << 20) > 0:
+    pass
+PY
+	mkdir -p "$JT/fsrc" "$JT/fmnt"
+	truncate -s 1T "$JT/fsrc/endless.in"
+	_stdio_cleanup() {
+		umount "$JT/fmnt" 2>/dev/null || umount -l "$JT/fmnt" 2>/dev/null
+		_jail_cleanup
+	}
+	trap _stdio_cleanup EXIT
+	if "$SKEWFS" -l 0 -r 1 "$JT/fsrc" "$JT/fmnt" 2>"$T/fuse.err"; then
+		rm -f "$T/held" "$T/go"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    "$HOLDCALL" -s read -m '*/endless.in|*' -H "$T/held" -g "$T/go" -- \
+		    "$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" --timeout 3 --diag fd:3 \
+		    -- python3 drain.py <"$JT/fmnt/endless.in" >"$T/endless.out" 2>"$T/err" \
+		    3>"$T/diag" &
+		run=$!
+		JAIL_PIDS="$JAIL_PIDS $run"
+		wait_for "[ -e '$T/held' ] && [ -e '$WD/ready' ]" 60
+		: >"$T/go"
+		# A hang guard, not a measure: the timeout is 3 s; without the
+		# bound the copy of the terabyte goes on for hours.
+		if wait_for "! kill -0 $run 2>/dev/null" 60; then
+			wait "$run"
+			SBX_STATUS=$?
+		else
+			pkill -KILL -P "$run" 2>/dev/null
+			kill -KILL "$run" 2>/dev/null
+			wait "$run"
+			SBX_STATUS="still running after 60 s"
+		fi
+		like "$(cat "$T/held" 2>/dev/null)" "endless.in" \
+		    "the pause held sbxrun's first read of the stdin file (precondition)"
+		is_status 124 "a sandbox draining an endless stdin still ends at the timeout"
+		like "$(cat "$T/diag")" '"timed_out":true' "the diagnostics say the timeout fired"
+	else
+		fail "setting up: cannot mount tests/skewfs: $(cat "$T/fuse.err")"
+		skip "no FUSE mount" 2
+	fi
+	umount "$JT/fmnt" 2>/dev/null || umount -l "$JT/fmnt" 2>/dev/null
+fi
 
 done_testing
