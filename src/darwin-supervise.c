@@ -43,6 +43,14 @@
 /* How long a stopped tree gets between SIGTERM and SIGKILL. */
 #define SBX_GRACE_MS 2000
 
+static uint64_t grace_ms = SBX_GRACE_MS;
+
+void
+sbx_supervise_set_grace(uint64_t ms)
+{
+	grace_ms = ms;
+}
+
 /* How many group kills the sweep after a run sends at most. */
 #define SBX_SWEEP_TRIES 3
 
@@ -427,7 +435,7 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 			    &r->warnings, sbx_xasprintf("stopped by %s", sbx_signal_name(sig)));
 			/* Init passes it on to the whole group. */
 			kill(c->pid, SIGTERM);
-			grace = sbx_now_ms() + SBX_GRACE_MS;
+			grace = sbx_now_ms() + grace_ms;
 		}
 	}
 	r->wall_ms = sbx_now_ms() - start_ms;

@@ -901,6 +901,23 @@ end_jail(struct run *run, struct sbx_child *child, bool ended)
 	}
 }
 
+/* SBXRUN_TEST_GRACE, for tests only (sbxrun(1), ENVIRONMENT): a grace
+ * long enough that "killed at once" and "killed after the grace" differ
+ * by minutes, not by how busy the machine is. */
+static int
+test_grace(struct sbx_err *err)
+{
+	const char *v = getenv("SBXRUN_TEST_GRACE");
+	uint64_t ms;
+
+	if (v == NULL)
+		return 0;
+	if (sbx_parse_duration_ms(v, &ms, err) < 0)
+		return sbx_err_wrap(err, "SBXRUN_TEST_GRACE");
+	sbx_supervise_set_grace(ms);
+	return 0;
+}
+
 static int
 run_main(struct run *run, int argc, char **argv)
 {
@@ -966,7 +983,7 @@ run_main(struct run *run, int argc, char **argv)
 	sbx_policy_init(p, run->caller.home);
 	run->have_policy = true;
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
-	    sbx_policy_check(p, &err) < 0)
+	    sbx_policy_check(p, &err) < 0 || test_grace(&err) < 0)
 		return fail(run, &err);
 	sbx_phase("options and profiles");
 	for (size_t i = 0; i < p->warnings.n; i++)

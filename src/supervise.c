@@ -18,6 +18,14 @@
 /* How long a stopped tree gets between SIGTERM and SIGKILL. */
 #define SBX_GRACE_MS 2000
 
+static uint64_t grace_ms = SBX_GRACE_MS;
+
+void
+sbx_supervise_set_grace(uint64_t ms)
+{
+	grace_ms = ms;
+}
+
 int
 sbx_supervise_setup(struct sbx_err *err)
 {
@@ -142,7 +150,7 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 					"stopped by %s", sbx_signal_name((int)si.ssi_signo)));
 				c->stopped_by = (int)si.ssi_signo;
 				kill_tree(c, SIGTERM);
-				grace = sbx_now_ms() + SBX_GRACE_MS;
+				grace = sbx_now_ms() + grace_ms;
 			}
 		}
 		if (pfd[0].revents & POLLIN)

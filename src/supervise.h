@@ -33,6 +33,11 @@ int sbx_supervise_setup(struct sbx_err *err);
 int sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_ms,
     struct sbx_report *r, struct sbx_err *err);
 
+/* The grace between the tree's SIGTERM and its SIGKILL when sbxrun is
+ * stopped by a signal (sbxrun(1), SIGNALS): 2000 ms unless set here, for
+ * tests, from SBXRUN_TEST_GRACE (sbxrun(1), ENVIRONMENT). */
+void sbx_supervise_set_grace(uint64_t ms);
+
 /* Kills a tree that never got to run (used when exec failed). */
 void sbx_child_abort(struct sbx_child *c);
 
