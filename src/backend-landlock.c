@@ -12,8 +12,7 @@
  *                       watch list); the keeper (keeper.h)
  *                       makes the mount symlinks (--allow-degraded) and,
  *                       for a root caller, lends the workdir to uid
- *                       65534; sbxrun checks that uid can reach it and
- *                       the TMPDIR; sbx_launch_plain().
+ *                       65534; sbx_launch_plain().
  *   init                a fork of sbxrun: new session, child subreaper,
  *                       the caller's ids, outside any Landlock domain (so
  *                       the payload's signal scope keeps it out of the
@@ -22,7 +21,8 @@
  *   payload             (the setup hook, after init forked it, before the
  *                       rlimits and exec) a root caller's payload drops
  *                       the bounding set and takes uid/gid 65534 with no
- *                       groups; PDEATHSIG; every capability dropped;
+ *                       groups, and checks that uid can reach the
+ *                       workdir and TMPDIR by name; PDEATHSIG; every capability dropped;
  *                       no_new_privs; the Landlock domain (filesystem,
  *                       TCP when the network is fully off, scopes); the
  *                       host filter, then (listener hook) the common
@@ -103,6 +103,7 @@ struct ll_state {
 struct ll_payload {
 	const struct sbx_plan *plan;
 	struct ll_state *state;
+	const char *workdir;
 	const char *tmpdir;
 	int abi;
 	bool net_off;
@@ -357,8 +358,20 @@ payload_setup(void *ctx, struct sbx_err *err)
 	const struct ll_payload *pl = ctx;
 	pid_t init = getppid();
 
-	if (pl->nobody && drop_root(err) < 0)
-		return -1;
+	/* The workdir and TMPDIR are lent by now (lend_to_nobody()); the
+	 * payload, with the ids it runs as, checks it can reach them by
+	 * name ($HOME, $PWD, $TMPDIR), before anything of the caller's
+	 * runs, so that a closed parent is refused with its name instead
+	 * of failing the command. */
+	if (pl->nobody) {
+		if (drop_root(err) < 0)
+			return -1;
+		if (sbx_owner_check_reach((const char *const[]){ pl->workdir, pl->tmpdir }, 2,
+			SBX_LL_NOBODY, err) < 0)
+			return sbx_err_wrap(err,
+			    "landlock: the caller is root, so the sandbox runs as uid %d",
+			    SBX_LL_NOBODY);
+	}
 	/* Set after the ids (a change of credentials clears it). Init is
 	 * only ever killed with the whole tree, but if it dies first the
 	 * payload must not run on as sbxrun's orphan; init itself has no
@@ -479,15 +492,7 @@ lend_to_nobody(
 	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip,
 	    x->fs->workdir_temp && !p->keep, err);
 	sbx_strv_free(&skip);
-	if (r < 0)
-		return -1;
-	if (sbx_owner_check_reach((const char *const[]){ x->fs->workdir, x->tmpdir }, 2,
-		SBX_LL_NOBODY, SBX_LL_NOBODY, err) < 0)
-		return sbx_err_wrap(err,
-		    "landlock: the caller is root, so the sandbox runs as "
-		    "uid %d",
-		    SBX_LL_NOBODY);
-	return 0;
+	return r;
 }
 
 static void
@@ -607,6 +612,7 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	struct sbx_plan own = { 0 };
 	struct ll_payload pl = {
 		.state = st,
+		.workdir = x->fs->workdir,
 		.tmpdir = x->tmpdir,
 		.abi = caps->landlock_abi,
 		.net_off = net_fully_off(p),

@@ -6,7 +6,6 @@
 #include <grp.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1033,18 +1032,7 @@ sbx_owner_drop(struct sbx_lease *l)
 	l->root_fd = -1;
 }
 
-/* What the throwaway thread of sbx_owner_check_reach() checks and finds. */
-struct reach_job {
-	const char *const *paths;
-	size_t n;
-	uid_t uid;
-	gid_t gid;
-	int status; /* 0 all reachable, 1 paths[which] is not, 2 ids not taken */
-	size_t which;
-	char bad[PATH_MAX]; /* the first prefix of paths[which] that stops them */
-};
-
-/* The first prefix of path that the calling thread cannot search, or path
+/* The first prefix of path that the calling task cannot search, or path
  * itself when it cannot be used as a workdir, into bad; false when none. */
 static bool
 reach_blocked(const char *path, char *bad, size_t size)
@@ -1060,68 +1048,21 @@ reach_blocked(const char *path, char *bad, size_t size)
 	return access(path, R_OK | W_OK | X_OK) < 0;
 }
 
-/* The kernel keeps credentials per thread (credentials(7)); glibc's
- * setresuid() and friends change every thread's (nptl(7)), its raw
- * system calls only the caller's, which end with it. So the check takes
- * the ids in a thread of its own instead of a forked child: no copy of
- * sbxrun's address space, and sbxrun's own ids never change. */
-static void *
-reach_thread(void *arg)
-{
-	struct reach_job *j = arg;
-
-	if (syscall(SYS_setgroups, 0, NULL) < 0 ||
-	    syscall(SYS_setresgid, j->gid, j->gid, j->gid) < 0 ||
-	    syscall(SYS_setresuid, j->uid, j->uid, j->uid) < 0) {
-		j->status = 2;
-		return NULL;
-	}
-	for (j->which = 0; j->which < j->n; j->which++)
-		if (reach_blocked(j->paths[j->which], j->bad, sizeof(j->bad))) {
-			j->status = 1;
-			return NULL;
-		}
-	j->status = 0;
-	return NULL;
-}
-
 int
-sbx_owner_check_reach(const char *const *paths, size_t n, uid_t uid, gid_t gid, struct sbx_err *err)
+sbx_owner_check_reach(const char *const *paths, size_t n, uid_t uid, struct sbx_err *err)
 {
-	struct reach_job *j = sbx_xcalloc(1, sizeof(*j));
-	pthread_attr_t attr;
-	pthread_t t;
-	const char *path;
-	int r;
+	char bad[PATH_MAX];
 
-	j->paths = paths;
-	j->n = n;
-	j->uid = uid;
-	j->gid = gid;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
-	r = pthread_create(&t, &attr, reach_thread, j);
-	pthread_attr_destroy(&attr);
-	if (r != 0) {
-		free(j);
-		errno = r;
-		return sbx_err_sys(err, "cannot start a thread to check the sandbox's access");
-	}
-	pthread_join(t, NULL);
-	path = j->which < n ? paths[j->which] : "";
-	if (j->status == 0)
-		r = 0;
-	else if (j->status != 1)
-		r = sbx_err_set(
-		    err, EPERM, "cannot take uid %u to check %s", (unsigned)uid, n ? paths[0] : "");
-	else if (strcmp(j->bad, path) == 0)
-		r = sbx_err_set(
-		    err, EACCES, "uid %u cannot read, write and enter %s", (unsigned)uid, path);
-	else
-		r = sbx_err_set(err, EACCES,
+	for (size_t i = 0; i < n; i++) {
+		if (!reach_blocked(paths[i], bad, sizeof(bad)))
+			continue;
+		if (strcmp(bad, paths[i]) == 0)
+			return sbx_err_set(err, EACCES, "uid %u cannot read, write and enter %s",
+			    (unsigned)uid, paths[i]);
+		return sbx_err_set(err, EACCES,
 		    "uid %u cannot reach %s: %s is not searchable by it "
 		    "(chmod o+x would let it through)",
-		    (unsigned)uid, path, j->bad);
-	free(j);
-	return r;
+		    (unsigned)uid, paths[i], bad);
+	}
+	return 0;
 }

@@ -123,12 +123,12 @@ void sbx_covers_free(struct sbx_covers *c);
  * line added to warnings (when not NULL). Frees l. */
 void sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings);
 
-/* Whether uid and gid (with no supplementary groups) can reach each of
- * the n paths and use it as a workdir (search every ancestor, read, write
- * and search the path); measured in a throwaway thread that takes those
- * ids. On failure err names the first path, and the first directory on
- * its way, that stops them. Needs root. */
-int sbx_owner_check_reach(
-    const char *const *paths, size_t n, uid_t uid, gid_t gid, struct sbx_err *err);
+/* Whether the calling task, with the ids uid stands for (its own, taken
+ * before the call), can reach each of the n paths and use it as a
+ * workdir: search every ancestor, read, write and search the path. On
+ * failure err names the first path, and the first directory on its way,
+ * that stops it. Writes no memory but err and the stack: safe in a
+ * payload started in init's memory (launch.h, vfork_safe). */
+int sbx_owner_check_reach(const char *const *paths, size_t n, uid_t uid, struct sbx_err *err);
 
 #endif
