@@ -11,7 +11,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +27,7 @@
 
 #include "linux-hostfilter.h"
 #include "linux-seccomp.h"
+#include "util.h"
 
 /* Prints the program of ctx as an array named name; returns its length. */
 static size_t
@@ -49,6 +55,239 @@ emit(scmp_filter_ctx ctx, const char *name)
 	return n;
 }
 
+/* The program libseccomp makes of ctx with the given optimization level
+ * (1: one comparison after another, 2: a binary search on the call
+ * number); n set to its length. The caller frees it. */
+static struct sock_filter *
+export_at(scmp_filter_ctx ctx, int level, size_t *n)
+{
+	int fd = memfd_create("bpf", MFD_CLOEXEC);
+	struct sock_filter *f = NULL;
+	off_t size;
+
+	if (fd < 0 || seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, (uint32_t)level) < 0 ||
+	    seccomp_export_bpf(ctx, fd) < 0 || (size = lseek(fd, 0, SEEK_END)) <= 0 ||
+	    lseek(fd, 0, SEEK_SET) < 0) {
+		fprintf(stderr, "sbx-bpfgen: cannot export at level %d\n", level);
+		exit(1);
+	}
+	f = malloc((size_t)size);
+	if (f == NULL || read(fd, f, (size_t)size) != size)
+		exit(1);
+	close(fd);
+	*n = (size_t)size / sizeof(*f);
+	return f;
+}
+
+/* Runs a classic BPF program on d, as the kernel's seccomp would; sets
+ * *args when the path taken read an argument. Exits on an instruction
+ * this interpreter does not know (the check then fails, never passes). */
+static uint32_t
+run(const struct sock_filter *f, size_t n, const struct seccomp_data *d, bool *args)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+	const unsigned char *data = (const unsigned char *)d;
+
+	for (size_t pc = 0; pc < n; pc++) {
+		const struct sock_filter *i = &f[pc];
+		uint32_t src = BPF_SRC(i->code) == BPF_X ? x : i->k;
+
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			if (i->k % 4 != 0 || i->k + 4 > sizeof(*d))
+				goto bad;
+			memcpy(&a, data + i->k, 4);
+			*args = *args || i->k >= offsetof(struct seccomp_data, args);
+			continue;
+		case BPF_LD | BPF_IMM: a = i->k; continue;
+		case BPF_LDX | BPF_IMM: x = i->k; continue;
+		case BPF_LD | BPF_MEM:
+		case BPF_LDX | BPF_MEM:
+		case BPF_ST:
+		case BPF_STX:
+			if (i->k >= BPF_MEMWORDS)
+				goto bad;
+			if (i->code == (BPF_LD | BPF_MEM))
+				a = mem[i->k];
+			else if (i->code == (BPF_LDX | BPF_MEM))
+				x = mem[i->k];
+			else
+				mem[i->k] = i->code == BPF_ST ? a : x;
+			continue;
+		case BPF_MISC | BPF_TAX: x = a; continue;
+		case BPF_MISC | BPF_TXA: a = x; continue;
+		case BPF_RET | BPF_K: return i->k;
+		case BPF_RET | BPF_A: return a;
+		default: break;
+		}
+		if (BPF_CLASS(i->code) == BPF_ALU) {
+			switch (BPF_OP(i->code)) {
+			case BPF_AND: a &= src; continue;
+			case BPF_OR: a |= src; continue;
+			case BPF_XOR: a ^= src; continue;
+			case BPF_ADD: a += src; continue;
+			case BPF_SUB: a -= src; continue;
+			case BPF_LSH: a = src < 32 ? a << src : 0; continue;
+			case BPF_RSH: a = src < 32 ? a >> src : 0; continue;
+			case BPF_NEG: a = -a; continue;
+			default: goto bad;
+			}
+		}
+		if (BPF_CLASS(i->code) == BPF_JMP) {
+			bool t;
+
+			switch (BPF_OP(i->code)) {
+			case BPF_JA: pc += i->k; continue;
+			case BPF_JEQ: t = a == src; break;
+			case BPF_JGT: t = a > src; break;
+			case BPF_JGE: t = a >= src; break;
+			case BPF_JSET: t = (a & src) != 0; break;
+			default: goto bad;
+			}
+			pc += t ? i->jt : i->jf;
+			continue;
+		}
+	bad:
+		fprintf(
+		    stderr, "sbx-bpfgen: instruction 0x%04x at %zu not understood\n", i->code, pc);
+		exit(1);
+	}
+	fprintf(stderr, "sbx-bpfgen: a program ran off its end\n");
+	exit(1);
+}
+
+/* Adds k and its neighbours to the set of argument words to try. */
+static void
+add_word(uint32_t *w, size_t *n, size_t cap, uint32_t k)
+{
+	uint32_t v[] = { k, k - 1, k + 1, ~k, k | 0x80000000u };
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(v) && *n < cap; i++)
+		w[(*n)++] = v[i];
+}
+
+/* Whether the two programs decide alike on every system call number
+ * below 1024 (and x32's, and a few beyond) for three architectures, and,
+ * where either reads an argument, on every argument set to each word the
+ * programs compare against (and its neighbours) in its low half, its
+ * high half or both, one argument at a time, and on random arguments.
+ * Prints the first difference; returns the number of inputs tried, or 0
+ * on a difference. */
+static unsigned long
+same_decisions(const char *what, const struct sock_filter *a, size_t na,
+    const struct sock_filter *b, size_t nb)
+{
+	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, 0 };
+	uint32_t words[2048];
+	size_t nw = 0;
+	unsigned long tried = 0;
+	unsigned seed = 1;
+
+	add_word(words, &nw, SBX_ARRAY_LEN(words), 0);
+	for (size_t i = 0; i < na + nb; i++) {
+		const struct sock_filter *f = i < na ? &a[i] : &b[i - na];
+
+		if (BPF_CLASS(f->code) == BPF_JMP || BPF_CLASS(f->code) == BPF_ALU)
+			add_word(words, &nw, SBX_ARRAY_LEN(words), f->k);
+	}
+	for (size_t ai = 0; ai < SBX_ARRAY_LEN(arches); ai++)
+		for (uint32_t k = 0; k < 1024 + 1024 + 8; k++) {
+			struct seccomp_data d = { .arch = arches[ai] };
+			bool args = false;
+			uint32_t ra, rb;
+
+			d.nr = (int)(k < 1024 ? k
+				: k < 2048    ? (0x40000000u | (k - 1024))
+					      : (0xffffffffu - (k - 2048)));
+			ra = run(a, na, &d, &args);
+			rb = run(b, nb, &d, &args);
+			tried++;
+			if (ra != rb)
+				goto differ;
+			if (!args)
+				continue;
+			/* One argument at a time: each word in its low half,
+			 * its high half, or both. */
+			for (int arg = 0; arg < 6; arg++)
+				for (size_t w = 0; w < nw; w++)
+					for (int half = 0; half < 3; half++) {
+						memset(d.args, 0, sizeof(d.args));
+						d.args[arg] = half == 0 ? words[w]
+						    : half == 1
+						    ? (uint64_t)words[w] << 32
+						    : (uint64_t)words[w] << 32 | words[w];
+						ra = run(a, na, &d, &args);
+						rb = run(b, nb, &d, &args);
+						tried++;
+						if (ra != rb)
+							goto differ;
+					}
+			/* And every argument at once, from the words. */
+			for (int r = 0; r < 4096; r++) {
+				for (int arg = 0; arg < 6; arg++)
+					d.args[arg] = (uint64_t)words[(size_t)rand_r(&seed) % nw]
+						<< 32 |
+					    words[(size_t)rand_r(&seed) % nw];
+				ra = run(a, na, &d, &args);
+				rb = run(b, nb, &d, &args);
+				tried++;
+				if (ra != rb)
+					goto differ;
+			}
+			continue;
+		differ:
+			fprintf(stderr,
+			    "sbx-bpfgen: %s: arch 0x%x call %d args %llx %llx %llx %llx %llx %llx: "
+			    "0x%08x against 0x%08x\n",
+			    what, d.arch, d.nr, (unsigned long long)d.args[0],
+			    (unsigned long long)d.args[1], (unsigned long long)d.args[2],
+			    (unsigned long long)d.args[3], (unsigned long long)d.args[4],
+			    (unsigned long long)d.args[5], ra, rb);
+			return 0;
+		}
+	return tried;
+}
+
+/* --check: every shape's program, as made here (a binary search on the
+ * call number), decides as libseccomp's plain one (the same rules, one
+ * comparison after another). */
+static int
+check(void)
+{
+	struct sbx_err err = { 0 };
+	unsigned long inputs = 0;
+	unsigned shapes = 0;
+
+	for (unsigned k = 0; k < SBX_BPF_NCOMMON + SBX_BPF_NHOST - 1; k++) {
+		bool common = k < SBX_BPF_NCOMMON;
+		unsigned f = common ? k : k - SBX_BPF_NCOMMON + 1;
+		scmp_filter_ctx ctx =
+		    common ? sbx_seccomp_filter(f, &err) : sbx_hostfilter_filter(f, &err);
+		struct sock_filter *tree, *plain;
+		size_t nt, np;
+		char what[32];
+		unsigned long n;
+
+		if (ctx == NULL) {
+			fprintf(stderr, "sbx-bpfgen: %s\n", err.msg);
+			return 1;
+		}
+		tree = export_at(ctx, 2, &nt);
+		plain = export_at(ctx, 1, &np);
+		snprintf(what, sizeof(what), "%s_%u", common ? "common" : "host", f);
+		n = same_decisions(what, tree, nt, plain, np);
+		free(tree);
+		free(plain);
+		seccomp_release(ctx);
+		if (n == 0)
+			return 1;
+		inputs += n;
+		shapes++;
+	}
+	printf("%u shapes, %lu inputs: the same decisions\n", shapes, inputs);
+	return 0;
+}
+
 /* Prints every shape's rules as pseudo code on standard output. */
 static int
 pfc(void)
@@ -62,6 +301,13 @@ pfc(void)
 
 		if (ctx == NULL) {
 			fprintf(stderr, "sbx-bpfgen: %s\n", err.msg);
+			return 1;
+		}
+		/* The rules one after another, as a reader follows them; the
+		 * program a run loads is the same rules as a binary search
+		 * (--check shows they decide alike). */
+		if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 1) < 0) {
+			fprintf(stderr, "sbx-bpfgen: cannot set the optimization level\n");
 			return 1;
 		}
 		printf("## %s filter, shape %u\n", k < 4 ? "common" : "host", f);
@@ -84,6 +330,8 @@ main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "--pfc") == 0)
 		return pfc();
+	if (argc == 2 && strcmp(argv[1], "--check") == 0)
+		return check();
 	printf("/* Made by sbx-bpfgen (src/bpfgen.c) at build time; do not edit. */\n"
 	       "#include \"config.h\"\n\n#include <linux/filter.h>\n\n"
 	       "#include \"linux-seccomp.h\"\n\n");

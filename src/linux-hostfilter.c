@@ -134,6 +134,9 @@ sbx_hostfilter_filter(unsigned what, struct sbx_err *err)
 	/* As in the common filter: a foreign syscall ABI would skip every
 	 * rule, so it kills instead. */
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	/* A binary search on the call number, as in the common filter. */
+	if (r == 0)
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (r < 0) {
 		sbx_err_set(err, -r, "seccomp: cannot set the architecture action");
 	} else if (build(ctx, what, err) < 0) {

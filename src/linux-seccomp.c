@@ -301,6 +301,12 @@ sbx_seccomp_filter(unsigned flags, struct sbx_err *err)
 	/* Only the native architecture: a 32-bit syscall (int 0x80) or an
 	 * x32 one would skip every rule below, so they fail instead. */
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	/* The system call number judged by a binary search, not a chain of
+	 * comparisons: the same decisions (tests/unit/test-bpf-equiv.c), a
+	 * third less time to load (the kernel runs the program for every
+	 * call number to build its cache) and fewer steps per call. */
+	if (r == 0)
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (r == 0)
 		r = build(ctx, err) < 0 ? -EINVAL : 0;
 	if (r == 0 && (flags & SBX_SECCOMP_NET_NOTIFY))

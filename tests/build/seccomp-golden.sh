@@ -1,8 +1,9 @@
 # The jail's system call rules as text: every shape of the common filter
 # (the sandbox's) and of the host filter (the landlock backend's), printed
 # by sbx-bpfgen --pfc from the very builders a run uses, against the
-# checked-in tests/golden/seccomp/rules.pfc. A change to a rule shows as a
-# diff in review; after a deliberate one, regenerate with
+# checked-in tests/golden/seccomp/rules.pfc (the rules one after another,
+# as libseccomp prints them at optimization level 1). A change to a rule
+# shows as a diff in review; after a deliberate one, regenerate with
 #
 #	./sbx-bpfgen --pfc > tests/golden/seccomp/rules.pfc
 #
@@ -27,6 +28,15 @@ else
 		diff -u "$want" "$T/rules.pfc" | head -n 40 | sed 's/^/# /'
 	fi
 fi
+# The programs a run loads are those rules as a binary search on the call
+# number (libseccomp's optimization level 2, a third less time to load):
+# they must decide as the rules read one after another, on every call
+# number and on the argument words the rules compare against.
+"$BUILDDIR/sbx-bpfgen" --check >"$T/check" 2>&1
+st=$?
+is "$st" 0 "sbx-bpfgen --check: every shape's search decides as its plain program"
+[ "$st" = 0 ] || sed 's/^/# /' "$T/check"
+like "$(cat "$T/check")" "23 shapes, " "... for all 23 shapes (8 common, 15 host)"
 # What the text must say whatever the release: the calls every shape
 # refuses, by name.
 for call in mount_setattr open_tree io_uring_setup bpf userfaultfd; do
