@@ -70,6 +70,12 @@ sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 	r = 0;
 	if ((flags & SBX_SECCOMP_NAME_NOTIFY) && (r = sbx_namesup_filter(ctx)) < 0)
 		sbx_err_set(err, -r, "seccomp: cannot trap the name-changing calls");
+	/* Such a shape exists only here, where sbx-bpfgen --check never saw
+	 * it: its program stays the rules one after another (level 1), not
+	 * a search whose equivalence nothing has shown. */
+	if (r == 0 && (flags & SBX_SECCOMP_NAME_NOTIFY) &&
+	    (r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 1)) < 0)
+		sbx_err_set(err, -r, "seccomp: cannot set the optimization level");
 	if (r == 0) {
 		r = seccomp_load(ctx);
 		if (r < 0)
