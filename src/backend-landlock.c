@@ -22,12 +22,13 @@
  *                       rlimits and exec) a root caller's payload drops
  *                       the bounding set and takes uid/gid 65534 with no
  *                       groups, and checks that uid can reach the
- *                       workdir and TMPDIR by name; PDEATHSIG; every capability dropped;
- *                       no_new_privs; the Landlock domain (filesystem,
- *                       TCP when the network is fully off, scopes); the
- *                       host filter, then (listener hook) the common
- *                       filter with the metadata calls and, under network
- *                       rules, the network calls trapped; the listener is
+ *                       workdir and TMPDIR by name; PDEATHSIG; every
+ *                       capability dropped; no_new_privs; the Landlock
+ *                       domain (filesystem, TCP when the network is fully
+ *                       off, scopes); the host filter, then (listener
+ *                       hook) the common filter with the metadata calls
+ *                       and, under network rules, the network calls
+ *                       trapped; the listener is
  *                       sent to sbxrun over a socket (SCM_RIGHTS), or,
  *                       when the network calls are trapped (sendmsg among
  *                       them), taken by sbxrun with pidfd_getfd; sbxrun

@@ -138,7 +138,8 @@ sbx_hostfilter_filter(unsigned what, struct sbx_err *err)
 	if (r == 0)
 		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (r < 0) {
-		sbx_err_set(err, -r, "seccomp: cannot set the architecture action");
+		sbx_err_set(
+		    err, -r, "seccomp: cannot set the filter's architecture action and layout");
 	} else if (build(ctx, what, err) < 0) {
 		r = -1;
 	}

@@ -302,9 +302,9 @@ sbx_seccomp_filter(unsigned flags, struct sbx_err *err)
 	 * x32 one would skip every rule below, so they fail instead. */
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	/* The system call number judged by a binary search, not a chain of
-	 * comparisons: the same decisions (tests/unit/test-bpf-equiv.c), a
-	 * third less time to load (the kernel runs the program for every
-	 * call number to build its cache) and fewer steps per call. */
+	 * comparisons: the same decisions (sbx-bpfgen --check), a third less
+	 * time to load (the kernel runs the program for every call number
+	 * to build its cache) and fewer steps per call. */
 	if (r == 0)
 		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (r == 0)
