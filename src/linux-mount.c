@@ -395,6 +395,11 @@ do_op(const struct sbx_op *op, struct build *b, struct sbx_err *err)
 		if (faccessat(b->root, rel(dst), F_OK, 0) < 0 && errno == EACCES)
 			return 0;
 		target = sbx_open_nofollow(b->root, rel(dst), &(struct stat){ 0 });
+		/* Gone since the list was made (a temp file in /etc, say):
+		 * nothing is left to read, as if the run had started a moment
+		 * later and its glob had not matched it. */
+		if (target < 0 && (errno == ENOENT || errno == ENOTDIR))
+			return 0;
 		if (target < 0)
 			return sbx_err_sys(err, "cannot hide %s", op->dst);
 		/* An empty directory or file, mode 000, on a read-only mount:

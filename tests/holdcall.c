@@ -5,11 +5,12 @@
  *	    [-t SECONDS] -- COMMAND [ARG]...
  *
  * Runs COMMAND traced, with every process and thread it starts. The first
- * call of SYSCALL (fchownat, mkdirat, newfstatat, openat, read, statx, unlinkat)
- * whose description matches a PATTERN (fnmatch(3), `*` crossing `/`) is
- * stopped at its entry, or with -x once it has returned, and held: HELD is
- * written with the description, and the call goes on only when the file
- * GO exists, or after SECONDS (default 120), which counts as a missed hold.
+ * call of SYSCALL (fchownat, mkdirat, newfstatat, openat, openat2, read,
+ * statx, unlinkat) whose description matches a PATTERN (fnmatch(3), `*`
+ * crossing `/`) is stopped at its entry, or with -x once it has returned,
+ * and held: HELD is written with the description, and the call goes on
+ * only when the file GO exists, or after SECONDS (default 120), which
+ * counts as a missed hold.
  * Every other call of every process runs on meanwhile.
  *
  * A description is the call's first argument as a descriptor's path
@@ -52,6 +53,7 @@ static const struct {
 	{ "mkdirat", SYS_mkdirat, 0 },
 	{ "newfstatat", SYS_newfstatat, 0 },
 	{ "openat", SYS_openat, 0 },
+	{ "openat2", SYS_openat2, 0 },
 	{ "read", SYS_read, 1 },
 	{ "statx", SYS_statx, 0 },
 	{ "unlinkat", SYS_unlinkat, 0 },
