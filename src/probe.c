@@ -111,7 +111,9 @@ sbx_version_render(void)
 	{
 		const struct scmp_version *v = seccomp_version();
 
-		sbx_buf_printf(&b, "landlock: ABI 1 to %d known\n", SBX_LANDLOCK_ABI_KNOWN);
+		sbx_buf_printf(&b,
+		    "landlock: asks for the rights of ABI 1 to %d (the kernel's: --probe)\n",
+		    SBX_LANDLOCK_ABI_KNOWN);
 		sbx_buf_printf(&b, "libseccomp: built with %d.%d.%d, running %u.%u.%u\n",
 		    SCMP_VER_MAJOR, SCMP_VER_MINOR, SCMP_VER_MICRO, v ? v->major : 0,
 		    v ? v->minor : 0, v ? v->micro : 0);

@@ -26,7 +26,7 @@ if [ "$(uname -s)" = Linux ]; then
 	like "$(cat "$T/out")" "
 backends: namespaces, landlock, docker, none (auto tries namespaces, then landlock)
 not in this build: seatbelt (macOS only)
-landlock: ABI 1 to " "--version on Linux: namespaces, landlock and docker, the Landlock ABI known"
+landlock: asks for the rights of ABI 1 to " "--version on Linux: namespaces, landlock and docker, the Landlock ABI asked for"
 	seccomp_line=$(grep '^libseccomp: built with [0-9]*\.[0-9]*\.[0-9]*, running [0-9]*\.[0-9]*\.[0-9]*$' "$T/out")
 	ok "--version: the libseccomp version built with and running" test -n "$seccomp_line"
 	if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libseccomp; then
