@@ -9,7 +9,7 @@
 #   3. (root) a bind mount of ~/.ssh or of the home inside the workdir or a
 #      -r tree is hidden; a bind mount of /etc is refused as a workdir, and
 #      one of the home as a mount source;
-#   4. (root) an entry of /etc, or a secret there, removed between the
+#   4. an entry of a read tree, or a secret there, removed between the
 #      listing and the jail's use of it: the run goes on, the rest hidden.
 # Every verdict is taken on the host: the sandbox copies whatever it can
 # read into a file of the workdir, and the canary must not be in it.
@@ -159,76 +159,84 @@ if root_only "bind mounts need root" 11; then
 	unbind "$HA"
 fi
 
-# --- 4. a name gone between the listing and the jail (root only) --------------
+# --- 4. a name gone between the listing and the jail ---------------------------
 # The list is made from what exists when the run starts; an entry removed
 # before the jail is built (a package manager's temporary file in /etc,
 # say) leaves nothing to read, so the run goes on, and what is still
 # there stays hidden. tests/holdcall holds the call that opens the name
-# until the test has removed it. A world-readable /etc/sudoers.* canary
-# makes the Landlock rules go around it, entry by entry of /etc, under
-# both backends (file permissions do not keep it from the sandbox).
+# until the test has removed it. The secrets are a --deny-read glob in a
+# -r tree of the caller's own: a glob is matched against a listing, so
+# nothing before the jail opens the file by name. A readable secret makes
+# the Landlock rules go around it, entry by entry of the tree, under both
+# backends.
 HOLDCALL=${HOLDCALL:-$(dirname "$SBXRUN")/tests/holdcall}
-# held_gone CALL PATTERN FILE: a run of $T/script held at the first CALL
-# whose description matches PATTERN, FILE removed meanwhile; sets
+if [ ! -x "$HOLDCALL" ]; then
+	echo "Bail out! tests/holdcall is missing at $HOLDCALL (make check builds it)"
+	exit 1
+fi
+LD=$JT/listed
+mkdir -p "$LD"
+c_keep=$(uniq_tag keep)
+c_gone=$(uniq_tag gone)
+echo "$c_keep" >"$LD/keep.secret"
+chmod -R a+rX "$LD"
+chmod 755 "$JT"
+# held_gone CALL FILE PATTERN...: a run of $T/script held at the first CALL
+# whose description matches a PATTERN, FILE removed meanwhile; sets
 # SBX_STATUS (3: nothing was held). One check that the hold happened.
 held_gone() {
+	_call=$1 _file=$2
+	shift 2
+	_m=
+	for _p; do _m="$_m -m $_p"; done
 	rm -f "$T/held" "$T/go" "$WD/loot"
-	# (A sanitized build's leak check cannot run under ptrace.)
+	# (A sanitized build's leak check cannot run under ptrace.) The
+	# patterns hold no blank.
+	# shellcheck disable=SC2086
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	    "$HOLDCALL" -s "$1" -m "$2" -H "$T/held" -g "$T/go" -- \
-	    "$SBXRUN" --backend "$SBX_BACKEND" --diag none -w "$WD" <"$T/script" \
-	    >"$T/out" 2>"$T/err" &
+	    "$HOLDCALL" -s "$_call" $_m -H "$T/held" -g "$T/go" -- \
+	    "$SBXRUN" --backend "$SBX_BACKEND" --diag none --fs allowlist -r "$LD" \
+	    --deny-read "$LD/*.secret" -w "$WD" <"$T/script" >"$T/out" 2>"$T/err" &
 	_hc=$!
 	JAIL_PIDS="$JAIL_PIDS $_hc"
 	wait_for "[ -e '$T/held' ]" 60
 	held=$(cat "$T/held" 2>/dev/null)
-	rm -f "$3"
+	rm -f "$_file"
 	: >"$T/go"
 	wait "$_hc"
 	SBX_STATUS=$?
 	case $held in
-	*"|${3#/}|"* | *"|$3|"*) pass "the open of $3 was held, and it was removed" ;;
-	*) fail "the open of $3 was held, and it was removed"; diag "held: '$held'" ;;
+	*"|${_file#/}|"* | *"|$_file|"* | "${_file%/*}|${_file##*/}|"*)
+		pass "the open of ${_file##*/} was held, and it was removed" ;;
+	*) fail "the open of ${_file##*/} was held, and it was removed"; diag "held: '$held'" ;;
 	esac
 }
 
-if root_only "tests/holdcall traces sbxrun, and the canaries are files of /etc" 8; then
-	if [ ! -x "$HOLDCALL" ]; then
-		echo "Bail out! tests/holdcall is missing at $HOLDCALL (make check builds it)"
-		exit 1
-	fi
-	c_keep=$(uniq_tag sudokeep)
-	keep=/etc/sudoers.sbxkeep-$$
-	gone=/etc/sbxgone-$$
-	JAIL_CLEAN="$keep $gone /etc/sudoers.sbxgone-$$ $JAIL_CLEAN"
-	echo "Defaults $c_keep" >"$keep"
-	chmod 644 "$keep"
+# A plain entry, removed before the Landlock rule for it was made (the
+# payload opens it: by name under namespaces, below the tree's pinned
+# descriptor under landlock).
+echo plain >"$LD/plain"
+chmod 644 "$LD/plain"
+new_wd
+printf '%s\n' "$(steal "$LD/keep.secret" "$LD/plain")" >"$T/script"
+call=openat2
+[ "$SBX_BACKEND" = namespaces ] && call=openat
+held_gone "$call" "$LD/plain" "*|$LD/plain|*" "$LD|plain|*"
+is_status 0 "an entry removed before its rule was made: the script ran"
+loot_clean "the other secret is still not read" "$WD/loot" "$c_keep"
+absent "the removed entry is still gone" "$LD/plain"
 
-	# The Landlock rule for a plain entry of /etc (the payload opens it).
-	echo plain >"$gone"
+# A secret, removed before it was hidden (the namespaces backend covers
+# it with a mount; a Landlock-only run never opens a secret).
+if ns_only "secrets are covered by mounts only there" 4; then
+	echo "$c_gone" >"$LD/gone.secret"
+	chmod 644 "$LD/gone.secret"
 	new_wd
-	printf '%s\n' "$(steal "$keep" "$gone")" >"$T/script"
-	call=openat2
-	[ "$SBX_BACKEND" = namespaces ] && call=openat
-	held_gone "$call" "*|$gone|*" "$gone"
-	is_status 0 "an entry of /etc removed before its rule was made: the script ran"
-	loot_clean "the sudoers canary is still not read" "$WD/loot" "$c_keep"
-	absent "the removed entry is still gone" "$gone"
-
-	# A secret gone before its hide (the namespaces backend covers it with
-	# a mount; a Landlock-only run never opens a secret).
-	if ns_only "secrets are covered by mounts only there" 4; then
-		c_gone=$(uniq_tag sudogone)
-		echo "Defaults $c_gone" >"/etc/sudoers.sbxgone-$$"
-		chmod 644 "/etc/sudoers.sbxgone-$$"
-		new_wd
-		printf '%s\n' "$(steal "$keep" "/etc/sudoers.sbxgone-$$")" >"$T/script"
-		held_gone openat2 "*|etc/sudoers.sbxgone-$$|*" "/etc/sudoers.sbxgone-$$"
-		is_status 0 "a secret removed before it was hidden: the script ran"
-		loot_clean "the other sudoers canary is still not read" "$WD/loot" "$c_keep"
-		absent "the removed secret is still gone" "/etc/sudoers.sbxgone-$$"
-	fi
-	rm -f "$keep"
+	printf '%s\n' "$(steal "$LD/keep.secret" "$LD/gone.secret")" >"$T/script"
+	held_gone openat2 "$LD/gone.secret" "*|${LD#/}/gone.secret|*"
+	is_status 0 "a secret removed before it was hidden: the script ran"
+	loot_clean "the other secret is still not read" "$WD/loot" "$c_keep"
+	absent "the removed secret is still gone" "$LD/gone.secret"
 fi
 
 done_testing
