@@ -120,12 +120,15 @@ struct sbx_cg_place {
 };
 
 /* Reads the facts from this machine (linux-cgroup.c) and decides: the
- * probe. Reads only: it makes, moves and enables nothing. The hidden
+ * probe. Reads only: it makes, moves and enables nothing. The cgroup2
+ * mount is looked up in mountinfo, the text of /proc/self/mountinfo the
+ * caller read (sbx_mountinfo_read(); NULL: none is found). The hidden
  * environment variable SBXRUN_TEST_CGROUP_ROOT points it at a fake tree
  * instead of the cgroup2 mount (SBXRUN_TEST_CGROUP_SELF: our group's path
  * in it, "/" when unset), for the tests. When d->way is not SBX_CG_NONE
  * and place is not NULL, fills place (free it with sbx_cgroup_place_free). */
-void sbx_cgroup_probe(unsigned want, struct sbx_cg_decision *d, struct sbx_cg_place *place);
+void sbx_cgroup_probe(
+    unsigned want, const char *mountinfo, struct sbx_cg_decision *d, struct sbx_cg_place *place);
 
 void sbx_cgroup_place_free(struct sbx_cg_place *place);
 

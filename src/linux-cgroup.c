@@ -28,22 +28,22 @@
 #include "cgroup.h"
 #include "util.h"
 
-/* The mount point of the first cgroup2 filesystem in our mount table. */
+/* The mount point of the first cgroup2 filesystem in the mount table
+ * (the text of /proc/self/mountinfo). */
 static char *
-v2_mount(void)
+v2_mount(const char *table)
 {
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *found = NULL;
 
-	if (f == NULL)
-		return NULL;
-	while (found == NULL && getline(&line, &cap, f) > 0) {
+	for (const char *at = table; at && *at && found == NULL;) {
+		const char *end = strchr(at, '\n');
+		size_t len = end ? (size_t)(end - at) : strlen(at);
+		_cleanup_free_ char *line = sbx_xstrndup(at, len);
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE ... */
 		char *sep = strstr(line, " - "), *fields[5], *save = NULL, *p = line;
 		int n = 0;
 
+		at = end ? end + 1 : at + len;
 		if (sep == NULL || strncmp(sep + 3, "cgroup2 ", 8) != 0)
 			continue;
 		while (n < 5 && (fields[n] = strtok_r(p, " ", &save)) != NULL) {
@@ -55,7 +55,6 @@ v2_mount(void)
 		if (n == 5 && strchr(fields[4], '\\') == NULL)
 			found = sbx_xstrdup(fields[4]);
 	}
-	fclose(f);
 	return found;
 }
 
@@ -142,13 +141,15 @@ count_lines(const char *s)
 }
 
 void
-sbx_cgroup_probe(unsigned want, struct sbx_cg_decision *d, struct sbx_cg_place *place)
+sbx_cgroup_probe(
+    unsigned want, const char *mountinfo, struct sbx_cg_decision *d, struct sbx_cg_place *place)
 {
 	/* The tests' fake tree: plain directories and files on a tmpfs,
 	 * never the machine's hierarchy. */
 	const char *test = getenv("SBXRUN_TEST_CGROUP_ROOT");
 	const char *test_self = getenv("SBXRUN_TEST_CGROUP_SELF");
-	_cleanup_free_ char *mount = test && test[0] == '/' ? sbx_xstrdup(test) : v2_mount();
+	_cleanup_free_ char *mount =
+	    test && test[0] == '/' ? sbx_xstrdup(test) : v2_mount(mountinfo);
 	_cleanup_free_ char *self = test && test[0] == '/'
 	    ? sbx_xstrdup(test_self && test_self[0] == '/' ? test_self : "/")
 	    : v2_self();

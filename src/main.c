@@ -32,6 +32,7 @@
 #include "probe.h"
 #include "profile.h"
 #include "resolve.h"
+#include "secrets.h"
 #include "rlimits.h"
 #include "cgroup.h"
 #include "selftest.h"
@@ -88,6 +89,9 @@ struct run {
 	enum sbx_backend_id counted_for;
 	uint64_t uid_tasks;
 	bool fs_begun; /* sbx_resolve_begin() filled fs meanwhile */
+	/* The mount table, read once for the cgroup probe and the
+	 * resolution (sbx_mountinfo_read()); NULL when not read. */
+	char *mountinfo;
 };
 
 static void say(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -334,7 +338,7 @@ keeper_meanwhile(void *arg)
 
 	if (m->b == NULL)
 		return;
-	sbx_resolve_begin(&run->policy, &run->homes, &run->fs);
+	sbx_resolve_begin(&run->policy, &run->homes, run->mountinfo, &run->fs);
 	run->fs_begun = true;
 	if (run->cg_place.parent != NULL ||
 	    !sbx_limits_counts_uid(&run->policy, m->b, &run->caps, run->caller.uid, &uid))
@@ -1003,8 +1007,9 @@ run_main(struct run *run, int argc, char **argv)
 		/* What a run with --memory and --pids would get: a leaf with
 		 * both controllers (the probe reads only). */
 		struct sbx_cg_decision cg;
+		_cleanup_free_ char *table = sbx_mountinfo_read();
 
-		sbx_cgroup_probe(SBX_CG_MEMORY | SBX_CG_PIDS, &cg, NULL);
+		sbx_cgroup_probe(SBX_CG_MEMORY | SBX_CG_PIDS, table, &cg, NULL);
 		run->caps.cgroup_delegated =
 		    cg.way != SBX_CG_NONE && cg.ctl == (SBX_CG_MEMORY | SBX_CG_PIDS);
 #endif
@@ -1051,7 +1056,8 @@ run_main(struct run *run, int argc, char **argv)
 
 		run->cg_want = (p->limits[SBX_LIMIT_MEMORY].set ? SBX_CG_MEMORY : 0) |
 		    (p->limits[SBX_LIMIT_PIDS].set ? SBX_CG_PIDS : 0);
-		sbx_cgroup_probe(run->cg_want, &cg, &run->cg_place);
+		run->mountinfo = sbx_mountinfo_read();
+		sbx_cgroup_probe(run->cg_want, run->mountinfo, &cg, &run->cg_place);
 		why = cg.why;
 		if (cg.way != SBX_CG_NONE) {
 			run->cg_want = cg.ctl;
@@ -1090,7 +1096,7 @@ run_main(struct run *run, int argc, char **argv)
 	if (!run->cli.print_backend)
 		make_leaf(run, b);
 	if (!run->fs_begun)
-		sbx_resolve_begin(p, &run->homes, &run->fs);
+		sbx_resolve_begin(p, &run->homes, run->mountinfo, &run->fs);
 	run->fs_begun = false;
 	if (sbx_resolve_rest(p, &run->homes,
 		run->jail_workdir ? run->jail_workdir : run->temp_workdir,
@@ -1246,6 +1252,7 @@ main(int argc, char **argv)
 	sbx_jail_free(&run.jail);
 	sbx_trace_free(run.trace);
 	sbx_fsview_free(&run.fs);
+	free(run.mountinfo);
 	if (run.have_policy)
 		sbx_policy_free(&run.policy);
 	sbx_cli_free(&run.cli);

@@ -840,9 +840,11 @@ resolve_in_jail(struct sbx_policy *p, const char *path, struct sbx_fsview *v, st
 }
 
 void
-sbx_resolve_begin(struct sbx_policy *p, const struct sbx_strv *homes, struct sbx_fsview *v)
+sbx_resolve_begin(
+    struct sbx_policy *p, const struct sbx_strv *homes, const char *mountinfo, struct sbx_fsview *v)
 {
-	struct sbx_pathmemo memo = { 0 };
+	struct sbx_pathmemo memo = { .mounts_read = mountinfo != NULL,
+		.mountinfo = mountinfo ? sbx_xstrdup(mountinfo) : NULL };
 	struct sbx_idfs fs = sbx_host_idfs_memo(&memo, true);
 
 	memset(v, 0, sizeof(*v));
@@ -864,7 +866,7 @@ int
 sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
     bool in_jail, struct sbx_fsview *v, struct sbx_err *err)
 {
-	sbx_resolve_begin(p, homes, v);
+	sbx_resolve_begin(p, homes, NULL, v);
 	return sbx_resolve_rest(p, homes, temp_workdir, in_jail, v, err);
 }
 

@@ -70,8 +70,11 @@ int sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *
  * wait: sbx_resolve_begin() fills what needs no workdir (the secret and
  * deny lists, canonical and widened; the system roots present) and never
  * fails; sbx_resolve_rest() then does the rest on that v, as
- * sbx_resolve() would. */
-void sbx_resolve_begin(struct sbx_policy *p, const struct sbx_strv *homes, struct sbx_fsview *v);
+ * sbx_resolve() would. mountinfo, when not NULL, is the mount table the
+ * caller already read (sbx_mountinfo_read()), taken as this resolution's
+ * one reading of it; NULL: it is read here. */
+void sbx_resolve_begin(struct sbx_policy *p, const struct sbx_strv *homes, const char *mountinfo,
+    struct sbx_fsview *v);
 int sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
     bool in_jail, struct sbx_fsview *v, struct sbx_err *err);
 

@@ -82,15 +82,14 @@ host_realpath(void *ctx, const char *path)
 	return realpath(path, NULL);
 }
 
-static char *
-host_mountinfo(void *ctx)
+char *
+sbx_mountinfo_read(void)
 {
 	struct sbx_buf b = { 0 };
 	char chunk[8192];
 	ssize_t n;
 	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 
-	(void)ctx;
 	if (fd < 0)
 		return NULL;
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
@@ -101,6 +100,13 @@ host_mountinfo(void *ctx)
 		return NULL;
 	}
 	return b.data ? sbx_buf_steal(&b) : sbx_xstrdup("");
+}
+
+static char *
+host_mountinfo(void *ctx)
+{
+	(void)ctx;
+	return sbx_mountinfo_read();
 }
 
 const struct sbx_idfs sbx_host_idfs = {

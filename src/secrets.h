@@ -44,6 +44,12 @@ struct sbx_idfs {
 
 extern const struct sbx_idfs sbx_host_idfs;
 
+/* The text of /proc/self/mountinfo, malloc'd, or NULL where there is
+ * none. The kernel formats the whole table at each reading (~50 us here
+ * for 26 mounts), so one run reads it once: main hands the same text to
+ * the cgroup probe and to sbx_resolve_begin(). */
+char *sbx_mountinfo_read(void);
+
 /* The realpath(3) answers and directory listings of one building of the
  * secret list (sbx_resolve_begin()), each asked of the system once: the
  * list is resolved when it is built and again when it is widened, and

@@ -33,6 +33,19 @@ half=$((phys / 2 / 1048576 * 1048576))
 [ "$half" -lt 268435456 ] && half=268435456
 is "$(jget limits.memory.bytes)" "$half" "limits.memory: half the machine's memory"
 unlike "$(jget unenforced)" pids "a default limit is never unenforced"
+# The cgroup2 hierarchy is looked up in the mount table that sbxrun reads
+# once per run, for the probe and the secret list alike. Limits asked for
+# and held by rlimits are a warning that says why.
+jail -w "$WD" --memory 512M --pids 512 -- true
+if [ "$(jget limits.pids.by)" = cgroup ]; then
+	pass "the host's cgroup2 mount is found in the mount table (a leaf holds pids)"
+elif grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+	unlike "$(jget warnings)" "no cgroup v2 hierarchy is mounted" \
+	    "the host's cgroup2 mount is found in the mount table"
+else
+	like "$(jget warnings)" "no cgroup v2 hierarchy is mounted" \
+	    "the host mounts no cgroup2: the diagnostics say so"
+fi
 
 # --- a fork bomb -------------------------------------------------------------------------
 # The inner shell forks until fork fails (dash then exits); the outer one
