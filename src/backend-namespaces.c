@@ -6,15 +6,18 @@
  *
  *   sbxrun (parent)     reads the plan the core built (jail.h: the mount
  *                       table and Landlock rules), then clone3() with every
- *                       CLONE_NEW* flag and CLONE_PIDFD. Anything the
- *                       supervisor must share with the sandbox (the network
- *                       Landlock domain) is applied to sbxrun's own thread
- *                       before this point, so the sandbox inherits it.
+ *                       CLONE_NEW* flag but CLONE_NEWNET, and CLONE_PIDFD
+ *                       (init makes the network namespace: netns_start()).
+ *                       Anything the supervisor must share with the
+ *                       sandbox (the network Landlock domain) is applied to
+ *                       sbxrun's own thread before this point, so the
+ *                       sandbox inherits it.
  *   parent              writes uid_map/gid_map; for a root caller makes the
  *                       idmapped trees (open_tree + mount_setattr) with the
  *                       child's user namespace and sends them (SCM_RIGHTS)
  *                       with the "go" message on the sync socket.
- *   init (pid 1)        builds the new root and pivots; takes its final ids;
+ *   init (pid 1)        builds the new root and pivots, joins its network
+ *                       namespace (made meanwhile); takes its final ids;
  *                       new session; drops every capability; no_new_privs;
  *                       loads the seccomp filter (so a notify fd created
  *                       there could be taken by the parent with
@@ -81,6 +84,10 @@
  * sandbox, as they do for a caller other than root, and git, ssh and the
  * like accept them (doc/design/everyday.md). */
 #define SBX_ROOT_MAPPED_ID SBX_SANDBOX_ROOT_ID
+
+#ifndef SIOCGSKNS
+#define SIOCGSKNS 0x894C
+#endif
 
 #define NS_FLAGS \
 	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
@@ -513,6 +520,162 @@ resolver_relay_socket(const struct sbx_netrules *r, struct sbx_err *err)
 	return s;
 }
 
+/* The jail's network namespace costs ~0.55 ms to make here (its loopback
+ * device and every subsystem's per-namespace state), most of what clone3
+ * took with it. Init needs it only once its root is built, so a helper
+ * makes it on another CPU while init waits for "go" and builds the root,
+ * and init joins it then (doc/design/startup.md, section 17).
+ *
+ * The helper is a clone of init that shares its memory and descriptors
+ * and has init's credentials: root of the jail's user namespace, which
+ * owns the new network namespace as before. It makes the namespace and a
+ * socket in it, and exits; init takes the namespace from the socket
+ * (SIOCGSKNS) and joins it (setns). The helper calls no C library code:
+ * its system calls are made by hand, so it never writes init's errno
+ * (the two share one thread-local block). Init makes the namespace
+ * itself where that is not written here, with a single CPU, or when the
+ * clone fails. A helper not done when init needs the namespace (its CPU
+ * busy, or asleep: waking one can take ~2 ms on a VM, section 9) is
+ * moved to init's CPU, free while init waits for it, so the wait is
+ * never longer than the work. Nothing of the sandbox's runs before the
+ * join, and a join that fails, or that would leave init in the namespace
+ * it started in, fails the run. */
+struct netns_maker {
+	pid_t pid; /* the helper, or -1: init makes the namespace itself */
+	int sock; /* its socket in the new namespace, -errno, or -EINPROGRESS */
+};
+
+#if defined(__x86_64__) || defined(__aarch64__)
+#define NETNS_HELPER 1
+#if defined(__has_attribute)
+#if __has_attribute(no_sanitize)
+#define NETNS_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+#endif
+#endif
+#ifndef NETNS_NO_SANITIZE
+#define NETNS_NO_SANITIZE
+#endif
+
+static inline long
+raw_syscall3(long nr, long a, long b, long c)
+{
+#if defined(__x86_64__)
+	long r;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return r;
+#else
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory", "cc");
+	return x0;
+#endif
+}
+
+/* The helper's stack: in init's own copy of sbxrun's memory. */
+static char netns_stack[16384] __attribute__((aligned(64)));
+
+NETNS_NO_SANITIZE static int
+netns_helper(void *arg)
+{
+	struct netns_maker *m = arg;
+	long r;
+
+	r = raw_syscall3(SYS_unshare, CLONE_NEWNET, 0, 0);
+	if (r == 0)
+		r = raw_syscall3(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	__atomic_store_n(&m->sock, (int)r, __ATOMIC_RELEASE);
+	return 0;
+}
+#endif
+
+/* Starts the helper on a CPU of the caller's other than init's (the
+ * start runs on one CPU: launch.h), or nothing where there is none. */
+static void
+netns_start(struct netns_maker *m)
+{
+	m->pid = -1;
+	m->sock = -EINPROGRESS;
+#ifdef NETNS_HELPER
+	{
+		cpu_set_t others;
+
+		if (!sbx_cpu_others(&others))
+			return;
+		m->pid = clone(
+		    netns_helper, netns_stack + sizeof(netns_stack), CLONE_VM | CLONE_FILES, m);
+		if (m->pid > 0)
+			(void)sched_setaffinity(m->pid, sizeof(others), &others);
+	}
+#endif
+}
+
+/* The network namespace a socket belongs to, as a descriptor (or -1),
+ * and its inode. */
+static int
+sock_netns(int s, ino_t *ino)
+{
+	struct stat st;
+	int ns = ioctl(s, SIOCGSKNS);
+
+	*ino = 0;
+	if (ns >= 0 && fstat(ns, &st) == 0)
+		*ino = st.st_ino;
+	return ns;
+}
+
+static int
+netns_join(struct netns_maker *m, struct sbx_err *err)
+{
+	_cleanup_close_ int ns = -1;
+	struct stat before;
+	ino_t made = 0;
+	int s;
+
+	if (m->pid > 0) {
+		/* Not done: the other CPU was busy or asleep. The helper comes
+		 * to init's CPU, which is free while init waits. */
+		if (__atomic_load_n(&m->sock, __ATOMIC_ACQUIRE) == -EINPROGRESS) {
+			cpu_set_t here;
+			int cpu = sched_getcpu();
+
+			CPU_ZERO(&here);
+			if (cpu >= 0 && cpu < CPU_SETSIZE) {
+				CPU_SET((size_t)cpu, &here);
+				(void)sched_setaffinity(m->pid, sizeof(here), &here);
+			}
+		}
+		while (waitpid(m->pid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+		m->pid = -1;
+	}
+	s = __atomic_load_n(&m->sock, __ATOMIC_ACQUIRE);
+	if (s == -EINPROGRESS) {
+		if (unshare(CLONE_NEWNET) < 0)
+			return sbx_err_sys(err, "cannot make the jail's network namespace");
+		sbx_phase("init: network namespace made");
+		return 0;
+	}
+	if (s < 0) {
+		errno = -s;
+		return sbx_err_sys(err, "cannot make the jail's network namespace");
+	}
+	ns = sock_netns(s, &made);
+	close(s);
+	if (ns < 0 || made == 0 || stat("/proc/self/ns/net", &before) < 0 || before.st_ino == made)
+		return sbx_err_set(err, EIO, "cannot take the jail's network namespace");
+	if (setns(ns, CLONE_NEWNET) < 0)
+		return sbx_err_sys(err, "cannot join the jail's network namespace");
+	sbx_phase("init: network namespace joined");
+	return 0;
+}
+
 /* Runs in the cloned child: becomes the jail's init. */
 static noreturn void
 child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_launch_pipes *lp,
@@ -532,7 +695,10 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	uid_t uid;
 	gid_t gid;
 
+	struct netns_maker netns;
+
 	sbx_launch_pipes_child(lp, &a);
+	netns_start(&netns);
 	a.hooks = &hooks;
 	if (recv_go(sync, fds, plan->ntrees) < 0)
 		_exit(125);
@@ -556,6 +722,10 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	if (pl->udp_relay) {
 		struct sbx_err te = { 0 };
 
+		/* The device belongs to the namespace it is opened in. */
+		if (netns_join(&netns, &e) < 0)
+			goto fail;
+
 		tun_fd = sbx_tun_jail_open(&te);
 		send_free = send_free && tun_fd >= 0;
 	}
@@ -564,6 +734,8 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	for (size_t i = 0; i < plan->ntrees; i++)
 		close(fds[i]);
 	sbx_phase("init: new root built");
+	if (!pl->udp_relay && netns_join(&netns, &e) < 0)
+		goto fail;
 	sethostname("sbxrun", 6);
 	if (setsid() < 0) {
 		sbx_err_sys(&e, "setsid");
@@ -829,7 +1001,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard = NULL;
 	bool guard = needs_unix_guard(p, x);
 	int sync[2], pidfd = -1, fds[SBX_MAX_TREES];
-	uint64_t flags = NS_FLAGS | CLONE_NEWNET;
+	uint64_t flags = NS_FLAGS;
 	struct ns_state *st = NULL;
 	pid_t pid;
 	ssize_t n;

@@ -61,6 +61,22 @@ sbx_cpu_release(void)
 #endif
 }
 
+#ifdef __linux__
+bool
+sbx_cpu_others(cpu_set_t *others)
+{
+	int cpu = sched_getcpu();
+
+	if (held)
+		*others = held_mask;
+	else if (sched_getaffinity(0, sizeof(*others), others) < 0)
+		return false;
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_CLR((size_t)cpu, others);
+	return cpu >= 0 && CPU_COUNT(others) > 0;
+}
+#endif
+
 void
 sbx_signals_supervised(sigset_t *set)
 {

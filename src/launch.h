@@ -5,6 +5,9 @@
 #ifndef SBX_LAUNCH_H
 #define SBX_LAUNCH_H
 
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include <signal.h>
 #include <stdbool.h>
 #include <stdnoreturn.h>
@@ -112,6 +115,14 @@ void sbx_cpu_hold(void);
  * child: the mask of the sbxrun it was started from). Writes no memory:
  * safe in a payload started in init's memory. */
 void sbx_cpu_release(void);
+
+#ifdef __linux__
+/* The CPUs of the caller's own mask (the one sbx_cpu_hold() remembered,
+ * or the calling thread's when it held nothing) but the one the caller
+ * runs on: where work can run beside the chain of hand-overs. False when
+ * there is none. */
+bool sbx_cpu_others(cpu_set_t *others);
+#endif
 
 /* In the parent: waits until the payload has exec'd (EOF on err_fd) or a
  * failure message arrives. Returns 0 on exec, 1 on a command that could not

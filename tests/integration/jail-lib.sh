@@ -200,11 +200,15 @@ payload_uid_sleepers() {
 # sbxrun in the background. A non-interactive shell starts background jobs
 # with SIGINT ignored (and nohup-like callers SIGHUP); an ignored signal
 # never reaches a signalfd, so put them back to their defaults first.
+# With BG_ONE_CPU set, sbxrun runs on the first CPU of the caller's mask
+# only.
 sbx_bg() {
 	"$PY" -c '
 import os, signal, sys
 for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
     signal.signal(s, signal.SIG_DFL)
+if os.environ.get("BG_ONE_CPU"):
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 os.execv(sys.argv[1], sys.argv[1:])
 ' "$SBXRUN" --diag fd:3 --backend "$SBX_BACKEND" "$@" \
 	    <"${BG_STDIN:-/dev/null}" >"$T/bg.out" 2>"$T/bg.err" 3>"$T/bg.diag" &

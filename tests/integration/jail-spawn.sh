@@ -111,6 +111,52 @@ case $mine in
 *) skip "a single CPU ($mine): nothing to hold or give back" 4 ;;
 esac
 
+# --- the jail's network namespace ------------------------------------------------
+# Under namespaces, init makes the network namespace beside its start, on
+# another CPU, or itself when there is none (doc/design/startup.md,
+# section 17). Read from the host, with the caller's mask and on one CPU:
+# the command and init are in one network namespace, not the host's, owned
+# by the jail's user namespace; init has no child but the command (the
+# helper is gone).
+cat >"$T/nsof.py" <<'PYEOF'
+import fcntl, os, sys
+NS_GET_USERNS = 0xB701
+pid = sys.argv[1]
+fd = os.open("/proc/%s/ns/net" % pid, os.O_RDONLY)
+owner = fcntl.ioctl(fd, NS_GET_USERNS)
+print("%d %d %d" % (os.fstat(fd).st_ino, os.fstat(owner).st_ino,
+                    os.stat("/proc/%s/ns/user" % pid).st_ino))
+PYEOF
+host_net=$(stat -L -c %i /proc/self/ns/net)
+if [ "$SBX_BACKEND" = namespaces ]; then
+	for cpus in mask one; do
+		new_wd
+		m=$(uniq_tag netns)
+		printf "exec sh -c 'sleep 30; :' %s\n" "$m" >"$T/bgscript"
+		if [ "$cpus" = one ]; then
+			BG_ONE_CPU=1 BG_STDIN=$T/bgscript sbx_bg -w "$WD"
+		else
+			BG_STDIN=$T/bgscript sbx_bg -w "$WD"
+		fi
+		wait_for 'pgrep -f "$m" >/dev/null' 20
+		pid=$(pgrep -f "$m" | head -n 1)
+		init=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+		cmd_ns=$("$PY" "$T/nsof.py" "$pid" 2>&1)
+		init_ns=$("$PY" "$T/nsof.py" "$init" 2>&1)
+		diag "$cpus: host net $host_net; command: $cmd_ns; init: $init_ns"
+		set -- $cmd_ns
+		ok "$cpus: the command's network namespace is not the host's (host side)" \
+		    [ -n "${1:-}" ] && [ "${1:-}" != "$host_net" ]
+		is "${2:-}" "${3:-x}" "$cpus: it is owned by the jail's user namespace (host side)"
+		is "$init_ns" "$cmd_ns" "$cpus: init is in the same namespaces (host side)"
+		is "$(cat "/proc/$init/task/$init/children" 2>/dev/null | tr -d ' ')" "$pid" \
+		    "$cpus: init has no child but the command (host side)"
+		kill -TERM "$SBX_PID" 2>/dev/null
+		sbx_bg_wait 20
+		no_survivors "$cpus: nothing is left" "$m"
+	done
+fi
+
 # --- signals to sbxrun while the payload starts -----------------------------------
 # Each run must end (bounded wait), leave nothing running and hand a root
 # caller's workdir back. The payload sleeps 30 s (its marker in a shell's
