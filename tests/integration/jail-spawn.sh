@@ -144,9 +144,12 @@ if [ "$SBX_BACKEND" = namespaces ]; then
 		cmd_ns=$("$PY" "$T/nsof.py" "$pid" 2>&1)
 		init_ns=$("$PY" "$T/nsof.py" "$init" 2>&1)
 		diag "$cpus: host net $host_net; command: $cmd_ns; init: $init_ns"
+		# Split on purpose: the three inodes.
+		# shellcheck disable=SC2086
 		set -- $cmd_ns
-		ok "$cpus: the command's network namespace is not the host's (host side)" \
-		    [ -n "${1:-}" ] && [ "${1:-}" != "$host_net" ]
+		own=no
+		[ -n "${1:-}" ] && [ "$1" != "$host_net" ] && own=yes
+		is "$own" yes "$cpus: the command's network namespace is not the host's (host side)"
 		is "${2:-}" "${3:-x}" "$cpus: it is owned by the jail's user namespace (host side)"
 		is "$init_ns" "$cmd_ns" "$cpus: init is in the same namespaces (host side)"
 		is "$(cat "/proc/$init/task/$init/children" 2>/dev/null | tr -d ' ')" "$pid" \
