@@ -529,18 +529,18 @@ resolver_relay_socket(const struct sbx_netrules *r, struct sbx_err *err)
  * The helper is a clone of init that shares its memory and descriptors
  * and has init's credentials: root of the jail's user namespace, which
  * owns the new network namespace as before. It makes the namespace and a
- * socket in it, raises the loopback with it (lo_up(), ~0.12 ms), and
- * exits; init takes the namespace from the socket
- * (SIOCGSKNS) and joins it (setns). The helper calls no C library code:
- * its system calls are made by hand, so it never writes init's errno
- * (the two share one thread-local block). Init makes the namespace
- * itself where that is not written here, with a single CPU, or when the
- * clone fails. A helper not done when init needs the namespace (its CPU
- * busy, or asleep: waking one can take ~2 ms on a VM, section 9) is
- * moved to init's CPU, free while init waits for it, so the wait is
- * about the work itself, no more. Nothing of the sandbox's runs before the
- * join, and a join that fails, or that would leave init in the namespace
- * it started in, fails the run. */
+ * socket in it, raises the loopback with it (as lo_up() does, ~0.12 ms)
+ * and exits; init takes the namespace from the socket (SIOCGSKNS) and
+ * joins it (setns). The helper calls no C library code: its system calls
+ * are made by hand, so it never writes init's errno (the two share one
+ * thread-local block). Init makes the namespace itself where that is not
+ * written here, with a single CPU, or when the clone fails. A helper not
+ * done when init needs the namespace (its CPU busy, or asleep: waking one
+ * can take ~2 ms on a VM, section 9) is moved to init's CPU, free while
+ * init waits for it, so the wait is about the work itself, no more.
+ * Nothing of the sandbox's runs before the join, and a join that fails,
+ * or that would leave init in the namespace it started in, fails the
+ * run. */
 struct netns_maker {
 	pid_t pid; /* the helper, or -1: init makes the namespace itself */
 	int sock; /* its socket in the new namespace, -errno, or -EINPROGRESS */
