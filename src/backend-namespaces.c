@@ -708,10 +708,9 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	struct sbx_err e = { 0 };
 	int fds[SBX_MAX_TREES], notify_fd = -1, diag_fd = -1, tun_fd = -1;
 	bool send_free = pl->send_free;
+	struct netns_maker netns;
 	uid_t uid;
 	gid_t gid;
-
-	struct netns_maker netns;
 
 	sbx_launch_pipes_child(lp, &a);
 	netns_start(&netns);
