@@ -34,7 +34,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -721,12 +720,17 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	inside_ids(x, &uid, &gid);
 	/* Take the sandbox's ids first: for a root caller this leaves host
 	 * root for good (the parent already cloned every host tree it needs,
-	 * and the supplementary groups would still open files). */
-	if (x->caller_uid == 0 && setgroups(0, NULL) < 0) {
+	 * and the supplementary groups would still open files). The raw
+	 * calls: init is alone in its process, but it was cloned from
+	 * sbxrun's launcher thread, so glibc's wrappers would first signal
+	 * and mark each thread glibc believes it still has (three calls and
+	 * copy-on-write faults on their descriptors for each change). */
+	if (x->caller_uid == 0 && syscall(SYS_setgroups, 0, NULL) < 0) {
 		sbx_err_sys(&e, "setgroups");
 		goto fail;
 	}
-	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0) {
+	if (syscall(SYS_setresgid, gid, gid, gid) < 0 ||
+	    syscall(SYS_setresuid, uid, uid, uid) < 0) {
 		sbx_err_sys(&e, "cannot take the sandbox's ids");
 		goto fail;
 	}
