@@ -6,19 +6,20 @@
  *
  *   sbxrun (parent)     reads the plan the core built (jail.h: the mount
  *                       table and Landlock rules), then clone3() with every
- *                       CLONE_NEW* flag but CLONE_NEWNET, and CLONE_PIDFD
- *                       (init makes the network namespace: netns_start()).
- *                       Anything the supervisor must share with the
- *                       sandbox (the network Landlock domain) is applied to
- *                       sbxrun's own thread before this point, so the
- *                       sandbox inherits it.
+ *                       CLONE_NEW* flag but CLONE_NEWNET and CLONE_NEWIPC,
+ *                       and CLONE_PIDFD (init makes those two beside its
+ *                       start: side_start()). Anything the supervisor
+ *                       must share with the sandbox (the network Landlock
+ *                       domain) is applied to sbxrun's own thread before
+ *                       this point, so the sandbox inherits it.
  *   parent              writes uid_map/gid_map; for a root caller makes the
  *                       idmapped trees (open_tree + mount_setattr) with the
  *                       child's user namespace and sends them (SCM_RIGHTS)
  *                       with the "go" message on the sync socket.
- *   init (pid 1)        builds the new root and pivots, joins its network
- *                       namespace (made meanwhile); takes its final ids;
- *                       new session; drops every capability; no_new_privs;
+ *   init (pid 1)        starts the helper that makes its network and IPC
+ *                       namespaces; builds the new root and pivots, joins
+ *                       those namespaces; takes its final ids; new
+ *                       session; drops every capability; no_new_privs;
  *                       loads the seccomp filter (so a notify fd created
  *                       there could be taken by the parent with
  *                       pidfd_getfd() on init's pidfd: init is not ptrace-
@@ -88,8 +89,10 @@
 #define SIOCGSKNS 0x894C
 #endif
 
-#define NS_FLAGS \
-	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+/* clone3's; the network and IPC namespaces are made beside init's start
+ * (side_start()). */
+#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWCGROUP)
+#define SIDE_NS_FLAGS (CLONE_NEWNET | CLONE_NEWIPC)
 
 /* What the run may have left in the workdir (mount targets made, what
  * the sandbox made where nothing may be made) is recorded with the keeper
@@ -521,51 +524,58 @@ resolver_relay_socket(const struct sbx_netrules *r, struct sbx_err *err)
 
 /* The jail's network namespace costs ~0.55 ms to make here (its loopback
  * device and every subsystem's per-namespace state), most of what clone3
- * took with it. Init needs it only once its root is built, so a helper
- * makes it on another CPU while init waits for "go" and builds the root,
- * and init joins it then (doc/design/startup.md, section 17).
+ * took with it, and its IPC namespace ~0.06 ms more (its message queue
+ * file system and sysctl tables). Init needs neither until its root is
+ * built, so a helper makes both on another CPU while init waits for "go"
+ * and builds the root, and init joins them then (doc/design/startup.md,
+ * sections 17 and 19).
  *
  * The helper is a clone of init that shares its memory and descriptors
  * and has init's credentials: root of the jail's user namespace, which
- * owns the new network namespace as before. It makes the namespace and a
- * socket in it, raises the loopback with it (as lo_up() does, ~0.12 ms)
- * and exits; init takes the namespace from the socket (SIOCGSKNS) and
- * joins it (setns). The helper calls no C library code: its system calls
- * are made by hand, so it never writes init's errno (the two share one
- * thread-local block). Init makes the namespace itself where that is not
- * written here, with a single CPU, or when the clone fails. A helper not
- * done when init needs the namespace (its CPU busy, or asleep: waking one
- * can take ~2 ms on a VM, section 9) is moved to init's CPU, free while
- * init waits for it, so the wait is about the work itself, no more.
- * Nothing of the sandbox's runs before the join, and a join that fails,
- * or that would leave init in the namespace it started in, fails the
- * run. */
-struct netns_maker {
-	pid_t pid; /* the helper, or -1: init makes the namespace itself */
-	int sock; /* its socket in the new namespace, -errno, or -EINPROGRESS */
+ * owns the new namespaces as before. It unshares both, opens its own
+ * IPC namespace (/proc/thread-self/ns/ipc: the host's /proc, or the
+ * jail's once init has pivoted, both show the helper its own), makes a
+ * socket in the new network namespace, raises the loopback with it (as
+ * lo_up() does, ~0.12 ms) and exits; init takes the network namespace
+ * from the socket (SIOCGSKNS) and joins both (setns). The helper calls no
+ * C library code: its system calls are made by hand, so it never writes
+ * init's errno (the two share one thread-local block). Init makes the
+ * namespaces itself where that is not written here, with a single CPU,
+ * or when the clone fails; the IPC one also when the helper could not
+ * open it. A helper not done when init needs the namespaces (its CPU
+ * busy, or asleep: waking one can take ~2 ms on a VM, section 9) is moved
+ * to init's CPU, free while init waits for it, so the wait is about the
+ * work itself, no more. Nothing of the sandbox's runs before the join,
+ * and a join that fails, or that would leave init in a namespace it
+ * started in, fails the run. */
+struct side_ns {
+	pid_t pid; /* the helper, or -1: init makes the namespaces itself */
+	int sock; /* its socket in the new network namespace, -errno, or -EINPROGRESS */
+	int ipc; /* its IPC namespace (written before sock), or -errno */
 	bool lo; /* an error is the loopback's */
 };
 
 #if defined(__x86_64__) || defined(__aarch64__)
-#define NETNS_HELPER 1
+#define SIDE_HELPER 1
 #if defined(__has_attribute)
 #if __has_attribute(no_sanitize)
-#define NETNS_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+#define SIDE_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
 #endif
 #endif
-#ifndef NETNS_NO_SANITIZE
-#define NETNS_NO_SANITIZE
+#ifndef SIDE_NO_SANITIZE
+#define SIDE_NO_SANITIZE
 #endif
 
 static inline long
-raw_syscall3(long nr, long a, long b, long c)
+raw_syscall4(long nr, long a, long b, long c, long d)
 {
 #if defined(__x86_64__)
+	register long r10 __asm__("r10") = d;
 	long r;
 
 	__asm__ volatile("syscall"
 			 : "=a"(r)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
 			 : "rcx", "r11", "memory");
 	return r;
 #else
@@ -573,35 +583,42 @@ raw_syscall3(long nr, long a, long b, long c)
 	register long x0 __asm__("x0") = a;
 	register long x1 __asm__("x1") = b;
 	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
 
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory", "cc");
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory", "cc");
 	return x0;
 #endif
 }
 
 /* The helper's stack: in init's own copy of sbxrun's memory. */
-static char netns_stack[16384] __attribute__((aligned(64)));
+static char side_stack[16384] __attribute__((aligned(64)));
 
-NETNS_NO_SANITIZE static int
-netns_helper(void *arg)
+SIDE_NO_SANITIZE static int
+side_helper(void *arg)
 {
-	struct netns_maker *m = arg;
+	static const char ipc_path[] = "/proc/thread-self/ns/ipc";
+	struct side_ns *m = arg;
 	struct ifreq ifr = { .ifr_name = "lo" };
 	long r, s = -1;
 
-	r = raw_syscall3(SYS_unshare, CLONE_NEWNET, 0, 0);
-	if (r == 0)
-		r = s = raw_syscall3(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	r = raw_syscall4(SYS_unshare, SIDE_NS_FLAGS, 0, 0, 0);
+	if (r == 0) {
+		long ipc =
+		    raw_syscall4(SYS_openat, AT_FDCWD, (long)ipc_path, O_RDONLY | O_CLOEXEC, 0);
+
+		__atomic_store_n(&m->ipc, (int)ipc, __ATOMIC_RELAXED);
+		r = s = raw_syscall4(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
+	}
 	if (r >= 0) {
 		m->lo = true;
-		r = raw_syscall3(SYS_ioctl, s, SIOCGIFFLAGS, (long)&ifr);
+		r = raw_syscall4(SYS_ioctl, s, SIOCGIFFLAGS, (long)&ifr, 0);
 	}
 	if (r == 0) {
 		ifr.ifr_flags |= IFF_UP;
-		r = raw_syscall3(SYS_ioctl, s, SIOCSIFFLAGS, (long)&ifr);
+		r = raw_syscall4(SYS_ioctl, s, SIOCSIFFLAGS, (long)&ifr, 0);
 	}
 	if (r < 0 && s >= 0)
-		(void)raw_syscall3(SYS_close, s, 0, 0);
+		(void)raw_syscall4(SYS_close, s, 0, 0, 0);
 	__atomic_store_n(&m->sock, r == 0 ? (int)s : (int)r, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -610,19 +627,20 @@ netns_helper(void *arg)
 /* Starts the helper on a CPU of the caller's other than init's (the
  * start runs on one CPU: launch.h), or nothing where there is none. */
 static void
-netns_start(struct netns_maker *m)
+side_start(struct side_ns *m)
 {
 	m->pid = -1;
 	m->sock = -EINPROGRESS;
+	m->ipc = -EINPROGRESS;
 	m->lo = false;
-#ifdef NETNS_HELPER
+#ifdef SIDE_HELPER
 	{
 		cpu_set_t others;
 
 		if (!sbx_cpu_others(&others))
 			return;
-		m->pid = clone(
-		    netns_helper, netns_stack + sizeof(netns_stack), CLONE_VM | CLONE_FILES, m);
+		m->pid =
+		    clone(side_helper, side_stack + sizeof(side_stack), CLONE_VM | CLONE_FILES, m);
 		if (m->pid > 0)
 			(void)sched_setaffinity(m->pid, sizeof(others), &others);
 	}
@@ -643,13 +661,45 @@ sock_netns(int s, ino_t *ino)
 	return ns;
 }
 
+/* Joins the namespace ns (a descriptor the helper made, of type
+ * nstype, its inode made) unless it is the one init is in (self, a
+ * /proc/self/ns link). */
 static int
-netns_join(struct netns_maker *m, struct sbx_err *err)
+side_enter(int ns, ino_t made, int nstype, const char *self, const char *what, struct sbx_err *err)
+{
+	struct stat before;
+
+	if (ns < 0 || made == 0 || stat(self, &before) < 0 || before.st_ino == made)
+		return sbx_err_set(err, EIO, "cannot take the jail's %s namespace", what);
+	if (setns(ns, nstype) < 0)
+		return sbx_err_sys(err, "cannot join the jail's %s namespace", what);
+	return 0;
+}
+
+/* The IPC namespace the helper opened, joined; or made here when it
+ * could not open one. */
+static int
+ipc_join(int ipc, struct sbx_err *err)
+{
+	_cleanup_close_ int ns = ipc;
+	struct stat st;
+
+	if (ns < 0) {
+		if (unshare(CLONE_NEWIPC) < 0)
+			return sbx_err_sys(err, "cannot make the jail's IPC namespace");
+		return 0;
+	}
+	if (fstat(ns, &st) < 0)
+		return sbx_err_sys(err, "cannot take the jail's IPC namespace");
+	return side_enter(ns, st.st_ino, CLONE_NEWIPC, "/proc/self/ns/ipc", "IPC", err);
+}
+
+static int
+side_join(struct side_ns *m, struct sbx_err *err)
 {
 	_cleanup_close_ int ns = -1;
-	struct stat before;
 	ino_t made = 0;
-	int s;
+	int s, ipc;
 
 	if (m->pid > 0) {
 		/* Not done: the other CPU was busy or asleep. The helper comes
@@ -669,25 +719,28 @@ netns_join(struct netns_maker *m, struct sbx_err *err)
 		m->pid = -1;
 	}
 	s = __atomic_load_n(&m->sock, __ATOMIC_ACQUIRE);
+	ipc = __atomic_load_n(&m->ipc, __ATOMIC_RELAXED);
 	if (s == -EINPROGRESS) {
-		if (unshare(CLONE_NEWNET) < 0)
-			return sbx_err_sys(err, "cannot make the jail's network namespace");
-		sbx_phase("init: network namespace made");
+		if (unshare(SIDE_NS_FLAGS) < 0)
+			return sbx_err_sys(
+			    err, "cannot make the jail's network and IPC namespaces");
+		sbx_phase("init: network and IPC namespaces made");
 		return lo_up(err);
 	}
 	if (s < 0) {
+		if (ipc >= 0)
+			close(ipc);
 		errno = -s;
 		return sbx_err_sys(err,
 		    m->lo ? "cannot raise the jail's loopback"
-			  : "cannot make the jail's network namespace");
+			  : "cannot make the jail's network and IPC namespaces");
 	}
 	ns = sock_netns(s, &made);
 	close(s);
-	if (ns < 0 || made == 0 || stat("/proc/self/ns/net", &before) < 0 || before.st_ino == made)
-		return sbx_err_set(err, EIO, "cannot take the jail's network namespace");
-	if (setns(ns, CLONE_NEWNET) < 0)
-		return sbx_err_sys(err, "cannot join the jail's network namespace");
-	sbx_phase("init: network namespace joined");
+	if (ipc_join(ipc, err) < 0 ||
+	    side_enter(ns, made, CLONE_NEWNET, "/proc/self/ns/net", "network", err) < 0)
+		return -1;
+	sbx_phase("init: network and IPC namespaces joined");
 	return 0;
 }
 
@@ -707,12 +760,12 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	struct sbx_err e = { 0 };
 	int fds[SBX_MAX_TREES], notify_fd = -1, diag_fd = -1, tun_fd = -1;
 	bool send_free = pl->send_free;
-	struct netns_maker netns;
+	struct side_ns side;
 	uid_t uid;
 	gid_t gid;
 
 	sbx_launch_pipes_child(lp, &a);
-	netns_start(&netns);
+	side_start(&side);
 	a.hooks = &hooks;
 	if (recv_go(sync, fds, plan->ntrees) < 0)
 		_exit(125);
@@ -742,7 +795,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		struct sbx_err te = { 0 };
 
 		/* The device belongs to the namespace it is opened in. */
-		if (netns_join(&netns, &e) < 0)
+		if (side_join(&side, &e) < 0)
 			goto fail;
 		tun_fd = sbx_tun_jail_open(&te);
 		send_free = send_free && tun_fd >= 0;
@@ -752,7 +805,7 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 	for (size_t i = 0; i < plan->ntrees; i++)
 		close(fds[i]);
 	sbx_phase("init: new root built");
-	if (!pl->udp_relay && netns_join(&netns, &e) < 0)
+	if (!pl->udp_relay && side_join(&side, &e) < 0)
 		goto fail;
 	sethostname("sbxrun", 6);
 	if (setsid() < 0) {

@@ -111,28 +111,46 @@ case $mine in
 *) skip "a single CPU ($mine): nothing to hold or give back" 4 ;;
 esac
 
-# --- the jail's network namespace ------------------------------------------------
-# Under namespaces, init makes the network namespace beside its start, on
-# another CPU, or itself when there is none (doc/design/startup.md,
-# section 17). Read from the host, with the caller's mask and on one CPU:
-# the command and init are in one network namespace, not the host's, owned
-# by the jail's user namespace; init has no child but the command (the
-# helper is gone).
+# --- the jail's network and IPC namespaces --------------------------------------
+# Under namespaces, init has a helper make the network and IPC namespaces
+# beside its start, on another CPU, or makes them itself when there is
+# none (doc/design/startup.md, sections 17 and 19). Read from the host,
+# with the caller's mask and on one CPU: the command and init are in one
+# network and one IPC namespace, neither the host's, each owned by the
+# jail's user namespace; init has no child but the command (the helper is
+# gone). The host's SysV message queue, open to everyone, takes nothing
+# the command sends it by id, and the queue the command makes is not the
+# host's to see.
 cat >"$T/nsof.py" <<'PYEOF'
 import fcntl, os, sys
 NS_GET_USERNS = 0xB701
-pid = sys.argv[1]
-fd = os.open("/proc/%s/ns/net" % pid, os.O_RDONLY)
+pid, kind = sys.argv[1:3]
+fd = os.open("/proc/%s/ns/%s" % (pid, kind), os.O_RDONLY)
 owner = fcntl.ioctl(fd, NS_GET_USERNS)
 print("%d %d %d" % (os.fstat(fd).st_ino, os.fstat(owner).st_ino,
                     os.stat("/proc/%s/ns/user" % pid).st_ino))
 PYEOF
+# In the jail: a message into queue id argv[1], a queue of its own with
+# key argv[2]; says what each call returned.
+cat >"$T/sysv.py" <<'PYEOF'
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+msg = ctypes.create_string_buffer(b"\x01\0\0\0\0\0\0\0x")
+sent = libc.msgsnd(int(sys.argv[1]), msg, 1, 0o4000)  # IPC_NOWAIT
+made = libc.msgget(int(sys.argv[2]), 0o1000 | 0o600)  # IPC_CREAT
+print("sent %d made %d" % (sent, made))
+PYEOF
 host_net=$(stat -L -c %i /proc/self/ns/net)
+host_ipc=$(stat -L -c %i /proc/self/ns/ipc)
 if [ "$SBX_BACKEND" = namespaces ]; then
 	for cpus in mask one; do
 		new_wd
+		cp "$T/sysv.py" "$WD/sysv.py"
 		m=$(uniq_tag netns)
-		printf "exec sh -c 'sleep 30; :' %s\n" "$m" >"$T/bgscript"
+		qid=$(ipcmk -Q -p 0666 | sed -n 's/^Message queue id: *//p')
+		key=$(( $(od -An -N3 -tu4 /dev/urandom | tr -d ' ') + 4096 ))
+		printf "python3 sysv.py %s %s\nexec sh -c 'sleep 30; :' %s\n" \
+		    "$qid" "$key" "$m" >"$T/bgscript"
 		if [ "$cpus" = one ]; then
 			BG_ONE_CPU=1 BG_STDIN=$T/bgscript sbx_bg -w "$WD"
 		else
@@ -141,19 +159,34 @@ if [ "$SBX_BACKEND" = namespaces ]; then
 		wait_for 'pgrep -f "$m" >/dev/null' 20
 		pid=$(pgrep -f "$m" | head -n 1)
 		init=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
-		cmd_ns=$("$PY" "$T/nsof.py" "$pid" 2>&1)
-		init_ns=$("$PY" "$T/nsof.py" "$init" 2>&1)
-		diag "$cpus: host net $host_net; command: $cmd_ns; init: $init_ns"
-		# Split on purpose: the three inodes.
-		# shellcheck disable=SC2086
-		set -- $cmd_ns
-		own=no
-		[ -n "${1:-}" ] && [ "$1" != "$host_net" ] && own=yes
-		is "$own" yes "$cpus: the command's network namespace is not the host's (host side)"
-		is "${2:-}" "${3:-x}" "$cpus: it is owned by the jail's user namespace (host side)"
-		is "$init_ns" "$cmd_ns" "$cpus: init is in the same namespaces (host side)"
+		for kind in net ipc; do
+			cmd_ns=$("$PY" "$T/nsof.py" "$pid" "$kind" 2>&1)
+			init_ns=$("$PY" "$T/nsof.py" "$init" "$kind" 2>&1)
+			eval "host=\$host_$kind"
+			diag "$cpus: host $kind $host; command: $cmd_ns; init: $init_ns"
+			# Split on purpose: the three inodes.
+			# shellcheck disable=SC2086
+			set -- $cmd_ns
+			own=no
+			[ -n "${1:-}" ] && [ "$1" != "$host" ] && own=yes
+			is "$own" yes "$cpus: the command's $kind namespace is not the host's (host side)"
+			is "${2:-}" "${3:-x}" "$cpus: its $kind namespace is owned by the jail's user namespace (host side)"
+			is "$init_ns" "$cmd_ns" "$cpus: init is in the same $kind namespace (host side)"
+		done
 		is "$(cat "/proc/$init/task/$init/children" 2>/dev/null | tr -d ' ')" "$pid" \
 		    "$cpus: init has no child but the command (host side)"
+		tried=no
+		case $(cat "$T/bg.out") in "sent -1 made "[0-9]*) tried=yes ;; esac
+		is "$tried" yes "$cpus: the command tried the host's queue and made its own"
+		[ "$tried" = yes ] || diag "command said: $(cat "$T/bg.out" "$T/bg.err")"
+		is "$(ipcs -q -i "$qid" 2>&1 | sed -n 's/.*qnum=\([0-9]*\).*/\1/p')" 0 \
+		    "$cpus: the host's open queue took nothing from the jail (host side)"
+		keyhex=$(printf '0x%08x' "$key")
+		is "$(ipcs -q | grep -c "^$keyhex ")" 0 \
+		    "$cpus: the jail's queue is not in the host's IPC namespace (host side)"
+		ipcrm -q "$qid" 2>/dev/null
+		# Only when the check above failed: the jail's queue on the host.
+		ipcrm -Q "$keyhex" 2>/dev/null
 		kill -TERM "$SBX_PID" 2>/dev/null
 		sbx_bg_wait 20
 		no_survivors "$cpus: nothing is left" "$m"
