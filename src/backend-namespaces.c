@@ -90,10 +90,9 @@
 #define SIOCGSKNS 0x894C
 #endif
 
-/* clone3's; the network and IPC namespaces are made beside init's start
- * (side_start()). */
+/* clone3's; the network and IPC namespaces are made once the root is
+ * built (side_start(), side_join()). */
 #define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWCGROUP)
-#define SIDE_NS_FLAGS (CLONE_NEWNET | CLONE_NEWIPC)
 
 /* What the run may have left in the workdir (mount targets made, what
  * the sandbox made where nothing may be made) is recorded with the keeper
@@ -525,34 +524,31 @@ resolver_relay_socket(const struct sbx_netrules *r, struct sbx_err *err)
 
 /* The jail's network namespace costs ~0.55 ms to make here (its loopback
  * device and every subsystem's per-namespace state), most of what clone3
- * took with it, and its IPC namespace ~0.06 ms more (its message queue
- * file system and sysctl tables). Init needs neither until its root is
- * built, so a helper makes both on another CPU while init waits for "go"
- * and builds the root, and init joins them then (doc/design/startup.md,
- * sections 17 and 19).
+ * took with it. Init needs it only once its root is built, so a helper
+ * makes it on another CPU while init waits for "go" and builds the root,
+ * and init joins it then (doc/design/startup.md, section 17). The IPC
+ * namespace (~0.06 ms: its message queue file system and sysctl tables)
+ * is made by init itself at that point, while the helper is still at
+ * work, which it usually is (section 19).
  *
  * The helper is a clone of init that shares its memory and descriptors
  * and has init's credentials: root of the jail's user namespace, which
- * owns the new namespaces as before. It unshares both, opens its own
- * IPC namespace (/proc/thread-self/ns/ipc: the host's /proc, or the
- * jail's once init has pivoted, both show the helper its own), makes a
- * socket in the new network namespace, raises the loopback with it (as
- * lo_up() does, ~0.12 ms) and exits; init takes the network namespace
- * from the socket (SIOCGSKNS) and joins both (setns). The helper calls no
- * C library code: its system calls are made by hand, so it never writes
- * init's errno (the two share one thread-local block). Init makes the
- * namespaces itself where that is not written here, with a single CPU,
- * or when the clone fails; the IPC one also when the helper could not
- * open it. A helper not done when init needs the namespaces (its CPU
- * busy, or asleep: waking one can take ~2 ms on a VM, section 9) is moved
- * to init's CPU, free while init waits for it, so the wait is about the
- * work itself, no more. Nothing of the sandbox's runs before the join,
- * and a join that fails, or that would leave init in a namespace it
- * started in, fails the run. */
+ * owns the new namespace as before. It makes the namespace and a socket
+ * in it, raises the loopback with it (as lo_up() does, ~0.12 ms) and
+ * exits; init takes the namespace from the socket (SIOCGSKNS) and joins
+ * it (setns). The helper calls no C library code: its system calls are
+ * made by hand, so it never writes init's errno (the two share one
+ * thread-local block). Init makes the namespace itself where that is not
+ * written here, with a single CPU, or when the clone fails. A helper not
+ * done when init needs the namespace (its CPU busy, or asleep: waking one
+ * can take ~2 ms on a VM, section 9) is moved to init's CPU, free while
+ * init waits for it, so the wait is about the work itself, no more.
+ * Nothing of the sandbox's runs before the join, and a join that fails,
+ * or that would leave init in the namespace it started in, fails the
+ * run. */
 struct side_ns {
-	pid_t pid; /* the helper, or -1: init makes the namespaces itself */
-	int sock; /* its socket in the new network namespace, -errno, or -EINPROGRESS */
-	int ipc; /* its IPC namespace (written before sock), or -errno */
+	pid_t pid; /* the helper, or -1: init makes the namespace itself */
+	int sock; /* its socket in the new namespace, -errno, or -EINPROGRESS */
 	bool lo; /* an error is the loopback's */
 };
 
@@ -568,15 +564,14 @@ struct side_ns {
 #endif
 
 static inline long
-raw_syscall4(long nr, long a, long b, long c, long d)
+raw_syscall3(long nr, long a, long b, long c)
 {
 #if defined(__x86_64__)
-	register long r10 __asm__("r10") = d;
 	long r;
 
 	__asm__ volatile("syscall"
 			 : "=a"(r)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
 			 : "rcx", "r11", "memory");
 	return r;
 #else
@@ -584,9 +579,8 @@ raw_syscall4(long nr, long a, long b, long c, long d)
 	register long x0 __asm__("x0") = a;
 	register long x1 __asm__("x1") = b;
 	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
 
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory", "cc");
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory", "cc");
 	return x0;
 #endif
 }
@@ -597,29 +591,23 @@ static char side_stack[16384] __attribute__((aligned(64)));
 SIDE_NO_SANITIZE static int
 side_helper(void *arg)
 {
-	static const char ipc_path[] = "/proc/thread-self/ns/ipc";
 	struct side_ns *m = arg;
 	struct ifreq ifr = { .ifr_name = "lo" };
 	long r, s = -1;
 
-	r = raw_syscall4(SYS_unshare, SIDE_NS_FLAGS, 0, 0, 0);
-	if (r == 0) {
-		long ipc =
-		    raw_syscall4(SYS_openat, AT_FDCWD, (long)ipc_path, O_RDONLY | O_CLOEXEC, 0);
-
-		__atomic_store_n(&m->ipc, (int)ipc, __ATOMIC_RELAXED);
-		r = s = raw_syscall4(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
-	}
+	r = raw_syscall3(SYS_unshare, CLONE_NEWNET, 0, 0);
+	if (r == 0)
+		r = s = raw_syscall3(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (r >= 0) {
 		m->lo = true;
-		r = raw_syscall4(SYS_ioctl, s, SIOCGIFFLAGS, (long)&ifr, 0);
+		r = raw_syscall3(SYS_ioctl, s, SIOCGIFFLAGS, (long)&ifr);
 	}
 	if (r == 0) {
 		ifr.ifr_flags |= IFF_UP;
-		r = raw_syscall4(SYS_ioctl, s, SIOCSIFFLAGS, (long)&ifr, 0);
+		r = raw_syscall3(SYS_ioctl, s, SIOCSIFFLAGS, (long)&ifr);
 	}
 	if (r < 0 && s >= 0)
-		(void)raw_syscall4(SYS_close, s, 0, 0, 0);
+		(void)raw_syscall3(SYS_close, s, 0, 0);
 	__atomic_store_n(&m->sock, r == 0 ? (int)s : (int)r, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -632,7 +620,6 @@ side_start(struct side_ns *m)
 {
 	m->pid = -1;
 	m->sock = -EINPROGRESS;
-	m->ipc = -EINPROGRESS;
 	m->lo = false;
 #ifdef SIDE_HELPER
 	{
@@ -662,46 +649,18 @@ sock_netns(int s, ino_t *ino)
 	return ns;
 }
 
-/* Joins the namespace ns (a descriptor the helper made, of type
- * nstype, its inode made) unless it is the one init is in (self, a
- * /proc/self/ns link). */
-static int
-side_enter(int ns, ino_t made, int nstype, const char *self, const char *what, struct sbx_err *err)
-{
-	struct stat before;
-
-	if (ns < 0 || made == 0 || stat(self, &before) < 0 || before.st_ino == made)
-		return sbx_err_set(err, EIO, "cannot take the jail's %s namespace", what);
-	if (setns(ns, nstype) < 0)
-		return sbx_err_sys(err, "cannot join the jail's %s namespace", what);
-	return 0;
-}
-
-/* The IPC namespace the helper opened, joined; or made here when it
- * could not open one. */
-static int
-ipc_join(int ipc, struct sbx_err *err)
-{
-	_cleanup_close_ int ns = ipc;
-	struct stat st;
-
-	if (ns < 0) {
-		if (unshare(CLONE_NEWIPC) < 0)
-			return sbx_err_sys(err, "cannot make the jail's IPC namespace");
-		return 0;
-	}
-	if (fstat(ns, &st) < 0)
-		return sbx_err_sys(err, "cannot take the jail's IPC namespace");
-	return side_enter(ns, st.st_ino, CLONE_NEWIPC, "/proc/self/ns/ipc", "IPC", err);
-}
-
+/* Init's new IPC and network namespaces: the first made here, the second
+ * the helper's, joined (or made here). */
 static int
 side_join(struct side_ns *m, struct sbx_err *err)
 {
 	_cleanup_close_ int ns = -1;
+	struct stat before;
 	ino_t made = 0;
-	int s, ipc;
+	int s;
 
+	if (unshare(CLONE_NEWIPC) < 0)
+		return sbx_err_sys(err, "cannot make the jail's IPC namespace");
 	if (m->pid > 0) {
 		/* Not done: the other CPU was busy or asleep. The helper comes
 		 * to init's CPU, which is free while init waits. */
@@ -720,28 +679,25 @@ side_join(struct side_ns *m, struct sbx_err *err)
 		m->pid = -1;
 	}
 	s = __atomic_load_n(&m->sock, __ATOMIC_ACQUIRE);
-	ipc = __atomic_load_n(&m->ipc, __ATOMIC_RELAXED);
 	if (s == -EINPROGRESS) {
-		if (unshare(SIDE_NS_FLAGS) < 0)
-			return sbx_err_sys(
-			    err, "cannot make the jail's network and IPC namespaces");
-		sbx_phase("init: network and IPC namespaces made");
+		if (unshare(CLONE_NEWNET) < 0)
+			return sbx_err_sys(err, "cannot make the jail's network namespace");
+		sbx_phase("init: network namespace made");
 		return lo_up(err);
 	}
 	if (s < 0) {
-		if (ipc >= 0)
-			close(ipc);
 		errno = -s;
 		return sbx_err_sys(err,
 		    m->lo ? "cannot raise the jail's loopback"
-			  : "cannot make the jail's network and IPC namespaces");
+			  : "cannot make the jail's network namespace");
 	}
 	ns = sock_netns(s, &made);
 	close(s);
-	if (ipc_join(ipc, err) < 0 ||
-	    side_enter(ns, made, CLONE_NEWNET, "/proc/self/ns/net", "network", err) < 0)
-		return -1;
-	sbx_phase("init: network and IPC namespaces joined");
+	if (ns < 0 || made == 0 || stat("/proc/self/ns/net", &before) < 0 || before.st_ino == made)
+		return sbx_err_set(err, EIO, "cannot take the jail's network namespace");
+	if (setns(ns, CLONE_NEWNET) < 0)
+		return sbx_err_sys(err, "cannot join the jail's network namespace");
+	sbx_phase("init: network namespace joined");
 	return 0;
 }
 

@@ -112,9 +112,10 @@ case $mine in
 esac
 
 # --- the jail's network and IPC namespaces --------------------------------------
-# Under namespaces, init has a helper make the network and IPC namespaces
-# beside its start, on another CPU, or makes them itself when there is
-# none (doc/design/startup.md, sections 17 and 19). Read from the host,
+# Under namespaces, init has a helper make the network namespace beside
+# its start, on another CPU, or makes it itself when there is none, and
+# makes the IPC namespace itself once its root is built
+# (doc/design/startup.md, sections 17 and 19). Read from the host,
 # with the caller's mask and on one CPU: the command and init are in one
 # network and one IPC namespace, neither the host's, each owned by the
 # jail's user namespace; init has no child but the command (the helper is
