@@ -176,6 +176,8 @@ if [ "$SBX_BACKEND" = namespaces ]; then
 		done
 		is "$(cat "/proc/$init/task/$init/children" 2>/dev/null | tr -d ' ')" "$pid" \
 		    "$cpus: init has no child but the command (host side)"
+		# The command's line may still be in sbxrun's relay.
+		wait_for 'grep -q "^sent " "$T/bg.out"' 20
 		tried=no
 		case $(cat "$T/bg.out") in "sent -1 made "[0-9]*) tried=yes ;; esac
 		is "$tried" yes "$cpus: the command tried the host's queue and made its own"
