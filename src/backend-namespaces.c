@@ -7,8 +7,8 @@
  *   sbxrun (parent)     reads the plan the core built (jail.h: the mount
  *                       table and Landlock rules), then clone3() with every
  *                       CLONE_NEW* flag but CLONE_NEWNET and CLONE_NEWIPC,
- *                       and CLONE_PIDFD (init makes those two beside its
- *                       start: side_start()). Anything the supervisor
+ *                       and CLONE_PIDFD (init makes those two itself:
+ *                       side_start(), side_join()). Anything the supervisor
  *                       must share with the sandbox (the network Landlock
  *                       domain) is applied to sbxrun's own thread before
  *                       this point, so the sandbox inherits it.
@@ -17,16 +17,17 @@
  *                       idmapped trees (open_tree + mount_setattr) with the
  *                       child's user namespace and sends them (SCM_RIGHTS)
  *                       with the "go" message on the sync socket.
- *   init (pid 1)        starts the helper that makes its network and IPC
- *                       namespaces; builds the new root and pivots, joins
- *                       those namespaces; takes its final ids; new
- *                       session; drops every capability; no_new_privs;
- *                       loads the seccomp filter (so a notify fd created
- *                       there could be taken by the parent with
- *                       pidfd_getfd() on init's pidfd: init is not ptrace-
- *                       protected from its creator and never sends it over
- *                       a socket, which a trapping filter would deadlock);
- *                       reports "ready" on the sync socket, then forks.
+ *   init (pid 1)        starts the helper that makes its network
+ *                       namespace; takes the sandbox's ids; builds the new
+ *                       root and pivots; makes its IPC namespace and joins
+ *                       the network one; new session; drops every
+ *                       capability; no_new_privs; loads the seccomp
+ *                       filter (so a notify fd created there could be
+ *                       taken by the parent with pidfd_getfd() on init's
+ *                       pidfd: init is not ptrace-protected from its
+ *                       creator and never sends it over a socket, which a
+ *                       trapping filter would deadlock); reports "ready"
+ *                       on the sync socket, then forks.
  *   payload             applies the filesystem Landlock domain and the ABI 6
  *                       scopes (nested in the child only, so init stays
  *                       outside and cannot be signalled by the sandbox),
@@ -90,8 +91,9 @@
 #define SIOCGSKNS 0x894C
 #endif
 
-/* clone3's; the network and IPC namespaces are made once the root is
- * built (side_start(), side_join()). */
+/* clone3's. Init's helper makes the network namespace beside init's
+ * start, and init makes the IPC one once its root is built (side_start(),
+ * side_join()). */
 #define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 /* What the run may have left in the workdir (mount targets made, what
@@ -1015,7 +1017,7 @@ make_trees(const struct sbx_plan *plan, const struct sbx_fsview *fs, int *fds,
 	return 0;
 }
 
-/* Init's first step is to start its helper (side_start()), which then
+/* Init's first step is to start its helper (side_start()); it then
  * writes "h". Until "go" init and this thread share one CPU, and init
  * would run only once this thread blocks, after the maps and trees: the
  * wait lets the helper, the longest step of the start, begin ~0.1 ms
