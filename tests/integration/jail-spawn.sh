@@ -119,9 +119,11 @@ esac
 # with the caller's mask and on one CPU: the command and init are in one
 # network and one IPC namespace, neither the host's, each owned by the
 # jail's user namespace; init has no child but the command (the helper is
-# gone). The host's SysV message queue, open to everyone, takes nothing
-# the command sends it by id, and the queue the command makes is not the
-# host's to see.
+# gone). Under both backends, the host's SysV message queue, open to
+# everyone, takes nothing the command sends it by id, and no queue the
+# command makes is the host's to see: under namespaces the command makes
+# one in its own IPC namespace, under landlock (the host's namespace) the
+# filter refuses both calls.
 cat >"$T/nsof.py" <<'PYEOF'
 import fcntl, os, sys
 NS_GET_USERNS = 0xB701
@@ -143,23 +145,25 @@ print("sent %d made %d" % (sent, made))
 PYEOF
 host_net=$(stat -L -c %i /proc/self/ns/net)
 host_ipc=$(stat -L -c %i /proc/self/ns/ipc)
-if [ "$SBX_BACKEND" = namespaces ]; then
-	for cpus in mask one; do
-		new_wd
-		cp "$T/sysv.py" "$WD/sysv.py"
-		m=$(uniq_tag netns)
-		qid=$(ipcmk -Q -p 0666 | sed -n 's/^Message queue id: *//p')
-		key=$(( $(od -An -N3 -tu4 /dev/urandom | tr -d ' ') + 4096 ))
-		printf "python3 sysv.py %s %s\nexec sh -c 'sleep 30; :' %s\n" \
-		    "$qid" "$key" "$m" >"$T/bgscript"
-		if [ "$cpus" = one ]; then
-			BG_ONE_CPU=1 BG_STDIN=$T/bgscript sbx_bg -w "$WD"
-		else
-			BG_STDIN=$T/bgscript sbx_bg -w "$WD"
-		fi
-		wait_for 'pgrep -f "$m" >/dev/null' 20
-		pid=$(pgrep -f "$m" | head -n 1)
-		init=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+passes=mask
+[ "$SBX_BACKEND" = namespaces ] && passes="mask one"
+for cpus in $passes; do
+	new_wd
+	cp "$T/sysv.py" "$WD/sysv.py"
+	m=$(uniq_tag netns)
+	qid=$(ipcmk -Q -p 0666 | sed -n 's/^Message queue id: *//p')
+	key=$(( $(od -An -N3 -tu4 /dev/urandom | tr -d ' ') + 4096 ))
+	printf "python3 sysv.py %s %s\nexec sh -c 'sleep 30; :' %s\n" \
+	    "$qid" "$key" "$m" >"$T/bgscript"
+	if [ "$cpus" = one ]; then
+		BG_ONE_CPU=1 BG_STDIN=$T/bgscript sbx_bg -w "$WD"
+	else
+		BG_STDIN=$T/bgscript sbx_bg -w "$WD"
+	fi
+	wait_for 'pgrep -f "$m" >/dev/null' 20
+	pid=$(pgrep -f "$m" | head -n 1)
+	init=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+	if [ "$SBX_BACKEND" = namespaces ]; then
 		for kind in net ipc; do
 			cmd_ns=$("$PY" "$T/nsof.py" "$pid" "$kind" 2>&1)
 			init_ns=$("$PY" "$T/nsof.py" "$init" "$kind" 2>&1)
@@ -176,24 +180,28 @@ if [ "$SBX_BACKEND" = namespaces ]; then
 		done
 		is "$(cat "/proc/$init/task/$init/children" 2>/dev/null | tr -d ' ')" "$pid" \
 		    "$cpus: init has no child but the command (host side)"
-		# The command's line may still be in sbxrun's relay.
-		wait_for 'grep -q "^sent " "$T/bg.out"' 20
-		tried=no
-		case $(cat "$T/bg.out") in "sent -1 made "[0-9]*) tried=yes ;; esac
-		is "$tried" yes "$cpus: the command tried the host's queue and made its own"
-		[ "$tried" = yes ] || diag "command said: $(cat "$T/bg.out" "$T/bg.err")"
-		is "$(ipcs -q -i "$qid" 2>&1 | sed -n 's/.*qnum=\([0-9]*\).*/\1/p')" 0 \
-		    "$cpus: the host's open queue took nothing from the jail (host side)"
-		keyhex=$(printf '0x%08x' "$key")
-		is "$(ipcs -q | grep -c "^$keyhex ")" 0 \
-		    "$cpus: the jail's queue is not in the host's IPC namespace (host side)"
-		ipcrm -q "$qid" 2>/dev/null
-		# Only when the check above failed: the jail's queue on the host.
-		ipcrm -Q "$keyhex" 2>/dev/null
-		kill -TERM "$SBX_PID" 2>/dev/null
-		sbx_bg_wait 20
-		no_survivors "$cpus: nothing is left" "$m"
-	done
+	fi
+	# The command's line may still be in sbxrun's relay.
+	wait_for 'grep -q "^sent " "$T/bg.out"' 20
+	tried=no
+	case $SBX_BACKEND:$(cat "$T/bg.out") in
+	namespaces:"sent -1 made "[0-9]* | landlock:"sent -1 made -1") tried=yes ;;
+	esac
+	is "$tried" yes "$cpus: the command tried the host's queue and to make one"
+	[ "$tried" = yes ] || diag "command said: $(cat "$T/bg.out" "$T/bg.err")"
+	is "$(ipcs -q -i "$qid" 2>&1 | sed -n 's/.*qnum=\([0-9]*\).*/\1/p')" 0 \
+	    "$cpus: the host's open queue took nothing from the jail (host side)"
+	keyhex=$(printf '0x%08x' "$key")
+	is "$(ipcs -q | grep -c "^$keyhex ")" 0 \
+	    "$cpus: no queue of the jail's is in the host's IPC namespace (host side)"
+	ipcrm -q "$qid" 2>/dev/null
+	# Only when the check above failed: the jail's queue on the host.
+	ipcrm -Q "$keyhex" 2>/dev/null
+	kill -TERM "$SBX_PID" 2>/dev/null
+	sbx_bg_wait 20
+	no_survivors "$cpus: nothing is left" "$m"
+done
+if [ "$SBX_BACKEND" = namespaces ]; then
 	# --network on: the UDP relay's tun device is persistent, so that
 	# sbxrun's last close does not unregister it on its way out (21-27
 	# ms: doc/design/udp-relay.md); it goes with the jail's network
