@@ -98,6 +98,18 @@ is "$(leftovers | grep -c '^sbxrun')" "$before" "five default runs leave no temp
 # namespaces: MKDTEMP, UNDO_RUN; under landlock: MKDTEMP, MKDTEMP, WATCH,
 # UNDO_RUN.
 if [ "${SBX_BACKEND:-namespaces}" = landlock ]; then msgs="1 2 3 4"; else msgs="1 2"; fi
+# After a failure: what is left, and where each keeper waits (a keeper
+# still running holds its record of the directory).
+keeper_report() {
+	diag "left: $(leftovers | tr '\n' ' ')"
+	for _k in $(pgrep -x sbxrun-keeper); do
+		diag "keeper $_k: $(ps -o stat=,etimes=,wchan:32= -p "$_k" 2>/dev/null)" \
+		    "  $(tr '\n' ' ' <"/proc/$_k/stack" 2>/dev/null)" \
+		    "  fds: $(ls -l "/proc/$_k/fd" 2>/dev/null | awk 'NR > 1 { print $NF }' | tr '\n' ' ')"
+	done
+	wait_for '[ "$(leftovers | grep -c "^sbxrun")" = "$before" ]' 60 &&
+		diag "... gone within another 60 s"
+}
 if command -v strace >/dev/null 2>&1; then
 	before=$(leftovers | grep -c '^sbxrun')
 	echo true >"$T/pl-true"
@@ -108,7 +120,8 @@ if command -v strace >/dev/null 2>&1; then
 		    <"$T/pl-true" >/dev/null 2>&1
 		wait_for '[ "$(leftovers | grep -c "^sbxrun")" = "$before" ]' 20
 		is "$(leftovers | grep -c '^sbxrun')" "$before" \
-		    "killed at its message $n to the keeper: no temp dir is left in \$TMPDIR"
+		    "killed at its message $n to the keeper: no temp dir is left in \$TMPDIR" ||
+			keeper_report
 	done
 else
 	skip "strace is missing (./bootstrap installs it)" "$(echo $msgs | wc -w)"
