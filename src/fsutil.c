@@ -44,6 +44,11 @@ rm_at(int parent, const char *name, const struct stat *want, int depth)
 	}
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(parent, name, 0) < 0 && errno != ENOENT ? -1 : 0;
+	/* An empty directory goes at once: the name is the one judged just
+	 * above, as it is for the removal by name after the walk below. Any
+	 * failure (not empty, no permission yet) takes the walk. */
+	if (unlinkat(parent, name, AT_REMOVEDIR) == 0)
+		return 0;
 	if (depth > 256) {
 		errno = ELOOP;
 		return -1;
@@ -397,12 +402,18 @@ sbx_rename_aside(int dir, const char *name)
 char *
 sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err)
 {
-	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+	_cleanup_free_ char *copy = NULL;
 	const char *name;
-	_cleanup_close_ int dir = parent_at(wd, copy, &name);
+	_cleanup_close_ int dir = -1;
 	_cleanup_free_ char *aside = NULL;
 	struct stat st;
 
+	/* Most names were never made: a top-level one is looked up in wd
+	 * itself first, without a copy of the descriptor. */
+	if (strchr(rel, '/') == NULL && fstatat(wd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return NULL;
+	copy = sbx_xstrdup(rel);
+	dir = parent_at(wd, copy, &name);
 	if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return NULL; /* not there, or not below a directory: nothing made */
 	aside = sbx_rename_aside(dir, name);
