@@ -1292,7 +1292,7 @@ sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings)
 {
 	struct k_hdr h = { .op = K_FINISH };
 
-	if (k == NULL)
+	if (k == NULL || k->hold < 0)
 		return;
 	/* FINISH before the end of file, so that the keeper knows to answer. */
 	if (k_send(k->sock, &h, NULL, -1) == 0) {
@@ -1302,6 +1302,15 @@ sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings)
 	}
 	if (k->hold >= 0)
 		close(k->hold);
+	k->hold = -1;
+}
+
+void
+sbx_keeper_reap(struct sbx_keeper *k)
+{
+	if (k == NULL)
+		return;
+	sbx_keeper_finish(k, NULL);
 	/* The keeper's end closes when it exits. */
 	{
 		struct k_msg m;

@@ -18,7 +18,7 @@ struct sbx_keeper;
 
 /* Forks the keeper, in a session of its own, with every signal blocked
  * and no descriptor of sbxrun's but its two channels: on Linux a child of
- * sbxrun that sends no SIGCHLD (keeper.c), reaped by sbx_keeper_finish().
+ * sbxrun that sends no SIGCHLD (keeper.c), reaped by sbx_keeper_reap().
  * Must be called while sbxrun is single-threaded. NULL with err on
  * failure. */
 struct sbx_keeper *sbx_keeper_start(struct sbx_err *err);
@@ -106,9 +106,15 @@ int sbx_keeper_cgroup(struct sbx_keeper *k, const char *parent, const char *name
  * now (in that order), adding what could not be done to warnings. */
 void sbx_keeper_undo_run(struct sbx_keeper *k, struct sbx_strv *warnings);
 
-/* At the end of sbxrun: undoes whatever is left (the script, the
- * directories made), adds warnings, waits for the keeper and frees k
- * (NULL is fine). */
+/* At the end of sbxrun: has the keeper undo whatever is left (the
+ * script, the directories made) and waits for its answer, adding its
+ * warnings; nothing of the run is left on disk when it returns (NULL
+ * and a second call are fine). */
 void sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings);
+
+/* Then, as late as sbxrun can (its exit runs meanwhile): finishes the
+ * keeper if that was not done, waits for it to exit, reaps it and frees
+ * k (NULL is fine). */
+void sbx_keeper_reap(struct sbx_keeper *k);
 
 #endif

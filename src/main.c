@@ -502,7 +502,7 @@ cleanup_files(struct run *run)
 		say(run, "kept the workdir %s", run->temp_workdir);
 	}
 	/* The keeper removes the script and the directories it made. */
-	sbx_keeper_finish(steal_ptr(&run->keeper), &warnings);
+	sbx_keeper_finish(run->keeper, &warnings);
 	for (size_t i = 0; i < warnings.n; i++)
 		say(run, "%s", warnings.v[i]);
 	sbx_strv_free(&warnings);
@@ -1271,5 +1271,7 @@ main(int argc, char **argv)
 		close(run.cg_fd);
 	if (run.diag_fd >= 0)
 		close(run.diag_fd);
+	/* Last: the keeper's exit ran beside all of the above. */
+	sbx_keeper_reap(steal_ptr(&run.keeper));
 	return status;
 }
