@@ -265,6 +265,23 @@ memo_list(void *ctx, const char *dir, struct sbx_strv *names)
 	return 0;
 }
 
+/* stat(2), but a path whose realpath the memo found missing is missing
+ * still: a secret is looked up once per resolution (most of the list
+ * does not exist), and the two answers cannot disagree. */
+static int
+memo_stat(void *ctx, const char *path, struct sbx_fileid *id)
+{
+	const struct sbx_pathmemo *m = ctx;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (!m->v[i].listed && m->v[i].real == NULL && m->v[i].err == ENOENT &&
+		    strcmp(m->v[i].path, path) == 0) {
+			errno = ENOENT;
+			return -1;
+		}
+	return host_stat(NULL, path, id);
+}
+
 static char *
 memo_mountinfo(void *ctx)
 {
@@ -285,6 +302,7 @@ sbx_host_idfs_memo(struct sbx_pathmemo *m, bool names)
 	fs.ctx = m;
 	fs.mountinfo = memo_mountinfo;
 	if (names) {
+		fs.stat = memo_stat;
 		fs.realpath = memo_realpath;
 		fs.list = memo_list;
 	}
