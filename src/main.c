@@ -1271,7 +1271,9 @@ main(int argc, char **argv)
 		close(run.cg_fd);
 	if (run.diag_fd >= 0)
 		close(run.diag_fd);
+#ifdef __linux__
 	/* Last: the keeper's exit ran beside all of the above. */
 	sbx_keeper_reap(steal_ptr(&run.keeper));
+#endif
 	return status;
 }
