@@ -97,9 +97,6 @@ struct ll_state {
 	struct sbx_strv frozen;
 	int names_ruleset;
 	struct sbx_protsnap *snap; /* the plan's watched paths, copied */
-	/* A temp workdir that is not kept: removed whole at the end, never
-	 * looked at after the run (no undo asked, no repository search). */
-	bool throwaway;
 };
 
 /* What init and the payload need after the fork (a copy of the parent's
@@ -515,10 +512,7 @@ state_free(struct ll_state *st, struct sbx_report *r)
 {
 	sbx_protsnap_restore(st->snap, r ? &r->warnings : NULL);
 	st->snap = NULL;
-	/* A throwaway workdir: the keeper drops its links and lease when
-	 * it removes the directory (FINISH), in that order. */
-	if (!st->throwaway)
-		sbx_keeper_undo_run(st->keeper, r ? &r->warnings : NULL);
+	sbx_keeper_undo_run(st->keeper, r ? &r->warnings : NULL);
 	sbx_strv_free(&st->links);
 	sbx_strv_free(&st->targets);
 	sbx_strv_free(&st->frozen);
@@ -611,11 +605,8 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	const struct sbx_exec *x = j->exec;
 	const struct sbx_caps *caps = j->caps;
 	struct ll_state *st = sbx_xcalloc(1, sizeof(*st));
-	/* What is made in a throwaway workdir reaches no tool of the
-	 * caller's: it is removed whole (as lend_to_nobody() says). */
-	bool throwaway = x->fs->workdir_temp && !p->keep;
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard =
-	    throwaway ? NULL : sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
+	    sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
 	/* The core's lowering, or its other one when the watched paths
 	 * cannot be copied (own). */
 	const struct sbx_plan *plan = &j->plan;
@@ -693,8 +684,7 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	}
 	/* Recorded before anything runs: the keeper moves these aside after
 	 * the run, or after sbxrun's death. */
-	st->throwaway = throwaway;
-	if (!throwaway) {
+	{
 		struct sbx_strv none = { 0 };
 
 		sbx_keeper_watch(

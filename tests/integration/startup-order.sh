@@ -159,35 +159,6 @@ case $kept in
 "$TMPDIR"/sbxrun.*) rm -rf "$kept" ;;
 esac
 
-# --- a throwaway temp workdir is not looked at after the run (landlock) ------------------
-# No -w, no --keep: the workdir is removed whole at the end, so sbxrun asks
-# the keeper for no watch and no undo (sbxrun(1): neither searched nor
-# moved aside). Its messages to the keeper (sendmsg, strace) are the two
-# temp dirs, a root caller's lend and FINISH: 4 as root, 3 otherwise (6
-# and 5 with the watch and the undo). A repository and an .envrc the
-# sandbox made there go with the directory, and no warning names them.
-if [ "${SBX_BACKEND:-namespaces}" = landlock ]; then
-	if command -v strace >/dev/null 2>&1; then
-		if [ "$(id -u)" = 0 ]; then max=4; else max=3; fi
-		printf '%s\n' 'mkdir -p .git/hooks; echo evil >.git/hooks/pre-commit; echo evil >.envrc' \
-		    >"$T/pl-thr"
-		before=$(leftovers | grep -c '^sbxrun')
-		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		    strace -qq -o "$T/thr.sm" -e trace=sendmsg \
-		    "$SBXRUN" --backend landlock --diag fd:3 <"$T/pl-thr" >/dev/null 2>&1 3>"$T/thr.diag"
-		is "$(jget status "$T/thr.diag")" 0 "a throwaway workdir: the run that made .git and .envrc"
-		n=$(grep -c '^sendmsg' "$T/thr.sm")
-		ok "a throwaway workdir: $n messages to the keeper, no watch and no undo (at most $max)" \
-		    [ "$n" -le "$max" ]
-		is "$(leftovers | grep -c '^sbxrun')" "$before" \
-		    "a throwaway workdir: removed with what the sandbox made in it"
-		unlike "$(jget warnings "$T/thr.diag")" "sbxrun-untrusted" \
-		    "a throwaway workdir: no warning names a move aside"
-	else
-		skip "strace is missing (./bootstrap installs it)" 4
-	fi
-fi
-
 # --- the keeper is reaped ---------------------------------------------------------------
 # The keeper (src/keeper.c) is sbxrun's own clone child and is reaped
 # before sbxrun returns. A caller to which orphans come back (a child
