@@ -181,4 +181,15 @@ absent "--keep: no .git is left in a kept temp workdir" "$tmpwd/.git"
 is "$(cat "$tmpwd/notes.txt" 2>&1)" fine "--keep: other new files stay (control)"
 case $tmpwd in /tmp/sbxrun.* | "${TMPDIR:-/tmp}"/sbxrun.*) rm -rf "$tmpwd" ;; esac
 
+# A temp workdir that is not kept, on the caller's disk under landlock:
+# removed whole, but the repository made at its top is still named in
+# warnings (SPEC section 7 makes no exception for it). Under namespaces
+# such a workdir lives inside the jail.
+if [ "$SBX_BACKEND" = landlock ]; then
+	jail_sh "mkdir -p .git/hooks; echo evil >.git/hooks/pre-commit; exit 0"
+	is_status 0 "a temp workdir not kept: the run"
+	like "$(jget warnings)" "the sandbox made .git, where nothing may be made" \
+	    "a temp workdir not kept: warnings name the .git made at its top"
+fi
+
 done_testing
