@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,6 +96,10 @@ struct sbx_keeper {
 	int sock;
 	int hold; /* the pipe's write end */
 	pid_t pid; /* our clone child, reaped by sbx_keeper_finish(); 0: not ours */
+	bool unready; /* its first answer (ready) not read yet: sbx_keeper_launch() */
+	bool moved; /* launched on the other CPUs; mask: sbxrun's, its own from the first wait */
+	cpu_set_t mask;
+	size_t asked; /* MKDTEMPs sent whose answers are not read yet */
 	struct k_made *made;
 	size_t nmade;
 };
@@ -943,8 +948,8 @@ keeper_main(int sock, int hold)
 
 static int reply(struct sbx_keeper *k, char **text, int *fd, struct sbx_err *err);
 
-struct sbx_keeper *
-sbx_keeper_start(struct sbx_err *err)
+static struct sbx_keeper *
+keeper_fork(struct sbx_err *err)
 {
 	int sv[2], hold[2];
 	struct sbx_keeper *k;
@@ -1013,14 +1018,39 @@ sbx_keeper_start(struct sbx_err *err)
 		}
 	}
 #endif
+	return k;
+}
+
+struct sbx_keeper *
+sbx_keeper_start(struct sbx_err *err)
+{
+	struct sbx_keeper *k = keeper_fork(err);
+
 	/* Until the keeper says it is ready, sbxrun waits, and the keeper has
 	 * the CPU: started and left to itself, it first ran only once the
 	 * idle vCPU it was placed on woke, and its answers to the first
 	 * requests came 0.2 ms later (doc/design/startup.md, section 12). */
-	if (reply(k, NULL, NULL, err) < 0) {
+	if (k != NULL && reply(k, NULL, NULL, err) < 0) {
 		sbx_keeper_finish(k, NULL);
 		return NULL;
 	}
+	return k;
+}
+
+struct sbx_keeper *
+sbx_keeper_launch(struct sbx_err *err)
+{
+	struct sbx_keeper *k = keeper_fork(err);
+	cpu_set_t others;
+
+	if (k == NULL)
+		return NULL;
+	k->unready = true;
+	/* Off sbxrun's CPU, where it would wait for sbxrun to block: it
+	 * starts, and makes what it was asked, while sbxrun works
+	 * (doc/design/startup.md, section 21). */
+	if (sched_getaffinity(0, sizeof(k->mask), &k->mask) == 0 && sbx_cpu_others(&others))
+		k->moved = sched_setaffinity(k->pid, sizeof(others), &others) == 0;
 	return k;
 }
 
@@ -1036,6 +1066,17 @@ sbx_keeper_hold_fd(const struct sbx_keeper *k)
 	return k ? k->hold : -1;
 }
 
+/* From the first wait for a keeper launched on the other CPUs on, it
+ * may run on sbxrun's again, where its answers come soonest. */
+static void
+settle(struct sbx_keeper *k)
+{
+	if (k->moved) {
+		k->moved = false;
+		(void)sched_setaffinity(k->pid, sizeof(k->mask), &k->mask);
+	}
+}
+
 /* Reads the REPLY to a request sent: 0, or -1 with err (the keeper's
  * message). The descriptor of the reply, if any, goes to *fd. */
 static int
@@ -1043,6 +1084,13 @@ reply(struct sbx_keeper *k, char **text, int *fd, struct sbx_err *err)
 {
 	struct k_msg m;
 
+	/* A keeper launched without a wait answered "ready" first. */
+	settle(k);
+	if (k->unready) {
+		k->unready = false;
+		if (reply(k, NULL, NULL, err) < 0)
+			return -1;
+	}
 	if (k_recv(k->sock, &m, 0) <= 0 || m.h.op != K_REPLY)
 		return sbx_err_set(err, EIO, "keeper: no answer");
 	if (m.h.err != 0) {
@@ -1083,51 +1131,74 @@ int
 sbx_keeper_mkdtemp(
     struct sbx_keeper *k, const char *parent, const char *prefix, char **path, struct sbx_err *err)
 {
-	return sbx_keeper_mkdtemps(k, parent, &prefix, 1, path, NULL, NULL, err);
+	struct sbx_err later = { 0 };
+	int r = sbx_keeper_mkdtemps_ask(k, parent, &prefix, 1, err);
+
+	/* Read even after a failed ask: the next request reads its own. */
+	if (sbx_keeper_mkdtemps_take(k, path, 1, r < 0 ? &later : err) < 0)
+		r = -1;
+	return r;
 }
 
 int
-sbx_keeper_mkdtemps(struct sbx_keeper *k, const char *parent, const char *const *prefixes, size_t n,
-    char **paths, void (*meanwhile)(void *), void *ctx, struct sbx_err *err)
+sbx_keeper_mkdtemps_ask(struct sbx_keeper *k, const char *parent, const char *const *prefixes,
+    size_t n, struct sbx_err *err)
 {
 	struct k_hdr h = { .op = K_MKDTEMP };
-	size_t sent = 0;
-	int r = 0;
 
 	if (k == NULL)
 		return sbx_err_set(err, EINVAL, "no keeper for this run");
-	/* All asked first: one wait for the keeper, not one per directory. */
-	for (; sent < n; sent++) {
+	for (size_t i = 0; i < n; i++) {
 		struct sbx_strv s = { 0 };
+		int r;
 
-		paths[sent] = NULL;
 		sbx_strv_push(&s, parent);
-		sbx_strv_push(&s, prefixes[sent]);
+		sbx_strv_push(&s, prefixes[i]);
 		r = k_send(k->sock, &h, &s, -1);
 		sbx_strv_free(&s);
-		if (r < 0) {
-			r = sbx_err_sys(err, "keeper: cannot send");
-			break;
-		}
+		if (r < 0)
+			return sbx_err_sys(err, "keeper: cannot send");
+		k->asked++;
 	}
-	if (meanwhile)
-		meanwhile(ctx);
+	return 0;
+}
+
+int
+sbx_keeper_mkdtemps_take(struct sbx_keeper *k, char **paths, size_t n, struct sbx_err *err)
+{
+	size_t asked;
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++)
+		paths[i] = NULL;
+	if (k == NULL)
+		return sbx_err_set(err, EINVAL, "no keeper for this run");
+	asked = k->asked;
+	k->asked = 0;
 	/* Every reply is read, so that the next request reads its own. */
-	for (size_t i = 0; i < sent; i++) {
+	for (size_t i = 0; i < asked; i++) {
 		struct sbx_err e = { 0 };
+		char *path = NULL;
 		int fd = -1;
 
-		if (reply(k, &paths[i], &fd, &e) < 0) {
+		if (reply(k, &path, &fd, &e) < 0) {
 			if (r == 0) {
 				*err = e;
 				r = -1;
 			}
 			continue;
 		}
+		if (i >= n) {
+			free(path);
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		paths[i] = path;
 		if (fd < 0)
 			continue;
 		k->made = sbx_xreallocarray(k->made, k->nmade + 1, sizeof(*k->made));
-		k->made[k->nmade++] = (struct k_made){ sbx_xstrdup(paths[i]), fd };
+		k->made[k->nmade++] = (struct k_made){ sbx_xstrdup(path), fd };
 	}
 	return r;
 }
@@ -1266,6 +1337,9 @@ collect(struct sbx_keeper *k, struct sbx_strv *warnings)
 {
 	struct k_msg m;
 
+	/* Every REPLY not read yet is passed over, "ready" included. */
+	settle(k);
+	k->unready = false;
 	while (k_recv(k->sock, &m, 0) > 0) {
 		uint32_t op = m.h.op;
 

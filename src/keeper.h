@@ -23,6 +23,13 @@ struct sbx_keeper;
  * failure. */
 struct sbx_keeper *sbx_keeper_start(struct sbx_err *err);
 
+/* sbx_keeper_start() without the wait for the keeper's first answer (that
+ * it is ready), which the first answer read afterwards reads first:
+ * sbxrun goes on with work of its own while the keeper starts, on the
+ * caller's other CPUs (when there are any) until sbxrun first waits for
+ * it. */
+struct sbx_keeper *sbx_keeper_launch(struct sbx_err *err);
+
 /* The keeper's pid when it is sbxrun's (clone) child, which the tree's end
  * must spare (sbx_child.keeper); 0 otherwise or for NULL. */
 pid_t sbx_keeper_pid(const struct sbx_keeper *k);
@@ -37,15 +44,18 @@ int sbx_keeper_hold_fd(const struct sbx_keeper *k);
 int sbx_keeper_mkdtemp(
     struct sbx_keeper *k, const char *parent, const char *prefix, char **path, struct sbx_err *err);
 
-/* sbx_keeper_mkdtemp() for n directories in parent, all asked before the
- * first answer is read (one wait for the keeper). meanwhile(ctx), when not
- * NULL, runs after the requests are sent and before the first answer is
- * read: work that needs none of the directories overlaps the keeper's
- * start and its mkdirs. On failure, err is the first failure's; every
- * paths[i] made is set either way, the caller's to free, and removed at
- * the end of the run like the others. */
-int sbx_keeper_mkdtemps(struct sbx_keeper *k, const char *parent, const char *const *prefixes,
-    size_t n, char **paths, void (*meanwhile)(void *), void *ctx, struct sbx_err *err);
+/* sbx_keeper_mkdtemp() for n directories in parent, in two halves, so
+ * that work needing none of them overlaps the keeper's start and its
+ * mkdirs: _ask() sends the n requests (all before the first answer is
+ * read: one wait for the keeper); _take() reads the answers to every
+ * request asked since the last _take() into paths (n slots, in the order
+ * asked; NULL for one not made), records the directories made and, on
+ * failure, sets err to the first failure's. Every paths[i] made is the
+ * caller's to free and is removed at the end of the run like the others.
+ * After a failed _ask(), _take() is still called (with another err). */
+int sbx_keeper_mkdtemps_ask(struct sbx_keeper *k, const char *parent, const char *const *prefixes,
+    size_t n, struct sbx_err *err);
+int sbx_keeper_mkdtemps_take(struct sbx_keeper *k, char **paths, size_t n, struct sbx_err *err);
 
 /* Stops the removal of a directory made by sbx_keeper_mkdtemp (--keep). */
 void sbx_keeper_forget(struct sbx_keeper *k, const char *path);

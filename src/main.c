@@ -349,49 +349,66 @@ keeper_meanwhile(void *arg)
 }
 #endif
 
-/* New directories PREFIX.XXXXXX in $TMPDIR (else /tmp), for each of the
- * n prefixes that has a slot in out (NULL skips it): made by the keeper,
- * which removes them even if sbxrun is killed (keeper.h), asked all at
- * once. */
-static int
-make_temp_dirs(struct run *run, const char *const *prefix, const char *const *what, char **out[],
-    size_t n, const struct sbx_backend *b, struct sbx_err *err)
-{
-	const char *tmp = getenv("TMPDIR");
-	const char *ask[2];
-	char *made[2];
-	size_t m = 0, at[2];
-	int r = 0;
+/* New directories PREFIX.XXXXXX in $TMPDIR (else /tmp), each of them
+ * made by the keeper, which removes them even if sbxrun is killed
+ * (keeper.h): all asked at once by ask_temp_dirs(), their answers read
+ * by take_temp_dirs(). */
+struct temp_ask {
+	const char *tmp;
+	const char *prefix[2];
+	const char *what[2];
+	char **out[2];
+	size_t n;
+};
 
-	if (tmp == NULL || tmp[0] != '/')
-		tmp = "/tmp";
-	for (size_t i = 0; i < n && m < SBX_ARRAY_LEN(ask); i++)
-		if (out[i]) {
-			at[m] = i;
-			ask[m++] = prefix[i];
-		}
+static int
+ask_temp_dirs(struct run *run, const struct temp_ask *t, struct sbx_err *err)
+{
+#ifdef __linux__
+	return sbx_keeper_mkdtemps_ask(run->keeper, t->tmp, t->prefix, t->n, err);
+#else
+	(void)run;
+	(void)t;
+	(void)err;
+	return 0;
+#endif
+}
+
+/* asked: what ask_temp_dirs() returned (err is its error when < 0).
+ * With b, the pids count for b is taken before the answers are read
+ * (keeper_meanwhile()). */
+static int
+take_temp_dirs(struct run *run, const struct temp_ask *t, int asked, const struct sbx_backend *b,
+    struct sbx_err *err)
+{
+	char *made[2];
+	int r = asked < 0 ? -1 : 0;
+
 #ifdef __linux__
 	struct meanwhile mw = { .run = run, .b = b };
+	struct sbx_err later = { 0 };
 
-	r = sbx_keeper_mkdtemps(run->keeper, tmp, ask, m, made, keeper_meanwhile, &mw, err);
-	for (size_t j = 0; j < m; j++) {
-		*out[at[j]] = made[j];
+	keeper_meanwhile(&mw);
+	if (sbx_keeper_mkdtemps_take(run->keeper, made, t->n, r < 0 ? &later : err) < 0)
+		r = -1;
+	for (size_t j = 0; j < t->n; j++) {
+		*t->out[j] = made[j];
 		if (made[j] == NULL && r < 0) {
-			sbx_err_wrap(err, "cannot create %s in %s", what[at[j]], tmp);
+			sbx_err_wrap(err, "cannot create %s in %s", t->what[j], t->tmp);
 			break;
 		}
 	}
 #else
 	(void)run;
 	(void)b;
-	for (size_t j = 0; j < m && r == 0; j++) {
-		made[j] = sbx_xasprintf("%s/%s.XXXXXX", tmp, ask[j]);
+	for (size_t j = 0; j < t->n && r == 0; j++) {
+		made[j] = sbx_xasprintf("%s/%s.XXXXXX", t->tmp, t->prefix[j]);
 		if (mkdtemp(made[j]) == NULL) {
-			r = sbx_err_sys(err, "cannot create %s in %s", what[at[j]], tmp);
+			r = sbx_err_sys(err, "cannot create %s in %s", t->what[j], t->tmp);
 			free(made[j]);
 			made[j] = NULL;
 		}
-		*out[at[j]] = made[j];
+		*t->out[j] = made[j];
 	}
 #endif
 	return r;
@@ -401,15 +418,16 @@ make_temp_dirs(struct run *run, const char *const *prefix, const char *const *wh
  * and while sbxrun is single-threaded (keeper.h). A run that changes
  * nothing there (a workdir inside the jail) never starts one. */
 static int
-need_keeper(struct run *run, struct sbx_err *err)
+need_keeper(struct run *run, bool launch, struct sbx_err *err)
 {
 #ifdef __linux__
 	if (run->keeper == NULL)
-		run->keeper = sbx_keeper_start(err);
+		run->keeper = launch ? sbx_keeper_launch(err) : sbx_keeper_start(err);
 	if (run->keeper == NULL)
 		return -1;
 #else
 	(void)run;
+	(void)launch;
 	(void)err;
 #endif
 	return 0;
@@ -445,23 +463,40 @@ jail_workdir_name(void)
 }
 
 /* The temp workdir (when workdir) and the empty TMPDIR of a backend
- * without a private /tmp of its own (when tmp, and not made yet): made
- * in one go when both are needed, removed after the run. With b, the
- * pids count for b is taken while the keeper works (keeper_meanwhile()). */
-static int
-make_temp_workdir(
-    struct run *run, bool workdir, bool tmp, const struct sbx_backend *b, struct sbx_err *err)
+ * without a private /tmp of its own (when tmp, and not made yet): asked
+ * in one go when both are needed, removed after the run. */
+static void
+temp_workdir_asks(struct run *run, bool workdir, bool tmp, struct temp_ask *t)
 {
 	static const char *const prefix[] = { "sbxrun", "sbxrun-tmp" };
 	static const char *const what[] = { "a workdir", "a private temporary directory" };
 	char **out[] = { workdir ? &run->temp_workdir : NULL,
 		tmp && run->private_tmp == NULL ? &run->private_tmp : NULL };
+	const char *dir = getenv("TMPDIR");
 
-	if (out[0] == NULL && out[1] == NULL)
+	t->tmp = dir != NULL && dir[0] == '/' ? dir : "/tmp";
+	t->n = 0;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(out); i++)
+		if (out[i]) {
+			t->prefix[t->n] = prefix[i];
+			t->what[t->n] = what[i];
+			t->out[t->n++] = out[i];
+		}
+}
+
+/* temp_workdir_asks(), made at once. With b, as take_temp_dirs(). */
+static int
+make_temp_workdir(
+    struct run *run, bool workdir, bool tmp, const struct sbx_backend *b, struct sbx_err *err)
+{
+	struct temp_ask t;
+
+	temp_workdir_asks(run, workdir, tmp, &t);
+	if (t.n == 0)
 		return 0;
-	if (need_keeper(run, err) < 0)
+	if (need_keeper(run, false, err) < 0)
 		return -1;
-	return make_temp_dirs(run, prefix, what, out, SBX_ARRAY_LEN(out), b, err);
+	return take_temp_dirs(run, &t, ask_temp_dirs(run, &t, err), b, err);
 }
 
 /* --interp: the script from stdin becomes WORKDIR/.sbxrun/NAME, made
@@ -478,7 +513,7 @@ store_script(struct run *run, struct sbx_err *err)
 #ifdef __linux__
 	int fd;
 
-	if (need_keeper(run, err) < 0 ||
+	if (need_keeper(run, false, err) < 0 ||
 	    sbx_keeper_script(run->keeper, run->fs.workdir, name, geteuid(), &fd, err) < 0)
 		return -1;
 	return sbx_script_fill(fd, run->script_path, STDIN_FILENO, err);
@@ -648,7 +683,7 @@ make_leaf(struct run *run, const struct sbx_backend *b)
 	(void)!getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK);
 	sbx_cgroup_leaf_name(name, sizeof(name), getpid(), rnd);
 	sbx_cgroup_enable_line(run->cg_want, enable, sizeof(enable));
-	if (need_keeper(run, &err) < 0 ||
+	if (need_keeper(run, false, &err) < 0 ||
 	    sbx_keeper_cgroup(run->keeper, run->cg_place.parent, name,
 		run->cg_place.move_self ? SBX_CG_SUP_NAME : NULL, enable, w, nw, run->cg_place.test,
 		&path, &fd, &err) < 0) {
@@ -939,8 +974,10 @@ run_main(struct run *run, int argc, char **argv)
 		.tun_fd = -1,
 	};
 	struct sbx_err err = { 0 };
+	struct temp_ask temps = { 0 };
 	uint64_t start;
-	bool ended;
+	int temps_asked = 0;
+	bool ended, in_jail;
 
 	if (sbx_cli_parse(&run->cli, argc, argv, &err) < 0)
 		return fail(run, &err);
@@ -1044,6 +1081,20 @@ run_main(struct run *run, int argc, char **argv)
 	if (b == NULL)
 		return fail(run, &err);
 	sbx_phase("backend chosen");
+	/* The keeper, before anything is made on the caller's disk (keeper.h);
+	 * a run that makes nothing there starts none. Launched and asked for
+	 * the temp dirs first, without a wait: it starts and makes them on
+	 * the other CPU while sbxrun probes the cgroups and resolves the
+	 * first paths (doc/design/startup.md, section 21). Still
+	 * single-threaded: the keeper may start here. */
+	in_jail = workdir_in_jail(run, b);
+	if (!in_jail) {
+		if (need_keeper(run, true, &err) < 0)
+			return fail(run, &err);
+		temp_workdir_asks(run, p->workdir == NULL, b->needs_tmpdir, &temps);
+		temps_asked = temps.n > 0 ? ask_temp_dirs(run, &temps, &err) : 0;
+		sbx_phase("keeper started");
+	}
 	/* A cgroup v2 leaf when one can be made, else rlimits, and the
 	 * diagnostics say why (sbxrun.1, LIMITS; doc/design/limits.md). The
 	 * probe reads only; the leaf is made just before the spawn. */
@@ -1079,16 +1130,10 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_strv_push_take(&r->warnings,
 		    sbx_xasprintf("docker_image %s is not used: the backend is %s", p->docker_image,
 			b->name));
-	/* The keeper, before anything is made on the caller's disk (keeper.h);
-	 * a run that makes nothing there starts none. */
-	if (workdir_in_jail(run, b)) {
+	if (in_jail) {
 		run->jail_workdir = jail_workdir_name();
-	} else {
-		if (need_keeper(run, &err) < 0)
-			return fail(run, &err);
-		sbx_phase("keeper started");
-		/* The private TMPDIR too, in the same round trip. */
-		if (make_temp_workdir(run, p->workdir == NULL, b->needs_tmpdir, b, &err) < 0)
+	} else if (temps.n > 0) {
+		if (take_temp_dirs(run, &temps, temps_asked, b, &err) < 0)
 			return fail(run, &err);
 		sbx_phase("temp workdir");
 	}
