@@ -265,6 +265,16 @@ k_warn(struct k_state *st, char *text)
 	sbx_strv_push_take(&st->warnings, text);
 }
 
+/* sbxrun's end is gone (a send failed): nothing more is sent, and the
+ * socket is closed rather than left open until the keeper's exit. */
+static void
+k_lost(struct k_state *st)
+{
+	if (st->sock >= 0)
+		close(st->sock);
+	st->sock = -1;
+}
+
 static void
 k_reply(struct k_state *st, const struct sbx_err *err, const char *text, int fd)
 {
@@ -274,7 +284,7 @@ k_reply(struct k_state *st, const struct sbx_err *err, const char *text, int fd)
 
 	sbx_strv_push(&s, err && err->msg[0] ? err->msg : text ? text : "");
 	if (st->sock >= 0 && k_send(st->sock, &h, &s, fd) < 0)
-		st->sock = -1;
+		k_lost(st);
 	sbx_strv_free(&s);
 }
 
@@ -830,12 +840,12 @@ report(struct k_state *st)
 
 		sbx_strv_push(&one, st->warnings.v[i]);
 		if (k_send(st->sock, &h, &one, -1) < 0)
-			st->sock = -1;
+			k_lost(st);
 		sbx_strv_free(&one);
 	}
 	sbx_strv_free(&st->warnings);
 	if (st->sock >= 0 && k_send(st->sock, &done, NULL, -1) < 0)
-		st->sock = -1;
+		k_lost(st);
 }
 
 /* 1 when sbxrun said FINISH, 0 after any other request, 2 when there is
@@ -912,11 +922,8 @@ keeper_main(int sock, int hold)
 
 			if (r == 1)
 				finish = true;
-			else if (r < 0) {
-				if (st.sock >= 0)
-					close(st.sock);
-				st.sock = -1;
-			}
+			else if (r < 0)
+				k_lost(&st);
 			continue;
 		}
 		if (pfd[1].revents) {
