@@ -97,7 +97,7 @@ struct sbx_keeper {
 	int hold; /* the pipe's write end */
 	pid_t pid; /* our clone child, reaped by sbx_keeper_finish(); 0: not ours */
 	bool unready; /* its first answer (ready) not read yet: sbx_keeper_launch() */
-	bool moved; /* launched on the other CPUs; mask: sbxrun's, its own from the first wait */
+	bool moved; /* on the other CPUs until the first wait; mask: sbxrun's */
 	cpu_set_t mask;
 	size_t asked; /* MKDTEMPs sent whose answers are not read yet */
 	struct k_made *made;
@@ -1048,16 +1048,9 @@ struct sbx_keeper *
 sbx_keeper_launch(struct sbx_err *err)
 {
 	struct sbx_keeper *k = keeper_fork(err);
-	cpu_set_t others;
 
-	if (k == NULL)
-		return NULL;
-	k->unready = true;
-	/* Off sbxrun's CPU, where it would wait for sbxrun to block: it
-	 * starts, and makes what it was asked, while sbxrun works
-	 * (doc/design/startup.md, section 21). */
-	if (sched_getaffinity(0, sizeof(k->mask), &k->mask) == 0 && sbx_cpu_others(&others))
-		k->moved = sched_setaffinity(k->pid, sizeof(others), &others) == 0;
+	if (k != NULL)
+		k->unready = true;
 	return k;
 }
 
@@ -1152,9 +1145,17 @@ sbx_keeper_mkdtemps_ask(struct sbx_keeper *k, const char *parent, const char *co
     size_t n, struct sbx_err *err)
 {
 	struct k_hdr h = { .op = K_MKDTEMP };
+	cpu_set_t others;
 
 	if (k == NULL)
 		return sbx_err_set(err, EINVAL, "no keeper for this run");
+	/* A keeper launched a moment ago, asked before sbxrun waits for it,
+	 * goes off sbxrun's CPU, where it would wait for sbxrun to block: it
+	 * starts and makes them while sbxrun works (doc/design/startup.md,
+	 * section 21). */
+	if (k->unready && !k->moved && n > 0 &&
+	    sched_getaffinity(0, sizeof(k->mask), &k->mask) == 0 && sbx_cpu_others(&others))
+		k->moved = sched_setaffinity(k->pid, sizeof(others), &others) == 0;
 	for (size_t i = 0; i < n; i++) {
 		struct sbx_strv s = { 0 };
 		int r;

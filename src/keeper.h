@@ -25,9 +25,10 @@ struct sbx_keeper *sbx_keeper_start(struct sbx_err *err);
 
 /* sbx_keeper_start() without the wait for the keeper's first answer (that
  * it is ready), which the first answer read afterwards reads first:
- * sbxrun goes on with work of its own while the keeper starts, on the
+ * sbxrun goes on with work of its own while the keeper starts. Asked for
+ * directories before that first answer is read, the keeper works on the
  * caller's other CPUs (when there are any) until sbxrun first waits for
- * it. */
+ * it, then on all of them again. */
 struct sbx_keeper *sbx_keeper_launch(struct sbx_err *err);
 
 /* The keeper's pid when it is sbxrun's (clone) child, which the tree's end

@@ -127,6 +127,29 @@ else
 	skip "strace is missing (./bootstrap installs it)" "$(echo $msgs | wc -w)"
 fi
 
+# --- the keeper's CPUs ------------------------------------------------------------------
+# Asked for the temp dirs before sbxrun waits for its start, the keeper
+# works on the caller's other CPUs, and gets the caller's mask back at
+# sbxrun's first wait for it (keeper.h): during the run it may run on every
+# CPU the caller may, like any process the caller starts. Read from the
+# host while the payload sleeps. Under namespaces only an on-disk temp
+# workdir (--keep) has the keeper make it.
+cpus_of() {
+	awk '/^Cpus_allowed_list:/ { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+if [ "$SBX_BACKEND" = landlock ]; then set --; else set -- --keep; fi
+printf 'exec sleep 301.%s\n' "$$" >"$T/pl"
+BG_STDIN=$T/pl sbx_bg -t 30s "$@"
+wait_for sleeping_payload 20
+keeper=$(pgrep -x -P "$SBX_PID" sbxrun-keeper | head -n 1)
+ok "a keeper runs beside the sleeping payload ($keeper)" test -n "$keeper"
+is "$(cpus_of "$keeper")" "$(cpus_of $$)" \
+    "the keeper may run on every CPU the caller may, once sbxrun has waited for it"
+kill -TERM "$SBX_PID"
+sbx_bg_wait 20
+kept=$(jget workdir "$T/bg.diag")
+case $kept in "$TMPDIR"/sbxrun.* | /tmp/sbxrun.*) rm -rf "$kept" ;; esac
+
 # --- a temp workdir's output: handed back only when kept ----------------------------------
 # A root caller's landlock workdir is lent to uid 65534 and handed back
 # after the run; a temp workdir that is not kept is removed whole
