@@ -123,8 +123,20 @@ if command -v strace >/dev/null 2>&1; then
 		    "killed at its message $n to the keeper: no temp dir is left in \$TMPDIR" ||
 			keeper_report
 	done
+	# The keeper killed before its first answer, with both MKDTEMPs
+	# already sent (it dies at its setsid(), the first in the tree, before
+	# it reads a request): a clear error, 125, and nothing made. sbxrun
+	# exits under ptrace here, where LeakSanitizer cannot run.
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -o /dev/null -qq -e trace=setsid \
+	    -e inject=setsid:signal=SIGKILL:when=1 \
+	    "$SBXRUN" --backend "${SBX_BACKEND:-namespaces}" --keep --diag none \
+	    <"$T/pl-true" >/dev/null 2>"$T/early.err"
+	is "$?" 125 "the keeper killed before it is ready: status 125"
+	like "$(cat "$T/early.err")" "keeper" "... and the error names the keeper"
+	is "$(leftovers | grep -c '^sbxrun')" "$before" "... and nothing is left in \$TMPDIR"
 else
-	skip "strace is missing (./bootstrap installs it)" "$(echo $msgs | wc -w)"
+	skip "strace is missing (./bootstrap installs it)" "$(($(echo $msgs | wc -w) + 3))"
 fi
 
 # --- the keeper's CPUs ------------------------------------------------------------------
