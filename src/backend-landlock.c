@@ -311,6 +311,11 @@ ll_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx
 	sbx_buf_puts(out,
 	    "# judged by sbxrun's supervisor: chmod, chown, times and xattr changes (only in the "
 	    "workdir, the private TMPDIR and rw mount sources)\n");
+	sbx_buf_puts(out,
+	    "# judged by sbxrun's supervisor: setpriority, ioprio_set, prlimit64 (setting), "
+	    "sched_setaffinity, sched_setscheduler, sched_setparam, sched_setattr naming a "
+	    "task (only the caller's own thread or process; no process group but its own, "
+	    "no user's)\n");
 	return 0;
 }
 

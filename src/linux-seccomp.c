@@ -17,6 +17,7 @@
 #include "linux-trace.h"
 #include "metasup.h"
 #include "namesup.h"
+#include "tasksup.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -237,6 +238,40 @@ trace_rules(scmp_filter_ctx ctx, unsigned flags, struct sbx_err *err)
 	return 0;
 }
 
+/* The calls that change another task's scheduling or limits, trapped
+ * when they name one (tasksup.h): two rules for those that can name a
+ * group or a user (either argument not the caller's), one with both
+ * conditions for prlimit64 (a pid, and new limits). Whole 64-bit
+ * registers are compared: junk above an int's 32 bits only traps a call
+ * the supervisor then reads as the kernel does. */
+static int
+task_rules(scmp_filter_ctx ctx, struct sbx_err *err)
+{
+	for (const struct sbx_task_call *t = sbx_tasksup_calls; t->name; t++) {
+		int nr = seccomp_syscall_resolve_name(t->name);
+		struct scmp_arg_cmp who = SCMP_CMP(t->who, SCMP_CMP_NE, 0), both[2] = { who };
+		int r = 0;
+
+		if (nr == __NR_SCMP_ERROR)
+			continue;
+		if (t->setting >= 0) {
+			both[1] = SCMP_CMP((unsigned)t->setting, SCMP_CMP_NE, 0);
+			r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 2, both);
+		} else {
+			r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &who);
+		}
+		if (r == 0 && t->which >= 0) {
+			struct scmp_arg_cmp which =
+			    SCMP_CMP((unsigned)t->which, SCMP_CMP_NE, (scmp_datum_t)t->self_which);
+
+			r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &which);
+		}
+		if (r < 0)
+			return sbx_err_set(err, -r, "seccomp: cannot trap %s", t->name);
+	}
+	return 0;
+}
+
 static int
 build(scmp_filter_ctx ctx, struct sbx_err *err)
 {
@@ -313,6 +348,8 @@ sbx_seccomp_filter(unsigned flags, struct sbx_err *err)
 		r = notify_rules(ctx, flags, err) < 0 ? -EINVAL : 0;
 	if (r == 0 && (flags & SBX_SECCOMP_TRACE_NOTIFY))
 		r = trace_rules(ctx, flags, err) < 0 ? -EINVAL : 0;
+	if (r == 0 && (flags & SBX_SECCOMP_META_NOTIFY))
+		r = task_rules(ctx, err) < 0 ? -EINVAL : 0;
 	for (size_t i = 0; r == 0 && (flags & SBX_SECCOMP_META_NOTIFY) && sbx_metasup_calls[i];
 	     i++) {
 		int nr = seccomp_syscall_resolve_name(sbx_metasup_calls[i]);

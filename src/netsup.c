@@ -110,9 +110,13 @@
 #include "netsup.h"
 #include "notifydecode.h"
 #include "supervise.h"
+#include "tasksup.h"
 #include "udprelay.h"
 #include "util.h"
 
+#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
+#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+#endif
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #endif
@@ -334,7 +338,8 @@ sbx_netsup_denials(const struct sbx_netsup *ns)
 
 /* Answers a notification with a result or an error, never with
  * SECCOMP_USER_NOTIF_FLAG_CONTINUE: another thread of the sandbox could
- * change what the call refers to before the kernel went on with it. */
+ * change what the call refers to before the kernel went on with it (the
+ * one exception, whose target cannot change, is handle_task()). */
 static void
 respond(struct sbx_netsup *ns, uint64_t id, int64_t val, int errnum)
 {
@@ -1475,6 +1480,54 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		path_call_refused(ns, c, req, errnum, reason, sbx_metasup_describe);
 }
 
+/* A call that changes a task's scheduling or limits (tasksup.h): let go
+ * on when it acts on the caller, else refused. The one answer here that
+ * is SECCOMP_USER_NOTIF_FLAG_CONTINUE, and why that is safe: what the
+ * call acts on is an int in a register, fixed at the trap, and it is let
+ * go on only when it is the calling thread's id or its process's, which
+ * stay the caller's while it waits in this call (a thread group's id
+ * outlives its leader until the last thread ends). Another pid, even one
+ * of the sandbox's own tasks now, could be given to a task outside
+ * (sbxrun's worker threads are made on the sandbox's demand) between the
+ * check and the kernel's lookup. */
+static void
+handle_task(struct sbx_netsup *ns, const struct seccomp_notif *req)
+{
+	struct seccomp_notif_resp resp = { .id = req->id };
+	enum sbx_task_verdict v;
+	const char *why = NULL;
+	char what[SBX_DENIED_WHAT_MAX + 1];
+	uint64_t args[6];
+	struct call *c;
+	pid_t target;
+
+	if (ns->trace)
+		sbx_trace_note(ns->trace, req); /* judged below, as without a trace */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(args); i++)
+		args[i] = req->data.args[i];
+	v = sbx_tasksup_judge(req->data.nr, args, &target, &why);
+	if (v == SBX_TASK_IF_CALLER && target != (pid_t)req->pid) {
+		int tgid = sbx_notify_tgid((int)req->pid);
+
+		/* Was that the caller's status, not a reused thread id's? */
+		if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &resp.id) < 0)
+			return;
+		if (tgid <= 0 || target != tgid)
+			v = SBX_TASK_REFUSE;
+	}
+	if (v != SBX_TASK_REFUSE) {
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		return;
+	}
+	c = call_new(ns, req, "process");
+	sbx_tasksup_describe(req->data.nr, args, what, sizeof(what));
+	c->what = what;
+	respond(ns, c->id, 0, EPERM);
+	emit(ns, c, false, why, -EPERM);
+	call_free(c);
+}
+
 /* The facts sbx_net_classify() asks of the running system, for one call. */
 struct facts_ctx {
 	struct sbx_netsup *ns;
@@ -1684,6 +1737,10 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	}
 	if ((ns->flags & SBX_NETSUP_META) && sbx_metasup_handles(req->data.nr)) {
 		handle_meta(ns, req);
+		return;
+	}
+	if ((ns->flags & SBX_NETSUP_META) && sbx_tasksup_handles(req->data.nr)) {
+		handle_task(ns, req);
 		return;
 	}
 	if (judged_by_names) {
