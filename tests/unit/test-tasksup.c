@@ -28,6 +28,45 @@ main(void)
 {
 	static const int by_pid[] = { SYS_sched_setaffinity, SYS_sched_setscheduler,
 		SYS_sched_setparam, SYS_sched_setattr };
+	/* setpriority's and ioprio_set's which: one process, a process group
+	 * (0: the caller's own), a user (every process of that uid). */
+	static const struct tcase {
+		int nr;
+		uint64_t a0, a1, a2;
+		enum sbx_task_verdict want;
+		pid_t target;
+		const char *what;
+	} cases[] = {
+		{ SYS_prlimit64, 0, RLIMIT_NOFILE, 0x1000, SBX_TASK_ALLOW, 0,
+		    "prlimit64 on the caller passes" },
+		{ SYS_prlimit64, 99, RLIMIT_NOFILE, 0, SBX_TASK_ALLOW, 0,
+		    "prlimit64 reading another's limits passes" },
+		{ SYS_prlimit64, 99, RLIMIT_NOFILE, 0x1000, SBX_TASK_IF_CALLER, 99,
+		    "prlimit64 setting pid 99's limits is compared with the caller" },
+		{ SYS_setpriority, PRIO_PROCESS, 0, 19, SBX_TASK_ALLOW, 0,
+		    "setpriority on the caller passes" },
+		{ SYS_setpriority, PRIO_PROCESS, 31, 19, SBX_TASK_IF_CALLER, 31,
+		    "setpriority on pid 31 is compared with the caller" },
+		{ SYS_setpriority, PRIO_PGRP, 0, 19, SBX_TASK_ALLOW, 0,
+		    "setpriority on the caller's own process group passes" },
+		{ SYS_setpriority, PRIO_PGRP, 31, 19, SBX_TASK_REFUSE, 0,
+		    "setpriority on process group 31 is refused" },
+		{ SYS_setpriority, PRIO_USER, 0, 19, SBX_TASK_REFUSE, 0,
+		    "setpriority on the caller's uid (all its processes) is refused" },
+		{ SYS_setpriority, PRIO_USER, 1000, 19, SBX_TASK_REFUSE, 0,
+		    "setpriority on uid 1000 is refused" },
+		{ SYS_setpriority, 0x100000000ull | PRIO_USER, 0, 19, SBX_TASK_REFUSE, 0,
+		    "PRIO_USER with high junk is still PRIO_USER" },
+		{ SYS_setpriority, 7, 5, 19, SBX_TASK_ALLOW, 0,
+		    "an unknown which is left to the kernel (EINVAL)" },
+		{ SYS_ioprio_set, 1, 0, 0, SBX_TASK_ALLOW, 0, "ioprio_set on the caller passes" },
+		{ SYS_ioprio_set, 1, 8, 0, SBX_TASK_IF_CALLER, 8,
+		    "ioprio_set on pid 8 is compared with the caller" },
+		{ SYS_ioprio_set, 2, 8, 0, SBX_TASK_REFUSE, 0,
+		    "ioprio_set on process group 8 is refused" },
+		{ SYS_ioprio_set, 3, 0, 0, SBX_TASK_REFUSE, 0,
+		    "ioprio_set on a user's processes is refused" },
+	};
 	pid_t t = -1;
 	char buf[64];
 
@@ -45,39 +84,13 @@ main(void)
 		is_int(t, 77, "... as the kernel does");
 	}
 
-	is_int(judge(SYS_prlimit64, 0, RLIMIT_NOFILE, 0x1000, &t), SBX_TASK_ALLOW,
-	    "prlimit64 on the caller passes");
-	is_int(judge(SYS_prlimit64, 99, RLIMIT_NOFILE, 0, &t), SBX_TASK_ALLOW,
-	    "prlimit64 reading another's limits passes");
-	is_int(judge(SYS_prlimit64, 99, RLIMIT_NOFILE, 0x1000, &t), SBX_TASK_IF_CALLER,
-	    "prlimit64 setting pid 99's limits is compared with the caller");
-	is_int(t, 99, "... target 99");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct tcase *c = &cases[i];
 
-	is_int(judge(SYS_setpriority, PRIO_PROCESS, 0, 19, &t), SBX_TASK_ALLOW,
-	    "setpriority on the caller passes");
-	is_int(judge(SYS_setpriority, PRIO_PROCESS, 31, 19, &t), SBX_TASK_IF_CALLER,
-	    "setpriority on pid 31 is compared with the caller");
-	is_int(judge(SYS_setpriority, PRIO_PGRP, 0, 19, &t), SBX_TASK_ALLOW,
-	    "setpriority on the caller's own process group passes");
-	is_int(judge(SYS_setpriority, PRIO_PGRP, 31, 19, &t), SBX_TASK_REFUSE,
-	    "setpriority on process group 31 is refused");
-	is_int(judge(SYS_setpriority, PRIO_USER, 0, 19, &t), SBX_TASK_REFUSE,
-	    "setpriority on the caller's uid (all its processes) is refused");
-	is_int(judge(SYS_setpriority, PRIO_USER, 1000, 19, &t), SBX_TASK_REFUSE,
-	    "setpriority on uid 1000 is refused");
-	is_int(judge(SYS_setpriority, 0x100000000ull | PRIO_USER, 0, 19, &t), SBX_TASK_REFUSE,
-	    "PRIO_USER with high junk is still PRIO_USER");
-	is_int(judge(SYS_setpriority, 7, 5, 19, &t), SBX_TASK_ALLOW,
-	    "an unknown which is left to the kernel (EINVAL)");
-
-	is_int(
-	    judge(SYS_ioprio_set, 1, 0, 0, &t), SBX_TASK_ALLOW, "ioprio_set on the caller passes");
-	is_int(judge(SYS_ioprio_set, 1, 8, 0, &t), SBX_TASK_IF_CALLER,
-	    "ioprio_set on pid 8 is compared with the caller");
-	is_int(judge(SYS_ioprio_set, 2, 8, 0, &t), SBX_TASK_REFUSE,
-	    "ioprio_set on process group 8 is refused");
-	is_int(judge(SYS_ioprio_set, 3, 0, 0, &t), SBX_TASK_REFUSE,
-	    "ioprio_set on a user's processes is refused");
+		is_int(judge(c->nr, c->a0, c->a1, c->a2, &t), c->want, "%s", c->what);
+		if (c->want == SBX_TASK_IF_CALLER)
+			is_int(t, c->target, "... its target %d", c->target);
+	}
 
 	ok(sbx_tasksup_handles(SYS_prlimit64) && !sbx_tasksup_handles(SYS_getpriority) &&
 		!sbx_tasksup_handles(SYS_sched_getaffinity),
