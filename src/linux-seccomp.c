@@ -249,20 +249,20 @@ task_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 {
 	for (const struct sbx_task_call *t = sbx_tasksup_calls; t->name; t++) {
 		int nr = seccomp_syscall_resolve_name(t->name);
-		struct scmp_arg_cmp who = SCMP_CMP(t->who, SCMP_CMP_NE, 0), both[2] = { who };
+		struct scmp_arg_cmp who = SCMP_CMP(t->who, SCMP_CMP_NE, 0, 0), both[2] = { who };
 		int r = 0;
 
 		if (nr == __NR_SCMP_ERROR)
 			continue;
 		if (t->setting >= 0) {
-			both[1] = SCMP_CMP((unsigned)t->setting, SCMP_CMP_NE, 0);
+			both[1] = SCMP_CMP((unsigned)t->setting, SCMP_CMP_NE, 0, 0);
 			r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 2, both);
 		} else {
 			r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &who);
 		}
 		if (r == 0 && t->which >= 0) {
-			struct scmp_arg_cmp which =
-			    SCMP_CMP((unsigned)t->which, SCMP_CMP_NE, (scmp_datum_t)t->self_which);
+			struct scmp_arg_cmp which = SCMP_CMP(
+			    (unsigned)t->which, SCMP_CMP_NE, (scmp_datum_t)t->self_which, 0);
 
 			r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &which);
 		}
