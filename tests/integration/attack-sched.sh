@@ -28,7 +28,15 @@ limit_of() { sed -n "s/^$2  *\([0-9a-z]*\)  *\([0-9a-z]*\).*/\1:\2/p" "/proc/$1/
 ioclass_of() { ionice -p "$1" 2>/dev/null | cut -d: -f1; }
 
 HERE_MASK=$(status_field $$ Cpus_allowed_list)
+# What sbxrun, its keeper and the victim inherit from this shell (a
+# caller may run the suite under nice or with a CPU limit).
 HERE_NICE=$(nice_of $$)
+HERE_SCHED=$HERE_NICE/$(policy_of $$)
+HERE_CPU=$(limit_of $$ 'Max cpu time')
+# The payload's own nice: 7 more than it starts with, then 2 more set by a
+# second thread naming its process's pid.
+OWN_WANT=$((HERE_NICE + 9))
+[ "$OWN_WANT" -gt 19 ] && OWN_WANT=19
 V_NOFILE=$(limit_of "$VICTIM" 'Max open files')
 V_CPU=$(limit_of "$VICTIM" 'Max cpu time')
 
@@ -53,7 +61,7 @@ t group renice -n 17 -g \$PGRP
 exec prlimit --nofile=33:33 nice -n 7 taskset 1 python3 -c "
 import os, threading, time
 def other_thread():
-    os.setpriority(os.PRIO_PROCESS, os.getpid(), 9)
+    os.setpriority(os.PRIO_PROCESS, os.getpid(), $OWN_WANT)
 t = threading.Thread(target=other_thread)
 t.start()
 t.join()
@@ -83,21 +91,21 @@ mv "$WD/pids.tmp" "$WD/pids"
 wait_for "[ -e '$WD/attacked' ] && [ -s '$WD/self' ]" 30 || diag "the payload did not get through its attacks"
 diag "sbxrun $SBX_PID, keeper ${KEEPER:-none}, victim $VICTIM"
 
-is "$(nice_of "$SBX_PID")/$(policy_of "$SBX_PID")" "0/SCHED_OTHER" \
-    "sbxrun keeps nice 0 and SCHED_OTHER"
+is "$(nice_of "$SBX_PID")/$(policy_of "$SBX_PID")" "$HERE_SCHED" \
+    "sbxrun keeps its nice value and policy"
 is "$(status_field "$SBX_PID" Cpus_allowed_list)" "$SBX_MASK" "sbxrun keeps its CPU mask"
 is "$(limit_of "$SBX_PID" 'Max open files')" "$(limit_of $$ 'Max open files')" \
     "sbxrun keeps its limit of open files"
-is "$(limit_of "$SBX_PID" 'Max cpu time')" "unlimited:unlimited" "sbxrun gets no CPU time limit"
+is "$(limit_of "$SBX_PID" 'Max cpu time')" "$HERE_CPU" "sbxrun gets no CPU time limit"
 unlike "$(ioclass_of "$SBX_PID")" "idle" "sbxrun's I/O class is not idle"
 if [ -n "$KEEPER" ]; then
 	is "$(nice_of "$KEEPER")/$(policy_of "$KEEPER")/$(limit_of "$KEEPER" 'Max open files')" \
-	    "0/SCHED_OTHER/$(limit_of $$ 'Max open files')" "the keeper keeps its scheduling and limits"
+	    "$HERE_SCHED/$(limit_of $$ 'Max open files')" "the keeper keeps its scheduling and limits"
 else
 	pass "no keeper in this run (nothing to reach)"
 fi
-is "$(nice_of "$VICTIM")/$(policy_of "$VICTIM")" "0/SCHED_OTHER" \
-    "another process of the payload's uid keeps nice 0 and SCHED_OTHER"
+is "$(nice_of "$VICTIM")/$(policy_of "$VICTIM")" "$HERE_SCHED" \
+    "another process of the payload's uid keeps its nice value and policy"
 is "$(status_field "$VICTIM" Cpus_allowed_list)" "$HERE_MASK" "... and its CPU mask"
 is "$(limit_of "$VICTIM" 'Max open files')/$(limit_of "$VICTIM" 'Max cpu time')" \
     "$V_NOFILE/$V_CPU" "... and its limits"
@@ -106,11 +114,12 @@ is "$(nice_of $$)" "$HERE_NICE" "the caller's process group and uid keep their n
 
 # The payload exec'd its way into that sh: init's child on the host.
 SELF=$(payload_of "$SBX_PID")
-# Its nice 7, then 9 set by a second thread naming its process's pid (the
-# thread group's id, not the caller's own: compared with both). Under
+# Its nice 7 more than this shell's, then 2 more set by a second thread
+# naming its process's pid (the thread group's id, not the caller's own:
+# compared with both; refused, the nice would stay 7 more). Under
 # namespaces the payload's renice -u reached the jail's own processes (as
 # it may): 18, plus 7, capped at 19, which no unprivileged call lowers.
-OWN_NICE=9
+OWN_NICE=$OWN_WANT
 [ "$SBX_BACKEND" = namespaces ] && OWN_NICE=19
 is "$(nice_of "$SELF")" "$OWN_NICE" "the payload's own nice holds (read on the host)"
 is "$(limit_of "$SELF" 'Max open files')" "33:33" "the payload's own limit holds"
