@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -46,6 +47,7 @@
 #include "keeper.h"
 #include "launch.h"
 #include "resolve.h"
+#include "rlimits.h"
 #ifdef __linux__
 #include "linux-owner.h"
 #endif
@@ -60,6 +62,7 @@ enum k_op {
 	K_UNDO_RUN,
 	K_FINISH,
 	K_CGROUP,
+	K_COUNT,
 	K_REPLY,
 	K_WARN,
 	K_DONE,
@@ -100,6 +103,10 @@ struct sbx_keeper {
 	bool moved; /* on the other CPUs until the first wait; mask: sbxrun's */
 	cpu_set_t mask;
 	size_t asked; /* MKDTEMPs sent whose answers are not read yet */
+	bool counting; /* a COUNT sent whose answer is not read yet */
+	size_t count_after; /* MKDTEMP answers due before it */
+	bool counted; /* its answer read, into count */
+	uint64_t count;
 	struct k_made *made;
 	size_t nmade;
 };
@@ -528,6 +535,17 @@ do_link(struct k_state *st, const struct k_msg *m)
 	k_reply(st, &err, NULL, -1);
 }
 
+/* COUNT: the tasks of uid a, as sbxrun would count them
+ * (sbx_limits_uid_tasks()), in decimal. */
+static void
+do_count(struct k_state *st, const struct k_msg *m)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "%" PRIu64, sbx_limits_uid_tasks((uid_t)m->h.a));
+	k_reply(st, NULL, text, -1);
+}
+
 static void
 do_watch(struct k_state *st, struct k_msg *m)
 {
@@ -868,6 +886,7 @@ serve_one(struct k_state *st, int flags)
 	case K_LINK: do_link(st, &m); break;
 	case K_WATCH: do_watch(st, &m); break;
 	case K_CGROUP: do_cgroup(st, &m); break;
+	case K_COUNT: do_count(st, &m); break;
 	case K_UNDO_RUN:
 		undo_run(st);
 		report(st);
@@ -1108,6 +1127,29 @@ reply(struct sbx_keeper *k, char **text, int *fd, struct sbx_err *err)
 	return 0;
 }
 
+/* Reads the answer to a COUNT still due (sbx_keeper_count_ask()), which
+ * comes before the answer to any request sent after it. */
+static void
+count_read(struct sbx_keeper *k)
+{
+	struct sbx_err e = { 0 };
+	char *text = NULL, *end = NULL;
+	unsigned long long n;
+
+	if (!k->counting)
+		return;
+	k->counting = false;
+	if (reply(k, &text, NULL, &e) == 0 && text[0] >= '0' && text[0] <= '9') {
+		errno = 0;
+		n = strtoull(text, &end, 10);
+		if (errno == 0 && *end == '\0') {
+			k->count = n;
+			k->counted = true;
+		}
+	}
+	free(text);
+}
+
 /* Sends a request and waits for its REPLY (reply()). */
 static int
 request(struct sbx_keeper *k, const struct k_hdr *h, const struct sbx_strv *strs, int send_fd,
@@ -1117,6 +1159,7 @@ request(struct sbx_keeper *k, const struct k_hdr *h, const struct sbx_strv *strs
 		return sbx_err_set(err, EINVAL, "no keeper for this run");
 	if (k_send(k->sock, h, strs, send_fd) < 0)
 		return sbx_err_sys(err, "keeper: cannot send");
+	count_read(k);
 	return reply(k, text, fd, err);
 }
 
@@ -1189,6 +1232,8 @@ sbx_keeper_mkdtemps_take(struct sbx_keeper *k, char **paths, size_t n, struct sb
 		char *path = NULL;
 		int fd = -1;
 
+		if (k->counting && i == k->count_after)
+			count_read(k);
 		if (reply(k, &path, &fd, &e) < 0) {
 			if (r == 0) {
 				*err = e;
@@ -1208,7 +1253,36 @@ sbx_keeper_mkdtemps_take(struct sbx_keeper *k, char **paths, size_t n, struct sb
 		k->made = sbx_xreallocarray(k->made, k->nmade + 1, sizeof(*k->made));
 		k->made[k->nmade++] = (struct k_made){ sbx_xstrdup(path), fd };
 	}
+	/* A COUNT asked after all of them is now the first answer due. */
+	k->count_after = 0;
 	return r;
+}
+
+int
+sbx_keeper_count_ask(struct sbx_keeper *k, uid_t uid)
+{
+	struct k_hdr h = { .op = K_COUNT, .a = (uint32_t)uid };
+
+	if (k == NULL || k->counting || k->counted || k_send(k->sock, &h, NULL, -1) < 0)
+		return -1;
+	k->counting = true;
+	k->count_after = k->asked;
+	return 0;
+}
+
+int
+sbx_keeper_count_take(struct sbx_keeper *k, uint64_t *n)
+{
+	if (k == NULL)
+		return -1;
+	if (k->asked > 0)
+		return -1;
+	count_read(k);
+	if (!k->counted)
+		return -1;
+	k->counted = false;
+	*n = k->count;
+	return 0;
 }
 
 void
@@ -1345,9 +1419,11 @@ collect(struct sbx_keeper *k, struct sbx_strv *warnings)
 {
 	struct k_msg m;
 
-	/* Every REPLY not read yet is passed over, "ready" included. */
+	/* Every REPLY not read yet is passed over, "ready" and a COUNT's
+	 * included. */
 	settle(k);
 	k->unready = false;
+	k->counting = false;
 	while (k_recv(k->sock, &m, 0) > 0) {
 		uint32_t op = m.h.op;
 

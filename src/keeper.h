@@ -9,6 +9,7 @@
 #define SBX_KEEPER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -57,6 +58,15 @@ int sbx_keeper_mkdtemp(
 int sbx_keeper_mkdtemps_ask(struct sbx_keeper *k, const char *parent, const char *const *prefixes,
     size_t n, struct sbx_err *err);
 int sbx_keeper_mkdtemps_take(struct sbx_keeper *k, char **paths, size_t n, struct sbx_err *err);
+
+/* The tasks of uid, counted by the keeper as sbx_limits_uid_tasks()
+ * (rlimits.h) counts them, in two halves: _ask() sends the request, which
+ * the keeper answers after every request sent before it, so that the
+ * count runs beside sbxrun's own work; _take() reads the answer (once).
+ * Each returns 0, or -1 when there is no count to take: the caller then
+ * counts itself. Any other request reads the answer first. */
+int sbx_keeper_count_ask(struct sbx_keeper *k, uid_t uid);
+int sbx_keeper_count_take(struct sbx_keeper *k, uint64_t *n);
 
 /* Stops the removal of a directory made by sbx_keeper_mkdtemp (--keep). */
 void sbx_keeper_forget(struct sbx_keeper *k, const char *path);
