@@ -83,9 +83,11 @@ struct run {
 	unsigned cg_want;
 	int cg_fd;
 	unsigned cg_ctl;
-	/* The uid's tasks for a pids rlimit, counted while the keeper makes
-	 * the temp dirs, for backend counted_for (sbx_limits_counts_uid()). */
+	/* The uid's tasks for a pids rlimit, counted by the keeper (or by
+	 * sbxrun) while sbxrun resolves paths, for backend counted_for
+	 * (sbx_limits_counts_uid()). */
 	bool counted;
+	bool count_asked; /* of the keeper: uid_tasks is its answer, not read yet */
 	enum sbx_backend_id counted_for;
 	uint64_t uid_tasks;
 	bool fs_begun; /* sbx_resolve_begin() filled fs meanwhile */
@@ -322,28 +324,34 @@ struct meanwhile {
 };
 
 /* While the keeper makes the temp dirs, what needs none of them: the
- * first half of path resolution (the secret lists, ~0.2 ms), then the
- * count of the uid's tasks that a pids rlimit needs (one call when the
- * uid has none, as 65534 for a root caller; else a walk of /proc that
- * grows with the machine's processes: sbx_limits_uid_tasks()) when no
- * cgroup leaf is planned to hold pids instead. The keeper exists and
+ * first half of path resolution (the secret lists, ~0.2 ms). The count of
+ * the uid's tasks that a pids rlimit needs (one call when the uid has
+ * none, as 65534 for a root caller; else a walk of /proc that grows with
+ * the machine's processes: sbx_limits_uid_tasks()), when no cgroup leaf
+ * is planned to hold pids instead, is asked of the keeper first: it
+ * counts after the mkdirs, beside the resolution, and build_exec() takes
+ * the answer (doc/design/startup.md, section 22). The keeper exists and
  * sbxrun has no other child, so the count is the one build_exec() would
- * take. */
+ * take; where the keeper cannot be asked, sbxrun counts here. */
 static void
 keeper_meanwhile(void *arg)
 {
 	struct meanwhile *m = arg;
 	struct run *run = m->run;
+	bool count;
 	uid_t uid;
 
 	if (m->b == NULL)
 		return;
+	count = run->cg_place.parent == NULL &&
+	    sbx_limits_counts_uid(&run->policy, m->b, &run->caps, run->caller.uid, &uid);
+	run->count_asked = count && sbx_keeper_count_ask(run->keeper, uid) == 0;
 	sbx_resolve_begin(&run->policy, &run->homes, run->mountinfo, &run->fs);
 	run->fs_begun = true;
-	if (run->cg_place.parent != NULL ||
-	    !sbx_limits_counts_uid(&run->policy, m->b, &run->caps, run->caller.uid, &uid))
+	if (!count)
 		return;
-	run->uid_tasks = sbx_limits_uid_tasks(uid);
+	if (!run->count_asked)
+		run->uid_tasks = sbx_limits_uid_tasks(uid);
 	run->counted_for = m->b->id;
 	run->counted = true;
 }
@@ -650,6 +658,13 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 		run->exec.cgroup_ctl = run->cg_ctl;
 		run->exec.cgroup_test = run->cg_place.test;
 	}
+#ifdef __linux__
+	if (run->count_asked) {
+		run->count_asked = false;
+		run->counted =
+		    run->counted && sbx_keeper_count_take(run->keeper, &run->uid_tasks) == 0;
+	}
+#endif
 	run->exec.uid_tasks_counted = run->counted && run->counted_for == b->id;
 	run->exec.uid_tasks = run->uid_tasks;
 	sbx_limits_plan(&run->policy, b, &run->caps, &run->exec, &run->report);

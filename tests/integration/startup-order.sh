@@ -1,8 +1,9 @@
 # What the start-up's reordering must keep (doc/design/startup.md, fourth
-# round): under landlock the secret lists are resolved and the uid's tasks
-# counted for the pids rlimit while the keeper makes the temp dirs; under
-# namespaces a root caller's default run makes no idmapping. Each case is
-# run with a fresh temp workdir (no -w, the reordered path) and with -w.
+# round): under landlock the secret lists are resolved while the keeper
+# makes the temp dirs and then counts the uid's tasks for the pids rlimit
+# (section 22); under namespaces a root caller's default run makes no
+# idmapping. Each case is run with a fresh temp workdir (no -w, the
+# reordered path) and with -w.
 # Verdicts from the host: the payload's RLIMIT_NPROC read from
 # /proc/PID/limits, a canary's text that must not reach sbxrun's output,
 # the on-disk owner of a file the sandbox made, and $TMPDIR's entries.
@@ -47,6 +48,24 @@ for how in temp workdir; do
 		is "$(jget limits.pids.by "$T/bg.diag")" rlimit-uid "$how: limits.pids.by"
 	fi
 done
+# Who counts (doc/design/startup.md, section 22): the keeper, after the
+# temp dirs and beside sbxrun's own resolution. Under strace -f the walk's
+# opening of /proc is made in one process, the keeper, never in sbxrun.
+if [ "$SBX_BACKEND" = landlock ]; then
+	if command -v strace >/dev/null 2>&1; then
+		echo true >"$T/pl-true"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -f -o "$T/count.st" -qq -e trace=openat \
+		    "$SBXRUN" --backend landlock --pids 50 --diag none <"$T/pl-true" >/dev/null 2>&1
+		main=$(awk 'NR == 1 { print $1 }' "$T/count.st")
+		walkers=$(grep -F '"/proc", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY' "$T/count.st" |
+		    awk '{ print $1 }' | sort -u | tr '\n' ' ')
+		is "$(echo $walkers | wc -w)" 1 "the uid's tasks are counted by one process ($walkers)"
+		ok "... the keeper, not sbxrun ($main)" test -n "$main" -a "${walkers% }" != "$main"
+	else
+		skip "strace is missing (./bootstrap installs it)" 2
+	fi
+fi
 for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
 wait 2>/dev/null
 BG_PIDS=
@@ -95,9 +114,9 @@ is "$(leftovers | grep -c '^sbxrun')" "$before" "five default runs leave no temp
 # $TMPDIR. --keep makes both backends use an on-disk temp workdir; a kill
 # before the run is over skips the keep (after it, the keep's FORGET has
 # been sent and the directory is kept, as asked). Messages under
-# namespaces: MKDTEMP, UNDO_RUN; under landlock: MKDTEMP, MKDTEMP, WATCH,
-# UNDO_RUN.
-if [ "${SBX_BACKEND:-namespaces}" = landlock ]; then msgs="1 2 3 4"; else msgs="1 2"; fi
+# namespaces: MKDTEMP, UNDO_RUN; under landlock: MKDTEMP, MKDTEMP, COUNT,
+# (a root caller's LEND,) WATCH, UNDO_RUN.
+if [ "${SBX_BACKEND:-namespaces}" = landlock ]; then msgs="1 2 3 4 5"; else msgs="1 2"; fi
 # After a failure: what is left, and where each keeper waits (a keeper
 # still running holds its record of the directory).
 keeper_report() {
