@@ -33,9 +33,10 @@ HERE_MASK=$(status_field $$ Cpus_allowed_list)
 HERE_NICE=$(nice_of $$)
 HERE_SCHED=$HERE_NICE/$(policy_of $$)
 HERE_CPU=$(limit_of $$ 'Max cpu time')
-# The payload's own nice: 7 more than it starts with, then 2 more set by a
-# second thread naming its process's pid.
-OWN_WANT=$((HERE_NICE + 9))
+# The payload's own nice: 1 more than it starts with, then 2 more set by a
+# second thread naming its process's pid (small steps, so that a refusal
+# shows below the cap of 19 even under a caller's nice of up to 16).
+OWN_WANT=$((HERE_NICE + 3))
 [ "$OWN_WANT" -gt 19 ] && OWN_WANT=19
 V_NOFILE=$(limit_of "$VICTIM" 'Max open files')
 V_CPU=$(limit_of "$VICTIM" 'Max cpu time')
@@ -58,7 +59,7 @@ done
 t user renice -n 18 -u \$(id -u)
 t group renice -n 17 -g \$PGRP
 : >attacked
-exec prlimit --nofile=33:33 nice -n 7 taskset 1 python3 -c "
+exec prlimit --nofile=33:33 nice -n 1 taskset 1 python3 -c "
 import os, threading, time
 def other_thread():
     os.setpriority(os.PRIO_PROCESS, os.getpid(), $OWN_WANT)
@@ -114,11 +115,11 @@ is "$(nice_of $$)" "$HERE_NICE" "the caller's process group and uid keep their n
 
 # The payload exec'd its way into that sh: init's child on the host.
 SELF=$(payload_of "$SBX_PID")
-# Its nice 7 more than this shell's, then 2 more set by a second thread
+# Its nice 1 more than this shell's, then 2 more set by a second thread
 # naming its process's pid (the thread group's id, not the caller's own:
-# compared with both; refused, the nice would stay 7 more). Under
+# compared with both; refused, the nice would stay 1 more). Under
 # namespaces the payload's renice -u reached the jail's own processes (as
-# it may): 18, plus 7, capped at 19, which no unprivileged call lowers.
+# it may): 18, plus 1, which no unprivileged call lowers.
 OWN_NICE=$OWN_WANT
 [ "$SBX_BACKEND" = namespaces ] && OWN_NICE=19
 is "$(nice_of "$SELF")" "$OWN_NICE" "the payload's own nice holds (read on the host)"
