@@ -12,15 +12,18 @@
  *                       watch list); the keeper (keeper.h)
  *                       makes the mount symlinks (--allow-degraded) and,
  *                       for a root caller, lends the workdir to uid
- *                       65534; sbx_launch_plain().
+ *                       65534 (sbxrun meanwhile empties its own bounding
+ *                       set, which what it starts next inherits);
+ *                       sbx_launch_plain().
  *   init                a fork of sbxrun: new session, child subreaper,
  *                       the caller's ids, outside any Landlock domain (so
  *                       the payload's signal scope keeps it out of the
  *                       sandbox's reach); kills the tree when the payload
  *                       exits or sbxrun dies (EOF on the life pipe).
  *   payload             (the setup hook, after init forked it, before the
- *                       rlimits and exec) a root caller's payload drops
- *                       the bounding set and takes uid/gid 65534 with no
+ *                       rlimits and exec) a root caller's payload checks
+ *                       its bounding set is empty (dropping what is
+ *                       left) and takes uid/gid 65534 with no
  *                       groups, and checks that uid can reach the
  *                       workdir and TMPDIR by name; PDEATHSIG; every
  *                       capability dropped; no_new_privs; the Landlock
@@ -328,12 +331,11 @@ ll_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx
 static int
 drop_root(struct sbx_err *err)
 {
-	int last = sbx_caps_last();
-
-	for (int cap = 0; cap <= last; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
-			return sbx_err_sys(
-			    err, "cannot drop capability %d from the bounding set", cap);
+	/* Empty already, as a rule: sbxrun emptied its own while the keeper
+	 * lent the workdir (lend_to_nobody()), and init and the payload
+	 * inherit it. Checked here all the same. */
+	if (sbx_caps_bset_empty() < 0 && errno != EPERM)
+		return sbx_err_sys(err, "cannot empty the bounding set");
 	if (syscall(SYS_setgroups, 0, NULL) < 0)
 		return sbx_err_sys(err, "setgroups");
 	if (syscall(SYS_setresgid, SBX_LL_NOBODY, SBX_LL_NOBODY, SBX_LL_NOBODY) < 0 ||
@@ -484,6 +486,20 @@ make_frozen(const struct sbx_plan *plan, struct sbx_strv *frozen)
 /* A root caller's workdir and TMPDIR become the sandbox's for the run:
  * the keeper lends them, so that they are handed back even if sbxrun is
  * killed during the lend, the run or the hand-back. */
+/* What sbxrun does while the keeper lends: its own bounding set emptied,
+ * which init, the payload and sbxrun's later threads (the supervisor's)
+ * inherit, so that each of them only checks it (~40 drops, ~2 us each,
+ * off the payload's path; doc/design/startup.md, section 23). The
+ * capabilities sbxrun holds stay: the set bounds only what an exec could
+ * gain, and no process of sbxrun's execs after this but the payload,
+ * which drops its own capabilities. A failure leaves the payload its own
+ * drops (drop_root()). */
+static void
+empty_own_bounding(void)
+{
+	(void)sbx_caps_bset_empty();
+}
+
 static int
 lend_to_nobody(
     const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st, struct sbx_err *err)
@@ -496,7 +512,7 @@ lend_to_nobody(
 	 * nothing of it needs handing back. */
 	r = sbx_keeper_lend(st->keeper, sbx_fsview_workdir_fd(x->fs), x->fs->workdir, x->tmpdir,
 	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip,
-	    x->fs->workdir_temp && !p->keep, err);
+	    x->fs->workdir_temp && !p->keep, empty_own_bounding, err);
 	sbx_strv_free(&skip);
 	return r;
 }

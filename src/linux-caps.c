@@ -43,6 +43,16 @@ sbx_caps_last(void)
 }
 
 int
+sbx_caps_bset_empty(void)
+{
+	for (int cap = sbx_caps_last(); cap >= 0; cap--)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
+		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+			return -1;
+	return 0;
+}
+
+int
 sbx_caps_drop_all(struct sbx_err *err)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };

@@ -12,6 +12,13 @@
  * by the creator of a user namespace inside it) for the bounding set. */
 int sbx_caps_drop_all(struct sbx_err *err);
 
+/* Empties the calling thread's bounding set: each capability still in it
+ * is dropped. A read costs little; a drop makes new credentials (~2 us
+ * each here), so a set emptied once, by the thread or before its clone,
+ * is checked, not dropped again. Needs CAP_SETPCAP; -1 with errno at the
+ * first drop that fails. */
+int sbx_caps_bset_empty(void);
+
 /* The highest capability number the running kernel knows (the bounding
  * set's last bit), found once by probing with PR_CAPBSET_READ and kept:
  * call it before a fork and the child asks nothing. */

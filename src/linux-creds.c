@@ -98,10 +98,8 @@ holds_only(int uid, int gid)
 static int
 empty_bounding(struct sbx_err *err)
 {
-	for (int cap = sbx_caps_last(); cap >= 0; cap--)
-		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
-		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-			return sbx_err_sys(err, "cannot empty a thread's bounding set");
+	if (sbx_caps_bset_empty() < 0)
+		return sbx_err_sys(err, "cannot empty a thread's bounding set");
 	return 0;
 }
 

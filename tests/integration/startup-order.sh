@@ -66,6 +66,30 @@ if [ "$SBX_BACKEND" = landlock ]; then
 		skip "strace is missing (./bootstrap installs it)" 2
 	fi
 fi
+# A root caller's bounding set (doc/design/startup.md, section 23): sbxrun
+# empties its own while the keeper lends the workdir, and init, the
+# payload and the supervisor's threads inherit it. Under strace -f every
+# drop from the bounding set is made by sbxrun's main thread; the payload
+# and the threads only read theirs. The payload's set is empty all the
+# same (jail-proc.sh reads it from the host).
+if [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" = 0 ]; then
+	if command -v strace >/dev/null 2>&1; then
+		echo 'grep CapBnd /proc/self/status' >"$T/pl-bnd"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -f -o "$T/bset.st" -qq -e trace=execve,prctl \
+		    "$SBXRUN" --backend landlock --diag none <"$T/pl-bnd" >"$T/bnd" 2>/dev/null
+		# The first line: sbxrun's own exec.
+		main=$(awk 'NR == 1 { print $1 }' "$T/bset.st")
+		droppers=$(grep -F 'PR_CAPBSET_DROP' "$T/bset.st" | awk '{ print $1 }' | sort -u |
+		    tr '\n' ' ')
+		is "$(echo $droppers | wc -w)" 1 "root: the bounding set is emptied by one task ($droppers)"
+		is "${droppers% }" "$main" "... sbxrun's main thread, not the payload or a thread"
+		is "$(awk '/^CapBnd:/ { print $2 }' "$T/bnd")" 0000000000000000 \
+		    "... and the payload's bounding set is empty"
+	else
+		skip "strace is missing (./bootstrap installs it)" 3
+	fi
+fi
 for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
 wait 2>/dev/null
 BG_PIDS=
