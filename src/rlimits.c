@@ -38,18 +38,22 @@ sbx_limits_rlimit_rules(const struct sbx_policy *p)
 	return rules;
 }
 
-/* The tasks (processes and threads) whose real uid is uid, as the kernel
- * counts them against RLIMIT_NPROC; 0 where /proc cannot be read. Only
- * the processes whose /proc directory belongs to uid are read: proc(5)
- * gives a dumpable process's directory its effective uid and a
- * non-dumpable one's to root, and generating a status file costs several
- * microseconds, a stat of the directory a fraction of that (one status
- * per process made this the largest single step of a landlock start on a
- * machine with 80 processes). The status then confirms the real uid, so
- * a process is never counted that the kernel does not count. Missed: a
- * process of uid whose effective uid differs or that is not dumpable (a
- * set-uid program it runs), and one hidden from us (hidepid); a miss only
- * makes the limit stricter.
+/* The tasks (processes and threads) of uid, as the kernel counts them
+ * against RLIMIT_NPROC; 0 where /proc cannot be read. One stat of each
+ * process's task directory: its owner is the process's effective uid
+ * (as its /proc directory's, whether or not it is dumpable, unlike the
+ * files in it), its link count two plus one per thread (proc's getattr
+ * adds the thread count; a zombie has one). Reading the status file
+ * instead cost ~25 us a process (the kernel formats all of it): the
+ * whole count on a desktop with a few hundred processes of the user, and
+ * most of a landlock start beside an init that reaps other sandboxes'
+ * orphans late (doc/design/startup.md, section 23).
+ *
+ * The kernel counts by real uid. A process of another real uid running
+ * as uid (a set-uid program of uid's that someone else runs, a daemon
+ * acting as uid through seteuid) is counted too, a limit looser by its
+ * tasks; one of uid running as another (a set-uid program it runs), or
+ * hidden from us (hidepid), is missed, a stricter one.
  *
  * The walk costs 1.5-5 us per process on the machine, whoever owns it
  * (doc/design/startup.md, section 12). When no task at all has uid as
@@ -76,30 +80,17 @@ sbx_limits_uid_tasks(uid_t uid)
 	if (d == NULL)
 		return 0;
 	while ((e = readdir(d)) != NULL) {
-		char path[64], line[128];
+		char task[64];
 		struct stat st;
-		FILE *f;
-		unsigned long real = ULONG_MAX, threads = 0;
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || st.st_uid != uid)
+		snprintf(task, sizeof(task), "%s/task", e->d_name);
+		/* Gone since (ENOENT), another's, or not what proc makes. */
+		if (fstatat(dirfd(d), task, &st, 0) < 0 || st.st_uid != uid ||
+		    !S_ISDIR(st.st_mode) || st.st_nlink < 3)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
-		f = fopen(path, "re");
-		if (f == NULL)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			if (strncmp(line, "Uid:", 4) == 0)
-				real = strtoul(line + 4, NULL, 10);
-			else if (strncmp(line, "Threads:", 8) == 0) {
-				threads = strtoul(line + 8, NULL, 10);
-				break;
-			}
-		}
-		fclose(f);
-		if (real == (unsigned long)uid)
-			n += threads;
+		n += (uint64_t)st.st_nlink - 2;
 	}
 	closedir(d);
 	return n;
