@@ -206,7 +206,6 @@ payload_main(const struct sbx_init_args *a)
 	const struct sbx_exec *x = a->exec;
 	struct sbx_err err = { 0 };
 	int kept = -1;
-	bool released = false;
 
 	sbx_signals_reset();
 	if (x->stdin_fd >= 0 && dup2(x->stdin_fd, 0) < 0) {
@@ -262,10 +261,6 @@ payload_main(const struct sbx_init_args *a)
 		}
 		ready.pid = getpid();
 		sbx_write_all(3, &ready, sizeof(ready));
-		/* From sbxrun's ack on, sbxrun (starting the supervisor) and
-		 * the payload (its exec) work at once: the mask back first. */
-		sbx_cpu_release();
-		released = true;
 		/* Our copy may only go once sbxrun holds its own. */
 		if (read(4, &ack, 1) != 1)
 			_exit(125);
@@ -284,9 +279,6 @@ payload_main(const struct sbx_init_args *a)
 		}
 	}
 	sbx_phase("payload: before exec");
-	/* The command starts with sbxrun's own CPU mask. */
-	if (!released)
-		sbx_cpu_release();
 	exec_search(x->argv[0], x->argv, x->envp);
 	sbx_err_sys(&err, "%s", x->argv[0]);
 	sbx_child_fail(3, SBX_FAIL_EXEC, &err);
@@ -385,6 +377,11 @@ sbx_init_main(const struct sbx_init_args *a)
 		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
 	}
 
+	/* The payload is born with sbxrun's own CPU mask, and so is the
+	 * command it execs: from here on sbxrun (its ack, the supervisor's
+	 * start) and the payload (its setup, its exec) work at once, on
+	 * either CPU (doc/design/startup.md, sections 9 and 23). */
+	sbx_cpu_release();
 	if (SPAWN_IN_PLACE && a->hooks && a->hooks->vfork_safe)
 		payload = spawn_in_place(a);
 	else
@@ -395,7 +392,6 @@ sbx_init_main(const struct sbx_init_args *a)
 	}
 	if (payload == 0)
 		payload_main(a);
-	sbx_cpu_release();
 
 	/* Init keeps nothing of the caller's: no terminal, no pipes, none of
 	 * sbxrun's descriptors, but its copy of the keeper's hold pipe, whose

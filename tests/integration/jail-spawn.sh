@@ -74,9 +74,9 @@ cpus_of() {
 }
 mine=$(cpus_of /proc/self/status)
 # masks_back PID INIT: the command PID, its init INIT and every thread of
-# sbxrun show the caller's mask. Init gives it back only once its start of
-# the payload returns, sbxrun's threads once the spawn returns: after the
-# command runs, not before (a busy machine can make that a while).
+# sbxrun show the caller's mask. Init gives it back just before it starts
+# the payload, which inherits it; sbxrun's threads once the spawn returns:
+# after the command runs, not before (a busy machine can make that a while).
 masks_back() {
 	[ "$(cpus_of "/proc/$1/status")" = "$mine" ] &&
 	    [ "$(cpus_of "/proc/$2/status")" = "$mine" ] || return 1
