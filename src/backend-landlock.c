@@ -483,9 +483,6 @@ make_frozen(const struct sbx_plan *plan, struct sbx_strv *frozen)
 		sbx_strv_push(frozen, plan->guarded.v[i]);
 }
 
-/* A root caller's workdir and TMPDIR become the sandbox's for the run:
- * the keeper lends them, so that they are handed back even if sbxrun is
- * killed during the lend, the run or the hand-back. */
 /* What sbxrun does while the keeper lends: its own bounding set emptied,
  * which init, the payload and sbxrun's later threads (the supervisor's)
  * inherit, so that each of them only checks it (~40 drops, ~2 us each,
@@ -500,6 +497,9 @@ empty_own_bounding(void)
 	(void)sbx_caps_bset_empty();
 }
 
+/* A root caller's workdir and TMPDIR become the sandbox's for the run:
+ * the keeper lends them, so that they are handed back even if sbxrun is
+ * killed during the lend, the run or the hand-back. */
 static int
 lend_to_nobody(
     const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st, struct sbx_err *err)
