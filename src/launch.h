@@ -112,8 +112,9 @@ void sbx_signals_reset(void);
 void sbx_cpu_hold(void);
 
 /* Gives the calling thread back the mask sbx_cpu_hold() remembered (in a
- * child: the mask of the sbxrun it was started from). Writes no memory:
- * safe in a payload started in init's memory. */
+ * child: the mask of the sbxrun it was started from). Init calls it just
+ * before it starts the payload, which inherits the mask (doc/design/
+ * startup.md, section 23). Writes no memory (the raw system call). */
 void sbx_cpu_release(void);
 
 #ifdef __linux__
