@@ -10,6 +10,10 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/statfs.h>
+#include <sys/xattr.h>
+#endif
 /* configure's static glibc; config.h is shared with the macOS gate's
  * compile, which has no glibc. */
 #if defined(SBX_STATIC_LIBC) && defined(__GLIBC__)
@@ -130,6 +134,48 @@ host_list(void *ctx, const char *path, struct sbx_strv *names)
 	return 0;
 }
 
+#ifdef __linux__
+/* Whether the mode bits of the file at fd (O_PATH) are all that decides
+ * who may read it, as host_sealed() assumes: a local file system that
+ * checks permissions in the kernel by the mode and POSIX ACLs, and no
+ * access ACL on the file when the group bits grant something (with an
+ * ACL they are its mask, and a named user or group entry may grant up to
+ * it to a uid the owning group does not hold). On a network or FUSE file
+ * system a server or a daemon decides, and the mode proves nothing. */
+static bool
+mode_decides(int fd, mode_t group_bits)
+{
+	static const unsigned long local[] = {
+		0xEF53, /* ext2, ext3, ext4 */
+		0x58465342, /* xfs */
+		0x9123683E, /* btrfs */
+		0x01021994, /* tmpfs */
+		0xF2F52010, /* f2fs */
+		0x794C7630, /* overlayfs */
+	};
+	char proc[32];
+	struct statfs sf;
+	bool known = false;
+
+	if (fstatfs(fd, &sf) < 0)
+		return false;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(local); i++)
+		known = known || (unsigned long)sf.f_type == local[i];
+	if (!known)
+		return false;
+	if (group_bits == 0)
+		return true;
+	/* getxattr(2) follows the descriptor's magic link to the very inode
+	 * stat'ed (an O_PATH descriptor has no f*xattr calls). */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return getxattr(proc, "system.posix_acl_access", NULL, 0) < 0 &&
+	    (errno == ENODATA || errno == EOPNOTSUPP);
+}
+#endif
+
+/* Whether file permissions alone keep the sandbox's ids from reading path
+ * (and, for a directory, from searching it). Judged on the file the name
+ * leads to now; when in doubt, not sealed (the plan then hides it). */
 static bool
 host_sealed(void *ctx, const char *path)
 {
@@ -142,7 +188,13 @@ host_sealed(void *ctx, const char *path)
 	if (ids == NULL)
 		return false;
 	name = host_where(ids, path, &dir);
-#ifdef AT_EMPTY_PATH
+#ifdef __linux__
+	_cleanup_close_ int fd =
+	    *name ? openat(dir, name, O_PATH | O_CLOEXEC) : fcntl(dir, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return false;
+#elif defined(AT_EMPTY_PATH)
 	if (fstatat(dir, name, &st, *name == '\0' ? AT_EMPTY_PATH : 0) < 0)
 		return false;
 #else
@@ -159,7 +211,13 @@ host_sealed(void *ctx, const char *path)
 	for (int i = 0; i < ids->ngroups; i++)
 		if (st.st_gid == ids->groups[i] && (st.st_mode & (other << 3)))
 			return false;
+#ifdef __linux__
+	return mode_decides(fd, st.st_mode & (other << 3));
+#else
+	/* Extended ACLs are not looked for here: nothing outside Linux
+	 * lowers a plan that asks. */
 	return true;
+#endif
 }
 
 void

@@ -11,8 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/xattr.h>
+#endif
 
 #include "fsplan.h"
 #include "hostfacts.h"
@@ -109,6 +113,64 @@ test_sealed(const char *top)
 	ok(f.sealed(f.ctx, secret), "... and sealed from another uid");
 	ok(!f.sealed(f.ctx, readme), "a 0644 file is open to every uid");
 }
+
+#ifdef __linux__
+/* An access ACL on path in the kernel's xattr form (little-endian, see
+ * acl(5)): owner rw, user uid given perm, owning group nothing, the mask
+ * mask, others nothing. The kernel sets the group bits to the mask. */
+static int
+set_acl(const char *path, uint32_t uid, unsigned perm, unsigned mask)
+{
+	const uint32_t ent[5][3] = {
+		{ 0x01, 6, UINT32_MAX },
+		{ 0x02, perm, uid },
+		{ 0x04, 0, UINT32_MAX },
+		{ 0x10, mask, UINT32_MAX },
+		{ 0x20, 0, UINT32_MAX },
+	};
+	unsigned char buf[4 + 5 * 8] = { 2, 0, 0, 0 };
+
+	for (size_t i = 0; i < 5; i++) {
+		unsigned char *e = buf + 4 + 8 * i;
+
+		e[0] = (unsigned char)ent[i][0];
+		e[2] = (unsigned char)ent[i][1];
+		for (int b = 0; b < 4; b++)
+			e[4 + b] = (unsigned char)(ent[i][2] >> (8 * b));
+	}
+	return setxattr(path, "system.posix_acl_access", buf, sizeof(buf), 0);
+}
+
+/* A named entry of an ACL can give a uid what the mode's group bits (the
+ * mask, then) seem to give the owning group alone: such a file is not
+ * sealed, or the plan would leave a secret to a permission that lets the
+ * sandbox read it. An ACL whose mask grants nothing changes nothing. */
+static void
+test_sealed_acl(const char *top)
+{
+	_cleanup_free_ char *granted = in(top, "acl/granted");
+	_cleanup_free_ char *masked = in(top, "acl/masked");
+	struct sbx_host_ids other;
+	struct sbx_fsfacts f;
+	struct stat st;
+
+	memset(&other, 0, sizeof(other));
+	other.uid = getuid() == 65533 ? 65532 : 65533;
+	other.gid = getgid() == 65533 ? 65532 : 65533;
+	sbx_host_facts_init(&f, &other);
+	if (set_acl(granted, other.uid, 4, 4) < 0 && errno == EOPNOTSUPP) {
+		skip(3, "the test directory's file system keeps no POSIX ACLs");
+		return;
+	}
+	if (stat(granted, &st) < 0)
+		st.st_mode = 0;
+	is_int((int)(st.st_mode & 07777), 0640,
+	    "an ACL granting a named user read shows as mode 0640");
+	ok(!f.sealed(f.ctx, granted), "... and is not sealed from that user");
+	ok(set_acl(masked, other.uid, 4, 0) == 0 && f.sealed(f.ctx, masked),
+	    "an ACL whose mask grants nothing leaves the file sealed");
+}
+#endif
 
 /* Through a pin: a path at or below a pinned one is looked up from the
  * pin's descriptor, so the facts describe the pinned directory even when
@@ -298,8 +360,9 @@ main(void)
 {
 	const char *tmp = getenv("TMPDIR");
 	_cleanup_free_ char *top = sbx_xasprintf("%s/sbx-hostfacts.XXXXXX", tmp ? tmp : "/tmp");
-	static const char *const made[] = { "proj/gone", "proj/deploy", "proj/secret",
-		"proj/README.md", "proj/config/x", "proj/config", "proj" };
+	static const char *const made[] = { "acl/masked", "acl/granted", "acl", "proj/gone",
+		"proj/deploy", "proj/secret", "proj/README.md", "proj/config/x", "proj/config",
+		"proj" };
 	struct sbx_fsfacts f;
 
 	if (mkdtemp(top) == NULL) {
@@ -311,12 +374,18 @@ main(void)
 	make_file(top, "proj/config/x", 0644);
 	make_file(top, "proj/README.md", 0644);
 	make_file(top, "proj/secret", 0600);
+	make(top, "acl", NULL);
+	make_file(top, "acl/granted", 0600);
+	make_file(top, "acl/masked", 0600);
 	make(top, "proj/deploy", "config");
 	make(top, "proj/gone", "../nowhere");
 	sbx_host_facts_init(&f, NULL);
 	test_kinds(&f, top);
 	test_list(&f, top);
 	test_sealed(top);
+#ifdef __linux__
+	test_sealed_acl(top);
+#endif
 	test_pinned(top);
 	test_view(&f, top);
 	test_account_parse();

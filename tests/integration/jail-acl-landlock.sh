@@ -1,0 +1,3 @@
+# jail-acl.sh against the landlock backend (the same tests).
+SBX_BACKEND=landlock
+. "$(dirname "$0")/jail-acl.sh"
