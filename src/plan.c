@@ -24,7 +24,26 @@ struct builder {
 	struct view *views;
 	size_t nviews;
 	struct sbx_strv ro; /* Landlock-only: protected paths */
+	/* The facts' answers to "sealed", each path asked once (each is a
+	 * few system calls, and the covers and the rules ask alike). */
+	struct sbx_strv sealed_yes, sealed_no;
 };
+
+static bool
+is_sealed(struct builder *b, const char *path)
+{
+	bool yes;
+
+	if (b->facts->sealed == NULL)
+		return false;
+	if (sbx_strv_contains(&b->sealed_yes, path))
+		return true;
+	if (sbx_strv_contains(&b->sealed_no, path))
+		return false;
+	yes = b->facts->sealed(b->facts->ctx, path);
+	sbx_strv_push(yes ? &b->sealed_yes : &b->sealed_no, path);
+	return yes;
+}
 
 static struct sbx_op *
 add_op(
@@ -316,6 +335,14 @@ build_hides(struct builder *b)
 			 * list too, resolved. */
 			if (e->kind == SBX_KIND_NONE || e->kind == SBX_KIND_SYMLINK)
 				continue;
+			/* A path file permissions alone keep from the sandbox
+			 * (/etc/shadow) is left to them in a read-only tree, as
+			 * the rules' walk leaves it (rules_for()): a cover is a
+			 * mount per path on every run. In a writable tree it is
+			 * covered all the same, so that it cannot be renamed or
+			 * replaced. */
+			if (!(w->access & SBX_LL_WRITE) && is_sealed(b, e->path))
+				continue;
 			dst = rebase(e->path, w->src, w->dst);
 			hide(b, dst, e->kind != SBX_KIND_DIR);
 		}
@@ -509,7 +536,7 @@ rules_for(struct builder *b, const char *src, const char *dst, enum sbx_file_kin
 		 * neighbour and add nothing. */
 		if (is_dir && sbx_path_is_under(hidden->v[i], src) &&
 		    b->facts->kind(b->facts->ctx, hidden->v[i], NULL) != SBX_KIND_NONE &&
-		    !(b->facts->sealed && b->facts->sealed(b->facts->ctx, hidden->v[i])))
+		    !is_sealed(b, hidden->v[i]))
 			sbx_strv_push(&inside, hidden->v[i]);
 	}
 	if (inside.n == 0 || depth > 32 || b->facts->list(b->facts->ctx, src, &names) < 0) {
@@ -547,7 +574,7 @@ ll_walk_hidden(struct builder *b, const char *h, unsigned access)
 		return false;
 	if (access & SBX_LL_WRITE)
 		return true;
-	return !(b->facts->sealed && b->facts->sealed(b->facts->ctx, h));
+	return !is_sealed(b, h);
 }
 
 /* The rules of a Landlock-only plan (no mount can cover or pin a path).
@@ -716,6 +743,8 @@ sbx_plan_lower(const struct sbx_fsplan *view, const struct sbx_policy *p,
 	}
 	free(b.views);
 	sbx_strv_free(&b.ro);
+	sbx_strv_free(&b.sealed_yes);
+	sbx_strv_free(&b.sealed_no);
 	sbx_strv_free(&hidden);
 }
 
