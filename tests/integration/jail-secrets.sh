@@ -138,12 +138,35 @@ exit 0" --fs "$mode" -w "$WD"
 done
 # The namespaces backend covers a hidden file with an empty one it makes
 # in the new root; its name is removed before the root turns read-only.
-if ns_only "the hiding file is the namespaces backend's" 3; then
-	new_wd
-	jail_sh "ls -A /; stat -c 'shadow: mode %a size %s' /etc/shadow; exit 0" -w "$WD"
-	is_status 0 "listing / ran"
-	like "$(output)" "shadow: mode 0 size 0" "/etc/shadow is covered by an empty mode-000 file"
-	unlike "$(output)" "sbx-hidden" "the file hidden paths are covered with has no name in /"
+# A secret file the sandbox could read is covered: as root the
+# world-readable /etc/sudoers.* canary above, otherwise the caller's own
+# ~/.git-credentials of the passwd home, seen with --fs open (made empty
+# here when missing, never read). /etc/shadow, which file permissions
+# already keep from the sandbox, is left to them (sbxrun(1)): unreadable
+# (above), not covered.
+if ns_only "the hiding file is the namespaces backend's" 4; then
+	covered=$sudo_canary
+	set -- -w
+	if [ -z "$covered" ]; then
+		covered=$PWHOME/.git-credentials
+		set -- --fs open -w
+		if [ ! -e "$covered" ] && [ -d "$PWHOME" ] && [ -w "$PWHOME" ] &&
+		    [ "$PWHOME" != "$HOME" ]; then
+			(umask 077 && : >"$covered") && JAIL_CLEAN="$covered $JAIL_CLEAN"
+		fi
+	fi
+	if [ -f "$covered" ] && [ ! -L "$covered" ] && [ "$(stat -c %u "$covered")" = "$(id -u)" ]; then
+		new_wd
+		jail_sh "ls -A /; stat -c 'covered: mode %a size %s' '$covered'; stat -c 'shadow: mode %a' /etc/shadow; exit 0" \
+		    "$@" "$WD"
+		is_status 0 "listing / ran"
+		like "$(output)" "covered: mode 0 size 0" "$covered is covered by an empty mode-000 file"
+		unlike "$(output)" "sbx-hidden" "the file hidden paths are covered with has no name in /"
+		like "$(output)" "shadow: mode $(stat -c %a /etc/shadow)" \
+		    "/etc/shadow, sealed by its permissions, is left to them"
+	else
+		skip "no secret file of the caller's own in $PWHOME, and none can be made" 4
+	fi
 fi
 [ -n "$sudo_canary" ] && rm -f "$sudo_canary"
 
