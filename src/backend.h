@@ -48,6 +48,15 @@ struct sbx_child {
 	 * backend; -1: the jail left the names to its own rules. */
 	int names_ruleset;
 	bool pidns; /* killing pid ends the whole tree */
+	/* Set by sbxrun before sbx_supervise(): the tree may be taken as
+	 * gone on init's end message, before init's own exit (under
+	 * namespaces, their teardown) is over; init is then reaped by
+	 * sbx_reap_late(). Not with a cgroup leaf, which init must have
+	 * left before it is removed. */
+	bool end_early;
+	/* Init, once the tree ended on its message: still to reap
+	 * (sbx_reap_late()); 0: reaped. */
+	pid_t reap_late;
 	/* sbxrun's keeper (keeper.h), its child but not the sandbox's: the
 	 * tree's end never signals or reaps it (a clone child, which only
 	 * __WCLONE or __WALL waits for); 0: none. */

@@ -341,7 +341,12 @@ sbx_init_main(const struct sbx_init_args *a)
 				kill(-pgid, sig);
 	}
 	/* The status first: the group kill below takes init with it. */
-	sbx_write_all(a->status_fd, &status, sizeof(status));
+	{
+		struct sbx_init_end end = { .status = status };
+
+		sbx_tree_usage(&end.ru);
+		sbx_write_all(a->status_fd, &end, sizeof(end));
+	}
 	close(a->status_fd);
 	kill(-pgid, SIGKILL);
 	_exit(0);

@@ -11,6 +11,8 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "launch.h"
@@ -312,18 +314,49 @@ sbx_report_add_usage(struct sbx_report *r, const struct rusage *ru)
 		r->max_rss_kb = rss_kb;
 }
 
+void
+sbx_tree_usage(struct rusage *ru)
+{
+	struct rusage kids;
+
+	memset(ru, 0, sizeof(*ru));
+	memset(&kids, 0, sizeof(kids));
+	getrusage(RUSAGE_SELF, ru);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	timeradd(&ru->ru_utime, &kids.ru_utime, &ru->ru_utime);
+	timeradd(&ru->ru_stime, &kids.ru_stime, &ru->ru_stime);
+	if (kids.ru_maxrss > ru->ru_maxrss)
+		ru->ru_maxrss = kids.ru_maxrss;
+}
+
+void
+sbx_reap_late(pid_t pid)
+{
+	int st;
+
+	if (pid <= 0)
+		return;
+#ifdef __WALL
+	while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+		;
+#else
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+#endif
+}
+
 int
 sbx_payload_status(const struct sbx_child *c, int init_st)
 {
-	int st;
+	struct sbx_init_end end;
 	int fl = fcntl(c->status_fd, F_GETFL);
 
 	/* Init is gone: whatever it wrote is there already. */
 	if (fl >= 0)
 		fcntl(c->status_fd, F_SETFL, fl | O_NONBLOCK);
-	if (read(c->status_fd, &st, sizeof(st)) != (ssize_t)sizeof(st))
+	if (read(c->status_fd, &end, sizeof(end)) != (ssize_t)sizeof(end))
 		return init_st;
-	return st;
+	return end.status;
 }
 
 void

@@ -23,6 +23,7 @@
 #include "launch.h"
 #include "phase.h"
 #include "proc.h"
+#include "supervise.h"
 
 /* glibc declares setrlimit's first parameter as an enum under
  * _GNU_SOURCE, other C libraries as an int. */
@@ -463,7 +464,12 @@ sbx_init_main(const struct sbx_init_args *a)
 	}
 	if (orphaned && a->hooks && a->hooks->orphaned)
 		a->hooks->orphaned(a->hooks->ctx);
-	sbx_write_all(a->status_fd, &status, sizeof(status));
+	{
+		struct sbx_init_end end = { .status = status };
+
+		sbx_tree_usage(&end.ru);
+		sbx_write_all(a->status_fd, &end, sizeof(end));
+	}
 	_exit(0);
 }
 

@@ -57,6 +57,8 @@ struct run {
 	struct sbx_err caller_err;
 	struct sbx_exec exec;
 	struct sbx_network net;
+	/* The jail's init, still to reap at the very end (supervise.h). */
+	pid_t reap_late;
 	/* The host's filesystem as the sandbox's ids see it (hostfacts.h),
 	 * which every jail plan is built on. */
 	struct sbx_host_ids host_ids;
@@ -1251,7 +1253,11 @@ run_main(struct run *run, int argc, char **argv)
 
 	sbx_phase("jail spawned");
 	r->layers.cgroup = run->exec.cgroup;
+	/* A cgroup leaf is read and removed after the run: init must have
+	 * left it by then. */
+	child.end_early = !run->exec.cgroup;
 	ended = run_jail(run, &child, start, &err) == 0;
+	run->reap_late = child.reap_late;
 	end_jail(run, &child, ended);
 	if (!ended)
 		return fail(run, &err);
@@ -1307,6 +1313,9 @@ main(int argc, char **argv)
 			emit_diag(&run);
 		sbx_phase("diagnostics written");
 	}
+	/* The jail's init, when the run ended on its message: its exit is
+	 * over by now or soon, and nothing of the run outlives sbxrun. */
+	sbx_reap_late(run.reap_late);
 	sbx_exec_free(&run.exec);
 	sbx_network_free(&run.net);
 	sbx_jail_free(&run.jail);

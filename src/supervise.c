@@ -99,17 +99,52 @@ reap_rest(const struct sbx_child *c, struct sbx_report *r)
 	}
 }
 
+/* Init's end message (struct sbx_init_end), read whole from the status
+ * pipe without waiting: 1 when it was there, 0 when the pipe holds less
+ * (init died before writing it: end of file), -1 when nothing is there
+ * yet. */
+static int
+read_end(int fd, struct sbx_init_end *end)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, end, sizeof(*end));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(*end))
+		return 1;
+	return n < 0 && errno == EAGAIN ? -1 : 0;
+}
+
 int
 sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_ms,
     struct sbx_report *r, struct sbx_err *err)
 {
 	uint64_t deadline = timeout_ms ? start_ms + timeout_ms : 0, grace = 0, hard = 0;
-	struct pollfd pfd[2] = {
+	/* Init writes its end message (launch.h) only once it has reaped
+	 * every other process of the tree (waitpid() said ECHILD; init is
+	 * the tree's subreaper, or its pid namespace's init): the tree is
+	 * gone then. The rest of init's own exit (its memory and, under
+	 * namespaces, the teardown of the jail's namespaces: ~0.1 ms, most
+	 * of it a mount table freed after an RCU grace period) runs beside
+	 * sbxrun's end, and init is reaped last (doc/design/startup.md,
+	 * section 24). */
+	bool early = c->end_early && c->status_fd >= 0;
+	struct pollfd pfd[3] = {
 		{ .fd = c->pidfd, .events = POLLIN },
 		{ .fd = sfd, .events = POLLIN },
+		{ .fd = early ? c->status_fd : -1, .events = POLLIN },
 	};
+	struct sbx_init_end end;
 	struct rusage ru;
 	int st = 0;
+
+	if (early) {
+		int fl = fcntl(c->status_fd, F_GETFL);
+
+		early = fl >= 0 && fcntl(c->status_fd, F_SETFL, fl | O_NONBLOCK) == 0;
+		pfd[2].fd = early ? c->status_fd : -1;
+	}
 
 	for (;;) {
 		uint64_t now = sbx_now_ms(), at[3];
@@ -131,7 +166,7 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 		at[1] = grace;
 		at[2] = hard;
 		wait_ms = sbx_poll_timeout(now, at, SBX_ARRAY_LEN(at));
-		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR)
+		if (poll(pfd, 3, wait_ms) < 0 && errno != EINTR)
 			return sbx_err_sys(err, "poll");
 		if (pfd[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -152,6 +187,21 @@ sbx_supervise(struct sbx_child *c, int sfd, uint64_t start_ms, uint64_t timeout_
 				kill_tree(c, SIGTERM);
 				grace = sbx_now_ms() + grace_ms;
 			}
+		}
+		/* The message first: init may be gone already too. */
+		if (pfd[2].fd >= 0 && (pfd[2].revents || (pfd[0].revents & POLLIN))) {
+			int got = read_end(c->status_fd, &end);
+
+			if (got > 0) {
+				r->wall_ms = sbx_now_ms() - start_ms;
+				sbx_report_add_usage(r, &end.ru);
+				sbx_report_set_wait_status(r, end.status);
+				c->reap_late = c->pid;
+				return 0;
+			}
+			/* Init died without it: its exit decides, as before. */
+			if (got == 0)
+				pfd[2].fd = -1;
 		}
 		if (pfd[0].revents & POLLIN)
 			break;

@@ -17,6 +17,24 @@ uint64_t sbx_now_ms(void);
 /* Adds a reaped process's CPU time to r and raises its peak memory. */
 void sbx_report_add_usage(struct sbx_report *r, const struct rusage *ru);
 
+/* What init writes on its status pipe once the tree is gone: the
+ * payload's wait status and what the tree used, init's own use and that
+ * of everything it reaped (getrusage(2)), as wait4(2) on init would tell
+ * it. One write, well under PIPE_BUF: read whole or not at all. */
+struct sbx_init_end {
+	int status;
+	struct rusage ru;
+};
+
+/* Fills ru with the calling process's own use and its reaped children's:
+ * CPU times added, the larger peak. */
+void sbx_tree_usage(struct rusage *ru);
+
+/* Reaps init (pid, from c->reap_late) once sbx_supervise() took the tree
+ * as gone on init's message, waiting for the rest of its exit; 0: no-op.
+ * sbxrun calls it last, after its report (sbxrun(1), EXIT STATUS). */
+void sbx_reap_late(pid_t pid);
+
 /* The payload's wait status as init wrote it, once init is gone; init's
  * own status init_st when it died before writing one (timeout, killed by
  * the tree). */

@@ -263,6 +263,44 @@ case $kept in
 "$TMPDIR"/sbxrun.*) rm -rf "$kept" ;;
 esac
 
+# --- init reaped last (section 24) -----------------------------------------------------
+# Init writes its end message once it has reaped the rest of the tree;
+# sbxrun then ends the run, report included, while init's own exit (under
+# namespaces the teardown of the jail's namespaces) runs, and reaps init
+# just before it exits. Under strace -f: sbxrun's diagnostics line is
+# written before its wait for init returns (before, the wait came first).
+# That init is reaped at all is the next test's.
+if command -v strace >/dev/null 2>&1; then
+	echo true >"$T/pl-true"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -qq -o "$T/end.st" -e trace=write,wait4 \
+	    "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 <"$T/pl-true" >/dev/null 2>&1 3>"$T/end.diag"
+	is "$(jget exit_code "$T/end.diag")" 0 "the traced run ended well"
+	"$PY" - "$T/end.st" >"$T/end.order" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+diag = wait = None
+main = ""
+for i, l in enumerate(lines):
+    f = l.split(None, 1)
+    if len(f) == 2 and f[1].startswith('write(3, "{\\"version'):
+        diag, main = i, f[0]
+        break
+for i, l in enumerate(lines):
+    f = l.split(None, 1)
+    m = re.match(r"wait4\((\d+), .*__WALL.* = (\d+)$", f[1]) if len(f) == 2 else None
+    if f and f[0] == main and m and m.group(1) == m.group(2):
+        wait = i
+        break
+print("diag before init's wait" if diag is not None and wait is not None and diag < wait
+      else "diag at %s, init's wait at %s" % (diag, wait))
+PY
+	is "$(cat "$T/end.order")" "diag before init's wait" \
+	    "the report is written before init's exit is waited for"
+else
+	skip "strace is missing (./bootstrap installs it)" 2
+fi
+
 # --- the keeper is reaped ---------------------------------------------------------------
 # The keeper (src/keeper.c) is sbxrun's own clone child and is reaped
 # before sbxrun returns. A caller to which orphans come back (a child
