@@ -11,7 +11,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -314,6 +313,17 @@ sbx_report_add_usage(struct sbx_report *r, const struct rusage *ru)
 		r->max_rss_kb = rss_kb;
 }
 
+static void
+add_time(struct timeval *to, const struct timeval *t)
+{
+	to->tv_sec += t->tv_sec;
+	to->tv_usec += t->tv_usec;
+	if (to->tv_usec >= 1000000) {
+		to->tv_sec++;
+		to->tv_usec -= 1000000;
+	}
+}
+
 void
 sbx_tree_usage(struct rusage *ru)
 {
@@ -323,8 +333,8 @@ sbx_tree_usage(struct rusage *ru)
 	memset(&kids, 0, sizeof(kids));
 	getrusage(RUSAGE_SELF, ru);
 	getrusage(RUSAGE_CHILDREN, &kids);
-	timeradd(&ru->ru_utime, &kids.ru_utime, &ru->ru_utime);
-	timeradd(&ru->ru_stime, &kids.ru_stime, &ru->ru_stime);
+	add_time(&ru->ru_utime, &kids.ru_utime);
+	add_time(&ru->ru_stime, &kids.ru_stime);
 	if (kids.ru_maxrss > ru->ru_maxrss)
 		ru->ru_maxrss = kids.ru_maxrss;
 }

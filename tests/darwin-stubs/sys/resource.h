@@ -26,6 +26,9 @@ struct rusage {
 #define RLIMIT_AS 5
 #define RLIMIT_NOFILE 8
 #define RLIMIT_NPROC 7
+#define RUSAGE_SELF 0
+#define RUSAGE_CHILDREN (-1)
 int getrlimit(int, struct rlimit *);
 int setrlimit(int, const struct rlimit *);
+int getrusage(int, struct rusage *);
 #endif
