@@ -262,8 +262,13 @@ payload_main(const struct sbx_init_args *a)
 		}
 		ready.pid = getpid();
 		sbx_write_all(3, &ready, sizeof(ready));
-		/* Our copy may only go once sbxrun holds its own. */
-		if (read(4, &ack, 1) != 1)
+		/* Taken with pidfd_getfd, our copy may only go once sbxrun
+		 * holds its own. Sent, the message holds the listener until
+		 * sbxrun receives it: no wait, and the payload goes on to its
+		 * exec while sbxrun takes it (doc/design/startup.md, section
+		 * 24). A call trapped meanwhile waits for the supervisor, as
+		 * one made before its start always did. */
+		if (!(a->hooks->send_listener && ready.fd >= 0) && read(4, &ack, 1) != 1)
 			_exit(125);
 		close(4);
 		if (ready.fd >= 0)
@@ -524,7 +529,9 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 			}
 			fcntl(c->notify_fd, F_SETFD, FD_CLOEXEC);
 		}
-		if (write(lp.ack[1], "a", 1) != 1) {
+		/* A payload that sent its listener waits for nothing (and has
+		 * closed its end). */
+		if (!(m.fd >= 0 && hooks->send_listener) && write(lp.ack[1], "a", 1) != 1) {
 			sbx_err_sys(err, "the jail's payload died while starting");
 			goto fail;
 		}

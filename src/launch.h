@@ -53,7 +53,9 @@ struct sbx_payload_hooks {
 	int (*listener)(void *ctx, int *fd, struct sbx_err *err);
 	/* The payload sends that descriptor over the acknowledgement socket
 	 * (SCM_RIGHTS) instead: for filters that leave sendmsg untrapped, and
-	 * where pidfd_getfd() is refused (container seccomp profiles). */
+	 * where pidfd_getfd() is refused (container seccomp profiles). The
+	 * message holds it until sbxrun receives it, so the payload then
+	 * goes on to its exec without waiting. */
 	bool send_listener;
 	/* The hooks allocate nothing and write no memory outside their own
 	 * stack (no stdio, no libseccomp, no glibc set*id, whose broadcast to
@@ -75,7 +77,9 @@ struct sbx_init_args {
 	int err_fd; /* close-on-exec, to the parent */
 	int status_fd; /* the payload's wait status goes here */
 	int life_fd; /* EOF when the parent is gone */
-	int ack_fd; /* the payload waits here after handing over a listener, or -1 */
+	/* The listener is sent here (send_listener), or the payload waits
+	 * here until sbxrun took it (pidfd_getfd); -1: no listener. */
+	int ack_fd;
 	bool pid1; /* init of its own pid namespace */
 };
 

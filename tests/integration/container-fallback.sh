@@ -160,6 +160,49 @@ for what in maskproc,pidfd,vm pidfd,vm; do
 	rm -f "$WD/mine" "$WD/byfd"
 done
 
+# The listener sent over the socket holds in the message until sbxrun
+# receives it: the payload goes on to its exec without waiting for
+# sbxrun's acknowledgement (doc/design/startup.md, section 24). Under
+# strace -f: nothing read from that socket (fd 4) between the payload's
+# sendmsg and its execve (before, it waited there for sbxrun's "a"); the
+# trapped chmod is still answered.
+if command -v strace >/dev/null 2>&1; then
+	new_wd
+	printf ': >f; chmod 600 f; stat -c %%a f\n' >"$T/script"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -qq -o "$T/lsn.st" -e trace=execve,sendmsg,read \
+	    "$PY" "$T/deny.py" pidfd,vm "$SBXRUN" --diag fd:3 --backend landlock -w "$WD" \
+	    <"$T/script" >"$T/out" 2>"$T/err" 3>"$T/diag"
+	SBX_STATUS=$?
+	is "$SBX_STATUS:$(cat "$T/out")" 0:600 "[pidfd] the traced run's chmod was answered"
+	"$PY" - "$T/lsn.st" >"$T/lsn.order" <<'PY'
+import sys
+lines = [l.split(None, 1) for l in open(sys.argv[1]).read().splitlines()]
+lines = [f for f in lines if len(f) == 2]
+# The payload: the process that execs the shell.
+payload = next((pid for pid, call in lines
+                if call.startswith("execve(") and call.split(",")[0].endswith('/sh"')), None)
+verdict = "no payload exec seen"
+sent = False
+for pid, call in lines:
+    if pid != payload:
+        continue
+    if call.startswith("sendmsg(4, "):
+        sent = True
+    elif sent and call.startswith("read(4, "):
+        verdict = "the payload read the acknowledgement socket before its exec"
+        break
+    elif call.startswith("execve("):
+        verdict = "sent, then exec" if sent else "exec without sending"
+        break
+print(verdict)
+PY
+	is "$(cat "$T/lsn.order")" "sent, then exec" \
+	    "[pidfd] the payload execs without waiting for sbxrun to take its listener"
+else
+	skip "strace is missing (./bootstrap installs it)" 2
+fi
+
 # --- a run meets the masked /proc in its real jail, and leaves nothing -----------
 # A run makes no throwaway probe: it builds the real jail, whose fresh
 # /proc is refused before anything of the caller's ran; auto then goes on
