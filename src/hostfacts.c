@@ -13,6 +13,8 @@
 #ifdef __linux__
 #include <sys/statfs.h>
 #include <sys/xattr.h>
+
+#include "linux-statat.h"
 #endif
 /* configure's static glibc; config.h is shared with the macOS gate's
  * compile, which has no glibc. */
@@ -145,23 +147,13 @@ host_list(void *ctx, const char *path, struct sbx_strv *names)
 static bool
 mode_decides(int fd, mode_t group_bits)
 {
-	static const unsigned long local[] = {
-		0xEF53, /* ext2, ext3, ext4 */
-		0x58465342, /* xfs */
-		0x9123683E, /* btrfs */
-		0x01021994, /* tmpfs */
-		0xF2F52010, /* f2fs */
-		0x794C7630, /* overlayfs */
-	};
 	char proc[32];
 	struct statfs sf;
-	bool known = false;
 
-	if (fstatfs(fd, &sf) < 0)
-		return false;
-	for (size_t i = 0; i < SBX_ARRAY_LEN(local); i++)
-		known = known || (unsigned long)sf.f_type == local[i];
-	if (!known)
+	/* Overlayfs (a container's root) judges by its layers' inodes,
+	 * which are on such a file system, and shows their ACLs. */
+	if (!sbx_fs_local(fd) &&
+	    !(fstatfs(fd, &sf) == 0 && (unsigned long)sf.f_type == 0x794C7630UL))
 		return false;
 	if (group_bits == 0)
 		return true;
