@@ -32,7 +32,10 @@ void sbx_tree_usage(struct rusage *ru);
 
 /* Reaps init (pid, from c->reap_late) once sbx_supervise() took the tree
  * as gone on init's message, waiting for the rest of its exit; 0: no-op.
- * sbxrun calls it last, after its report (sbxrun(1), EXIT STATUS). */
+ * sbxrun calls it last, after its report. The wait has a bound even if
+ * the message were not init's own: sbx_child_close() has closed sbxrun's
+ * end of the life pipe by then, and at its end of file init kills what is
+ * left and exits (launch.h; attack-supervisor.sh, section d). */
 void sbx_reap_late(pid_t pid);
 
 /* The payload's wait status as init wrote it, once init is gone; init's

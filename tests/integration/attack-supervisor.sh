@@ -424,4 +424,67 @@ else
 	is "$(jget status "$T/bg.diag")" 143 "stall: SIGTERM: the JSON line says 143"
 fi
 
+# --- (d) init's end message --------------------------------------------------------
+# sbxrun ends a run on the message init writes once it has reaped the whole
+# tree (supervise.h), and then stops supervising: a message the sandbox
+# could write would end its deadline early and undo the run's changes on
+# the host while it still runs. The sandbox tries: a well-formed message
+# (152 zero bytes: status 0) written to every descriptor of its parent
+# (init) through /proc and through pidfd_getfd, and to any descriptor above
+# 2 it holds itself, then it sleeps past the
+# deadline. On the host: the run still ends by its deadline (124, the JSON
+# line says timed_out), and no process of the run is left.
+# sleep takes a number: the marker is one of our own.
+stag=31.$$
+cat >"$T/forge.py" <<'EOF'
+import ctypes, os, sys
+msg = bytes(152)
+init = os.getppid()
+libc = ctypes.CDLL(None, use_errno=True)
+wrote = 0
+try:
+    names = os.listdir("/proc/%d/fd" % init)
+except OSError:
+    names = []
+for n in names:
+    try:
+        fd = os.open("/proc/%d/fd/%s" % (init, n), os.O_WRONLY | os.O_NONBLOCK)
+        os.write(fd, msg)
+        wrote += 1
+    except OSError:
+        pass
+try:
+    pfd = os.pidfd_open(init)
+    for n in range(64):
+        fd = libc.syscall(438, pfd, n, 0)
+        if fd >= 0:
+            try:
+                os.write(fd, msg)
+                wrote += 1
+            except OSError:
+                pass
+except OSError:
+    pass
+# And any descriptor the sandbox itself was left holding.
+for fd in range(3, 64):
+    try:
+        os.write(fd, msg)
+        wrote += 1
+    except OSError:
+        pass
+print("R:forge:%d" % wrote)
+sys.stdout.flush()
+os.execvp("sleep", ["sleep", sys.argv[1]])
+EOF
+new_wd
+cp "$T/forge.py" "$WD/forge.py"
+printf 'exec python3 forge.py %s\n' "$stag" >"$T/pl-forge"
+BG_STDIN=$T/pl-forge sbx_bg -w "$WD" -t 2s
+sbx_bg_wait 60
+bg_status 124 "forged end message: the run still ends at its deadline (124)"
+is "$(jget timed_out "$T/bg.diag")" true "... and the JSON line says it timed out"
+is "$(grep -o 'R:forge:[0-9]*' "$T/bg.out")" "R:forge:0" \
+    "... the sandbox could write to none of init's descriptors"
+no_survivors "... and no process of the run is left" "sleep $stag"
+
 done_testing
