@@ -381,7 +381,11 @@ sbx_rename_aside(int dir, const char *name)
 			aside = sbx_xasprintf(
 			    "%s.sbxrun-untrusted.%08x%08x", name, (unsigned)r[0], (unsigned)r[1]);
 		}
-#ifdef RENAME_NOREPLACE
+		/* On Linux always the kernel's refusal to replace: a libc that
+		 * does not declare it fails to build here, never takes the
+		 * look-then-rename below, which another process can race
+		 * (doc/design/startup.md, section 25). */
+#ifdef __linux__
 		if (renameat2(dir, name, dir, aside, RENAME_NOREPLACE) == 0)
 #else
 		if (faccessat(dir, aside, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
