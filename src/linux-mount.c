@@ -357,9 +357,7 @@ do_op(const struct sbx_op *op, struct build *b, struct sbx_err *err)
 
 		if ((target = open_target(b->root, dst, op->flags & ~SBX_OPF_FILE, err)) < 0)
 			return -1;
-		if (mount_on(target, "tmpfs",
-			MS_NOSUID | MS_NODEV | (op->flags & SBX_OPF_NOEXEC ? MS_NOEXEC : 0),
-			opts) < 0)
+		if (mount_on(target, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 			return sbx_err_sys(err, "cannot mount a tmpfs at %s", op->dst);
 		return 0;
 	}

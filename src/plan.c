@@ -195,7 +195,10 @@ build_system_mounts(struct builder *b)
 		return;
 	}
 	add_op(plan, SBX_OP_PROC, NULL, "/proc", 0);
-	add_op(plan, SBX_OP_TMPFS, NULL, "/dev", SBX_OPF_NOEXEC)->mode = 0755;
+	/* /dev is a directory of the new root, read-only with it: a tmpfs of
+	 * its own cost a superblock made and freed each run, and held nothing
+	 * the root's cannot (doc/design/startup.md, section 26). */
+	add_op(plan, SBX_OP_MKDIR, NULL, "/dev", 0);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(devs); i++) {
 		_cleanup_free_ char *d = sbx_path_join("/dev", devs[i]);
 
@@ -205,7 +208,6 @@ build_system_mounts(struct builder *b)
 	for (size_t i = 0; i < SBX_ARRAY_LEN(links); i++)
 		add_op(plan, SBX_OP_SYMLINK, links[i][0], links[i][1], 0);
 	add_op(plan, SBX_OP_TMPFS, NULL, "/dev/shm", 0)->mode = 01777;
-	add_op(plan, SBX_OP_REMOUNT_RO, NULL, "/dev", 0);
 	add_op(plan, SBX_OP_TMPFS, NULL, "/tmp", 0)->mode = 01777;
 
 	/* The new root holds only what the plan put there: listing it (and

@@ -30,7 +30,6 @@ enum sbx_op_kind {
 #define SBX_OPF_RO 0x01u /* read-only, recursively */
 #define SBX_OPF_FILE 0x02u /* dst is a file, not a directory */
 #define SBX_OPF_MKTARGET 0x04u /* create a missing dst inside the workdir */
-#define SBX_OPF_NOEXEC 0x08u
 #define SBX_OPF_SELF 0x10u /* a bind of a path onto itself (pin/protect) */
 
 struct sbx_op {

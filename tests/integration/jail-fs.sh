@@ -193,4 +193,37 @@ like "$(output)" "$c_home" "open: a plain file in the caller's home is readable"
 like "$(output)" "$c_b" "open: any directory is readable"
 is "$(cat "$JT/open/file")" "$c_o" "open: a file readable elsewhere is not writable"
 
+# --- namespaces: the jail's own /dev -------------------------------------
+# A directory of the new root, read-only with it (no mount of its own):
+# only the plan's entries, nothing can be added, the device nodes work,
+# /dev/shm is writable and private. The host's /dev and /dev/shm are
+# checked for what the script tried to make.
+if ns_only "the jail's own /dev" 11; then
+	new_wd
+	tag=$(uniq_tag dev)
+	jail_sh "$SBX_T_PRELUDE
+echo L:\$(ls /dev | tr '\n' ' ')
+t mk sh -c 'echo x >/dev/$tag'
+t mkd mkdir /dev/$tag.d
+t null sh -c 'echo x >/dev/null'
+t full sh -c 'echo x >/dev/full'
+t rnd sh -c 'test \$(head -c 16 /dev/urandom | wc -c) = 16'
+t shm sh -c 'echo x >/dev/shm/$tag && test -s /dev/shm/$tag'
+echo M:\$(awk '\$5 == \"/dev\"' /proc/self/mountinfo | wc -l)
+exit 0" -w "$WD"
+	is_status 0 "the /dev script ran"
+	is "$(sed -n 's/^L://p' "$T/out")" \
+	    "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero" \
+	    "/dev holds only the plan's entries"
+	absent "a file written in /dev appears nowhere on the host" "/dev/$tag"
+	absent "a directory made in /dev appears nowhere on the host" "/dev/$tag.d"
+	failed_inside "writing a new file in /dev fails" mk
+	failed_inside "making a directory in /dev fails" mkd
+	is "$(rc_of null)" 0 "/dev/null takes a write"
+	failed_inside "/dev/full refuses a write" full
+	is "$(rc_of rnd)" 0 "/dev/urandom gives bytes"
+	absent "a file written in the jail's /dev/shm is not in the host's" "/dev/shm/$tag"
+	is "$(sed -n 's/^M://p' "$T/out")" 0 "/dev is no mount of its own (the new root's directory)"
+fi
+
 done_testing
