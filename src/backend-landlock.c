@@ -391,9 +391,11 @@ payload_setup(void *ctx, struct sbx_err *err)
 	if (sbx_caps_drop_all(err) < 0 || sbx_no_new_privs(err) < 0)
 		return -1;
 	if (pl->ruleset >= 0) {
-		if (sbx_landlock_enforce(SBX_PAYLOAD_KEPT_FD, err) < 0)
+		int kept = sbx_payload_kept_fd();
+
+		if (sbx_landlock_enforce(kept, err) < 0)
 			return -1;
-		close(SBX_PAYLOAD_KEPT_FD);
+		close(kept);
 	}
 	if (!pl->seccomp)
 		return 0;

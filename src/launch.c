@@ -200,13 +200,61 @@ script : {
 }
 }
 
+/* AddressSanitizer knows one stack per thread: a child on a stack of its
+ * own trips its no-return check (a report per run), so a sanitized build
+ * forks the payload. */
+#ifdef SBX_SANITIZED
+#define SPAWN_IN_PLACE 0
+#else
+#define SPAWN_IN_PLACE 1
+#endif
+
+/* A payload started in init's memory that makes a listener for sbxrun to
+ * take with pidfd_getfd() shares init's descriptor table too: the
+ * listener it makes is then in init's table as well, where sbxrun takes
+ * it while the payload goes on to its exec, and the round trip of an
+ * acknowledgement leaves the payload's path (doc/design/startup.md,
+ * section 26). The exec gives the payload a table of its own before it
+ * gives init its memory back (begin_new_exec() unshares the table before
+ * exec_mmap()), and closes there what is close-on-exec. Init is outside
+ * the sandbox's Landlock domain, which may not ptrace it, so neither
+ * pidfd_getfd() nor /proc/PID/fd of the sandbox's reaches init's copy. */
+static bool
+listener_left_in_init(const struct sbx_init_args *a)
+{
+	return SPAWN_IN_PLACE && a->hooks && a->hooks->vfork_safe && a->hooks->listener &&
+	    !a->hooks->send_listener;
+}
+
+/* In init's memory, which such a payload shares: what init keeps of the
+ * table (set before the payload starts; all close-on-exec) and the
+ * listener's number there (set by the payload). Init keeps the listener
+ * until sbxrun has taken it: sbxrun closes its end of the
+ * acknowledgement socket once it has, and init does not exit before
+ * that end of file (a command that fails at once ends before sbxrun
+ * takes it). */
+static int init_keeps[5] = { -1, -1, -1, -1, -1 };
+static int held_listener = -1;
+
+/* Where setup finds the descriptor prepare kept (launch.h). */
+static int payload_kept = SBX_PAYLOAD_KEPT_FD;
+
+int
+sbx_payload_kept_fd(void)
+{
+	return payload_kept;
+}
+
 /* Runs in the payload process: the last steps before exec. */
 static noreturn void
 payload_main(const struct sbx_init_args *a)
 {
 	const struct sbx_exec *x = a->exec;
 	struct sbx_err err = { 0 };
-	int kept = -1;
+	/* Init's table until the exec: nothing is moved in it, and failures
+	 * go to the error pipe's own number. */
+	bool shared = listener_left_in_init(a);
+	int kept = -1, errfd = shared ? a->err_fd : 3;
 
 	sbx_signals_reset();
 	if (x->stdin_fd >= 0 && dup2(x->stdin_fd, 0) < 0) {
@@ -227,52 +275,74 @@ payload_main(const struct sbx_init_args *a)
 		}
 	}
 	/* Only 0-2 and the error pipe survive; the pipe closes on exec. */
-	if (a->err_fd != 3) {
+	if (shared) {
+		/* Kept where it is: setup finds it there. */
+	} else if (a->err_fd != 3) {
 		if (dup3(a->err_fd, 3, O_CLOEXEC) < 0) {
 			sbx_err_sys(&err, "cannot move the error pipe");
 			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
 		}
 	}
-	if (a->ack_fd >= 0 && a->ack_fd != 4 && dup3(a->ack_fd, 4, O_CLOEXEC) < 0) {
+	if (!shared && a->ack_fd >= 0 && a->ack_fd != 4 && dup3(a->ack_fd, 4, O_CLOEXEC) < 0) {
 		sbx_err_sys(&err, "cannot move the acknowledgement pipe");
 		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
 	}
-	if (kept >= 0 && dup3(kept, SBX_PAYLOAD_KEPT_FD, O_CLOEXEC) < 0) {
-		sbx_err_sys(&err, "cannot keep a descriptor for the setup");
-		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+	if (!shared && kept >= 0) {
+		if (dup3(kept, SBX_PAYLOAD_KEPT_FD, O_CLOEXEC) < 0) {
+			sbx_err_sys(&err, "cannot keep a descriptor for the setup");
+			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+		}
+		kept = SBX_PAYLOAD_KEPT_FD;
 	}
-	{
+	if (!shared) {
 		int keep[] = { 3, a->ack_fd >= 0 ? 4 : 3, kept >= 0 ? SBX_PAYLOAD_KEPT_FD : 3 };
 
 		sbx_close_fds_except(keep, SBX_ARRAY_LEN(keep));
 	}
+	payload_kept = kept;
 	sbx_phase("payload: forked");
 	if (a->hooks && a->hooks->setup && a->hooks->setup(a->hooks->ctx, &err) < 0)
-		sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+		sbx_child_fail(errfd, SBX_FAIL_SETUP, &err);
 	sbx_phase("payload: setup hook (landlock)");
 	if (a->hooks && a->hooks->listener) {
 		struct sbx_child_msg ready = { .kind = SBX_MSG_READY, .fd = -1, .fd2 = -1 };
 		char ack;
 
 		if (a->hooks->listener(a->hooks->ctx, &ready.fd, &err) < 0)
-			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
-		if (a->hooks->send_listener && ready.fd >= 0 && sbx_send_fd(4, ready.fd) < 0) {
+			sbx_child_fail(errfd, SBX_FAIL_SETUP, &err);
+		if (shared) {
+			/* Left in init's table: of that table only what init
+			 * keeps and the error pipe stay open till the exec. */
+			int keep[] = { errfd, ready.fd, init_keeps[0], init_keeps[1], init_keeps[2],
+				init_keeps[3], init_keeps[4] };
+
+			held_listener = ready.fd;
+			sbx_close_fds_except(keep, SBX_ARRAY_LEN(keep));
+			ready.kind = SBX_MSG_READY_HELD;
+			ready.pid = getppid();
+			sbx_write_all(errfd, &ready, sizeof(ready));
+		} else if (a->hooks->send_listener && ready.fd >= 0 &&
+		    sbx_send_fd(4, ready.fd) < 0) {
 			sbx_err_sys(&err, "cannot send the seccomp listener to sbxrun");
 			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
 		}
-		ready.pid = getpid();
-		sbx_write_all(3, &ready, sizeof(ready));
+		if (!shared) {
+			ready.pid = getpid();
+			sbx_write_all(3, &ready, sizeof(ready));
+		}
 		/* Taken with pidfd_getfd, our copy may only go once sbxrun
 		 * holds its own. Sent, the message holds the listener until
 		 * sbxrun receives it: no wait, and the payload goes on to its
 		 * exec while sbxrun takes it (doc/design/startup.md, section
 		 * 24). A call trapped meanwhile waits for the supervisor, as
 		 * one made before its start always did. */
-		if (!(a->hooks->send_listener && ready.fd >= 0) && read(4, &ack, 1) != 1)
-			_exit(125);
-		close(4);
-		if (ready.fd >= 0)
-			close(ready.fd);
+		if (!shared) {
+			if (!(a->hooks->send_listener && ready.fd >= 0) && read(4, &ack, 1) != 1)
+				_exit(125);
+			close(4);
+			if (ready.fd >= 0)
+				close(ready.fd);
+		}
 	}
 	/* Limits last: a low descriptor or memory limit must not break the
 	 * setup above, only the payload. */
@@ -281,13 +351,13 @@ payload_main(const struct sbx_init_args *a)
 
 		if (setrlimit((rlimit_resource)x->rlimits[i].resource, &rl) < 0) {
 			sbx_err_sys(&err, "cannot set resource limit %d", x->rlimits[i].resource);
-			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
+			sbx_child_fail(errfd, SBX_FAIL_SETUP, &err);
 		}
 	}
 	sbx_phase("payload: before exec");
 	exec_search(x->argv[0], x->argv, x->envp);
 	sbx_err_sys(&err, "%s", x->argv[0]);
-	sbx_child_fail(3, SBX_FAIL_EXEC, &err);
+	sbx_child_fail(errfd, SBX_FAIL_EXEC, &err);
 }
 
 static int
@@ -309,15 +379,6 @@ payload_entry(void *arg)
  * dispositions before it unblocks them (sbx_signals_reset). The hooks
  * promise not to allocate or write outside their stack (vfork_safe).
  * Returns the payload's pid, or -1 with errno. */
-/* AddressSanitizer knows one stack per thread: a child on a stack of its
- * own trips its no-return check (a report per run), so a sanitized build
- * forks the payload. */
-#ifdef SBX_SANITIZED
-#define SPAWN_IN_PLACE 0
-#else
-#define SPAWN_IN_PLACE 1
-#endif
-
 static pid_t
 spawn_in_place(const struct sbx_init_args *a)
 {
@@ -342,13 +403,28 @@ spawn_in_place(const struct sbx_init_args *a)
 	}
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid =
-	    clone(payload_entry, stack + page + size, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)a);
+	pid = clone(payload_entry, stack + page + size,
+	    CLONE_VM | CLONE_VFORK | (listener_left_in_init(a) ? CLONE_FILES : 0) | SIGCHLD,
+	    (void *)a);
 	saved = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	munmap(stack, size + page);
 	errno = saved;
 	return pid;
+}
+
+/* Whether sbxrun closed its end of the acknowledgement socket fd (it
+ * writes nothing there when the listener is held by init). */
+static bool
+listener_taken(int fd)
+{
+	char b[8];
+	ssize_t n;
+
+	do
+		n = recv(fd, b, sizeof(b), MSG_DONTWAIT);
+	while (n > 0 || (n < 0 && errno == EINTR));
+	return n == 0 || errno != EAGAIN;
 }
 
 /* Signals every process of the tree but init itself. */
@@ -364,7 +440,7 @@ signal_tree(bool pid1, int sig)
 noreturn void
 sbx_init_main(const struct sbx_init_args *a)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	sigset_t set;
 	pid_t payload;
 	int sfd, status = 0;
@@ -388,6 +464,11 @@ sbx_init_main(const struct sbx_init_args *a)
 	 * start) and the payload (its setup, its exec) work at once, on
 	 * either CPU (doc/design/startup.md, sections 9 and 23). */
 	sbx_cpu_release();
+	init_keeps[0] = sfd;
+	init_keeps[1] = a->status_fd;
+	init_keeps[2] = a->life_fd;
+	init_keeps[3] = hold;
+	init_keeps[4] = a->ack_fd;
 	if (SPAWN_IN_PLACE && a->hooks && a->hooks->vfork_safe)
 		payload = spawn_in_place(a);
 	else
@@ -403,7 +484,8 @@ sbx_init_main(const struct sbx_init_args *a)
 	 * sbxrun's descriptors, but its copy of the keeper's hold pipe, whose
 	 * end of file tells the keeper that the tree is gone (keeper.h). */
 	{
-		int keep[] = { sfd, a->status_fd, a->life_fd, hold };
+		int keep[] = { sfd, a->status_fd, a->life_fd, hold, held_listener,
+			held_listener >= 0 ? a->ack_fd : -1 };
 
 		sbx_close_fds_except(keep, SBX_ARRAY_LEN(keep));
 	}
@@ -411,6 +493,7 @@ sbx_init_main(const struct sbx_init_args *a)
 
 	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = a->life_fd, .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = held_listener >= 0 ? a->ack_fd : -1, .events = POLLIN };
 	for (;;) {
 		struct signalfd_siginfo si;
 		pid_t pid;
@@ -446,18 +529,34 @@ sbx_init_main(const struct sbx_init_args *a)
 			}
 			break;
 		}
-		if (poll(pfd, a->life_fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+		if (poll(pfd, SBX_ARRAY_LEN(pfd), -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
 			/* sbxrun is gone: nothing may run unsupervised. */
 			orphaned = true;
 			pfd[1].fd = -1;
 		}
+		if (pfd[2].revents && listener_taken(pfd[2].fd)) {
+			close(held_listener);
+			held_listener = -1;
+			pfd[2].fd = -1;
+		}
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGUSR1)
 				signal_tree(a->pid1, SIGKILL);
 			else if (si.ssi_signo != SIGCHLD)
 				signal_tree(a->pid1, (int)si.ssi_signo);
+		}
+	}
+	/* Not before sbxrun has the listener (or is gone). */
+	while (held_listener >= 0 && !orphaned) {
+		if (poll(pfd + 1, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
+			orphaned = true;
+		if (pfd[2].revents && listener_taken(pfd[2].fd)) {
+			close(held_listener);
+			held_listener = -1;
 		}
 	}
 	if (!orphaned && a->life_fd >= 0) {
@@ -506,11 +605,23 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 			goto fail;
 		}
 		m.msg[sizeof(m.msg) - 1] = '\0';
-		if (m.kind != SBX_MSG_READY) {
+		if (m.kind != SBX_MSG_READY && m.kind != SBX_MSG_READY_HELD) {
 			sbx_err_set(err, m.errnum, "%s", m.msg);
 			goto fail;
 		}
-		if (m.fd >= 0 && hooks->send_listener) {
+		if (m.kind == SBX_MSG_READY_HELD) {
+			/* In init's table (listener_left_in_init): taken from
+			 * init, whose pidfd is at hand; the payload waits for
+			 * nothing. */
+			if (m.fd >= 0)
+				c->notify_fd = (int)syscall(SYS_pidfd_getfd, c->pidfd, m.fd, 0);
+			if (m.fd >= 0 && c->notify_fd < 0) {
+				sbx_err_sys(err, "cannot take the jail's seccomp listener");
+				goto fail;
+			}
+			if (c->notify_fd >= 0)
+				fcntl(c->notify_fd, F_SETFD, FD_CLOEXEC);
+		} else if (m.fd >= 0 && hooks->send_listener) {
 			c->notify_fd = sbx_recv_fd(lp.ack[1]);
 			if (c->notify_fd < 0) {
 				sbx_err_sys(err, "cannot receive the jail's seccomp listener");
@@ -531,7 +642,8 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 		}
 		/* A payload that sent its listener waits for nothing (and has
 		 * closed its end). */
-		if (!(m.fd >= 0 && hooks->send_listener) && write(lp.ack[1], "a", 1) != 1) {
+		if (m.kind == SBX_MSG_READY && !(m.fd >= 0 && hooks->send_listener) &&
+		    write(lp.ack[1], "a", 1) != 1) {
 			sbx_err_sys(err, "the jail's payload died while starting");
 			goto fail;
 		}

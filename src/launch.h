@@ -19,6 +19,7 @@ enum sbx_child_fail_kind {
 	SBX_FAIL_SETUP = 1, /* the jail could not be built: status 125 */
 	SBX_FAIL_EXEC, /* the command could not be run: 126 or 127 */
 	SBX_MSG_READY, /* init is set up; fd is for sbxrun to take */
+	SBX_MSG_READY_HELD, /* the payload is set up; fd is in init's table */
 };
 
 struct sbx_child_msg {
@@ -34,22 +35,30 @@ struct sbx_child_msg {
 /* Payload-side setup run just before exec (Landlock, seccomp, dropping
  * capabilities); returns -1 with err on failure. It runs with the error
  * pipe on fd 3 and every other descriptor above 2 closed. */
-/* Where the descriptor a prepare hook keeps is found when setup runs. */
+/* Where the descriptor a prepare hook keeps is found when setup runs:
+ * sbx_payload_kept_fd(), SBX_PAYLOAD_KEPT_FD unless the payload still
+ * shares init's descriptor table then (launch.c). */
 #define SBX_PAYLOAD_KEPT_FD 5
+
+int sbx_payload_kept_fd(void);
 
 struct sbx_payload_hooks {
 	/* Run by the payload after it entered the workdir by name and
 	 * before it closes sbxrun's descriptors, so the pinned ones
 	 * (resolve.h) are still open: may enter the pinned workdir with
 	 * fchdir(), and may set *keep to one descriptor that setup then
-	 * finds at SBX_PAYLOAD_KEPT_FD (close-on-exec); may be NULL. */
+	 * finds at sbx_payload_kept_fd() (close-on-exec); may be NULL. */
 	int (*prepare)(void *ctx, int *keep, struct sbx_err *err);
 	int (*setup)(void *ctx, struct sbx_err *err);
 	/* Run by the payload after setup: may return a descriptor in *fd
-	 * (a seccomp listener) for sbxrun to take with pidfd_getfd(); the
-	 * payload waits until it has. Launchers using it wait for that
-	 * "ready" before returning. Init stays unfiltered this way, free to
-	 * undo the backend's changes if sbxrun dies. */
+	 * (a seccomp listener) for sbxrun to take with pidfd_getfd(). A
+	 * payload started in init's memory shares init's descriptor table
+	 * up to its exec: the listener is in init's table (init keeps it
+	 * until it exits) and taken from init, and the payload goes on to
+	 * its exec; a forked one waits until sbxrun has taken it from the
+	 * payload. Launchers using it wait for that "ready" before
+	 * returning. Init stays unfiltered this way, free to undo the
+	 * backend's changes if sbxrun dies. */
 	int (*listener)(void *ctx, int *fd, struct sbx_err *err);
 	/* The payload sends that descriptor over the acknowledgement socket
 	 * (SCM_RIGHTS) instead: for filters that leave sendmsg untrapped, and

@@ -487,4 +487,95 @@ is "$(grep -o 'R:forge:[0-9]*' "$T/bg.out")" "R:forge:0" \
     "... the sandbox could write to none of init's descriptors"
 no_survivors "... and no process of the run is left" "sleep $stag"
 
+# --- (e) the seccomp listener ---------------------------------------------------
+# The listener the supervisor answers from is in sbxrun's hands, and for a
+# moment in init's as well (a landlock payload leaves it in init's table,
+# launch.c; namespaces' init makes it). Whoever holds one may answer the
+# sandbox's trapped calls, and "continue" lets a connect through. The
+# sandbox looks for a seccomp listener among its own descriptors and
+# among those of its ancestors it can see (pidfd_getfd, /proc/PID/fd),
+# and with any it finds answers its own connects to a host listener
+# "continue", 40 times. The verdict is the host listener's log.
+listener_start
+cat >"$T/grab.py" <<'EOF'
+import ctypes, fcntl, os, socket, struct, sys, threading, time
+port = int(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_PIDFD_OPEN, SYS_PIDFD_GETFD = 434, 438
+NOTIF_RECV, NOTIF_SEND = 0xC0502100, 0xC0182101
+def notify(fd):
+    try:
+        return "seccomp" in os.readlink("/proc/self/fd/%d" % fd)
+    except OSError:
+        return False
+found = [fd for fd in range(3, 256) if notify(fd)]
+pids, pid = [], os.getpid()
+for _ in range(4):
+    try:
+        pid = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        break
+    if pid <= 0:
+        break
+    pids.append(pid)
+for pid in pids:
+    pfd = libc.syscall(SYS_PIDFD_OPEN, pid, 0)
+    for fd in range(0, 256):
+        if pfd >= 0:
+            got = libc.syscall(SYS_PIDFD_GETFD, pfd, fd, 0)
+            if got >= 0:
+                if notify(got):
+                    found.append(got)
+                else:
+                    os.close(got)
+        try:
+            got = os.open("/proc/%d/fd/%d" % (pid, fd), os.O_RDONLY)
+        except OSError:
+            continue
+        if notify(got):
+            found.append(got)
+        else:
+            os.close(got)
+print("R:found:%d" % len(found))
+sys.stdout.flush()
+def answer(fd, stop):
+    while not stop.is_set():
+        buf = bytearray(80)
+        try:
+            fcntl.ioctl(fd, NOTIF_RECV, buf)
+        except OSError:
+            time.sleep(0.001)
+            continue
+        nid = struct.unpack_from("Q", buf)[0]
+        try:
+            fcntl.ioctl(fd, NOTIF_SEND, bytearray(struct.pack("QqiI", nid, 0, 0, 1)))
+        except OSError:
+            pass
+stop = threading.Event()
+for fd in found:
+    threading.Thread(target=answer, args=(fd, stop), daemon=True).start()
+time.sleep(0.2)
+through = 0
+for _ in range(40 if found else 3):
+    s = socket.socket()
+    s.settimeout(2)
+    try:
+        s.connect(("127.0.0.1", port))
+        through += 1
+    except OSError:
+        pass
+    s.close()
+stop.set()
+print("R:through:%d" % through)
+EOF
+new_wd
+cp "$T/grab.py" "$WD/grab.py"
+base=$(log_lines)
+jail -w "$WD" -- python3 grab.py "$LSN_TCP"
+is_status 0 "listener: the grabbing script ran"
+lsn_fence "$base" tcp
+nok "listener: no connect of the sandbox's reached a host listener" grep -q "^tcp " "$T/lsn.step"
+is "$(sed -n 's/^R:found://p' "$T/out")" 0 \
+    "listener: the sandbox found no seccomp listener, its own or an ancestor's"
+
 done_testing
