@@ -34,7 +34,9 @@ struct sbx_child_msg {
 
 /* Payload-side setup run just before exec (Landlock, seccomp, dropping
  * capabilities); returns -1 with err on failure. It runs with the error
- * pipe on fd 3 and every other descriptor above 2 closed. */
+ * pipe on fd 3 and every other descriptor above 2 closed, or, in a
+ * payload that shares init's descriptor table (launch.c), with the
+ * table as init has it. */
 /* Where the descriptor a prepare hook keeps is found when setup runs:
  * sbx_payload_kept_fd(), SBX_PAYLOAD_KEPT_FD unless the payload still
  * shares init's descriptor table then (launch.c). */
@@ -54,9 +56,9 @@ struct sbx_payload_hooks {
 	 * (a seccomp listener) for sbxrun to take with pidfd_getfd(). A
 	 * payload started in init's memory shares init's descriptor table
 	 * up to its exec: the listener is in init's table (init keeps it
-	 * until it exits) and taken from init, and the payload goes on to
-	 * its exec; a forked one waits until sbxrun has taken it from the
-	 * payload. Launchers using it wait for that "ready" before
+	 * until sbxrun has taken it) and taken from init, and the payload
+	 * goes on to its exec; a forked one waits until sbxrun has taken it
+	 * from the payload. Launchers using it wait for that "ready" before
 	 * returning. Init stays unfiltered this way, free to undo the
 	 * backend's changes if sbxrun dies. */
 	int (*listener)(void *ctx, int *fd, struct sbx_err *err);
