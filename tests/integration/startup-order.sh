@@ -120,6 +120,40 @@ for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
 wait 2>/dev/null
 BG_PIDS=
 
+# The landlock listener (doc/design/startup.md, section 26): a payload
+# started in init's memory shares init's descriptor table up to its exec,
+# leaves its listener there for sbxrun to take from init, and goes on to
+# its exec without waiting for sbxrun. Under strace -f: the payload (the
+# task that loads the listener's filter) reads nothing between that load
+# and its exec, and sbxrun's pidfd_getfd() succeeds. A sanitized build
+# forks the payload, which waits for sbxrun's acknowledgement as before.
+if [ "$SBX_BACKEND" = landlock ]; then
+	if command -v strace >/dev/null 2>&1; then
+		echo true >"$T/pl-lst"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -f -o "$T/lst.st" -qq -e trace=clone,seccomp,read,execve,pidfd_getfd \
+		    "$SBXRUN" --backend landlock --diag none <"$T/pl-lst" >/dev/null 2>&1
+		waited=$(awk '/NEW_LISTENER/ && !p { p = $1 }
+		    p && $1 == p && / read\(/ { n++ }
+		    p && $1 == p && / execve\(/ { print n + 0; exit }' "$T/lst.st")
+		taken=$(awk '/NEW_LISTENER/ { on = 1 } on && /pidfd_getfd\(.*= [0-9]/ { n++ }
+		    END { print n + 0 }' "$T/lst.st")
+		if ldd "$SBXRUN" 2>/dev/null | grep -q libasan; then
+			ok "a forked payload (sanitized build) waits for sbxrun (${waited:-none})" \
+			    test "${waited:-0}" -ge 1
+			nok "... sharing no descriptor table with init" \
+			    grep -q 'CLONE_VM|CLONE_FILES|CLONE_VFORK' "$T/lst.st"
+		else
+			is "$waited" 0 "the payload goes on to its exec without waiting for sbxrun"
+			ok "... started sharing init's descriptor table" \
+			    grep -q 'CLONE_VM|CLONE_FILES|CLONE_VFORK' "$T/lst.st"
+		fi
+		ok "... and sbxrun took the listener after it was made ($taken)" test "$taken" -ge 1
+	else
+		skip "strace is missing (./bootstrap installs it)" 3
+	fi
+fi
+
 # --- the secret lists, resolved while the keeper works --------------------------------
 canary=$(uniq_tag canary)
 mkdir -p "$HOME/.aws" "$HOME/.ssh"
