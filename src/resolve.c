@@ -144,16 +144,18 @@ sbx_secret_list_system(struct sbx_strv *out)
 		sbx_strv_push(out, system_secrets[i]);
 }
 
-/* Whether path is entry, as written or as it resolves here: a canonical
- * path must be refused for /bin also where /bin is a link to /usr/bin
- * (merged /usr), or /etc where it is /private/etc (macOS). */
+/* Whether path is entry, as written or (links) as it resolves here: a
+ * canonical path must be refused for /bin also where /bin is a link to
+ * /usr/bin (merged /usr), or /etc where it is /private/etc (macOS). */
 static bool
-names(const char *path, const char *entry, bool tree)
+names(const char *path, const char *entry, bool tree, bool links)
 {
 	_cleanup_free_ char *real = NULL;
 
 	if (tree ? sbx_path_is_under(path, entry) : strcmp(path, entry) == 0)
 		return true;
+	if (!links)
+		return false;
 	real = realpath(entry, NULL);
 	if (real == NULL || strcmp(real, entry) == 0)
 		return false;
@@ -161,19 +163,19 @@ names(const char *path, const char *entry, bool tree)
 }
 
 static bool
-in_list_exact(const char *path, const char *const *list)
+in_list_exact(const char *path, const char *const *list, bool links)
 {
 	for (size_t i = 0; list[i]; i++)
-		if (names(path, list[i], false))
+		if (names(path, list[i], false, links))
 			return true;
 	return false;
 }
 
 static const char *
-under_list(const char *path, const char *const *list)
+under_list(const char *path, const char *const *list, bool links)
 {
 	for (size_t i = 0; list[i]; i++)
-		if (names(path, list[i], true))
+		if (names(path, list[i], true, links))
 			return list[i];
 	return NULL;
 }
@@ -187,15 +189,38 @@ under_strv(const char *path, const struct sbx_strv *sv)
 	return NULL;
 }
 
-const char *
-sbx_workdir_forbidden(const char *path, const struct sbx_strv *hidden)
+/* links: the lists' entries are also compared as they resolve here
+ * (names()). */
+static const char *
+workdir_forbidden(const char *path, const struct sbx_strv *hidden, bool links)
 {
 	if (path[0] != '/')
 		return "it is not an absolute path";
-	if (in_list_exact(path, workdir_forbidden_exact))
+	if (in_list_exact(path, workdir_forbidden_exact, links))
 		return "it is a system directory shared by everything on this machine";
-	if (under_list(path, workdir_forbidden_trees))
+	if (under_list(path, workdir_forbidden_trees, links))
 		return "it lies in a system directory";
+	if (under_strv(path, hidden))
+		return "it is or lies inside a secret path";
+	return NULL;
+}
+
+const char *
+sbx_workdir_forbidden(const char *path, const struct sbx_strv *hidden)
+{
+	return workdir_forbidden(path, hidden, true);
+}
+
+static const char *
+mount_source_forbidden(
+    const char *path, const struct sbx_strv *homes, const struct sbx_strv *hidden, bool links)
+{
+	if (in_list_exact(path, mount_forbidden_exact, links))
+		return "it is a system root";
+	if (under_list(path, mount_forbidden_trees, links))
+		return "it lies in /proc, /sys or /dev";
+	if (sbx_strv_contains(homes, path))
+		return "it is the caller's home directory";
 	if (under_strv(path, hidden))
 		return "it is or lies inside a secret path";
 	return NULL;
@@ -205,15 +230,7 @@ const char *
 sbx_mount_source_forbidden(
     const char *path, const struct sbx_strv *homes, const struct sbx_strv *hidden)
 {
-	if (in_list_exact(path, mount_forbidden_exact))
-		return "it is a system root";
-	if (under_list(path, mount_forbidden_trees))
-		return "it lies in /proc, /sys or /dev";
-	if (sbx_strv_contains(homes, path))
-		return "it is the caller's home directory";
-	if (under_strv(path, hidden))
-		return "it is or lies inside a secret path";
-	return NULL;
+	return mount_source_forbidden(path, homes, hidden, true);
 }
 
 /* Makes a possibly relative path absolute without resolving links. */
@@ -907,7 +924,11 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 		    p->workdir ? p->workdir : v->workdir);
 	ids = sbx_xcalloc(1, sizeof(*ids));
 	forbidden_ids_read(ids, false, homes, &v->hidden);
-	why = sbx_workdir_forbidden(v->workdir, &v->hidden);
+	/* A pinned path is judged by identity as well (forbidden_by_id(),
+	 * whose stats follow every link, and which sees a bind mount of a
+	 * forbidden tree too): its name is compared with the lists as
+	 * written, without their realpaths (~45 readlinks a path). */
+	why = workdir_forbidden(v->workdir, &v->hidden, false);
 	if (why == NULL)
 		why = forbidden_by_id(&v->pins[0], ids, false);
 	if (why) {
@@ -942,7 +963,7 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 
 		if (sp == NULL)
 			goto out;
-		why = sbx_mount_source_forbidden(sp->path, homes, &v->hidden);
+		why = mount_source_forbidden(sp->path, homes, &v->hidden, false);
 		if (why == NULL && sbx_path_is_under(sp->path, state))
 			why = "it is sbxrun's own state (.sbxrun in the workdir)";
 		if (why == NULL && !S_ISDIR(sp->st.st_mode) && !S_ISREG(sp->st.st_mode))
