@@ -89,15 +89,23 @@ sbx_signals_supervised(sigset_t *set)
 }
 
 void
-sbx_signals_reset(void)
+sbx_signals_reset_mask(const uint64_t *nondefault)
 {
 	sigset_t none;
 
+	/* exec resets a caught signal, but an ignored one stays ignored. */
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    (nondefault == NULL || (sig <= 64 && (*nondefault >> (sig - 1) & 1))))
 			signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+void
+sbx_signals_reset(void)
+{
+	sbx_signals_reset_mask(NULL);
 }
 
 int

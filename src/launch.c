@@ -256,7 +256,7 @@ payload_main(const struct sbx_init_args *a)
 	bool shared = listener_left_in_init(a);
 	int kept = -1, errfd = shared ? a->err_fd : 3;
 
-	sbx_signals_reset();
+	sbx_signals_reset_mask(a->sigs_noted ? &a->sigs_nondefault : NULL);
 	if (x->stdin_fd >= 0 && dup2(x->stdin_fd, 0) < 0) {
 		sbx_err_sys(&err, "cannot set up standard input");
 		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);

@@ -10,6 +10,7 @@
 #endif
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdnoreturn.h>
 
 #include "backend.h"
@@ -92,6 +93,12 @@ struct sbx_init_args {
 	 * here until sbxrun took it (pidfd_getfd); -1: no listener. */
 	int ack_fd;
 	bool pid1; /* init of its own pid namespace */
+	/* Set when the signals whose disposition is not the default were
+	 * noted off the payload's path (bit sig - 1 of sigs_nondefault; the
+	 * namespaces backend's helper, on the other CPU): the payload then
+	 * resets only those. Otherwise it resets every one. */
+	bool sigs_noted;
+	uint64_t sigs_nondefault;
 };
 
 /* Sends fd over the unix socket sock (SCM_RIGHTS, one byte of data);
@@ -114,8 +121,13 @@ noreturn void sbx_child_fail(int fd, int kind, const struct sbx_err *err);
 noreturn void sbx_init_main(const struct sbx_init_args *a);
 
 /* Resets signal state inherited from sbxrun (blocked mask, ignored
- * dispositions); used by init and payload. */
+ * dispositions) before an exec. */
 void sbx_signals_reset(void);
+
+/* sbx_signals_reset() for a process whose dispositions other than the
+ * default are known: only signals set in nondefault (bit sig - 1) are
+ * reset; NULL resets every one. */
+void sbx_signals_reset_mask(const uint64_t *nondefault);
 
 /* Keeps the calling thread, and every thread and process it starts, on
  * the CPU it runs on, remembering its CPU mask: the start of a jail is a

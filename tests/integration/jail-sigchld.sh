@@ -19,4 +19,30 @@ os.execv(sys.argv[1], sys.argv[1:])
 	like "$(cat "$T/diag")" '"exit_code":3' "$b: ... and the JSON line says so"
 done
 
+# A caller that ignores signals (nohup, a shell's background job, a
+# daemon) hands that on through exec; an ignored signal stays ignored
+# through the payload's exec too, so the payload sets every one back to
+# its default first (sbxrun(1), SIGNALS). The namespaces payload
+# resets only those init's helper found not at their default: a wrong
+# note leaves one ignored here. Judged by the status file of the
+# command's own shell: no signal ignored, none blocked.
+printf 'grep -E "^Sig(Ign|Blk):" /proc/$$/status\n' >"$T/script"
+for b in namespaces landlock; do
+	timeout 30 "$PY" -c '
+import os, signal, sys
+for s in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
+          signal.SIGPIPE, signal.SIGTERM, signal.SIGTSTP, signal.SIGWINCH,
+          signal.SIGRTMIN + 3, signal.SIGRTMAX):
+    signal.signal(s, signal.SIG_IGN)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2, signal.SIGALRM})
+os.execv(sys.argv[1], sys.argv[1:])
+' "$SBXRUN" --backend "$b" --diag fd:3 <"$T/script" >"$T/out" 2>"$T/err" 3>"$T/diag"
+	SBX_STATUS=$?
+	is_status 0 "$b: with eleven signals ignored and two blocked, the run succeeds"
+	is "$(sed -n 's/^SigIgn:[[:space:]]*//p' "$T/out")" 0000000000000000 \
+	    "$b: ... and the command starts with none ignored"
+	is "$(sed -n 's/^SigBlk:[[:space:]]*//p' "$T/out")" 0000000000000000 \
+	    "$b: ... and none blocked"
+done
+
 done_testing
