@@ -154,6 +154,50 @@ if [ "$SBX_BACKEND" = landlock ]; then
 	fi
 fi
 
+# --- the old root detached before the payload starts (namespaces) -------------------
+# After init's pivot_root the host's root lies on top of the new one, and a
+# ".." from below (/usr/..) leads into it until a umount2() detaches it.
+# Moving that umount2 (an RCU grace period) to a helper beside init's last
+# steps was tried and dropped (doc/design/startup.md, section 27); any such
+# reordering must keep it before the payload. Verdicts: a canary in the
+# host's /tmp (the jail's /tmp is its own), read through every way up from
+# the new root, never reaches the sandbox's output; and under strace -f the
+# umount2 ends before init's clone of the payload.
+if [ "$SBX_BACKEND" = namespaces ]; then
+	canary=$(uniq_tag oldroot)
+	printf '%s\n' "$canary" >"$T/oldroot-canary"
+	chmod 644 "$T/oldroot-canary"
+	jail_sh "for p in /usr/.. /usr/../.. /dev/.. /proc/1/root /proc/self/root/usr/..; do
+		cat \"\$p$T/oldroot-canary\"; done 2>/dev/null
+		[ \"\$(ls -a /usr/..)\" = \"\$(ls -a /)\" ] && echo same-root"
+	is_status 0 "the host's /tmp, read through every way up from the new root: the run ends"
+	unlike "$(output)" "$canary" "... and the canary never reaches the sandbox's output"
+	like "$(output)" "same-root" "... /usr/.. lists the new root (Landlock refuses the host's)"
+	if command -v strace >/dev/null 2>&1; then
+		echo true >"$T/pl-old"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace --pidns-translation -f -o "$T/old.st" -qq \
+		    -e trace=umount2,clone,clone3,execve \
+		    "$SBXRUN" --backend namespaces --diag none <"$T/pl-old" >/dev/null 2>&1
+		# Line numbers: the umount2's end, and init's clone of the
+		# payload (the task that execs the shell).
+		order=$(awk '
+		    FNR == NR {
+			if (/umount2/ && / = 0$/ && !ue) ue = FNR
+			if (/ execve\(/ && FNR > 1) p = $1
+			next
+		    }
+		    / clone\(/ { call[$1] = FNR }
+		    p && /clone/ && $0 ~ ("= [0-9]+ /[*] " p " in strace") && !c { c = call[$1] }
+		    END { print ue + 0, c + 0 }' "$T/old.st" "$T/old.st")
+		set -- $order
+		ok "the old root's umount2 ended before the payload started ($order)" \
+		    test "$1" -gt 0 -a "$2" -gt 0 -a "$1" -lt "$2"
+	else
+		skip "strace is missing (./bootstrap installs it)" 1
+	fi
+fi
+
 # --- the secret lists, resolved while the keeper works --------------------------------
 canary=$(uniq_tag canary)
 mkdir -p "$HOME/.aws" "$HOME/.ssh"
