@@ -137,23 +137,30 @@ anchor_of(const char *path, const struct sbx_landlock_anchor *a, size_t n)
  * any other path (/usr, /etc, /dev/null, /proc: root's, in directories
  * only root can change) is opened from / following no symlink. */
 static int
-rule_fd(const char *path, const struct sbx_landlock_anchor *a, size_t n)
+rule_fd(
+    const char *path, const struct sbx_landlock_anchor *a, size_t n, struct stat *st, bool *statted)
 {
 	const struct sbx_landlock_anchor *at;
 	const char *rel;
-	struct stat st;
+	int fd;
 
+	*statted = false;
 	if (a == NULL)
 		return open(path, O_PATH | O_CLOEXEC);
 	at = anchor_of(path, a, n);
-	if (at == NULL)
-		return sbx_open_nofollow(AT_FDCWD, path, &st);
+	if (at == NULL) {
+		fd = sbx_open_nofollow(AT_FDCWD, path, st);
+		*statted = fd >= 0;
+		return fd;
+	}
 	rel = path + strlen(at->path);
 	while (*rel == '/')
 		rel++;
 	if (*rel == '\0')
 		return fcntl(at->fd, F_DUPFD_CLOEXEC, 3);
-	return sbx_open_nofollow(at->fd, rel, &st);
+	fd = sbx_open_nofollow(at->fd, rel, st);
+	*statted = fd >= 0;
+	return fd;
 }
 
 static int
@@ -162,7 +169,8 @@ add_path_rule(int ruleset, const struct sbx_ll_rule *rule, int abi,
 {
 	struct sbx_path_beneath_attr attr = { 0 };
 	struct stat st;
-	int fd = rule_fd(rule->path, anchors, nanchors);
+	bool statted;
+	int fd = rule_fd(rule->path, anchors, nanchors, &st, &statted);
 
 	if (fd < 0) {
 		/* Nothing there to grant. ELOOP and EXDEV (anchored paths
@@ -175,8 +183,9 @@ add_path_rule(int ruleset, const struct sbx_ll_rule *rule, int abi,
 	}
 	attr.parent_fd = fd;
 	attr.allowed_access = fs_rights(rule->access, abi);
-	/* A rule on a file may only carry file rights. */
-	if (sbx_fstat_cached(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+	/* A rule on a file may only carry file rights (the open's own stat,
+	 * where it made one, is of this descriptor). */
+	if ((statted || sbx_fstat_cached(fd, &st) == 0) && !S_ISDIR(st.st_mode))
 		attr.allowed_access &= FS_FILE_RIGHTS;
 	if (attr.allowed_access != 0 &&
 	    syscall(__NR_landlock_add_rule, ruleset, SBX_LANDLOCK_RULE_PATH_BENEATH, &attr, 0) <
