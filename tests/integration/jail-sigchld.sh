@@ -25,8 +25,11 @@ done
 # its default first (sbxrun(1), SIGNALS). The namespaces payload
 # resets only those init's helper found not at their default: a wrong
 # note leaves one ignored here. Judged by the status file of the
-# command's own shell: no signal ignored, none blocked.
-printf 'grep -E "^Sig(Ign|Blk):" /proc/$$/status\n' >"$T/script"
+# command itself (the shell exec's grep, which keeps its dispositions and
+# mask): no signal ignored, none blocked. A child reading its shell's
+# status instead could catch the shell blocking every signal for a
+# moment around its vfork.
+printf 'exec grep -E "^Sig(Ign|Blk):" /proc/self/status\n' >"$T/script"
 for b in namespaces landlock; do
 	timeout 30 "$PY" -c '
 import os, signal, sys
