@@ -94,10 +94,25 @@ sbx_signals_reset_mask(const uint64_t *nondefault)
 	sigset_t none;
 
 	/* exec resets a caught signal, but an ignored one stays ignored. */
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP &&
-		    (nondefault == NULL || (sig <= 64 && (*nondefault >> (sig - 1) & 1))))
-			signal(sig, SIG_DFL);
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    (nondefault != NULL && (sig > 64 || !(*nondefault >> (sig - 1) & 1))))
+			continue;
+#ifdef __linux__
+		/* The C library keeps the first real-time signals for itself
+		 * (glibc 32 and 33, musl 32-34) and will not set them, but a
+		 * caller may hand them on ignored: the system call does. A
+		 * zeroed kernel sigaction is SIG_DFL with no flags whatever
+		 * the architecture's layout. */
+		if (sig >= 32 && sig < SIGRTMIN) {
+			unsigned long dfl[8] = { 0 };
+
+			(void)syscall(SYS_rt_sigaction, sig, dfl, NULL, (size_t)(_NSIG / 8));
+			continue;
+		}
+#endif
+		signal(sig, SIG_DFL);
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }

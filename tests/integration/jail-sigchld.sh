@@ -20,9 +20,9 @@ os.execv(sys.argv[1], sys.argv[1:])
 done
 
 # A caller that ignores signals (nohup, a shell's background job, a
-# daemon) hands that on through exec; an ignored signal stays ignored
-# through the payload's exec too, so the payload sets every one back to
-# its default first (sbxrun(1), SIGNALS). The namespaces payload
+# daemon, a CI runner) hands that on through exec; an ignored signal
+# stays ignored through the payload's exec too, so the payload sets every
+# one back to its default first (sbxrun(1), SIGNALS). The namespaces payload
 # resets only those init's helper found not at their default: a wrong
 # note leaves one ignored here. Judged by the status file of the
 # command itself (the shell exec's grep, which keeps its dispositions and
@@ -32,16 +32,26 @@ done
 printf 'exec grep -E "^Sig(Ign|Blk):" /proc/self/status\n' >"$T/script"
 for b in namespaces landlock; do
 	timeout 30 "$PY" -c '
-import os, signal, sys
+import ctypes, os, signal, sys
 for s in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
           signal.SIGPIPE, signal.SIGTERM, signal.SIGTSTP, signal.SIGWINCH,
           signal.SIGRTMIN + 3, signal.SIGRTMAX):
     signal.signal(s, signal.SIG_IGN)
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2, signal.SIGALRM})
+# 32 and 33, which glibc keeps for itself and will not set: by the system
+# call. The runner of our CI hands them on ignored; the reset of sbxrun,
+# through glibc, left them so in the sandbox.
+nr = {"x86_64": 13, "aarch64": 134}.get(os.uname().machine)
+if nr is not None:
+    ign = (ctypes.c_ulong * 8)(1)  # handler SIG_IGN, no flags
+    for s in (32, 33):
+        if ctypes.CDLL(None).syscall(ctypes.c_long(nr), ctypes.c_long(s), ign, None,
+                                     ctypes.c_long(8)) != 0:
+            sys.exit("rt_sigaction %d failed" % s)
 os.execv(sys.argv[1], sys.argv[1:])
 ' "$SBXRUN" --backend "$b" --diag fd:3 <"$T/script" >"$T/out" 2>"$T/err" 3>"$T/diag"
 	SBX_STATUS=$?
-	is_status 0 "$b: with eleven signals ignored and two blocked, the run succeeds"
+	is_status 0 "$b: with thirteen signals ignored and two blocked, the run succeeds"
 	is "$(sed -n 's/^SigIgn:[[:space:]]*//p' "$T/out")" 0000000000000000 \
 	    "$b: ... and the command starts with none ignored"
 	is "$(sed -n 's/^SigBlk:[[:space:]]*//p' "$T/out")" 0000000000000000 \
