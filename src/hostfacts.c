@@ -90,10 +90,18 @@ host_type(int dir, const char *name, mode_t *type)
 static enum sbx_file_kind
 host_kind(void *ctx, const char *path, char **target)
 {
+	const struct sbx_host_ids *ids = ctx;
 	mode_t type;
 	int dir;
-	const char *name = host_where(ctx, path, &dir);
+	const char *name = host_where(ids, path, &dir);
 
+	/* A secret the resolution found missing is missing for the plan:
+	 * the list is a snapshot taken as the run starts (resolve.h). Only
+	 * by name: below a pin the plan looks at the pinned directory,
+	 * which need not be what the name leads to. */
+	if (dir == AT_FDCWD && ids != NULL && ids->fs != NULL &&
+	    sbx_strv_contains(&ids->fs->missing, path))
+		return SBX_KIND_NONE;
 	if (host_type(dir, name, &type) < 0)
 		return SBX_KIND_NONE;
 	if (S_ISLNK(type)) {

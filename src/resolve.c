@@ -244,17 +244,21 @@ absolute(const char *path)
 	return sbx_path_join(cwd, path);
 }
 
+/* Adds path to v's hidden list, and its realpath when it has one; a name
+ * that does not exist at all goes to v->missing too. */
 static void
-add_hidden(struct sbx_pathmemo *m, struct sbx_strv *hidden, const char *path)
+add_hidden(struct sbx_pathmemo *m, struct sbx_fsview *v, const char *path)
 {
 	_cleanup_free_ char *abs = absolute(path);
 	const char *real;
 
-	if (!sbx_strv_contains(hidden, abs))
-		sbx_strv_push(hidden, abs);
+	if (!sbx_strv_contains(&v->hidden, abs))
+		sbx_strv_push(&v->hidden, abs);
 	real = sbx_pathmemo_realpath(m, abs);
-	if (real && !sbx_strv_contains(hidden, real))
-		sbx_strv_push(hidden, real);
+	if (real && !sbx_strv_contains(&v->hidden, real))
+		sbx_strv_push(&v->hidden, real);
+	if (real == NULL && sbx_pathmemo_absent(m, abs) && !sbx_strv_contains(&v->missing, abs))
+		sbx_strv_push(&v->missing, abs);
 }
 
 /* glob(3) of a pattern whose wildcards are all in its last component
@@ -263,7 +267,7 @@ add_hidden(struct sbx_pathmemo *m, struct sbx_strv *hidden, const char *path)
  * names, matched as glob matches them (a leading dot only explicitly).
  * False when the pattern is of another shape; glob(3) does those. */
 static bool
-glob_last(struct sbx_pathmemo *m, struct sbx_strv *hidden, const char *pattern)
+glob_last(struct sbx_pathmemo *m, struct sbx_fsview *v, const char *pattern)
 {
 	const char *slash = strrchr(pattern, '/');
 	const struct sbx_strv *listed;
@@ -286,7 +290,7 @@ glob_last(struct sbx_pathmemo *m, struct sbx_strv *hidden, const char *pattern)
 		if (fnmatch(slash + 1, names.v[i], FNM_PERIOD) != 0)
 			continue;
 		path = sbx_path_join(dir, names.v[i]);
-		add_hidden(m, hidden, path);
+		add_hidden(m, v, path);
 	}
 	sbx_strv_free(&names);
 	return true;
@@ -294,7 +298,7 @@ glob_last(struct sbx_pathmemo *m, struct sbx_strv *hidden, const char *pattern)
 
 static void
 build_hidden(struct sbx_pathmemo *m, const struct sbx_policy *p, const struct sbx_strv *homes,
-    struct sbx_strv *hidden)
+    struct sbx_fsview *v)
 {
 	struct sbx_strv raw = { 0 };
 
@@ -306,14 +310,14 @@ build_hidden(struct sbx_pathmemo *m, const struct sbx_policy *p, const struct sb
 		glob_t g;
 
 		if (strpbrk(raw.v[i], "*?[") == NULL) {
-			add_hidden(m, hidden, raw.v[i]);
+			add_hidden(m, v, raw.v[i]);
 			continue;
 		}
-		if (glob_last(m, hidden, raw.v[i]))
+		if (glob_last(m, v, raw.v[i]))
 			continue;
 		if (glob(raw.v[i], GLOB_NOSORT, NULL, &g) == 0)
 			for (size_t k = 0; k < g.gl_pathc; k++)
-				add_hidden(m, hidden, g.gl_pathv[k]);
+				add_hidden(m, v, g.gl_pathv[k]);
 		globfree(&g);
 	}
 	sbx_strv_free(&raw);
@@ -655,13 +659,16 @@ list_ids(const char *const *list, struct stat *ids, size_t max)
 	return n;
 }
 
+/* The identities of sv's paths that exist, those listed in skip aside
+ * (found missing already). */
 static size_t
-strv_ids(const struct sbx_strv *sv, struct stat *ids, size_t max)
+strv_ids(const struct sbx_strv *sv, const struct sbx_strv *skip, struct stat *ids, size_t max)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < sv->n && n < max; i++)
-		if (stat(sv->v[i], &ids[n]) == 0)
+		if ((skip == NULL || !sbx_strv_contains(skip, sv->v[i])) &&
+		    stat(sv->v[i], &ids[n]) == 0)
 			n++;
 	return n;
 }
@@ -748,18 +755,20 @@ out:
 	return why;
 }
 
+/* missing: entries of hidden that did not exist when the list was read
+ * (the snapshot: sbx_fsview's missing), not looked up again. */
 static void
 forbidden_ids_read(struct forbidden_ids *f, bool mount, const struct sbx_strv *homes,
-    const struct sbx_strv *hidden)
+    const struct sbx_strv *hidden, const struct sbx_strv *missing)
 {
 	memset(f, 0, sizeof(*f));
 	f->nexact = list_ids(mount ? mount_forbidden_exact : workdir_forbidden_exact, f->exact,
 	    SBX_ARRAY_LEN(f->exact));
 	f->ntrees = list_ids(mount ? mount_forbidden_trees : workdir_forbidden_trees, f->trees,
 	    SBX_ARRAY_LEN(f->trees));
-	f->nhidden = strv_ids(hidden, f->hidden, SBX_ARRAY_LEN(f->hidden));
+	f->nhidden = strv_ids(hidden, missing, f->hidden, SBX_ARRAY_LEN(f->hidden));
 	if (mount)
-		f->nhomes = strv_ids(homes, f->homes, SBX_ARRAY_LEN(f->homes));
+		f->nhomes = strv_ids(homes, NULL, f->homes, SBX_ARRAY_LEN(f->homes));
 }
 
 /* The mount target must not pass through a symlink: every existing
@@ -866,7 +875,7 @@ sbx_resolve_begin(
 
 	memset(v, 0, sizeof(*v));
 	sbx_strv_copy(&v->homes, homes);
-	build_hidden(&memo, p, homes, &v->hidden);
+	build_hidden(&memo, p, homes, v);
 	sbx_secrets_widen(&fs, p, homes, v);
 	/* The mount table is kept for sbx_resolve_rest()'s alias checks: one
 	 * reading of it per resolution (the kernel formats the whole table
@@ -923,7 +932,7 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 		return sbx_err_set(err, ENOTDIR, "workdir '%s' is not a directory",
 		    p->workdir ? p->workdir : v->workdir);
 	ids = sbx_xcalloc(1, sizeof(*ids));
-	forbidden_ids_read(ids, false, homes, &v->hidden);
+	forbidden_ids_read(ids, false, homes, &v->hidden, &v->missing);
 	/* A pinned path is judged by identity as well (forbidden_by_id(),
 	 * whose stats follow every link, and which sees a bind mount of a
 	 * forbidden tree too): its name is compared with the lists as
@@ -956,7 +965,7 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 	/* Read only for a run with mounts: ~90 stats (doc/design/startup.md,
 	 * section 12). */
 	if (p->nmounts > 0)
-		forbidden_ids_read(ids, true, homes, &v->hidden);
+		forbidden_ids_read(ids, true, homes, &v->hidden, &v->missing);
 	for (size_t i = 0; i < p->nmounts; i++) {
 		struct sbx_mount *m = &p->mounts[i];
 		const struct sbx_pin *sp = pin(v, "mount source", m->source, &wd_st, err);
@@ -1012,6 +1021,7 @@ sbx_fsview_free(struct sbx_fsview *v)
 	free(v->mountinfo);
 	sbx_strv_free(&v->homes);
 	sbx_strv_free(&v->hidden);
+	sbx_strv_free(&v->missing);
 	sbx_strv_free(&v->roots);
 	sbx_strv_free(&v->read);
 	memset(v, 0, sizeof(*v));

@@ -31,6 +31,11 @@ struct sbx_fsview {
 	struct sbx_strv homes; /* the caller's home directories */
 	struct sbx_strv hidden; /* never readable: secrets + [deny], each
 	                                   as written and, when it exists, resolved */
+	/* The entries of hidden (as written) with no entry of that name on
+	 * the host when the list was read: the list is a snapshot taken as
+	 * the run starts, and the plan takes these as missing without
+	 * looking again (hostfacts.c). */
+	struct sbx_strv missing;
 	struct sbx_strv roots; /* the system roots present here */
 	struct sbx_strv read; /* allowlist paths that exist, canonical */
 	/* The mount table as sbx_resolve_begin() read it, for the checks of

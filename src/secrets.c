@@ -124,6 +124,7 @@ struct sbx_pathmemo_ent {
 	char *path;
 	char *real; /* NULL: realpath failed with err */
 	int err;
+	bool absent; /* no entry has this name (not even a dangling symlink) */
 	bool listed; /* a listing of path, not its realpath */
 	struct sbx_strv names;
 };
@@ -156,7 +157,7 @@ plain_absolute(const char *path)
  * realpath does more (macOS also corrects a name's case), so there only
  * whole answers are remembered. */
 static char *
-resolve_plain(struct sbx_pathmemo *m, const char *path)
+resolve_plain(struct sbx_pathmemo *m, const char *path, bool *absent)
 {
 #ifdef __linux__
 	_cleanup_free_ char *dir = NULL;
@@ -168,14 +169,19 @@ resolve_plain(struct sbx_pathmemo *m, const char *path)
 	dir = sbx_xstrdup(path);
 	*strrchr(dir, '/') = '\0';
 	dreal = dir[0] ? sbx_pathmemo_realpath(m, dir) : "/";
-	if (dreal == NULL)
+	if (dreal == NULL) {
+		/* Nothing can be named below a directory that is not there,
+		 * or below a file. */
+		*absent = dir[0] && (sbx_pathmemo_absent(m, dir) || errno == ENOTDIR);
 		return NULL;
+	}
 	cand = sbx_path_join(dreal, strrchr(path, '/') + 1);
 	if (readlink(cand, &c, 1) < 0) {
 		int e = errno;
 
 		if (e == EINVAL)
 			return cand;
+		*absent = e == ENOENT || e == ENOTDIR;
 		free(cand);
 		errno = e;
 		return NULL;
@@ -183,6 +189,7 @@ resolve_plain(struct sbx_pathmemo *m, const char *path)
 	free(cand);
 #else
 	(void)m;
+	(void)absent;
 #endif
 	return realpath(path, NULL);
 }
@@ -191,6 +198,7 @@ const char *
 sbx_pathmemo_realpath(struct sbx_pathmemo *m, const char *path)
 {
 	struct sbx_pathmemo_ent *e;
+	bool absent = false;
 	char *real;
 	int err;
 
@@ -199,13 +207,25 @@ sbx_pathmemo_realpath(struct sbx_pathmemo *m, const char *path)
 			errno = m->v[i].err;
 			return m->v[i].real;
 		}
-	real = resolve_plain(m, path);
+	real = resolve_plain(m, path, &absent);
 	err = real ? 0 : errno;
 	m->v = sbx_xreallocarray(m->v, m->n + 1, sizeof(*m->v));
 	e = &m->v[m->n++];
-	*e = (struct sbx_pathmemo_ent){ .path = sbx_xstrdup(path), .real = real, .err = err };
+	*e = (struct sbx_pathmemo_ent){ .path = sbx_xstrdup(path),
+		.real = real,
+		.err = err,
+		.absent = real == NULL && absent };
 	errno = err;
 	return real;
+}
+
+bool
+sbx_pathmemo_absent(const struct sbx_pathmemo *m, const char *path)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!m->v[i].listed && strcmp(m->v[i].path, path) == 0)
+			return m->v[i].absent;
+	return false;
 }
 
 const struct sbx_strv *
@@ -743,8 +763,11 @@ check_links(const struct sbx_idfs *fs, const struct sbx_policy *p, const struct 
 	 * mounts, no allowlist): no secret file needs to be looked at. */
 	if (v->workdir_in_jail && p->nmounts == 0 && (p->fs != SBX_FS_ALLOWLIST || v->read.n == 0))
 		return 0;
+	/* What did not exist when the list was read is not looked for
+	 * again (the list is a snapshot: resolve.h). */
 	for (size_t i = 0; i < v->hidden.n; i++)
-		collect_secret_files(fs, v->hidden.v[i], true, 0, &s);
+		if (!sbx_strv_contains(&v->missing, v->hidden.v[i]))
+			collect_secret_files(fs, v->hidden.v[i], true, 0, &s);
 	/* No secret file has a second name anywhere: nothing to look for,
 	 * and no tree is walked (the usual case, at the cost of one stat
 	 * per secret file). */

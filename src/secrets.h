@@ -66,6 +66,11 @@ struct sbx_pathmemo {
 
 /* realpath(path), or NULL with errno set; the string belongs to m. */
 const char *sbx_pathmemo_realpath(struct sbx_pathmemo *m, const char *path);
+/* Whether sbx_pathmemo_realpath() of path found that nothing at all has
+ * that name (no file, no directory, not even a dangling symlink): its
+ * lookup of the name, or of a directory above it, failed with ENOENT or
+ * ENOTDIR (Linux; elsewhere never). False for a path not asked. */
+bool sbx_pathmemo_absent(const struct sbx_pathmemo *m, const char *path);
 /* The names in dir as sbx_idfs's list gives them (readdir order, without
  * "." and ".."), or NULL with errno set; they belong to m. */
 const struct sbx_strv *sbx_pathmemo_list(struct sbx_pathmemo *m, const char *dir);

@@ -384,6 +384,32 @@ else
 	skip "strace is missing (./bootstrap installs it)" 2
 fi
 
+# --- a secret that is not there is looked up once -------------------------------------------
+# The secret list is a snapshot taken as the run starts (doc/design/
+# secrets.md): a name with no entry at all when the resolution reads it
+# is missing for the plan too (doc/design/startup.md, section 28). Under
+# strace -f: the name is looked up by the resolution's realpath, and
+# neither the plan (statx of its type) nor the resolution's identity and
+# hard-link checks (stat) ask for it again. The same name as a dangling
+# symlink exists, and the plan still asks what it is.
+if command -v strace >/dev/null 2>&1; then
+	ghost=$T/ghost-secret
+	mkdir -p "$T/dangle"
+	ln -sfn "$T/dangle/target" "$T/dangle/link"
+	echo true >"$T/pl-true"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -qq -o "$T/ghost.st" -e trace=statx,newfstatat,stat,lstat,readlink \
+	    "$SBXRUN" --diag none --deny-read "$ghost" --deny-read "$T/dangle/link" \
+	    <"$T/pl-true" >/dev/null 2>&1
+	is "$(grep -F "\"$ghost\"" "$T/ghost.st" | grep -c -v readlink)" 0 \
+	    "a missing secret: no stat or statx of it after its realpath"
+	is "$(grep -F "\"$ghost\"" "$T/ghost.st" | grep -c readlink)" 1 "... whose readlink found it missing"
+	ok "a dangling symlink secret: its type is still asked" \
+	    grep -q -F "statx(AT_FDCWD, \"$T/dangle/link\"" "$T/ghost.st"
+else
+	skip "strace is missing (./bootstrap installs it)" 3
+fi
+
 # --- the keeper is reaped ---------------------------------------------------------------
 # The keeper (src/keeper.c) is sbxrun's own clone child and is reaped
 # before sbxrun returns. A caller to which orphans come back (a child

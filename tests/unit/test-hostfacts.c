@@ -206,6 +206,19 @@ test_pinned(const char *top)
 	ok(f.list(f.ctx, "/nonexistent/moved/proj", &names) == 0 && names.n == 5,
 	    "the pin's names are listed through it");
 	ok(f.sealed(f.ctx, "/nonexistent/moved/proj/secret"), "sealed is judged through it");
+	/* The resolution's missing secrets: taken as missing by name, never
+	 * below a pin, where the pinned directory is what counts. */
+	{
+		_cleanup_free_ char *readme = in(top, "proj/README.md");
+
+		sbx_strv_push(&fs.missing, "/nonexistent/moved/proj/README.md");
+		sbx_strv_push(&fs.missing, readme);
+		is_int(f.kind(f.ctx, "/nonexistent/moved/proj/README.md", NULL), SBX_KIND_FILE,
+		    "a path below the pin listed as missing is still looked up through it");
+		is_int(f.kind(f.ctx, readme, NULL), SBX_KIND_NONE,
+		    "a path the resolution found missing is missing, by name");
+		sbx_strv_free(&fs.missing);
+	}
 	sbx_strv_free(&names);
 	close(pin.fd);
 }

@@ -511,6 +511,62 @@ test_resolve_hidden(void)
 	free(k4);
 }
 
+/* The secrets with no entry at all are listed as missing, for the plan to
+ * take as such without looking again; a dangling symlink, a name below a
+ * directory that cannot be searched, and an existing entry are not. */
+static void
+test_resolve_missing(void)
+{
+	struct sbx_policy p;
+	struct sbx_fsview v;
+	struct sbx_err err;
+	char *absent = at("gone/x"), *below_dir = at("nodir/a/b"), *below_file = at("m/file/x");
+	char *dangling = at("m/dangling"), *exists = at("m/file"), *ssh = at("home/.ssh");
+	char *closed = at("m/closed/x"), *closed_dir = at("m/closed");
+
+	mkdir_p("m");
+	touch("m/file");
+	symlink_to("nowhere", "m/dangling");
+	mkdir_p("m/closed");
+	sbx_policy_init(&p, home);
+	p.workdir = at("w");
+	sbx_strv_push(&p.deny, absent);
+	sbx_strv_push(&p.deny, below_dir);
+	sbx_strv_push(&p.deny, below_file);
+	sbx_strv_push(&p.deny, dangling);
+	sbx_strv_push(&p.deny, exists);
+	sbx_strv_push(&p.deny, closed);
+	/* As root the closed directory is searched all the same. */
+	chmod(closed_dir, 0);
+	if (is_int(resolve(&p, NULL, &v, &err), 0, "resolve with missing [deny] paths")) {
+		ok(sbx_strv_contains(&v.missing, absent), "a name that is not there is missing");
+		ok(sbx_strv_contains(&v.missing, below_dir),
+		    "a name below a directory that is not there is missing");
+		ok(sbx_strv_contains(&v.missing, below_file), "a name below a file is missing");
+		ok(!sbx_strv_contains(&v.missing, dangling),
+		    "a dangling symlink is not missing (its name exists)");
+		ok(!sbx_strv_contains(&v.missing, exists), "a file that exists is not missing");
+		ok(!sbx_strv_contains(&v.missing, ssh), "~/.ssh, which exists, is not missing");
+		ok(geteuid() == 0 || !sbx_strv_contains(&v.missing, closed),
+		    "a name below a directory that cannot be searched is not missing");
+		ok(sbx_strv_contains(&v.hidden, dangling) && sbx_strv_contains(&v.hidden, absent),
+		    "missing or not, each stays in the hidden list");
+	} else {
+		diag("error: %s", err.msg);
+	}
+	sbx_fsview_free(&v);
+	chmod(closed_dir, 0755);
+	sbx_policy_free(&p);
+	free(absent);
+	free(below_dir);
+	free(below_file);
+	free(dangling);
+	free(exists);
+	free(ssh);
+	free(closed);
+	free(closed_dir);
+}
+
 static void
 test_resolve_read(void)
 {
@@ -729,6 +785,7 @@ main(void)
 	test_path_helpers();
 	test_resolve_workdir();
 	test_resolve_hidden();
+	test_resolve_missing();
 	test_resolve_read();
 	test_resolve_mounts();
 	cmd = sbx_xasprintf("rm -rf '%s'", base);
