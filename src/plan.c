@@ -45,6 +45,18 @@ is_sealed(struct builder *b, const char *path)
 	return yes;
 }
 
+/* The kind of hidden path h as the view recorded it (fsplan.c looked each
+ * one up), so that the rules' walk does not ask the host again; the
+ * facts' answer for a path the view lacks, or a view made without facts. */
+static enum sbx_file_kind
+hidden_kind(struct builder *b, const char *h)
+{
+	for (size_t i = 0; b->view->facts && i < b->view->n; i++)
+		if (b->view->v[i].disp == SBX_FSD_HIDDEN && strcmp(b->view->v[i].path, h) == 0)
+			return b->view->v[i].kind;
+	return b->facts->kind(b->facts->ctx, h, NULL);
+}
+
 static struct sbx_op *
 add_op(
     struct sbx_plan *plan, enum sbx_op_kind kind, const char *src, const char *dst, unsigned flags)
@@ -537,8 +549,7 @@ rules_for(struct builder *b, const char *src, const char *dst, enum sbx_file_kin
 		 * from the sandbox (/etc/shadow) would cost a rule per
 		 * neighbour and add nothing. */
 		if (is_dir && sbx_path_is_under(hidden->v[i], src) &&
-		    b->facts->kind(b->facts->ctx, hidden->v[i], NULL) != SBX_KIND_NONE &&
-		    !is_sealed(b, hidden->v[i]))
+		    hidden_kind(b, hidden->v[i]) != SBX_KIND_NONE && !is_sealed(b, hidden->v[i]))
 			sbx_strv_push(&inside, hidden->v[i]);
 	}
 	if (inside.n == 0 || depth > 32 || b->facts->list(b->facts->ctx, src, &names) < 0) {
@@ -570,7 +581,7 @@ out:
 static bool
 ll_walk_hidden(struct builder *b, const char *h, unsigned access)
 {
-	enum sbx_file_kind k = b->facts->kind(b->facts->ctx, h, NULL);
+	enum sbx_file_kind k = hidden_kind(b, h);
 
 	if (k == SBX_KIND_NONE || k == SBX_KIND_SYMLINK)
 		return false;
