@@ -167,14 +167,13 @@ ensure_target(int root, const char *dst, bool is_file, struct sbx_err *err)
 static int
 open_target(int root, const char *dst, unsigned flags, struct sbx_err *err)
 {
-	struct stat st;
 	int fd;
 
 	if (flags & SBX_OPF_MKTARGET)
 		return make_target_nofollow(root, dst, flags & SBX_OPF_FILE, err);
 	if (ensure_target(root, dst, flags & SBX_OPF_FILE, err) < 0)
 		return -1;
-	fd = sbx_open_nofollow(root, rel(dst), &st);
+	fd = sbx_open_nofollow(root, rel(dst), NULL);
 	if (fd < 0)
 		return sbx_err_sys(err, "mount target %s", dst);
 	return fd;
@@ -392,7 +391,7 @@ do_op(const struct sbx_op *op, struct build *b, struct sbx_err *err)
 		 * sandbox cannot change them on a directory it does not own. */
 		if (faccessat(b->root, rel(dst), F_OK, 0) < 0 && errno == EACCES)
 			return 0;
-		target = sbx_open_nofollow(b->root, rel(dst), &(struct stat){ 0 });
+		target = sbx_open_nofollow(b->root, rel(dst), NULL);
 		/* Gone since the list was made (a temp file in /etc, say):
 		 * nothing is left to read, as if the run had started a moment
 		 * later and its glob had not matched it. */
@@ -417,7 +416,7 @@ do_op(const struct sbx_op *op, struct build *b, struct sbx_err *err)
 	case SBX_OP_REMOUNT_RO:
 		if (drop_hidden(b, err) < 0)
 			return -1;
-		target = sbx_open_nofollow(b->root, rel(dst), &(struct stat){ 0 });
+		target = sbx_open_nofollow(b->root, rel(dst), NULL);
 		attr.attr_set = MOUNT_ATTR_RDONLY;
 		if (target < 0 || mount_setattr(target, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
 			return sbx_err_sys(err, "cannot set the mount flags of %s", dst);

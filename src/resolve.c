@@ -332,8 +332,9 @@ sbx_same_file(const struct stat *a, const struct stat *b)
 /* One component at a time, each opened with O_NOFOLLOW and checked: the
  * portable way to what openat2's RESOLVE_NO_SYMLINKS does in one call. */
 static int
-walk_nofollow(int dirfd, const char *path, struct stat *st)
+walk_nofollow(int dirfd, const char *path, struct stat *st_out)
 {
+	struct stat own, *st = st_out ? st_out : &own;
 	_cleanup_free_ char *copy = sbx_xstrdup(path);
 	char *save = NULL;
 	int dir = path[0] == '/' ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
@@ -481,7 +482,7 @@ sbx_open_nofollow(int dirfd, const char *path, struct stat *st)
 		int fd = (int)syscall(
 		    SYS_openat2, path[0] == '/' ? AT_FDCWD : dirfd, path, &how, sizeof(how));
 
-		if (fd >= 0 && sbx_fstat_cached(fd, st) < 0) {
+		if (fd >= 0 && st != NULL && sbx_fstat_cached(fd, st) < 0) {
 			close(fd);
 			return -1;
 		}

@@ -96,7 +96,7 @@ int sbx_fsview_workdir_fd(const struct sbx_fsview *v);
  * with O_PATH, following no symlink on the way, the last component
  * included, and refusing "..": a component swapped for a symlink makes it
  * fail with ELOOP instead of leading elsewhere. st receives the fstat of
- * the result. Returns the descriptor, or -1 with errno. */
+ * the result (NULL: not asked). Returns the descriptor, or -1 with errno. */
 int sbx_open_nofollow(int dirfd, const char *path, struct stat *st);
 
 /* fstat() of fd from what the kernel has cached (AT_STATX_DONT_SYNC on
