@@ -980,10 +980,9 @@ cover_tree(const struct sbx_tree *t, const struct sbx_fsview *fs, int userns,
 	const struct sbx_pin *pin = sbx_fsview_pin(fs, t->src);
 	_cleanup_close_ int own = -1;
 	struct sbx_covers covers;
-	struct stat st;
 	int host, tree = -1, rc;
 
-	if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, t->src, &st)) < 0)
+	if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, t->src, NULL)) < 0)
 		return sbx_err_sys(err, "cannot open %s", t->src);
 	host = pin ? pin->fd : own;
 	rc = sbx_owner_scan(host, t->src, 0, 0, NULL, MAX_COVERS, &covers, err);

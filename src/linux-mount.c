@@ -128,14 +128,28 @@ fail:
  * something is there already, whatever it is. Made first and its parents
  * only when that fails with ENOENT: an entry that exists fails with
  * EEXIST, as O_EXCL makes open(2) do for a file (and for a symlink, which
- * it does not follow), before any other check of the kernel's. */
+ * it does not follow), before any other check of the kernel's. A file is
+ * made with openat2() beneath root, following no symlink, so that its
+ * descriptor, left in *made, is the very target and needs no second
+ * lookup; without openat2 it is made with openat(2) and *made stays -1. */
 static int
-make_one(int root, const char *r, bool is_file)
+make_one(int root, const char *r, bool is_file, int *made)
 {
+	struct open_how how = { .flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		.mode = 0644,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	int fd;
 
+	*made = -1;
 	if (!is_file)
 		return mkdirat(root, r, 0755);
+	fd = (int)syscall(SYS_openat2, root, r, &how, sizeof(how));
+	if (fd >= 0) {
+		*made = fd;
+		return 0;
+	}
+	if (errno != ENOSYS && errno != EPERM)
+		return -1;
 	fd = openat(root, r, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -143,18 +157,19 @@ make_one(int root, const char *r, bool is_file)
 	return 0;
 }
 
+/* *made: as make_one() leaves it. */
 static int
-ensure_target(int root, const char *dst, bool is_file, struct sbx_err *err)
+ensure_target(int root, const char *dst, bool is_file, int *made, struct sbx_err *err)
 {
 	const char *r = rel(dst);
 	struct stat st;
 
-	if (make_one(root, r, is_file) == 0 || errno == EEXIST)
+	if (make_one(root, r, is_file, made) == 0 || errno == EEXIST)
 		return 0;
 	if (errno == ENOENT) {
 		if (make_parent(root, r) < 0)
 			return sbx_err_sys(err, "cannot create %s", dst);
-		if (make_one(root, r, is_file) == 0 || errno == EEXIST)
+		if (make_one(root, r, is_file, made) == 0 || errno == EEXIST)
 			return 0;
 	}
 	if (fstatat(root, r, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -167,12 +182,14 @@ ensure_target(int root, const char *dst, bool is_file, struct sbx_err *err)
 static int
 open_target(int root, const char *dst, unsigned flags, struct sbx_err *err)
 {
-	int fd;
+	int fd, made;
 
 	if (flags & SBX_OPF_MKTARGET)
 		return make_target_nofollow(root, dst, flags & SBX_OPF_FILE, err);
-	if (ensure_target(root, dst, flags & SBX_OPF_FILE, err) < 0)
+	if (ensure_target(root, dst, flags & SBX_OPF_FILE, &made, err) < 0)
 		return -1;
+	if (made >= 0)
+		return made;
 	fd = sbx_open_nofollow(root, rel(dst), NULL);
 	if (fd < 0)
 		return sbx_err_sys(err, "mount target %s", dst);
@@ -509,12 +526,11 @@ sbx_mount_clone_tree(
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID, .propagation = MS_PRIVATE };
 	const struct sbx_pin *pin = fs ? sbx_fsview_pin(fs, t->src) : NULL;
 	_cleanup_close_ int own = -1;
-	struct stat st;
 	int fd;
 
 	/* Never by name: the descriptor resolve checked (a workdir, a mount
 	 * source), or the system path opened now following no link. */
-	if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, t->src, &st)) < 0)
+	if (pin == NULL && (own = sbx_open_nofollow(AT_FDCWD, t->src, NULL)) < 0)
 		return sbx_err_sys(err, "cannot open %s", t->src);
 	fd = open_tree(pin ? pin->fd : own, "",
 	    AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
