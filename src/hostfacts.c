@@ -99,8 +99,7 @@ host_kind(void *ctx, const char *path, char **target)
 	 * the list is a snapshot taken as the run starts (resolve.h). Only
 	 * by name: below a pin the plan looks at the pinned directory,
 	 * which need not be what the name leads to. */
-	if (dir == AT_FDCWD && ids != NULL && ids->fs != NULL &&
-	    sbx_strv_contains(&ids->fs->missing, path))
+	if (ids != NULL && sbx_fsview_missing(ids->fs, path))
 		return SBX_KIND_NONE;
 	if (host_type(dir, name, &type) < 0)
 		return SBX_KIND_NONE;

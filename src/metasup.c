@@ -271,6 +271,10 @@ sbx_metasup_set_guard(struct sbx_meta_ctx *m, const struct sbx_meta_guard *g)
 		for (size_t i = 0; i < kinds[k].list->n; i++) {
 			const char *path = kinds[k].list->v[i];
 
+			/* A secret found missing when the list was read has
+			 * no identity to guard (the list is a snapshot). */
+			if (kinds[k].what == SBX_GUARD_HIDDEN && sbx_fsview_missing(g->fs, path))
+				continue;
 			/* A symlink stands for itself and for what it names:
 			 * the hidden list holds both spellings, but a path
 			 * made a symlink before the run may not. Anything

@@ -439,6 +439,17 @@ sbx_fsview_at(const struct sbx_fsview *v, const char *path, int *dir)
 	return path;
 }
 
+bool
+sbx_fsview_missing(const struct sbx_fsview *v, const char *path)
+{
+	int dir;
+
+	if (v == NULL || !sbx_strv_contains(&v->missing, path))
+		return false;
+	(void)sbx_fsview_at(v, path, &dir);
+	return dir == AT_FDCWD;
+}
+
 int
 sbx_fsview_stat(const struct sbx_fsview *v, const char *path, int flags, struct stat *st)
 {

@@ -119,6 +119,11 @@ const char *sbx_fsview_at(const struct sbx_fsview *v, const char *path, int *dir
 /* sbx_stat_cached() of path (flags as fstatat's) looked up that way. */
 int sbx_fsview_stat(const struct sbx_fsview *v, const char *path, int flags, struct stat *st);
 
+/* Whether path is one of v's missing entries (found with no entry at all
+ * when the secret list was read) and is looked up by name: below a pin
+ * what counts is the pinned directory, which is looked at instead. */
+bool sbx_fsview_missing(const struct sbx_fsview *v, const char *path);
+
 #ifdef __linux__
 /* The struct stat fields a statx() answer holds. */
 void sbx_stat_of_statx(const struct statx *sx, struct stat *st);
