@@ -399,7 +399,8 @@ if command -v strace >/dev/null 2>&1; then
 	echo true >"$T/pl-true"
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	    strace -f -qq -o "$T/ghost.st" -e trace=statx,newfstatat,stat,lstat,readlink \
-	    "$SBXRUN" --diag none --deny-read "$ghost" --deny-read "$T/dangle/link" \
+	    "$SBXRUN" --backend "${SBX_BACKEND:-namespaces}" --diag none \
+	    --deny-read "$ghost" --deny-read "$T/dangle/link" \
 	    <"$T/pl-true" >/dev/null 2>&1
 	is "$(grep -F "\"$ghost\"" "$T/ghost.st" | grep -c -v readlink)" 0 \
 	    "a missing secret: no stat or statx of it after its realpath"
