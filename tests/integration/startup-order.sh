@@ -392,11 +392,11 @@ fi
 # neither the plan (statx of its type) nor the resolution's identity and
 # hard-link checks (stat) ask for it again. The same name as a dangling
 # symlink exists, and the plan still asks what it is.
+echo true >"$T/pl-true"
 if command -v strace >/dev/null 2>&1; then
 	ghost=$T/ghost-secret
 	mkdir -p "$T/dangle"
 	ln -sfn "$T/dangle/target" "$T/dangle/link"
-	echo true >"$T/pl-true"
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	    strace -f -qq -o "$T/ghost.st" -e trace=statx,newfstatat,stat,lstat,readlink \
 	    "$SBXRUN" --backend "${SBX_BACKEND:-namespaces}" --diag none \
@@ -409,6 +409,39 @@ if command -v strace >/dev/null 2>&1; then
 	    grep -q -F "statx(AT_FDCWD, \"$T/dangle/link\"" "$T/ghost.st"
 else
 	skip "strace is missing (./bootstrap installs it)" 3
+fi
+# A hidden path inside a readable tree has its type looked up once, by the
+# view; the rules' walk takes it from there (section 28). /etc/shadow is
+# such a path in a default run (strict: /etc is readable).
+if ! command -v strace >/dev/null 2>&1; then
+	skip "strace is missing (./bootstrap installs it)" 1
+elif [ ! -f /etc/shadow ]; then
+	skip "this system has no /etc/shadow to count the lookups of" 1
+else
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -qq -o "$T/shadow.st" -e trace=statx \
+	    "$SBXRUN" --backend "${SBX_BACKEND:-namespaces}" --diag none \
+	    <"$T/pl-true" >/dev/null 2>&1
+	is "$(grep -F '"/etc/shadow"' "$T/shadow.st" | grep -c STATX_TYPE)" 1 \
+	    "/etc/shadow, hidden in a readable tree: its type is asked once"
+fi
+# Init makes each file it mounts on (the devices in the new root) with
+# openat2 beneath the new root and mounts on that descriptor: dev/null is
+# made once, and not looked up again in the directory it was made in (an
+# unprivileged caller's init also opens the host's, from the old root).
+if [ "${SBX_BACKEND:-namespaces}" = namespaces ]; then
+	if command -v strace >/dev/null 2>&1; then
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -f -qq -o "$T/devnull.st" -e trace=open,openat,openat2 \
+		    "$SBXRUN" --backend namespaces --diag none <"$T/pl-true" >/dev/null 2>&1
+		again=$(awk '/"dev\/null"/ && /O_CREAT/ { made++; split($2, a, "("); dir = a[2] }
+		    /"dev\/null"/ && /O_PATH/ { split($2, a, "("); if (a[2] == dir) n++ }
+		    END { print made + 0, n + 0 }' "$T/devnull.st")
+		is "$again" "1 0" \
+		    "the new root's dev/null: made once, and mounted on without a second lookup"
+	else
+		skip "strace is missing (./bootstrap installs it)" 1
+	fi
 fi
 
 # --- the keeper is reaped ---------------------------------------------------------------
