@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,10 @@ struct builder {
 	struct view *views;
 	size_t nviews;
 	struct sbx_strv ro; /* Landlock-only: protected paths */
+	struct sbx_strv absent; /* the rules' walk: the first missing name of
+	                           each hidden path that does not exist (see
+	                           absent_mark()) */
+	struct sbx_strv system; /* the system secret list's patterns */
 	/* The facts' answers to "sealed", each path asked once (each is a
 	 * few system calls, and the covers and the rules ask alike). */
 	struct sbx_strv sealed_yes, sealed_no;
@@ -55,6 +60,71 @@ hidden_kind(struct builder *b, const char *h)
 		if (b->view->v[i].disp == SBX_FSD_HIDDEN && strcmp(b->view->v[i].path, h) == 0)
 			return b->view->v[i].kind;
 	return b->facts->kind(b->facts->ctx, h, NULL);
+}
+
+/* A hidden path that does not exist when the run starts can be made while
+ * it runs, by the host (an `aws configure` in another terminal). Where
+ * the nearest directory above it that exists lies in a read-only tree the
+ * sandbox may search, the rules' walk goes around the first missing name
+ * below that directory as around a hidden path that exists: nothing made
+ * there later is granted reading. In a writable tree the sandbox makes
+ * names itself and must read them, so none is marked there; nor is a name
+ * of the system list (/etc/master.passwd on Linux, a backup such as
+ * /etc/shadow-): only root makes those, with modes that keep them from
+ * others, and marking one would walk all of /etc in every run. Returns
+ * that name's path (the caller's to free), or NULL. */
+static char *
+absent_mark(struct builder *b, const char *h)
+{
+	const char *tree = NULL;
+	char *cur;
+
+	for (size_t i = 0; i < b->system.n; i++)
+		if (fnmatch(b->system.v[i], h, FNM_PATHNAME) == 0)
+			return NULL;
+	for (size_t i = 0; i < b->nviews && tree == NULL; i++)
+		if (b->views[i].kind == SBX_KIND_DIR && !(b->views[i].access & SBX_LL_WRITE) &&
+		    strcmp(b->views[i].src, h) != 0 && sbx_path_is_under(h, b->views[i].src))
+			tree = b->views[i].src;
+	for (size_t i = 0; i < b->nviews && tree; i++)
+		if ((b->views[i].access & SBX_LL_WRITE) && sbx_path_is_under(h, b->views[i].src))
+			tree = NULL;
+	if (tree == NULL)
+		return NULL;
+	cur = sbx_xstrdup(h);
+	for (;;) {
+		char *slash = strrchr(cur, '/');
+		_cleanup_free_ char *parent = NULL;
+		enum sbx_file_kind k;
+
+		if (slash == NULL || slash[1] == '\0')
+			break;
+		parent = slash == cur ? sbx_xstrdup("/") : sbx_xstrndup(cur, (size_t)(slash - cur));
+		k = strcmp(parent, "/") == 0 ? SBX_KIND_DIR
+					     : b->facts->kind(b->facts->ctx, parent, NULL);
+		if (k == SBX_KIND_NONE) {
+			*slash = '\0';
+			continue;
+		}
+		if (k != SBX_KIND_DIR)
+			break;
+		/* The sandbox must be able to search every directory from the
+		 * tree's root down to it (/root, mode 0700, keeps all of
+		 * ~root/.config from a root caller's sandbox). */
+		for (char *up = parent;;) {
+			char *s = strrchr(up, '/');
+
+			if (is_sealed(b, up))
+				goto none;
+			if (strcmp(up, tree) == 0 || s == NULL || s == up)
+				break;
+			*s = '\0';
+		}
+		return cur;
+	}
+none:
+	free(cur);
+	return NULL;
 }
 
 static struct sbx_op *
@@ -548,8 +618,12 @@ rules_for(struct builder *b, const char *src, const char *dst, enum sbx_file_kin
 		/* Walking around a path that file permissions already keep
 		 * from the sandbox (/etc/shadow) would cost a rule per
 		 * neighbour and add nothing. */
-		if (is_dir && sbx_path_is_under(hidden->v[i], src) &&
-		    hidden_kind(b, hidden->v[i]) != SBX_KIND_NONE && !is_sealed(b, hidden->v[i]))
+		if (!is_dir || !sbx_path_is_under(hidden->v[i], src))
+			continue;
+		if (sbx_strv_contains(&b->absent, hidden->v[i])
+			? !(access & SBX_LL_WRITE)
+			: hidden_kind(b, hidden->v[i]) != SBX_KIND_NONE &&
+			    !is_sealed(b, hidden->v[i]))
 			sbx_strv_push(&inside, hidden->v[i]);
 	}
 	if (inside.n == 0 || depth > 32 || b->facts->list(b->facts->ctx, src, &names) < 0) {
@@ -581,7 +655,11 @@ out:
 static bool
 ll_walk_hidden(struct builder *b, const char *h, unsigned access)
 {
-	enum sbx_file_kind k = hidden_kind(b, h);
+	enum sbx_file_kind k;
+
+	if (sbx_strv_contains(&b->absent, h))
+		return !(access & SBX_LL_WRITE);
+	k = hidden_kind(b, h);
 
 	if (k == SBX_KIND_NONE || k == SBX_KIND_SYMLINK)
 		return false;
@@ -609,7 +687,7 @@ ll_rules_for(struct builder *b, const char *path, enum sbx_file_kind kind, unsig
     const struct sbx_strv *hidden, const struct sbx_strv *ro, int depth)
 {
 	struct sbx_strv in_h = { 0 }, in_ro = { 0 }, names = { 0 };
-	bool is_dir = kind == SBX_KIND_DIR;
+	bool is_dir = kind == SBX_KIND_DIR, exists_below = false;
 	unsigned keep;
 
 	for (size_t i = 0; i < hidden->n; i++)
@@ -620,8 +698,10 @@ ll_rules_for(struct builder *b, const char *path, enum sbx_file_kind kind, unsig
 			access &= ~SBX_LL_WRITE; /* protected, and all below it */
 	for (size_t i = 0; is_dir && i < hidden->n; i++)
 		if (strcmp(hidden->v[i], path) != 0 && sbx_path_is_under(hidden->v[i], path) &&
-		    ll_walk_hidden(b, hidden->v[i], access))
+		    ll_walk_hidden(b, hidden->v[i], access)) {
 			sbx_strv_push(&in_h, hidden->v[i]);
+			exists_below |= !sbx_strv_contains(&b->absent, hidden->v[i]);
+		}
 	for (size_t i = 0; is_dir && (access & SBX_LL_WRITE) && i < ro->n; i++)
 		if (strcmp(ro->v[i], path) != 0 && sbx_path_is_under(ro->v[i], path))
 			sbx_strv_push(&in_ro, ro->v[i]);
@@ -629,7 +709,9 @@ ll_rules_for(struct builder *b, const char *path, enum sbx_file_kind kind, unsig
 		add_rule(b->plan, path, is_dir ? access : access & ~SBX_LL_LIST, is_dir);
 		goto out;
 	}
-	keep = in_h.n > 0 ? 0 : access & ~SBX_LL_WRITE;
+	/* Below it only names that do not exist yet (in a read-only tree):
+	 * it keeps its listing, as the namespaces backend's walk does. */
+	keep = exists_below ? 0 : in_h.n > 0 ? access & SBX_LL_LIST : access & ~SBX_LL_WRITE;
 	/* Only protected paths below the workdir: it keeps its write rights,
 	 * which reach all of them, and the supervisor judges every call that
 	 * makes, removes, renames or writes a name (doc/design/everyday.md,
@@ -645,7 +727,7 @@ ll_rules_for(struct builder *b, const char *path, enum sbx_file_kind kind, unsig
 		sbx_strv_push(&b->plan->frozen, path);
 	}
 	add_rule(b->plan, path, keep, true);
-	if (in_h.n > 0)
+	if (exists_below)
 		note(b->plan,
 		    sbx_xasprintf("%s cannot be listed: a hidden path lies below it", path));
 	if (depth > 32 || b->facts->list(b->facts->ctx, path, &names) < 0) {
@@ -733,15 +815,29 @@ sbx_plan_lower(const struct sbx_fsplan *view, const struct sbx_policy *p,
 	struct sbx_strv hidden = { 0 };
 
 	memset(plan, 0, sizeof(*plan));
-	for (size_t i = 0; i < view->n; i++)
-		if (view->v[i].disp == SBX_FSD_HIDDEN)
-			sbx_strv_push(&hidden, view->v[i].path);
 	build_readonly_view(&b);
 	build_system_mounts(&b);
 	build_workdir(&b);
 	build_hides(&b);
 	build_protects(&b);
 	protect_mount_gits(&b);
+	sbx_secret_list_system(&b.system);
+	for (size_t i = 0; i < view->n; i++) {
+		char *mark;
+
+		if (view->v[i].disp != SBX_FSD_HIDDEN)
+			continue;
+		if (!view->facts || view->v[i].kind != SBX_KIND_NONE ||
+		    (mark = absent_mark(&b, view->v[i].path)) == NULL) {
+			sbx_strv_push(&hidden, view->v[i].path);
+			continue;
+		}
+		if (!sbx_strv_contains(&b.absent, mark)) {
+			sbx_strv_push(&b.absent, mark);
+			sbx_strv_push(&hidden, mark);
+		}
+		free(mark);
+	}
 	if (opts->mounts) {
 		sort_ops(plan);
 		add_op(plan, SBX_OP_REMOUNT_RO, NULL, "/", 0);
@@ -756,6 +852,8 @@ sbx_plan_lower(const struct sbx_fsplan *view, const struct sbx_policy *p,
 	}
 	free(b.views);
 	sbx_strv_free(&b.ro);
+	sbx_strv_free(&b.absent);
+	sbx_strv_free(&b.system);
 	sbx_strv_free(&b.sealed_yes);
 	sbx_strv_free(&b.sealed_no);
 	sbx_strv_free(&hidden);

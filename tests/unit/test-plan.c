@@ -503,6 +503,54 @@ check_ll_plan(const char *name, const char *section, const struct sbx_plan *plan
 	sbx_strv_free(&prot);
 }
 
+/* A secret that does not exist when the run starts and is made during it,
+ * below a directory of a read-only tree the sandbox may search (the
+ * caller's home under open or allowlist), must get no right to be read
+ * from the rules of any Linux lowering: no mount can cover a name that is
+ * not there. The system list's names are left to the modes root gives
+ * them (plan.c, absent_mark()). */
+static void
+check_absent(const char *name, const char *section, const struct sbx_plan *plan,
+    const struct sbx_fsview *v, const struct stub *who)
+{
+	struct sbx_strv sys = { 0 };
+	bool good = true, seen = false;
+
+	sbx_secret_list_system(&sys);
+	for (size_t i = 0; i < v->hidden.n; i++) {
+		const char *h = v->hidden.v[i];
+		_cleanup_free_ char *real = stub_resolve(h, false);
+		_cleanup_free_ char *up = sbx_xstrdup(h);
+		const struct node *a = NULL;
+		bool system = false;
+		unsigned at;
+
+		for (size_t k = 0; k < sys.n; k++)
+			system |= fnmatch(sys.v[k], h, FNM_PATHNAME) == 0;
+		if ((real && lookup(real)) || system)
+			continue;
+		while (a == NULL && strrchr(up, '/') != NULL) {
+			*strrchr(up, '/') = '\0';
+			a = lookup(up[0] ? up : "/");
+		}
+		if (a == NULL || a->kind != 'd' || stub_sealed((void *)who, a->path))
+			continue;
+		at = effective(plan, a->path);
+		if (!(at & SBX_LL_LIST) || (at & SBX_LL_WRITE))
+			continue;
+		seen = true;
+		if (effective(plan, h) & SBX_LL_READ) {
+			diag("%s, %s: %s, made during the run, could be read", name, section, h);
+			good = false;
+		}
+	}
+	ok(good,
+	    "%s, %s: no secret made during the run below a visible read-only tree is "
+	    "readable%s",
+	    name, section, seen ? "" : " (none here)");
+	sbx_strv_free(&sys);
+}
+
 /* The view without facts (what test-seatbelt.c's profiles lower, judging
  * names alone) must hold the same decisions as the one the backends lower:
  * every entry of it is in the full view with the same disposition (a
@@ -598,6 +646,7 @@ lower(struct sbx_buf *out, const char *name, const char *section, const struct s
 	plan_text(out, &plan);
 	if (!opts->mounts)
 		check_ll_plan(name, section, &plan, p, v, &who);
+	check_absent(name, section, &plan, v, &who);
 	sbx_plan_free(&plan);
 }
 
