@@ -109,6 +109,7 @@ struct sbx_keeper {
 	uint64_t count;
 	struct k_made *made;
 	size_t nmade;
+	bool finishing; /* FINISH sent, its answer not read yet */
 };
 
 /* In the keeper process: everything to undo. */
@@ -1456,21 +1457,27 @@ sbx_keeper_undo_run(struct sbx_keeper *k, struct sbx_strv *warnings)
 }
 
 void
-sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings)
+sbx_keeper_finish_ask(struct sbx_keeper *k)
 {
 	struct k_hdr h = { .op = K_FINISH };
 
 	if (k == NULL || k->hold < 0)
 		return;
 	/* FINISH before the end of file, so that the keeper knows to answer. */
-	if (k_send(k->sock, &h, NULL, -1) == 0) {
-		close(k->hold);
-		k->hold = -1;
-		collect(k, warnings);
-	}
-	if (k->hold >= 0)
-		close(k->hold);
+	k->finishing = k_send(k->sock, &h, NULL, -1) == 0;
+	close(k->hold);
 	k->hold = -1;
+}
+
+void
+sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings)
+{
+	if (k == NULL)
+		return;
+	sbx_keeper_finish_ask(k);
+	if (k->finishing)
+		collect(k, warnings);
+	k->finishing = false;
 }
 
 void

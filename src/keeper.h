@@ -135,6 +135,12 @@ void sbx_keeper_undo_run(struct sbx_keeper *k, struct sbx_strv *warnings);
  * and a second call are fine). */
 void sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings);
 
+/* Its first half, for when nothing more will be asked of the keeper (no
+ * sbx_keeper_forget() follows): sends FINISH, so that the keeper removes
+ * the files while sbxrun ends the run; sbx_keeper_finish() then only
+ * reads the answer. NULL and a second call are fine. */
+void sbx_keeper_finish_ask(struct sbx_keeper *k);
+
 /* Then, as late as sbxrun can (its exit runs meanwhile): finishes the
  * keeper if that was not done, waits for it to exit, reaps it and frees
  * k (NULL is fine). */

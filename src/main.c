@@ -942,6 +942,13 @@ end_jail(struct run *run, struct sbx_child *child, bool ended)
 	else
 		sbx_child_abort(child);
 	sbx_child_close(child, r);
+#ifdef __linux__
+	/* Nothing more of the keeper but its FINISH (cleanup_files()), unless
+	 * a kept temp workdir is to be forgotten first: asked now, its files
+	 * go while the supervisor stops and the report is made. */
+	if (!(run->temp_workdir && run->policy.keep))
+		sbx_keeper_finish_ask(run->keeper);
+#endif
 	sbx_phase("backend cleanup");
 	sbx_network_stop(&run->net, r);
 	/* Nothing more is traced once the supervisor and the proxy stopped;
