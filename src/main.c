@@ -1320,9 +1320,6 @@ main(int argc, char **argv)
 			emit_diag(&run);
 		sbx_phase("diagnostics written");
 	}
-	/* The jail's init, when the run ended on its message: its exit is
-	 * over by now or soon, and nothing of the run outlives sbxrun. */
-	sbx_reap_late(run.reap_late);
 	sbx_exec_free(&run.exec);
 	sbx_network_free(&run.net);
 	sbx_jail_free(&run.jail);
@@ -1347,6 +1344,10 @@ main(int argc, char **argv)
 		close(run.cg_fd);
 	if (run.diag_fd >= 0)
 		close(run.diag_fd);
+	/* The jail's init, when the run ended on its message: its exit (the
+	 * jail's namespaces torn down) ran beside the report and the frees
+	 * above, and nothing of the run outlives sbxrun. */
+	sbx_reap_late(run.reap_late);
 #ifdef __linux__
 	/* Last: the keeper's exit ran beside all of the above. */
 	sbx_keeper_reap(steal_ptr(&run.keeper));
