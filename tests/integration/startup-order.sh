@@ -472,4 +472,37 @@ for e in os.listdir("/proc"):
 PY
 is "$(cat "$T/left")" "" "three runs leave nothing under a caller that never reaps (no zombie keeper)"
 
+# --- the end of a run: sbxrun's own work beside init's and the keeper's ----------------
+# (doc/design/startup.md, section 29.) sbxrun's main thread, traced alone:
+# the supervisor is stopped by a one-byte write to its wake pipe and freed
+# (that pipe closed) before init is reaped (wait4 with __WALL), so that
+# the frees run during init's exit; and under landlock the keeper's last
+# message, FINISH, goes before that stop, so that its removals run during
+# it. The order of one process's own calls: no timing in it.
+if command -v strace >/dev/null 2>&1; then
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -qq -o "$T/end" -e trace=sendmsg,write,close,wait4 \
+	    "$SBXRUN" --backend "${SBX_BACKEND:-namespaces}" --diag none <"$T/pl-true" >/dev/null 2>&1
+	# The last one-byte write (its text is not shown where the
+	# supervisor's drop made sbxrun undumpable, as for sbxtest).
+	wake=$(sed -n 's/^write(\([0-9]*\), .*, 1) *= 1$/\1/p' "$T/end" | tail -n 1)
+	ok "the end: the supervisor was stopped (a wake write seen)" test -n "$wake"
+	line_of() {
+		grep -n "$1" "$T/end" | tail -n 1 | cut -d: -f1
+	}
+	stop=$(line_of "^write($wake, .*, 1) *= 1$")
+	freed=$(line_of "^close($wake)")
+	reaped=$(line_of "__WALL")
+	ok "the end: sbxrun frees the supervisor ($freed) before it reaps init ($reaped)" \
+	    test -n "$freed" -a -n "$reaped" -a "${freed:-0}" -gt "${stop:-0}" -a "${freed:-0}" -lt "${reaped:-0}"
+	if [ "${SBX_BACKEND:-namespaces}" = landlock ]; then
+		finish=$(line_of "^sendmsg(")
+		ok "the end: the keeper's FINISH ($finish) goes before the supervisor's stop ($stop)" \
+		    test -n "$finish" -a "${finish:-0}" -lt "${stop:-0}"
+	fi
+else
+	skip "strace is missing (./bootstrap installs it)" \
+	    "$([ "${SBX_BACKEND:-namespaces}" = landlock ] && echo 3 || echo 2)"
+fi
+
 done_testing
