@@ -100,6 +100,9 @@ struct ll_state {
 	struct sbx_strv frozen;
 	int names_ruleset;
 	struct sbx_protsnap *snap; /* the plan's watched paths, copied */
+	/* A temp workdir that is not kept: the keeper removes it whole at the
+	 * end, and nothing reads it before (no git guard either). */
+	bool throwaway;
 };
 
 /* What init and the payload need after the fork (a copy of the parent's
@@ -529,13 +532,19 @@ warn(struct sbx_report *r, char *text)
  * entries the sandbox touched are put back from their copies; then the
  * keeper moves aside what the sandbox made where nothing may be made (a
  * .git, a protected path that did not exist), so that no git or direnv of
- * the caller's reads it, removes the links and hands the workdir back. */
+ * the caller's reads it, removes the links and hands the workdir back.
+ * With ask_only (after the run, a thrown-away workdir) the undo is asked
+ * and not waited for: its answer is read with the keeper's FINISH, and
+ * its warnings join the report there (main.c, cleanup_files()). */
 static void
-state_free(struct ll_state *st, struct sbx_report *r)
+state_free(struct ll_state *st, struct sbx_report *r, bool ask_only)
 {
 	sbx_protsnap_restore(st->snap, r ? &r->warnings : NULL);
 	st->snap = NULL;
-	sbx_keeper_undo_run(st->keeper, r ? &r->warnings : NULL);
+	if (ask_only)
+		sbx_keeper_undo_run_ask(st->keeper);
+	else
+		sbx_keeper_undo_run(st->keeper, r ? &r->warnings : NULL);
 	sbx_strv_free(&st->links);
 	sbx_strv_free(&st->targets);
 	sbx_strv_free(&st->frozen);
@@ -548,8 +557,10 @@ state_free(struct ll_state *st, struct sbx_report *r)
 static void
 ll_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
-	if (c->priv)
-		state_free(c->priv, r);
+	struct ll_state *st = c->priv;
+
+	if (st)
+		state_free(st, r, st->throwaway);
 	c->priv = NULL;
 }
 
@@ -628,8 +639,11 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	const struct sbx_exec *x = j->exec;
 	const struct sbx_caps *caps = j->caps;
 	struct ll_state *st = sbx_xcalloc(1, sizeof(*st));
+	bool throwaway = x->fs->workdir_temp && !p->keep;
+	/* What the run leaves in the workdir is checked for the caller's git
+	 * (linux-gitguard.h), unless the workdir goes whole. */
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard =
-	    sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
+	    throwaway ? NULL : sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
 	/* The core's lowering, or its other one when the watched paths
 	 * cannot be copied (own). */
 	const struct sbx_plan *plan = &j->plan;
@@ -679,6 +693,7 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 		hooks.send_listener = !pl.trap_net;
 	}
 	st->names_ruleset = -1;
+	st->throwaway = throwaway;
 	watch_or_rebuild(j, st, &plan, &own, r);
 	pl.plan = plan;
 	st->keeper = x->keeper;
@@ -700,7 +715,7 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 			sbx_plan_free(&own);
 			free(pl.bind.v);
 			free(pl.connect.v);
-			state_free(st, NULL);
+			state_free(st, NULL, false);
 			return -1;
 		}
 		pl.trap_names = true;
@@ -721,7 +736,7 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 		free_filters(&pl);
 		/* What was put back or moved aside goes in the spawn's
 		 * report. */
-		state_free(st, r);
+		state_free(st, r, false);
 		sbx_plan_free(&own);
 		free(pl.bind.v);
 		free(pl.connect.v);

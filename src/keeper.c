@@ -110,6 +110,8 @@ struct sbx_keeper {
 	struct k_made *made;
 	size_t nmade;
 	bool finishing; /* FINISH sent, its answer not read yet */
+	bool undoing; /* UNDO_RUN sent, its answer not read yet */
+	struct sbx_strv undone; /* its warnings, read but not taken yet */
 };
 
 /* In the keeper process: everything to undo. */
@@ -1097,12 +1099,27 @@ settle(struct sbx_keeper *k)
 	}
 }
 
+static void collect(struct sbx_keeper *k, struct sbx_strv *warnings);
+
+/* The answer of an UNDO_RUN asked without a wait, read into k->undone
+ * before anything that follows it on the socket. */
+static void
+undo_read(struct sbx_keeper *k)
+{
+	if (!k->undoing)
+		return;
+	k->undoing = false;
+	collect(k, &k->undone);
+}
+
 /* Reads the REPLY to a request sent: 0, or -1 with err (the keeper's
  * message). The descriptor of the reply, if any, goes to *fd. */
 static int
 reply(struct sbx_keeper *k, char **text, int *fd, struct sbx_err *err)
 {
 	struct k_msg m;
+
+	undo_read(k);
 
 	/* A keeper launched without a wait answered "ready" first. */
 	settle(k);
@@ -1457,6 +1474,27 @@ sbx_keeper_undo_run(struct sbx_keeper *k, struct sbx_strv *warnings)
 }
 
 void
+sbx_keeper_undo_run_ask(struct sbx_keeper *k)
+{
+	struct k_hdr h = { .op = K_UNDO_RUN };
+
+	if (k == NULL)
+		return;
+	k->undoing = k_send(k->sock, &h, NULL, -1) == 0;
+}
+
+void
+sbx_keeper_undone(struct sbx_keeper *k, struct sbx_strv *warnings)
+{
+	if (k == NULL)
+		return;
+	undo_read(k);
+	for (size_t i = 0; warnings && i < k->undone.n; i++)
+		sbx_strv_push(warnings, k->undone.v[i]);
+	sbx_strv_free(&k->undone);
+}
+
+void
 sbx_keeper_finish_ask(struct sbx_keeper *k)
 {
 	struct k_hdr h = { .op = K_FINISH };
@@ -1475,6 +1513,9 @@ sbx_keeper_finish(struct sbx_keeper *k, struct sbx_strv *warnings)
 	if (k == NULL)
 		return;
 	sbx_keeper_finish_ask(k);
+	/* The undo's answer comes first on the socket; its warnings, if
+	 * nobody took them, are said with the FINISH's. */
+	sbx_keeper_undone(k, warnings);
 	if (k->finishing)
 		collect(k, warnings);
 	k->finishing = false;

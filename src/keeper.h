@@ -129,6 +129,16 @@ int sbx_keeper_cgroup(struct sbx_keeper *k, const char *parent, const char *name
  * now (in that order), adding what could not be done to warnings. */
 void sbx_keeper_undo_run(struct sbx_keeper *k, struct sbx_strv *warnings);
 
+/* The same undo, asked without waiting for it, where nothing sbxrun does
+ * before its sbx_keeper_undone() needs it done (a thrown-away temp
+ * workdir, doc/design/lifecycle.md). */
+void sbx_keeper_undo_run_ask(struct sbx_keeper *k);
+
+/* The answer of that undo, once: its warnings added to warnings. Nothing
+ * when none was asked (NULL is fine); sbx_keeper_finish() reads an answer
+ * left unread and adds its warnings to its own. */
+void sbx_keeper_undone(struct sbx_keeper *k, struct sbx_strv *warnings);
+
 /* At the end of sbxrun: has the keeper undo whatever is left (the
  * script, the directories made) and waits for its answer, adding its
  * warnings; nothing of the run is left on disk when it returns (NULL

@@ -542,6 +542,9 @@ cleanup_files(struct run *run)
 	struct sbx_strv warnings = { 0 };
 
 	(void)err;
+	/* An undo the backend asked without a wait (a thrown-away workdir):
+	 * its warnings are the run's, in the report. */
+	sbx_keeper_undone(run->keeper, &run->report.warnings);
 	if (run->temp_workdir && run->policy.keep && run->report.status != 125) {
 		sbx_keeper_forget(run->keeper, run->temp_workdir);
 		say(run, "kept the workdir %s", run->temp_workdir);

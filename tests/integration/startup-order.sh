@@ -478,10 +478,13 @@ is "$(cat "$T/left")" "" "three runs leave nothing under a caller that never rea
 # (that pipe closed) before init is reaped (wait4 with __WALL), so that
 # the frees run during init's exit; and under landlock the keeper's last
 # message, FINISH, goes before that stop, so that its removals run during
-# it. The order of one process's own calls: no timing in it.
+# it, and the undo before it (UNDO_RUN) is not waited for when the
+# workdir is a temp one that goes whole: no read between the two (section
+# 30). With -w the undo is waited for, before the git guard looks at the
+# workdir. The order of one process's own calls: no timing in it.
 if command -v strace >/dev/null 2>&1; then
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	    strace -qq -o "$T/end" -e trace=sendmsg,write,close,wait4 \
+	    strace -qq -o "$T/end" -e trace=sendmsg,write,close,wait4,recvmsg,recvfrom \
 	    "$SBXRUN" --backend "${SBX_BACKEND:-namespaces}" --diag none <"$T/pl-true" >/dev/null 2>&1
 	# The last one-byte write (its text is not shown where the
 	# supervisor's drop made sbxrun undumpable, as for sbxtest).
@@ -499,10 +502,24 @@ if command -v strace >/dev/null 2>&1; then
 		finish=$(line_of "^sendmsg(")
 		ok "the end: the keeper's FINISH ($finish) goes before the supervisor's stop ($stop)" \
 		    test -n "$finish" -a "${finish:-0}" -lt "${stop:-0}"
+		# The lines from the undo's sendmsg to the FINISH's: what sbxrun
+		# read from the keeper between them.
+		between() {
+			grep -n '^sendmsg(' "$1" | tail -n 2 | cut -d: -f1 | tr '\n' ' ' |
+			    { read -r u f; sed -n "${u:-1},${f:-1}p" "$1"; } | grep -c '^recv'
+		}
+		is "$(between "$T/end")" 0 \
+		    "the end, temp workdir: the undo is not waited for before the FINISH is sent"
+		new_wd
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -qq -o "$T/end-w" -e trace=sendmsg,recvmsg,recvfrom \
+		    "$SBXRUN" --backend landlock --diag none -w "$WD" <"$T/pl-true" >/dev/null 2>&1
+		nok "the end, -w: the undo's answer is read before the FINISH is sent" \
+		    test "$(between "$T/end-w")" = 0
 	fi
 else
 	skip "strace is missing (./bootstrap installs it)" \
-	    "$([ "${SBX_BACKEND:-namespaces}" = landlock ] && echo 3 || echo 2)"
+	    "$([ "${SBX_BACKEND:-namespaces}" = landlock ] && echo 5 || echo 2)"
 fi
 
 done_testing
