@@ -123,6 +123,10 @@ struct ll_payload {
 	struct sbx_ports bind, connect;
 	bool seccomp;
 	bool nobody; /* root caller: take SBX_LL_NOBODY */
+	/* The launching thread emptied its bounding set (empty_own_bounding()
+	 * returned with every capability gone): init and the payload were
+	 * born with it empty, and the payload reads it no more. */
+	bool bset_empty;
 	int wd; /* the workdir's pinned descriptor */
 	int ruleset; /* made by sbxrun from the pins, or -1 (ABI 0) */
 	/* The filters, prepared by sbxrun: the payload only loads them
@@ -332,12 +336,13 @@ ll_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx
  * take a lock to broadcast the change to threads, in memory the payload
  * shares with init (launch.h, vfork_safe). The payload is one task. */
 static int
-drop_root(struct sbx_err *err)
+drop_root(const struct ll_payload *pl, struct sbx_err *err)
 {
 	/* Empty already, as a rule: sbxrun emptied its own while the keeper
 	 * lent the workdir (lend_to_nobody()), and init and the payload
-	 * inherit it. Checked here all the same. */
-	if (sbx_caps_bset_empty() < 0 && errno != EPERM)
+	 * inherit it (credentials(7): a child's are a copy of its parent
+	 * thread's). Emptied here when that failed. */
+	if (!pl->bset_empty && sbx_caps_bset_empty() < 0 && errno != EPERM)
 		return sbx_err_sys(err, "cannot empty the bounding set");
 	if (syscall(SYS_setgroups, 0, NULL) < 0)
 		return sbx_err_sys(err, "setgroups");
@@ -375,7 +380,7 @@ payload_setup(void *ctx, struct sbx_err *err)
 	 * runs, so that a closed parent is refused with its name instead
 	 * of failing the command. */
 	if (pl->nobody) {
-		if (drop_root(err) < 0)
+		if (drop_root(pl, err) < 0)
 			return -1;
 		if (sbx_owner_check_reach((const char *const[]){ pl->workdir, pl->tmpdir }, 2,
 			SBX_LL_NOBODY, err) < 0)
@@ -496,10 +501,12 @@ make_frozen(const struct sbx_plan *plan, struct sbx_strv *frozen)
  * gain, and no process of sbxrun's execs after this but the payload,
  * which drops its own capabilities. A failure leaves the payload its own
  * drops (drop_root()). */
+static bool own_bset_empty; /* set by the thread that empties it, which launches */
+
 static void
 empty_own_bounding(void)
 {
-	(void)sbx_caps_bset_empty();
+	own_bset_empty = sbx_caps_bset_empty() == 0;
 }
 
 /* A root caller's workdir and TMPDIR become the sandbox's for the run:
@@ -622,9 +629,12 @@ static int
 ready_host(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st,
     struct ll_payload *pl, struct sbx_err *err)
 {
+	own_bset_empty = false;
 	if ((p->nmounts > 0 && make_links(p, x, st, err) < 0) ||
 	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0))
 		return -1;
+	/* This thread launches next: init is a copy of it. */
+	pl->bset_empty = own_bset_empty;
 	sbx_phase("landlock: links, lend");
 	if (pl->abi >= 1 && (pl->ruleset = make_ruleset(x, pl, st, err)) < 0)
 		return -1;

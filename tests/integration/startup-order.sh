@@ -94,8 +94,9 @@ fi
 # empties its own while the keeper lends the workdir, and init, the
 # payload and the supervisor's threads inherit it. Under strace -f every
 # drop from the bounding set is made by sbxrun's main thread; the payload
-# and the threads only read theirs. The payload's set is empty all the
-# same (jail-proc.sh reads it from the host; here the payload's own
+# and the threads only read theirs; the payload, born of the thread that
+# emptied it, not even that (section 30). The payload's set is empty all
+# the same (jail-proc.sh reads it from the host; here the payload's own
 # report). Only where the caller's set holds something to drop.
 if [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" = 0 ] &&
     [ "$(awk '/^CapBnd:/ { print $2 }' /proc/self/status)" != 0000000000000000 ]; then
@@ -112,8 +113,12 @@ if [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" = 0 ] &&
 		is "${droppers% }" "$main" "... sbxrun's main thread, not the payload or a thread"
 		is "$(awk '/^CapBnd:/ { print $2 }' "$T/bnd")" 0000000000000000 \
 		    "... and the payload reports an empty bounding set"
+		# The payload: the task that execs the command's shell.
+		payload=$(grep -F 'execve("/bin/sh"' "$T/bset.st" | awk 'NR == 1 { print $1 }')
+		is "$(grep "^$payload " "$T/bset.st" | grep -c -F PR_CAPBSET_READ)" 0 \
+		    "... which reads it no more before its exec (${payload:-no payload seen})"
 	else
-		skip "strace is missing (./bootstrap installs it)" 3
+		skip "strace is missing (./bootstrap installs it)" 4
 	fi
 fi
 for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
