@@ -493,16 +493,17 @@ make_frozen(const struct sbx_plan *plan, struct sbx_strv *frozen)
 		sbx_strv_push(frozen, plan->guarded.v[i]);
 }
 
+static bool own_bset_empty; /* set by the thread that empties it, which launches */
+
 /* What sbxrun does while the keeper lends: its own bounding set emptied,
  * which init, the payload and sbxrun's later threads (the supervisor's)
- * inherit, so that each of them only checks it (~40 drops, ~2 us each,
- * off the payload's path; doc/design/startup.md, section 23). The
+ * inherit, so that the threads only check it and the payload not even
+ * that (~40 drops, ~2 us each, off the payload's path;
+ * doc/design/startup.md, sections 23 and 30). The
  * capabilities sbxrun holds stay: the set bounds only what an exec could
  * gain, and no process of sbxrun's execs after this but the payload,
  * which drops its own capabilities. A failure leaves the payload its own
  * drops (drop_root()). */
-static bool own_bset_empty; /* set by the thread that empties it, which launches */
-
 static void
 empty_own_bounding(void)
 {

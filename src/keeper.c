@@ -1468,7 +1468,11 @@ sbx_keeper_undo_run(struct sbx_keeper *k, struct sbx_strv *warnings)
 {
 	struct k_hdr h = { .op = K_UNDO_RUN };
 
-	if (k == NULL || k_send(k->sock, &h, NULL, -1) < 0)
+	if (k == NULL)
+		return;
+	/* An earlier undo's answer is not this one's. */
+	undo_read(k);
+	if (k_send(k->sock, &h, NULL, -1) < 0)
 		return;
 	collect(k, warnings);
 }
@@ -1480,6 +1484,7 @@ sbx_keeper_undo_run_ask(struct sbx_keeper *k)
 
 	if (k == NULL)
 		return;
+	undo_read(k);
 	k->undoing = k_send(k->sock, &h, NULL, -1) == 0;
 }
 
