@@ -493,8 +493,6 @@ make_frozen(const struct sbx_plan *plan, struct sbx_strv *frozen)
 		sbx_strv_push(frozen, plan->guarded.v[i]);
 }
 
-static bool own_bset_empty; /* set by the thread that empties it, which launches */
-
 /* What sbxrun does while the keeper lends: its own bounding set emptied,
  * which init, the payload and sbxrun's later threads (the supervisor's)
  * inherit, so that the threads only check it and the payload not even
@@ -502,20 +500,20 @@ static bool own_bset_empty; /* set by the thread that empties it, which launches
  * doc/design/startup.md, sections 23 and 30). The
  * capabilities sbxrun holds stay: the set bounds only what an exec could
  * gain, and no process of sbxrun's execs after this but the payload,
- * which drops its own capabilities. A failure leaves the payload its own
- * drops (drop_root()). */
+ * which drops its own capabilities. *emptied says whether every one went;
+ * when not, the payload drops its own (drop_root()). */
 static void
-empty_own_bounding(void)
+empty_own_bounding(void *emptied)
 {
-	own_bset_empty = sbx_caps_bset_empty() == 0;
+	*(bool *)emptied = sbx_caps_bset_empty() == 0;
 }
 
 /* A root caller's workdir and TMPDIR become the sandbox's for the run:
  * the keeper lends them, so that they are handed back even if sbxrun is
  * killed during the lend, the run or the hand-back. */
 static int
-lend_to_nobody(
-    const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st, struct sbx_err *err)
+lend_to_nobody(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st,
+    struct ll_payload *pl, struct sbx_err *err)
 {
 	struct sbx_strv skip = { 0 };
 	int r;
@@ -524,8 +522,8 @@ lend_to_nobody(
 	/* A temp workdir that is not kept is removed whole at the end:
 	 * nothing of it needs handing back. */
 	r = sbx_keeper_lend(st->keeper, sbx_fsview_workdir_fd(x->fs), x->fs->workdir, x->tmpdir,
-	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip,
-	    x->fs->workdir_temp && !p->keep, empty_own_bounding, err);
+	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, st->throwaway,
+	    empty_own_bounding, &pl->bset_empty, err);
 	sbx_strv_free(&skip);
 	return r;
 }
@@ -630,12 +628,11 @@ static int
 ready_host(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_state *st,
     struct ll_payload *pl, struct sbx_err *err)
 {
-	own_bset_empty = false;
+	/* pl->bset_empty is set by this thread, which launches next: init is
+	 * a copy of it. */
 	if ((p->nmounts > 0 && make_links(p, x, st, err) < 0) ||
-	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, err) < 0))
+	    (x->caller_uid == 0 && lend_to_nobody(p, x, st, pl, err) < 0))
 		return -1;
-	/* This thread launches next: init is a copy of it. */
-	pl->bset_empty = own_bset_empty;
 	sbx_phase("landlock: links, lend");
 	if (pl->abi >= 1 && (pl->ruleset = make_ruleset(x, pl, st, err)) < 0)
 		return -1;

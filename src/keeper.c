@@ -1172,14 +1172,14 @@ count_read(struct sbx_keeper *k)
  * request's REPLY (reply()). */
 static int
 request_meanwhile(struct sbx_keeper *k, const struct k_hdr *h, const struct sbx_strv *strs,
-    int send_fd, void (*meanwhile)(void), char **text, int *fd, struct sbx_err *err)
+    int send_fd, void (*meanwhile)(void *), void *ctx, char **text, int *fd, struct sbx_err *err)
 {
 	if (k == NULL)
 		return sbx_err_set(err, EINVAL, "no keeper for this run");
 	if (k_send(k->sock, h, strs, send_fd) < 0)
 		return sbx_err_sys(err, "keeper: cannot send");
 	if (meanwhile != NULL)
-		meanwhile();
+		meanwhile(ctx);
 	count_read(k);
 	return reply(k, text, fd, err);
 }
@@ -1188,7 +1188,7 @@ static int
 request(struct sbx_keeper *k, const struct k_hdr *h, const struct sbx_strv *strs, int send_fd,
     char **text, int *fd, struct sbx_err *err)
 {
-	return request_meanwhile(k, h, strs, send_fd, NULL, text, fd, err);
+	return request_meanwhile(k, h, strs, send_fd, NULL, NULL, text, fd, err);
 }
 
 static void
@@ -1365,7 +1365,7 @@ sbx_keeper_tmp_fd(struct sbx_keeper *k, const char *path, int *fd, struct sbx_er
 int
 sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpdir, uid_t owner,
     gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway,
-    void (*meanwhile)(void), struct sbx_err *err)
+    void (*meanwhile)(void *), void *ctx, struct sbx_err *err)
 {
 	struct k_hdr h = { .op = K_LEND,
 		.a = owner,
@@ -1380,7 +1380,7 @@ sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpd
 	sbx_strv_push(&s, tmpdir ? tmpdir : "");
 	for (size_t i = 0; skip && i < skip->n; i++)
 		sbx_strv_push(&s, skip->v[i]);
-	r = request_meanwhile(k, &h, &s, wd, meanwhile, NULL, NULL, err);
+	r = request_meanwhile(k, &h, &s, wd, meanwhile, ctx, NULL, NULL, err);
 	sbx_strv_free(&s);
 	return r;
 }

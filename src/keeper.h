@@ -92,11 +92,11 @@ int sbx_keeper_tmp_fd(struct sbx_keeper *k, const char *path, int *fd, struct sb
  * kept (no sbx_keeper_forget() of it will come): then nothing of it is
  * handed back, as its removal takes all of it (doc/design/handback.md);
  * the keeper believes it only of the very directory it made. meanwhile
- * (when not NULL) runs after the request is sent, before its answer is
- * awaited: sbxrun's own work, made while the keeper walks. */
+ * (when not NULL) runs, given ctx, after the request is sent and before
+ * its answer is awaited: sbxrun's own work, made while the keeper walks. */
 int sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpdir, uid_t owner,
     gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway,
-    void (*meanwhile)(void), struct sbx_err *err);
+    void (*meanwhile)(void *ctx), void *ctx, struct sbx_err *err);
 
 /* Makes rel (below the directory wd, with its missing parents) a
  * symbolic link to source; an existing rel is refused. The link and the
