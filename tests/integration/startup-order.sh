@@ -115,7 +115,7 @@ if [ "$SBX_BACKEND" = landlock ] && [ "$(id -u)" = 0 ] &&
 		    "... and the payload reports an empty bounding set"
 		# The payload: the task that execs the command's shell.
 		payload=$(grep -F 'execve("/bin/sh"' "$T/bset.st" | awk 'NR == 1 { print $1 }')
-		is "$(grep "^$payload " "$T/bset.st" | grep -c -F PR_CAPBSET_READ)" 0 \
+		is "${payload:+$(grep "^$payload " "$T/bset.st" | grep -c -F PR_CAPBSET_READ)}" 0 \
 		    "... which reads it no more before its exec (${payload:-no payload seen})"
 	else
 		skip "strace is missing (./bootstrap installs it)" 4
@@ -509,9 +509,16 @@ if command -v strace >/dev/null 2>&1; then
 		    test -n "$finish" -a "${finish:-0}" -lt "${stop:-0}"
 		# The lines from the undo's sendmsg to the FINISH's: what sbxrun
 		# read from the keeper between them.
+		# "none" when fewer than two messages were sent.
 		between() {
-			grep -n '^sendmsg(' "$1" | tail -n 2 | cut -d: -f1 | tr '\n' ' ' |
-			    { read -r u f; sed -n "${u:-1},${f:-1}p" "$1"; } | grep -c '^recv'
+			grep -n '^sendmsg(' "$1" | tail -n 2 | cut -d: -f1 | tr '\n' ' ' | {
+				read -r u f
+				if [ -n "$f" ]; then
+					sed -n "$u,${f}p" "$1" | grep -c '^recv'
+				else
+					echo none
+				fi
+			}
 		}
 		is "$(between "$T/end")" 0 \
 		    "the end, temp workdir: the undo is not waited for before the FINISH is sent"
@@ -519,8 +526,9 @@ if command -v strace >/dev/null 2>&1; then
 		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		    strace -qq -o "$T/end-w" -e trace=sendmsg,recvmsg,recvfrom \
 		    "$SBXRUN" --backend landlock --diag none -w "$WD" <"$T/pl-true" >/dev/null 2>&1
-		nok "the end, -w: the undo's answer is read before the FINISH is sent" \
-		    test "$(between "$T/end-w")" = 0
+		n=$(between "$T/end-w")
+		ok "the end, -w: the undo's answer is read before the FINISH is sent ($n reads)" \
+		    test "$n" != none -a "$n" != 0
 	fi
 else
 	skip "strace is missing (./bootstrap installs it)" \
