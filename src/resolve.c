@@ -658,47 +658,55 @@ out:
 	return p;
 }
 
+/* A file's identity: what sbx_same_file() compares. */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 /* The identities of the paths in list that exist here, links followed:
  * /bin is /usr/bin on a merged-/usr system, /etc may be /private/etc. */
 static size_t
-list_ids(const char *const *list, struct stat *ids, size_t max)
+list_ids(const char *const *list, struct file_id *ids, size_t max)
 {
 	size_t n = 0;
+	struct stat st;
 
 	for (size_t i = 0; list[i] && n < max; i++)
-		if (stat(list[i], &ids[n]) == 0)
-			n++;
+		if (stat(list[i], &st) == 0)
+			ids[n++] = (struct file_id){ st.st_dev, st.st_ino };
 	return n;
 }
 
 /* The identities of sv's paths that exist, those listed in skip aside
- * (found missing already). */
+ * (found missing already); ids has room for all of sv. */
 static size_t
-strv_ids(const struct sbx_strv *sv, const struct sbx_strv *skip, struct stat *ids, size_t max)
+strv_ids(const struct sbx_strv *sv, const struct sbx_strv *skip, struct file_id *ids)
 {
 	size_t n = 0;
+	struct stat st;
 
-	for (size_t i = 0; i < sv->n && n < max; i++)
+	for (size_t i = 0; i < sv->n; i++)
 		if ((skip == NULL || !sbx_strv_contains(skip, sv->v[i])) &&
-		    stat(sv->v[i], &ids[n]) == 0)
-			n++;
+		    stat(sv->v[i], &st) == 0)
+			ids[n++] = (struct file_id){ st.st_dev, st.st_ino };
 	return n;
 }
 
 static bool
-is_one_of(const struct stat *st, const struct stat *ids, size_t n)
+is_one_of(const struct stat *st, const struct file_id *ids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (sbx_same_file(st, &ids[i]))
+		if (st->st_dev == ids[i].dev && st->st_ino == ids[i].ino)
 			return true;
 	return false;
 }
 
-#define MAX_IDS 256
-
-/* The identities forbidden to a workdir or a mount source, read once. */
+/* The identities forbidden to a workdir or a mount source, read once:
+ * 16 bytes each, not a struct stat, and as many as the lists hold. */
 struct forbidden_ids {
-	struct stat exact[32], trees[32], hidden[MAX_IDS], homes[16];
+	struct file_id exact[32], trees[32];
+	struct file_id *hidden, *homes;
 	size_t nexact, ntrees, nhidden, nhomes;
 };
 
@@ -770,17 +778,28 @@ out:
 /* missing: entries of hidden that did not exist when the list was read
  * (the snapshot: sbx_fsview's missing), not looked up again. */
 static void
+forbidden_ids_free(struct forbidden_ids *f)
+{
+	free(f->hidden);
+	free(f->homes);
+	memset(f, 0, sizeof(*f));
+}
+
+static void
 forbidden_ids_read(struct forbidden_ids *f, bool mount, const struct sbx_strv *homes,
     const struct sbx_strv *hidden, const struct sbx_strv *missing)
 {
-	memset(f, 0, sizeof(*f));
+	forbidden_ids_free(f);
 	f->nexact = list_ids(mount ? mount_forbidden_exact : workdir_forbidden_exact, f->exact,
 	    SBX_ARRAY_LEN(f->exact));
 	f->ntrees = list_ids(mount ? mount_forbidden_trees : workdir_forbidden_trees, f->trees,
 	    SBX_ARRAY_LEN(f->trees));
-	f->nhidden = strv_ids(hidden, missing, f->hidden, SBX_ARRAY_LEN(f->hidden));
-	if (mount)
-		f->nhomes = strv_ids(homes, NULL, f->homes, SBX_ARRAY_LEN(f->homes));
+	f->hidden = sbx_xreallocarray(NULL, hidden->n ? hidden->n : 1, sizeof(*f->hidden));
+	f->nhidden = strv_ids(hidden, missing, f->hidden);
+	if (mount) {
+		f->homes = sbx_xreallocarray(NULL, homes->n ? homes->n : 1, sizeof(*f->homes));
+		f->nhomes = strv_ids(homes, NULL, f->homes);
+	}
 }
 
 /* The mount target must not pass through a symlink: every existing
@@ -913,7 +932,7 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
     bool in_jail, struct sbx_fsview *v, struct sbx_err *err)
 {
 	_cleanup_free_ char *state = NULL;
-	struct forbidden_ids *ids = NULL;
+	struct forbidden_ids ids = { 0 };
 	const struct sbx_pin *wd;
 	struct stat wd_st;
 	const char *why;
@@ -943,15 +962,14 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 	if (!S_ISDIR(wd->st.st_mode))
 		return sbx_err_set(err, ENOTDIR, "workdir '%s' is not a directory",
 		    p->workdir ? p->workdir : v->workdir);
-	ids = sbx_xcalloc(1, sizeof(*ids));
-	forbidden_ids_read(ids, false, homes, &v->hidden, &v->missing);
+	forbidden_ids_read(&ids, false, homes, &v->hidden, &v->missing);
 	/* A pinned path is judged by identity as well (forbidden_by_id(),
 	 * whose stats follow every link, and which sees a bind mount of a
 	 * forbidden tree too): its name is compared with the lists as
 	 * written, without their realpaths (~45 readlinks a path). */
 	why = workdir_forbidden(v->workdir, &v->hidden, false);
 	if (why == NULL)
-		why = forbidden_by_id(&v->pins[0], ids, false);
+		why = forbidden_by_id(&v->pins[0], &ids, false);
 	if (why) {
 		sbx_err_set(err, EPERM, "workdir '%s' refused: %s", v->workdir, why);
 		goto out;
@@ -977,7 +995,7 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 	/* Read only for a run with mounts: ~90 stats (doc/design/startup.md,
 	 * section 12). */
 	if (p->nmounts > 0)
-		forbidden_ids_read(ids, true, homes, &v->hidden, &v->missing);
+		forbidden_ids_read(&ids, true, homes, &v->hidden, &v->missing);
 	for (size_t i = 0; i < p->nmounts; i++) {
 		struct sbx_mount *m = &p->mounts[i];
 		const struct sbx_pin *sp = pin(v, "mount source", m->source, &wd_st, err);
@@ -990,7 +1008,7 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 		if (why == NULL && !S_ISDIR(sp->st.st_mode) && !S_ISREG(sp->st.st_mode))
 			why = "only directories and regular files can be mounted";
 		if (why == NULL)
-			why = forbidden_by_id(sp, ids, true);
+			why = forbidden_by_id(sp, &ids, true);
 		if (why) {
 			sbx_err_set(err, EPERM, "mount source '%s' refused: %s", m->source, why);
 			goto out;
@@ -1002,7 +1020,7 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 	}
 	r = secrets_check(p, homes, v, err);
 out:
-	free(ids);
+	forbidden_ids_free(&ids);
 	return r;
 }
 
