@@ -364,9 +364,10 @@ sbx_account_free(struct sbx_account *acct)
  * module: a shared object built against the system's glibc, not the one
  * linked in (a static sbxrun asked for a uid not in /etc/passwd on a
  * `passwd: files systemd` machine crashed in libnss_systemd). Pinning a
- * database also turns nscd off for it. */
-static int
-pin_nss(struct sbx_err *err)
+ * database also turns nscd off for it. The caller's own account is read
+ * from /etc/passwd without NSS (files_lookup()). */
+int
+sbx_nss_pin(struct sbx_err *err)
 {
 	static const char *const files_only[] = { "passwd", "group", "shadow", "services",
 		"protocols", "networks" };
@@ -551,31 +552,70 @@ getent_passwd(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 }
 #endif
 
+#ifdef SBX_NSS_PINNED
+/* /etc/passwd's entry for uid into acct: what the "files" source answers
+ * (glibc parses each line with the same code), without setting NSS up,
+ * which reads nsswitch.conf and allocates for every database (~20 us a
+ * run here, doc/design/startup.md, section 31). 1 found, 0 not. */
+static int
+files_lookup(uid_t uid, struct sbx_account *acct)
+{
+	struct passwd pw, *r = NULL;
+	size_t size = 1024;
+	char *buf = sbx_xmalloc(size);
+	FILE *f = fopen("/etc/passwd", "re");
+	int e;
+
+	while (f != NULL && (e = fgetpwent_r(f, &pw, buf, size, &r)) != ENOENT) {
+		if (e == ERANGE && size < (1U << 20)) {
+			/* The stream is back at the line's start. */
+			free(buf);
+			buf = sbx_xmalloc(size *= 2);
+			continue;
+		}
+		if (e != 0)
+			break;
+		if (r->pw_uid == uid) {
+			acct->name = sbx_xstrdup(r->pw_name);
+			acct->home = r->pw_dir ? sbx_xstrdup(r->pw_dir) : NULL;
+			break;
+		}
+	}
+	if (f != NULL)
+		fclose(f);
+	free(buf);
+	return acct->name != NULL;
+}
+#else
+int
+sbx_nss_pin(struct sbx_err *err)
+{
+	(void)err;
+	return 0;
+}
+#endif
+
 int
 sbx_account_lookup(uid_t uid, struct sbx_account *acct, struct sbx_err *err)
 {
-	struct passwd *pw;
-
 	acct->name = acct->home = NULL;
 #ifdef SBX_NSS_PINNED
 	/* Never a lookup that could load a module of another glibc. */
-	if (pin_nss(err) < 0)
-		return -1;
-#endif
-	pw = getpwuid(uid);
-	if (pw != NULL) {
-		acct->name = sbx_xstrdup(pw->pw_name);
-		acct->home = pw->pw_dir ? sbx_xstrdup(pw->pw_dir) : NULL;
+	if (files_lookup(uid, acct))
 		return 0;
-	}
-#ifdef SBX_NSS_PINNED
 	/* Where "files" is the only source, /etc/passwd's answer is the
 	 * system's: nothing to ask. */
 	if (passwd_files_only())
 		return 0;
 	return getent_passwd(uid, acct, err);
 #else
+	struct passwd *pw = getpwuid(uid);
+
 	(void)err;
+	if (pw != NULL) {
+		acct->name = sbx_xstrdup(pw->pw_name);
+		acct->home = pw->pw_dir ? sbx_xstrdup(pw->pw_dir) : NULL;
+	}
 	return 0;
 #endif
 }

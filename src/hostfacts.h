@@ -44,8 +44,8 @@ struct sbx_account {
 
 /* Looks uid up in the system's user database. A sbxrun linked with glibc
  * statically (configure's default; --disable-static-libc links the shared
- * one) must never load an NSS module: its databases are pinned to files
- * (-1 if that fails), and it asks `getent passwd UID` only for a uid
+ * one) must never load an NSS module: it reads /etc/passwd itself, as the
+ * "files" source would, and asks `getent passwd UID` only for a uid
  * /etc/passwd lacks when nsswitch.conf names other sources (sbxrun(1),
  * "Filesystem"). Returns 0 with
  * acct->name NULL when no source knows the uid, -1 with err filled when
@@ -63,6 +63,13 @@ int sbx_account_parse(
  * database db on every line for it (action items in brackets and comments
  * aside), and has at least one such line. */
 bool sbx_nsswitch_files_only(const char *conf, const char *db);
+
+/* A sbxrun linked with glibc statically pins every NSS database it or a
+ * helper forked from it could query (the proxy's getaddrinfo()) to the
+ * sources built into glibc, so that no lookup loads a module of another
+ * glibc; once, while single-threaded. -1 if that fails; 0 and nothing
+ * done elsewhere. */
+int sbx_nss_pin(struct sbx_err *err);
 
 /* Frees an account's strings. */
 void sbx_account_free(struct sbx_account *acct);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "hostfacts.h"
 #include "launch.h"
 #include "linux-landlock.h"
 #include "linux-trace.h"
@@ -62,7 +63,9 @@ sbx_network_prepare(
 			.methods = &p->proxy_methods,
 		};
 
-		if (sbx_proxy_open(&n->proxy, &rules, err) < 0)
+		/* Before the proxy's helper is forked: its getaddrinfo() must
+		 * load no NSS module (hostfacts.h). */
+		if (sbx_nss_pin(err) < 0 || sbx_proxy_open(&n->proxy, &rules, err) < 0)
 			return -1;
 		proxy_port = (uint16_t)sbx_proxy_port(n->proxy);
 		/* One port speaks both: HTTP for the *_PROXY variables, SOCKS5

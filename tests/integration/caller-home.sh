@@ -8,7 +8,7 @@
 # asked only when nsswitch.conf names sources besides files.
 . "$(dirname "$0")/jail-lib.sh"
 
-N=34
+N=38
 if [ "$(id -u)" != 0 ]; then
 	skip "root only: replaces /usr/bin/getent in a private mount namespace" $N
 	done_testing
@@ -73,14 +73,23 @@ chmod 644 "$T/script"
 printf 'passwd: files\ngroup: files\nhosts: files dns\n' >"$JT/nsswitch-files"
 printf 'passwd: files ldap\ngroup: files ldap\nhosts: files dns\n' >"$JT/nsswitch-ldap"
 chmod 644 "$JT/nsswitch-files" "$JT/nsswitch-ldap"
+# /etc/passwd with a 5000-byte line before the uid's entry.
+{
+	grep '^root:' /etc/passwd
+	printf 'longuser:x:4000:4000:%s:/nonexistent:/bin/sh\n' "$(head -c 5000 /dev/zero | tr '\0' x)"
+	echo "fileuser:x:$uid:$uid:files user:$JT/ldap:/bin/sh"
+} >"$JT/passwd-long"
+chmod 644 "$JT/passwd-long"
 
 # as_nobody SERVICE BACKEND [NSSWITCH]: sbxrun as $uid, --fs open (the
 # home is visible, only the secret list hides its ~/.ssh), HOME elsewhere;
 # NSSWITCH defaults to files then ldap. With IGNCHLD=1 sbxrun starts with
-# SIGCHLD ignored, as a daemon may hand it on.
+# SIGCHLD ignored, as a daemon may hand it on; with PASSWD=FILE, FILE is
+# /etc/passwd.
 as_nobody() {
 	unshare -m sh -c 'mount --bind "$1" /usr/bin/getent &&
 		mount --bind "$7" /etc/nsswitch.conf &&
+		{ [ -z "$9" ] || mount --bind "$9" /etc/passwd; } &&
 		exec setpriv --reuid "$2" --regid "$2" --clear-groups env -i PATH=/usr/bin:/bin \
 		HOME="$3" TMPDIR="$4" python3 -c "
 import os, signal, sys
@@ -89,7 +98,7 @@ if sys.argv[1] == \"1\":
 os.execv(sys.argv[2], sys.argv[2:])
 " "$8" "$5" --diag none --fs open --backend "$6"' \
 		sh "$JT/getent-$1" "$uid" "$JT/envhome" "$JT/tmp" "$JT/sbxrun" "$2" \
-		"${3:-$JT/nsswitch-ldap}" "${IGNCHLD:-0}" <"$T/script" >"$T/out" 2>"$T/err"
+		"${3:-$JT/nsswitch-ldap}" "${IGNCHLD:-0}" "${PASSWD:-}" <"$T/script" >"$T/out" 2>"$T/err"
 	SBX_STATUS=$?
 }
 
@@ -117,6 +126,12 @@ for b in namespaces landlock; do
 	as_nobody fails "$b" "$JT/nsswitch-files"
 	is_status 0 "$b: passwd from files only: getent is not asked"
 	like "$(output)" "$tag" "$b: passwd from files only: no home, the canary is readable"
+	# sbxrun reads /etc/passwd itself (no NSS): an entry after a line
+	# longer than its first buffer is still found, and its home's
+	# ~/.ssh hidden; getent, which fails, is not asked.
+	PASSWD=$JT/passwd-long as_nobody fails "$b" "$JT/nsswitch-files"
+	is_status 0 "$b: /etc/passwd with a long line first: the uid is found there"
+	unlike "$(output)" "$tag" "$b: ... and the ~/.ssh of the home it names is not readable"
 done
 
 # --help and --version answer without asking the user database: getent
