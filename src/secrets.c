@@ -331,75 +331,98 @@ sbx_host_idfs_memo(struct sbx_pathmemo *m, bool names)
 
 /* --- the mount table ----------------------------------------------------- */
 
-/* A mountinfo field with its \ooo escapes (space, tab, newline, backslash)
- * decoded. */
-static char *
-unescape(const char *s, size_t n)
+/* A mountinfo field's \ooo escapes (space, tab, newline, backslash)
+ * decoded in place: the decoded field is never longer. */
+static void
+unescape(char *s)
 {
-	char *out = sbx_xmalloc(n + 1), *o = out;
+	char *o = s;
 
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 3 < n + 1 && s[i + 1] >= '0' && s[i + 1] <= '3' &&
-		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			*o++ =
-			    (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-			i += 3;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
 			continue;
 		}
-		*o++ = s[i];
+		*o++ = *s;
 	}
 	*o = '\0';
-	return out;
+}
+
+/* "major:minor", as mountinfo writes it. */
+static bool
+parse_dev(const char *s, uint64_t *dev)
+{
+	char *end;
+	unsigned long maj, min;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	maj = strtoul(s, &end, 10);
+	if (*end != ':' || end[1] < '0' || end[1] > '9')
+		return false;
+	min = strtoul(end + 1, &end, 10);
+	if (*end != '\0' || maj > UINT32_MAX || min > UINT32_MAX)
+		return false;
+	*dev = ((uint64_t)maj << 32) | (uint64_t)min;
+	return true;
 }
 
 void
 sbx_mounttab_parse(const char *text, struct sbx_mounttab *out)
 {
-	const char *line = text;
+	size_t cap = 0;
+	char *line;
 
+	/* One copy of the text, cut into fields in place: the entries point
+	 * into it (a malloc per field and an sscanf per line were most of
+	 * this parse, doc/design/startup.md, section 31). */
 	memset(out, 0, sizeof(*out));
-	while (line && *line) {
-		const char *end = strchr(line, '\n');
-		const char *f[5] = { 0 };
-		size_t flen[5] = { 0 };
-		const char *c = line;
-		unsigned long maj, min;
+	out->text = line = sbx_xstrdup(text);
+	while (*line) {
+		char *end = strchr(line, '\n'), *next, *c = line, *f[5];
 		size_t nf = 0;
+		uint64_t dev;
 
-		if (end == NULL)
+		if (end == NULL) {
 			end = line + strlen(line);
+			next = end;
+		} else {
+			*end = '\0';
+			next = end + 1;
+		}
 		/* id parent major:minor root mount-point ... */
 		while (nf < 5 && c < end) {
 			while (c < end && *c == ' ')
 				c++;
-			f[nf] = c;
+			if (c == end)
+				break;
+			f[nf++] = c;
 			while (c < end && *c != ' ')
 				c++;
-			flen[nf] = (size_t)(c - f[nf]);
-			if (flen[nf] > 0)
-				nf++;
+			if (c < end)
+				*c++ = '\0';
 		}
-		if (nf == 5 && sscanf(f[2], "%lu:%lu", &maj, &min) == 2 && f[3][0] == '/' &&
-		    f[4][0] == '/') {
-			out->v = sbx_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
-			out->v[out->n++] = (struct sbx_mountent){
-				.dev = ((uint64_t)maj << 32) | (uint64_t)min,
-				.root = unescape(f[3], flen[3]),
-				.point = unescape(f[4], flen[4]),
-			};
+		if (nf == 5 && parse_dev(f[2], &dev) && f[3][0] == '/' && f[4][0] == '/') {
+			if (out->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				out->v = sbx_xreallocarray(out->v, cap, sizeof(*out->v));
+			}
+			unescape(f[3]);
+			unescape(f[4]);
+			out->v[out->n++] =
+			    (struct sbx_mountent){ .dev = dev, .root = f[3], .point = f[4] };
 		}
-		line = *end ? end + 1 : end;
+		line = next;
 	}
 }
 
 void
 sbx_mounttab_free(struct sbx_mounttab *t)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->v[i].root);
-		free(t->v[i].point);
-	}
 	free(t->v);
+	free(t->text);
 	memset(t, 0, sizeof(*t));
 }
 

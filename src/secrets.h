@@ -84,13 +84,14 @@ struct sbx_idfs sbx_host_idfs_memo(struct sbx_pathmemo *m, bool names);
  * (dev) is seen at point. */
 struct sbx_mountent {
 	uint64_t dev;
-	char *root;
+	char *root; /* into the table's text */
 	char *point;
 };
 
 struct sbx_mounttab {
 	struct sbx_mountent *v;
 	size_t n;
+	char *text; /* the parsed copy the entries point into */
 };
 
 /* Parses the text of /proc/self/mountinfo; lines it cannot read are

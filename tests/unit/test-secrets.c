@@ -169,15 +169,20 @@ test_mounttab(void)
 	sbx_mounttab_parse("22 27 0:21 / /proc rw,relatime - proc proc rw\n"
 			   "garbage\n"
 			   "40 27 8:1 /a\\040b /mnt/x\\134y rw - ext4 /dev/sda rw\n"
+			   "42 27 8:x / /bad rw - ext4 /dev/sda rw\n"
+			   "43 27 8:1 /\\04 /half\\0 rw - ext4 /dev/sda rw\n"
 			   "41 27 8:1 / /last rw - ext4 /dev/sda rw",
 	    &t);
-	is_int((int)t.n, 3, "three lines read, the bad one skipped");
-	if (t.n == 3) {
+	is_int((int)t.n, 4, "four lines read, the garbage and the bad device skipped");
+	if (t.n == 4) {
 		is_str(t.v[1].root, "/a b", "\\040 in the root is a space");
 		is_str(t.v[1].point, "/mnt/x\\y", "\\134 in the mount point is a backslash");
 		ok(t.v[1].dev == ((uint64_t)8 << 32 | 1), "the device number");
 		ok(t.v[0].dev != t.v[1].dev, "0:21 and 8:1 differ");
-		is_str(t.v[2].point, "/last", "a last line without a newline");
+		is_str(t.v[2].root, "/\\04",
+		    "an escape cut short by the field's end is kept as it is");
+		is_str(t.v[2].point, "/half\\0", "... in the mount point too");
+		is_str(t.v[3].point, "/last", "a last line without a newline");
 	}
 	sbx_mounttab_free(&t);
 }
