@@ -426,12 +426,18 @@ sbx_mounttab_free(struct sbx_mounttab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* to + (path - from), for a path at or below from. */
+/* to + (path - from), for a path at or below from (sbx_path_is_under(),
+ * which reads from without its trailing slashes, and so does this: a
+ * table whose fields end in one must not send the copy past path's end). */
 static char *
 rebase(const char *path, const char *from, const char *to)
 {
-	const char *rel = strcmp(from, "/") == 0 ? path : path + strlen(from);
+	size_t n = strlen(from);
+	const char *rel;
 
+	while (n > 0 && from[n - 1] == '/')
+		n--;
+	rel = path + n;
 	while (*rel == '/')
 		rel++;
 	return *rel ? sbx_path_join(to, rel) : sbx_xstrdup(to);

@@ -241,6 +241,20 @@ test_aliases(void)
 	is_int((int)out.n, 1, "a tmpfs there has no other name");
 	sbx_strv_free(&out);
 	sbx_mounttab_free(&t);
+
+	/* Fields ending in a slash (the kernel writes none, a fuzzer did):
+	 * read as without it, never past the end of the path (the sanitized
+	 * build's unit run reads out of bounds otherwise). */
+	sbx_mounttab_parse("1 0 8:1 / / rw - ext4 /dev/sda rw\n"
+			   "2 1 8:1 /h/.ssh/ /a/ rw - ext4 /dev/sda rw\n",
+	    &t);
+	sbx_mount_aliases(&t, "/a", true, &out);
+	ok(has(&out, "/h/.ssh/"), "a trailing slash: /a is the mount of /h/.ssh/ at /a/");
+	sbx_strv_free(&out);
+	sbx_mount_aliases(&t, "/h/.ssh", true, &out);
+	ok(has(&out, "/a/"), "... and /h/.ssh is seen at /a/");
+	sbx_strv_free(&out);
+	sbx_mounttab_free(&t);
 }
 
 static void
