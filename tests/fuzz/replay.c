@@ -31,6 +31,7 @@ int fuzz_hostmatch(const uint8_t *data, size_t size);
 int fuzz_seatbelt(const uint8_t *data, size_t size);
 int fuzz_json(const uint8_t *data, size_t size);
 int fuzz_udppkt(const uint8_t *data, size_t size);
+int fuzz_mounttab(const uint8_t *data, size_t size);
 #ifdef FUZZ_HAVE_PROXY
 int fuzz_proxy(const uint8_t *data, size_t size);
 #endif
@@ -47,6 +48,7 @@ static const struct target {
 	{ "seatbelt", fuzz_seatbelt },
 	{ "json", fuzz_json },
 	{ "udppkt", fuzz_udppkt },
+	{ "mounttab", fuzz_mounttab },
 #ifdef FUZZ_HAVE_PROXY
 	{ "proxy", fuzz_proxy },
 #endif

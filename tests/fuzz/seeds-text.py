@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Writes the hand-made seeds of the text targets' corpora (profile, cli,
-# roundtrip, hostmatch, seatbelt, json, proxy) under tests/fuzz/corpus/,
+# roundtrip, hostmatch, seatbelt, json, proxy, mounttab) under
+# tests/fuzz/corpus/,
 # from the shipped profiles, the flags the unit tests use, and requests
 # from the proxy tests. Each seed is named seed-*; the fuzzer adds its own
 # finds next to them. Run from anywhere.
@@ -116,3 +117,24 @@ responses = [
 ]
 for i, r in enumerate(responses):
     put("proxy", "response-%02d" % i, bytes([1 + 2 * (i % 2)]) + r)
+
+# The mount table: a machine's shape (overlay root, proc, binds of a home
+# and of a secret, escapes), the unit tests' cases, and fields ending in
+# '/' (the kernel writes none; one sent rebase() past its path).
+mounttabs = {
+    "machine": "21 1 0:20 / / rw,relatime - overlay overlay rw\n"
+               "22 21 0:21 / /proc rw,nosuid - proc proc rw\n"
+               "23 21 0:22 / /sys ro - sysfs sysfs ro\n"
+               "24 21 8:1 /home/u /home/u rw - ext4 /dev/sda1 rw\n"
+               "25 21 8:1 /home/u/.ssh /srv/keys rw - ext4 /dev/sda1 rw\n"
+               "26 21 8:1 /etc /mnt/etc\\040copy ro - ext4 /dev/sda1 rw\n",
+    "escapes": "40 27 8:1 /a\\040b /mnt/x\\134y rw - ext4 /dev/sda rw\n"
+               "43 27 8:1 /\\04 /half\\0 rw - ext4 /dev/sda rw\n"
+               "41 27 8:1 / /last rw - ext4 /dev/sda rw",
+    "bad-lines": "garbage\n42 27 8:x / /bad rw\n1 2 3\n\n 4 5 6:7 / /x",
+    "trailing-slash": "1 0 8:1 / / rw - ext4 /dev/sda rw\n"
+                      "2 1 8:1 /h/.ssh/ /a/ rw - ext4 /dev/sda rw\n"
+                      "3 1 8:1 /h// /b// rw - ext4 /dev/sda rw\n",
+}
+for name, text in mounttabs.items():
+    put("mounttab", name, text)
