@@ -1367,8 +1367,8 @@ main(int argc, char **argv)
 	if (run.diag_fd >= 0)
 		close(run.diag_fd);
 	/* The jail's init, when the run ended on its message: its exit (the
-	 * jail's namespaces torn down) ran beside the report and the frees
-	 * above, and nothing of the run outlives sbxrun. */
+	 * jail's namespaces torn down) ran beside the report above, and
+	 * nothing of the run outlives sbxrun. */
 	sbx_reap_late(run.reap_late);
 #ifdef __linux__
 	/* Last: the keeper's exit ran beside all of the above. */
