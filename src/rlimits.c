@@ -44,14 +44,14 @@ sbx_limits_rlimit_rules(const struct sbx_policy *p)
  * whether or not it is dumpable (unlike the files in it), and for uid's
  * own a stat of its task directory: the same owner, a link count two
  * plus one per thread (proc's getattr adds the thread count; a zombie
- * has one). Looking up the task directory of every process cost more:
- * 145 against 124 us over 78 processes, none of them the caller's, and
- * 620 against 340 us on a busy machine (doc/design/startup.md, section
- * 31). Reading the status file
- * instead cost ~25 us a process (the kernel formats all of it): the
- * whole count on a desktop with a few hundred processes of the user, and
- * most of a landlock start beside an init that reaps other sandboxes'
- * orphans late (doc/design/startup.md, section 23).
+ * has one); checked for a process that made itself non-dumpable, whose
+ * /proc directory still shows its uid. Looking up every process's task
+ * directory cost more: 145 against 124 us over 78 processes, none of
+ * them the caller's, 620 against 340 us on a busy machine (section 31 of
+ * doc/design/startup.md). Reading each status file cost ~25 us a process
+ * (the kernel formats all of it): the whole count on a desktop with a
+ * few hundred processes of the user, and most of a landlock start beside
+ * an init that reaps other sandboxes' orphans late (section 23).
  *
  * The kernel counts by real uid. A process of another real uid running
  * as uid (a set-uid program of uid's that someone else runs, a daemon
