@@ -36,6 +36,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -102,6 +103,7 @@ struct sbx_keeper {
 	bool unready; /* its first answer (ready) not read yet: sbx_keeper_launch() */
 	bool moved; /* on the other CPUs until the first wait; mask: sbxrun's */
 	cpu_set_t mask;
+	bool spin; /* sbxrun may run on more than one CPU: await() polls */
 	size_t asked; /* MKDTEMPs sent whose answers are not read yet */
 	bool counting; /* a COUNT sent whose answer is not read yet */
 	size_t count_after; /* MKDTEMP answers due before it */
@@ -1032,6 +1034,11 @@ keeper_fork(struct sbx_err *err)
 	k->hold = hold[1];
 #ifdef __linux__
 	k->pid = pid;
+	{
+		cpu_set_t mask;
+
+		k->spin = sched_getaffinity(0, sizeof(mask), &mask) == 0 && CPU_COUNT(&mask) > 1;
+	}
 #else
 	{
 		int st;
@@ -1101,6 +1108,32 @@ settle(struct sbx_keeper *k)
 
 static void collect(struct sbx_keeper *k, struct sbx_strv *warnings);
 
+/* An answer sbxrun waits for is polled for up to this long before sbxrun
+ * sleeps: the keeper works on another CPU, and a sleeping sbxrun is woken
+ * ~30 us after the answer on a VM whose idle CPUs halt, a polling one at
+ * once (doc/design/startup.md, section 32). */
+#define AWAIT_POLL_NS 200000L
+
+/* Returns once the keeper's next message is there, or after AWAIT_POLL_NS
+ * (the caller's recv then sleeps as before). A keeper placed on sbxrun's
+ * own CPU runs at each sched_yield(). */
+static void
+await(const struct sbx_keeper *k)
+{
+	struct pollfd p = { .fd = k->sock, .events = POLLIN };
+	struct timespec t0, t;
+
+	if (!k->spin || clock_gettime(CLOCK_MONOTONIC, &t0) < 0)
+		return;
+	for (;;) {
+		if (poll(&p, 1, 0) != 0 || clock_gettime(CLOCK_MONOTONIC, &t) < 0 ||
+		    (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >=
+			AWAIT_POLL_NS)
+			return;
+		sched_yield();
+	}
+}
+
 /* The answer of an UNDO_RUN asked without a wait, read into k->undone
  * before anything that follows it on the socket. */
 static void
@@ -1128,6 +1161,7 @@ reply(struct sbx_keeper *k, char **text, int *fd, struct sbx_err *err)
 		if (reply(k, NULL, NULL, err) < 0)
 			return -1;
 	}
+	await(k);
 	if (k_recv(k->sock, &m, 0) <= 0 || m.h.op != K_REPLY)
 		return sbx_err_set(err, EIO, "keeper: no answer");
 	if (m.h.err != 0) {
@@ -1452,6 +1486,7 @@ collect(struct sbx_keeper *k, struct sbx_strv *warnings)
 	settle(k);
 	k->unready = false;
 	k->counting = false;
+	await(k);
 	while (k_recv(k->sock, &m, 0) > 0) {
 		uint32_t op = m.h.op;
 
