@@ -18,9 +18,10 @@
  * Elsewhere it is an orphan of a double fork.
  *
  * A second channel, a pipe, tells it when to undo alone: sbxrun holds its
- * write end and the jail's init keeps the copy it inherits until it exits
- * (launch.c), so the end of file comes only when neither is left. Until
- * then a lent tree is never handed back under a running sandbox. */
+ * write end and the jail's init keeps the copy it inherits until its tree
+ * is reaped, or as a pid namespace's init until it exits (launch.c), so
+ * the end of file comes only when neither sbxrun nor the tree is left.
+ * Until then a lent tree is never handed back under a running sandbox. */
 #include "config.h"
 
 #include <errno.h>

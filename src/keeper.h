@@ -3,7 +3,7 @@
  * (the temp workdir, the private TMPDIR, the --interp script, a root
  * caller's lend, the mount links and targets, what the sandbox may leave
  * where nothing may be made) and undoes them when sbxrun asks, or by
- * itself once sbxrun and the jail's init are both gone, however sbxrun
+ * itself once sbxrun and the jail's tree are both gone, however sbxrun
  * ended (SIGKILL included). See doc/design/lifecycle.md. */
 #ifndef SBX_KEEPER_H
 #define SBX_KEEPER_H
@@ -38,7 +38,9 @@ pid_t sbx_keeper_pid(const struct sbx_keeper *k);
 
 /* The descriptor whose last copy closing tells the keeper that nothing
  * of the run is left: sbxrun holds one, and the jail's init keeps the one
- * it inherits until it exits. Close-on-exec. -1 for a NULL keeper. */
+ * it inherits until every process of its tree is reaped (a pid
+ * namespace's init: until it exits). Close-on-exec. -1 for a NULL
+ * keeper. */
 int sbx_keeper_hold_fd(const struct sbx_keeper *k);
 
 /* Makes PARENT/PREFIX.XXXXXX (mode 0700), recorded for removal with all

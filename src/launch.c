@@ -568,6 +568,12 @@ sbx_init_main(const struct sbx_init_args *a)
 	}
 	if (orphaned && a->hooks && a->hooks->orphaned)
 		a->hooks->orphaned(a->hooks->ctx);
+	/* Every process of the tree is reaped: the keeper may undo from
+	 * here on, beside init's exit, which would hold the pipe open until
+	 * its memory is gone (~0.1 ms). A pid namespace's init keeps it to
+	 * its death, which ends the namespace (keeper.h). */
+	if (!a->pid1 && hold >= 0)
+		close(hold);
 	{
 		struct sbx_init_end end = { .status = status };
 
