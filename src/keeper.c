@@ -904,12 +904,52 @@ serve_one(struct k_state *st, int flags)
 	return 0;
 }
 
+/* Either side, a message due within microseconds is polled for up to
+ * this long before the process sleeps: the other side works on another
+ * CPU, and a sleeping process is woken ~30 us after the message on a VM
+ * whose idle CPUs halt, a polling one at once (doc/design/startup.md,
+ * section 32). A process on the same CPU runs at each sched_yield(). */
+#define BUSY_POLL_NS 200000u
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &t) < 0)
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t
+busy_deadline(void)
+{
+	uint64_t now = mono_ns();
+
+	return now ? now + BUSY_POLL_NS : 0;
+}
+
+/* Whether a busy poll with that deadline goes on (yielding first). */
+static bool
+still_busy(const uint64_t *until)
+{
+	uint64_t now = mono_ns();
+
+	if (now == 0 || now >= *until)
+		return false;
+	sched_yield();
+	return true;
+}
+
 static noreturn void
 keeper_main(int sock, int hold)
 {
 	struct k_state st = { .link_wd = -1, .sock = sock };
 	bool finish = false;
+	uint64_t busy_until = 0;
 	sigset_t all;
+	cpu_set_t mask;
+	bool spin = sched_getaffinity(0, sizeof(mask), &mask) == 0 && CPU_COUNT(&mask) > 1;
 
 	/* Only SIGKILL ends it: not the terminal's ^C, not a signal to
 	 * sbxrun's process group, not a closed pipe. */
@@ -936,11 +976,17 @@ keeper_main(int sock, int hold)
 			{ .fd = hold, .events = POLLIN },
 		};
 		char buf[64];
+		int n = poll(pfd, 2, busy_until ? 0 : -1);
 
-		if (poll(pfd, 2, -1) < 0) {
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
+		}
+		if (n == 0) {
+			if (!still_busy(&busy_until))
+				busy_until = 0;
+			continue;
 		}
 		if (pfd[0].revents) {
 			int r = serve_one(&st, 0);
@@ -952,10 +998,14 @@ keeper_main(int sock, int hold)
 			continue;
 		}
 		if (pfd[1].revents) {
-			ssize_t n = read(hold, buf, sizeof(buf));
+			ssize_t got = read(hold, buf, sizeof(buf));
 
-			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+			if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
 				break;
+			/* Init's word that the tree is reaped (sbx_init_main()):
+			 * sbxrun's undo requests follow within microseconds. */
+			if (got > 0 && spin)
+				busy_until = busy_deadline();
 		}
 	}
 	/* Nothing of the run is left: what sbxrun sent before it closed its
@@ -1109,30 +1159,16 @@ settle(struct sbx_keeper *k)
 
 static void collect(struct sbx_keeper *k, struct sbx_strv *warnings);
 
-/* An answer sbxrun waits for is polled for up to this long before sbxrun
- * sleeps: the keeper works on another CPU, and a sleeping sbxrun is woken
- * ~30 us after the answer on a VM whose idle CPUs halt, a polling one at
- * once (doc/design/startup.md, section 32). */
-#define AWAIT_POLL_NS 200000L
-
-/* Returns once the keeper's next message is there, or after AWAIT_POLL_NS
- * (the caller's recv then sleeps as before). A keeper placed on sbxrun's
- * own CPU runs at each sched_yield(). */
+/* Returns once the keeper's next message (or its end) is there, or after
+ * BUSY_POLL_NS: the caller's recv then sleeps as before. */
 static void
 await(const struct sbx_keeper *k)
 {
 	struct pollfd p = { .fd = k->sock, .events = POLLIN };
-	struct timespec t0, t;
+	uint64_t until = k->spin ? busy_deadline() : 0;
 
-	if (!k->spin || clock_gettime(CLOCK_MONOTONIC, &t0) < 0)
-		return;
-	for (;;) {
-		if (poll(&p, 1, 0) != 0 || clock_gettime(CLOCK_MONOTONIC, &t) < 0 ||
-		    (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >=
-			AWAIT_POLL_NS)
-			return;
-		sched_yield();
-	}
+	while (until && poll(&p, 1, 0) == 0 && still_busy(&until))
+		;
 }
 
 /* The answer of an UNDO_RUN asked without a wait, read into k->undone
@@ -1572,13 +1608,24 @@ sbx_keeper_reap(struct sbx_keeper *k)
 	{
 		struct k_msg m;
 
-		while (k_recv(k->sock, &m, 0) > 0)
+		for (;;) {
+			await(k);
+			if (k_recv(k->sock, &m, 0) <= 0)
+				break;
 			k_msg_free(&m);
+		}
 	}
 	close(k->sock);
-	if (k->pid > 0)
-		while (waitpid(k->pid, NULL, (int)__WCLONE) < 0 && errno == EINTR)
+	if (k->pid > 0) {
+		uint64_t until = k->spin ? busy_deadline() : 0;
+		pid_t r;
+
+		while ((r = waitpid(k->pid, NULL, (int)__WCLONE | WNOHANG)) == 0 && until &&
+		    still_busy(&until))
 			;
+		while (r == 0 || (r < 0 && errno == EINTR))
+			r = waitpid(k->pid, NULL, (int)__WCLONE);
+	}
 	for (size_t i = 0; i < k->nmade; i++)
 		made_close(&k->made[i]);
 	free(k->made);
