@@ -271,8 +271,9 @@ glob_last(struct sbx_pathmemo *m, struct sbx_fsview *v, const char *pattern)
 {
 	const char *slash = strrchr(pattern, '/');
 	const struct sbx_strv *listed;
-	struct sbx_strv names = { 0 };
+	struct sbx_strv paths = { 0 };
 	_cleanup_free_ char *dir = NULL;
+	size_t fixed;
 
 	if (pattern[0] != '/' || slash == NULL || slash[1] == '\0')
 		return false;
@@ -280,19 +281,19 @@ glob_last(struct sbx_pathmemo *m, struct sbx_fsview *v, const char *pattern)
 	    slash == pattern ? sbx_xstrdup("/") : sbx_xstrndup(pattern, (size_t)(slash - pattern));
 	if (strpbrk(dir, "*?[\\") != NULL)
 		return false;
-	/* A copy: add_hidden() adds to the memo, which may move the listing. */
+	/* What comes before the first special character matches only
+	 * itself: a name without it is passed over without fnmatch(3) (/etc
+	 * holds ~160 names, two of them sudoers*). The matches are joined
+	 * first: add_hidden() adds to the memo, which may move the listing. */
+	fixed = strcspn(slash + 1, "*?[\\");
 	listed = sbx_pathmemo_list(m, dir);
-	if (listed != NULL)
-		sbx_strv_copy(&names, listed);
-	for (size_t i = 0; i < names.n; i++) {
-		_cleanup_free_ char *path = NULL;
-
-		if (fnmatch(slash + 1, names.v[i], FNM_PERIOD) != 0)
-			continue;
-		path = sbx_path_join(dir, names.v[i]);
-		add_hidden(m, v, path);
-	}
-	sbx_strv_free(&names);
+	for (size_t i = 0; listed && i < listed->n; i++)
+		if (strncmp(listed->v[i], slash + 1, fixed) == 0 &&
+		    fnmatch(slash + 1, listed->v[i], FNM_PERIOD) == 0)
+			sbx_strv_push_take(&paths, sbx_path_join(dir, listed->v[i]));
+	for (size_t i = 0; i < paths.n; i++)
+		add_hidden(m, v, paths.v[i]);
+	sbx_strv_free(&paths);
 	return true;
 }
 

@@ -60,7 +60,7 @@ host_list(void *ctx, const char *dir, struct sbx_strv *names)
 		return -1;
 	errno = 0;
 	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+		if (names && strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
 			sbx_strv_push(names, de->d_name);
 		errno = 0;
 	}
@@ -281,7 +281,8 @@ memo_list(void *ctx, const char *dir, struct sbx_strv *names)
 
 	if (got == NULL)
 		return -1;
-	sbx_strv_copy(names, got);
+	if (names)
+		sbx_strv_copy(names, got);
 	return 0;
 }
 
@@ -539,15 +540,11 @@ sbx_secret_opaque(const struct sbx_idfs *fs, const char *path)
 			break;
 	}
 walked:
-	if (wild) {
-		struct sbx_strv names = { 0 };
-		int r = fs->list(fs->ctx, copy, &names);
-		int e = errno;
-
-		sbx_strv_free(&names);
-		if (r < 0 && e != ENOENT && e != ENOTDIR && strcmp(copy, "/") != 0)
-			return steal_ptr(&copy);
-	}
+	/* Listed only to know whether it can be (the memo's listing is not
+	 * copied). */
+	if (wild && fs->list(fs->ctx, copy, NULL) < 0 && errno != ENOENT && errno != ENOTDIR &&
+	    strcmp(copy, "/") != 0)
+		return steal_ptr(&copy);
 	return NULL;
 }
 

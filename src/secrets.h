@@ -33,7 +33,8 @@ struct sbx_idfs {
 	int (*stat)(void *ctx, const char *path, struct sbx_fileid *id);
 	/* lstat(2): a symlink is neither dir nor reg. */
 	int (*lstat)(void *ctx, const char *path, struct sbx_fileid *id);
-	/* The names in dir, without "." and "..". */
+	/* The names in dir, without "." and ".."; with names NULL, only
+	 * whether dir can be listed. */
 	int (*list)(void *ctx, const char *dir, struct sbx_strv *names);
 	/* realpath(3), malloc'd. */
 	char *(*realpath)(void *ctx, const char *path);

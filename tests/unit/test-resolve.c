@@ -766,6 +766,57 @@ make_tree(void)
 	if (mkfifo(p, 0600) < 0)
 		diag("mkfifo failed");
 	free(p);
+	mkdir_p("globs");
+	touch("globs/abc");
+	touch("globs/xabc");
+	touch("globs/ab");
+	touch("globs/abcd");
+	touch("globs/.abz");
+	touch("globs/a*b");
+	touch("globs/axb");
+}
+
+/* Patterns whose last name starts with plain characters: the names
+ * listed are first compared with that start (glob_last()), and must match
+ * as glob(3) matches them. */
+static void
+test_resolve_glob_prefix(void)
+{
+	static const char *const patterns[] = { "globs/ab?", "globs/.ab*", "globs/a\\*b" };
+	static const struct {
+		const char *name;
+		bool hidden;
+	} want[] = {
+		{ "globs/abc", true }, /* ab? */
+		{ "globs/xabc", false }, /* the start is not ab */
+		{ "globs/ab", false }, /* one character short */
+		{ "globs/abcd", false }, /* one too many */
+		{ "globs/.abz", true }, /* a leading dot, asked for */
+		{ "globs/a*b", true }, /* an escaped star is a star */
+		{ "globs/axb", false }, /* ... and nothing else */
+	};
+	struct sbx_policy p;
+	struct sbx_fsview v;
+	struct sbx_err err;
+
+	sbx_policy_init(&p, home);
+	p.workdir = at("w");
+	for (size_t i = 0; i < SBX_ARRAY_LEN(patterns); i++)
+		sbx_strv_push_take(&p.deny, at(patterns[i]));
+	if (is_int(
+		resolve(&p, NULL, &v, &err), 0, "resolve with [deny] globs after a plain start")) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(want); i++) {
+			char *path = at(want[i].name);
+
+			ok(sbx_strv_contains(&v.hidden, path) == want[i].hidden, "%s %s",
+			    want[i].name, want[i].hidden ? "is hidden" : "is not hidden");
+			free(path);
+		}
+	} else {
+		diag("error: %s", err.msg);
+	}
+	sbx_fsview_free(&v);
+	sbx_policy_free(&p);
 }
 
 int
@@ -785,6 +836,7 @@ main(void)
 	test_path_helpers();
 	test_resolve_workdir();
 	test_resolve_hidden();
+	test_resolve_glob_prefix();
 	test_resolve_missing();
 	test_resolve_read();
 	test_resolve_mounts();

@@ -82,7 +82,8 @@ stub_list(void *ctx, const char *dir, struct sbx_strv *names)
 		const char *p = s->nodes[i].path;
 		size_t k = strcmp(dir, "/") == 0 ? 0 : strlen(dir);
 
-		if (strncmp(p, dir, k) == 0 && p[k] == '/' && p[k + 1] && !strchr(p + k + 1, '/'))
+		if (names && strncmp(p, dir, k) == 0 && p[k] == '/' && p[k + 1] &&
+		    !strchr(p + k + 1, '/'))
 			sbx_strv_push(names, p + k + 1);
 	}
 	return 0;
