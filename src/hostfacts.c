@@ -101,6 +101,11 @@ host_kind(void *ctx, const char *path, char **target)
 	 * which need not be what the name leads to. */
 	if (ids != NULL && sbx_fsview_missing(ids->fs, path))
 		return SBX_KIND_NONE;
+	/* A name below a temp workdir seen empty when pinned: missing, by
+	 * the same snapshot rule (resolve.h). */
+	if (ids != NULL && ids->fs != NULL && ids->fs->workdir_empty && *name != '\0' &&
+	    dir == sbx_fsview_workdir_fd(ids->fs))
+		return SBX_KIND_NONE;
 	if (host_type(dir, name, &type) < 0)
 		return SBX_KIND_NONE;
 	if (S_ISLNK(type)) {

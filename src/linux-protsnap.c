@@ -119,24 +119,11 @@ copy_data(int in, int out, struct budget *b)
 static bool
 made_here(int fd)
 {
-	char buf[512];
 	struct stat st;
-	long n;
 
-	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077))
-		goto no;
-	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
-		for (long off = 0; off < n;) {
-			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
-
-			if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
-				goto no;
-			off += d->d_reclen;
-		}
-	if (n == 0)
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	    !(st.st_mode & 077) && sbx_dir_empty(fd))
 		return true;
-no:
 	errno = EEXIST;
 	return false;
 }

@@ -25,6 +25,10 @@ struct sbx_pin {
 struct sbx_fsview {
 	char *workdir; /* absolute, canonical */
 	bool workdir_temp; /* a fresh temp dir that sbxrun removes */
+	/* A temp workdir that held no entry when it was pinned (Linux): the
+	 * plan takes every name in it as missing without looking
+	 * (hostfacts.c), as it takes missing secrets. */
+	bool workdir_empty;
 	bool workdir_in_jail; /* a throwaway directory made inside the jail
 	                         (doc/design/startup.md): no host object, no pin */
 	bool workdir_home; /* the workdir is one of homes (by identity) */
@@ -87,6 +91,11 @@ void sbx_fsview_free(struct sbx_fsview *v);
 
 /* The pinned descriptor of a canonical path resolve opened, or NULL. */
 const struct sbx_pin *sbx_fsview_pin(const struct sbx_fsview *v, const char *path);
+
+/* Whether the directory open for reading at fd holds no entry but "."
+ * and ".." (read from its current offset). Always false outside Linux
+ * and on any error. */
+bool sbx_dir_empty(int fd);
 
 /* The workdir's pinned descriptor (O_PATH), or -1 before sbx_resolve and
  * for a workdir made inside the jail. */

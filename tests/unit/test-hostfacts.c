@@ -219,6 +219,17 @@ test_pinned(const char *top)
 		    "a path the resolution found missing is missing, by name");
 		sbx_strv_free(&fs.missing);
 	}
+	/* A temp workdir seen empty when pinned (resolve.h): every name
+	 * below it is missing without a lookup, even one made since; the
+	 * workdir itself is still a directory. */
+	fs.workdir_empty = true;
+	is_int(f.kind(f.ctx, "/nonexistent/moved/proj/README.md", NULL), SBX_KIND_NONE,
+	    "below a workdir seen empty: missing, by the snapshot");
+	is_int(f.kind(f.ctx, "/nonexistent/moved/proj/config/x", NULL), SBX_KIND_NONE,
+	    "... two levels below it too");
+	is_int(f.kind(f.ctx, "/nonexistent/moved/proj", NULL), SBX_KIND_DIR,
+	    "... and the workdir itself is its directory");
+	fs.workdir_empty = false;
 	sbx_strv_free(&names);
 	close(pin.fd);
 }

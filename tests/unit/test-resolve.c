@@ -444,8 +444,22 @@ test_resolve_workdir(void)
 	if (is_int(resolve(&p, w, &v, &err), 0, "a temporary workdir resolves")) {
 		is_str(v.workdir, w, "its canonical path");
 		ok(v.workdir_temp, "it is marked temporary (sbxrun removes it)");
+		ok(!v.workdir_empty, "one holding entries is not seen empty");
 	}
 	sbx_fsview_free(&v);
+	{
+		char *empty = at("empty-w");
+
+		if (is_int(resolve(&p, empty, &v, &err), 0, "an empty temporary workdir resolves"))
+			ok(v.workdir_empty, "it is seen empty (the plan looks up no name in it)");
+		sbx_fsview_free(&v);
+		p.workdir = empty;
+		if (is_int(resolve(&p, NULL, &v, &err), 0, "the same directory given with -w"))
+			ok(!v.workdir_empty, "a -w workdir is looked into, empty or not");
+		sbx_fsview_free(&v);
+		p.workdir = NULL;
+		free(empty);
+	}
 	is_int(resolve(&p, NULL, &v, &err), -1, "neither a workdir nor a temp dir: refused");
 	is_str(err.msg, "no workdir", "... message");
 	sbx_fsview_free(&v);
@@ -766,6 +780,7 @@ make_tree(void)
 	if (mkfifo(p, 0600) < 0)
 		diag("mkfifo failed");
 	free(p);
+	mkdir_p("empty-w");
 	mkdir_p("globs");
 	touch("globs/abc");
 	touch("globs/xabc");
