@@ -19,6 +19,9 @@ struct sbx_netrules;
 struct sbx_rlimit {
 	int resource;
 	uint64_t value;
+	/* value is the sandbox's share: the uid's task count, which comes
+	 * at the launch (sbx_exec.uid_tasks_late), is added to it. */
+	bool plus_tasks;
 };
 
 #define SBX_MAX_RLIMITS 8
@@ -44,6 +47,10 @@ struct sbx_exec {
 	 * (sbx_limits_uid_tasks()); else the plan counts them. */
 	bool uid_tasks_counted;
 	uint64_t uid_tasks;
+	/* Instead, the count is the keeper's, asked and not read yet: the
+	 * launch reads it once init is forked and hands it to the payload
+	 * (sbx_launch_plain(); doc/design/startup.md, section 32). */
+	bool uid_tasks_late;
 	/* The cgroup v2 leaf the jail's init is cloned into (doc/design/
 	 * limits.md): its directory, and the SBX_CG_* controllers it holds
 	 * (cgroup.h); cgroup_test: a fake tree, which enforces nothing. */

@@ -255,7 +255,23 @@ payload_main(const struct sbx_init_args *a)
 	 * go to the error pipe's own number. */
 	bool shared = listener_left_in_init(a);
 	int kept = -1, errfd = shared ? a->err_fd : 3;
+	uint64_t tasks = 0;
 
+	/* sbxrun writes it once init is forked, from the keeper's count,
+	 * made long before: no wait here in practice. Nothing (sbxrun died,
+	 * or its keeper did) fails the run. */
+	if (a->tasks_late) {
+		ssize_t n;
+
+		do
+			n = read(a->tasks_fd, &tasks, sizeof(tasks));
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(tasks)) {
+			sbx_err_set(&err, EIO, "the count of the uid's tasks did not come");
+			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+		}
+		close(a->tasks_fd);
+	}
 	sbx_signals_reset_mask(a->sigs_noted ? &a->sigs_nondefault : NULL);
 	if (x->stdin_fd >= 0 && dup2(x->stdin_fd, 0) < 0) {
 		sbx_err_sys(&err, "cannot set up standard input");
@@ -347,7 +363,12 @@ payload_main(const struct sbx_init_args *a)
 	/* Limits last: a low descriptor or memory limit must not break the
 	 * setup above, only the payload. */
 	for (size_t i = 0; i < x->nrlimits; i++) {
-		struct rlimit rl = { x->rlimits[i].value, x->rlimits[i].value };
+		uint64_t v = x->rlimits[i].value;
+		struct rlimit rl;
+
+		if (x->rlimits[i].plus_tasks)
+			v = v + tasks < v ? UINT64_MAX : v + tasks;
+		rl.rlim_cur = rl.rlim_max = (rlim_t)v;
 
 		if (setrlimit((rlimit_resource)x->rlimits[i].resource, &rl) < 0) {
 			sbx_err_sys(&err, "cannot set resource limit %d", x->rlimits[i].resource);
@@ -607,10 +628,32 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 {
 	struct sbx_launch_pipes lp;
 	struct sbx_init_args a = { .exec = x, .hooks = hooks, .pid1 = false };
-	pid_t pid = sbx_fork_session_init(&lp, &a, c, err);
+	_cleanup_close_ int tasks_w = -1;
+	int tasks[2];
+	pid_t pid;
 
+	if (x->uid_tasks_late) {
+		if (sbx_pipe_cloexec(tasks) < 0)
+			return sbx_err_sys(err, "pipe");
+		a.tasks_late = true;
+		a.tasks_fd = tasks[0];
+		tasks_w = tasks[1];
+	}
+	pid = sbx_fork_session_init(&lp, &a, c, err);
+	if (a.tasks_late)
+		close(a.tasks_fd);
 	if (pid < 0)
 		return -1;
+	/* Before the payload's first message, which comes after its read of
+	 * the count. A count that cannot be had is not written: the payload
+	 * then fails the run. */
+	if (tasks_w >= 0) {
+		uint64_t n;
+
+		if (sbx_keeper_count_take(x->keeper, &n) == 0)
+			sbx_write_all(tasks_w, &n, sizeof(n));
+		close(steal_fd(&tasks_w));
+	}
 	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (c->pidfd < 0) {
 		sbx_err_sys(err, "pidfd_open");

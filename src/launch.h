@@ -99,6 +99,10 @@ struct sbx_init_args {
 	 * resets only those. Otherwise it resets every one. */
 	bool sigs_noted;
 	uint64_t sigs_nondefault;
+	/* exec->uid_tasks_late: the uid's task count, 8 bytes, comes on
+	 * tasks_fd, read by the payload first (sbx_launch_plain()). */
+	bool tasks_late;
+	int tasks_fd;
 };
 
 /* Sends fd over the unix socket sock (SCM_RIGHTS, one byte of data);

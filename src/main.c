@@ -663,8 +663,16 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 		run->exec.cgroup_ctl = run->cg_ctl;
 		run->exec.cgroup_test = run->cg_place.test;
 	}
+	run->exec.uid_tasks_late = false;
 #ifdef __linux__
-	if (run->count_asked) {
+	/* For a launch, the keeper's count is read by the launch itself,
+	 * once init is forked: the count of a machine's processes runs
+	 * beside the plan's making, and the payload only needs it at its
+	 * exec (doc/design/startup.md, section 32). */
+	if (run->count_asked && run->counted && run->counted_for == b->id &&
+	    !run->cli.print_backend) {
+		run->exec.uid_tasks_late = true;
+	} else if (run->count_asked) {
 		run->count_asked = false;
 		run->counted =
 		    run->counted && sbx_keeper_count_take(run->keeper, &run->uid_tasks) == 0;

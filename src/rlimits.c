@@ -141,6 +141,7 @@ sbx_limits_plan(const struct sbx_policy *p, const struct sbx_backend *b,
 	for (size_t i = 0; i < SBX_ARRAY_LEN(map); i++) {
 		const struct sbx_limit *l = &p->limits[map[i].id];
 		const char *by = "rlimit";
+		bool plus = false;
 		uint64_t v;
 
 		r->limits[map[i].id].by = NULL;
@@ -170,15 +171,17 @@ sbx_limits_plan(const struct sbx_policy *p, const struct sbx_backend *b,
 		 * so that the uid's other processes do not eat into it (nor can
 		 * the sandbox take more than its share while they run). */
 		if (map[i].id == SBX_LIMIT_PIDS && counts_in(b)) {
-			uint64_t now = x->uid_tasks_counted
+			uint64_t now = x->uid_tasks_late ? 0
+			    : x->uid_tasks_counted
 			    ? x->uid_tasks
 			    : sbx_limits_uid_tasks(counted_uid(b, x->caller_uid));
 
 			v = v + now < v ? UINT64_MAX : v + now;
+			plus = x->uid_tasks_late;
 			if (strcmp(by, "cgroup") != 0)
 				by = "rlimit-uid";
 		}
-		x->rlimits[x->nrlimits++] = (struct sbx_rlimit){ map[i].resource, v };
+		x->rlimits[x->nrlimits++] = (struct sbx_rlimit){ map[i].resource, v, plus };
 		r->limits[map[i].id].by = by;
 	}
 }
