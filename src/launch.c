@@ -469,6 +469,8 @@ sbx_init_main(const struct sbx_init_args *a)
 	int hold = sbx_keeper_hold_fd(a->exec->keeper);
 	struct sbx_err err = { 0 };
 
+	if (a->tasks_late)
+		close(a->tasks_wfd);
 	if (!a->pid1)
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sbx_signals_supervised(&set);
@@ -637,7 +639,7 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 			return sbx_err_sys(err, "pipe");
 		a.tasks_late = true;
 		a.tasks_fd = tasks[0];
-		tasks_w = tasks[1];
+		a.tasks_wfd = tasks_w = tasks[1];
 	}
 	pid = sbx_fork_session_init(&lp, &a, c, err);
 	if (a.tasks_late)

@@ -100,9 +100,13 @@ struct sbx_init_args {
 	bool sigs_noted;
 	uint64_t sigs_nondefault;
 	/* exec->uid_tasks_late: the uid's task count, 8 bytes, comes on
-	 * tasks_fd, read by the payload first (sbx_launch_plain()). */
+	 * tasks_fd, read by the payload first (sbx_launch_plain()); init
+	 * closes its copy of the pipe's write end, tasks_wfd, before the
+	 * payload starts, so that sbxrun's death is the payload's end of
+	 * file, not a wait for ever. */
 	bool tasks_late;
 	int tasks_fd;
+	int tasks_wfd;
 };
 
 /* Sends fd over the unix socket sock (SCM_RIGHTS, one byte of data);

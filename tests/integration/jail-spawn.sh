@@ -415,4 +415,49 @@ os.execv(sys.argv[1], sys.argv[1:])
 	handed_back "SIG$sig during the start: the workdir is handed back"
 done
 
+# The uid's task count comes to the payload on a pipe once init is forked
+# (doc/design/startup.md, section 32): sbxrun killed before it writes the
+# count must end the run like any death during the start. Init drops its
+# copy of the pipe's write end before the payload starts, so the payload
+# reads an end of file and fails; held by init, the payload (and init,
+# waiting for its exec) would wait for ever, and the keeper with the
+# workdir lent.
+if [ "$SBX_BACKEND" != landlock ]; then
+	skip "the count comes late only under landlock (no user namespace of its own)" 3
+elif [ "$(id -u)" != 0 ]; then
+	skip "needs a root caller: tests/holdcall traces sbxrun" 3
+elif [ ! -x "$HOLDCALL" ]; then
+	fail "the count never written: tests/holdcall is missing at $HOLDCALL (make check builds it)"
+else
+	new_wd
+	m=$(uniq_tag countlate)
+	printf "exec sh -c 'sleep 30; :' %s\n" "$m" >"$T/bgscript"
+	rm -f "$T/held" "$T/go"
+	# The count is sbxrun's one write of 8 bytes to a pipe.
+	ASAN_OPTIONS=$NOLEAK "$HOLDCALL" -s write -m 'pipe:*||8|*' -H "$T/held" -g "$T/go" -- \
+	    "$SBXRUN" --diag none --backend landlock -w "$WD" \
+	    <"$T/bgscript" >"$T/bg.out" 2>"$T/bg.err" &
+	hc=$!
+	JAIL_PIDS="$JAIL_PIDS $hc"
+	sent=no
+	if wait_for "[ -s '$T/held' ]" 60; then
+		sbx=$(pgrep -P "$hc" | head -n 1)
+		[ -n "$sbx" ] && runs_sbxrun "$sbx" && kill -KILL "$sbx" && sent=yes
+	fi
+	: >"$T/go"
+	if ended_within "$hc" 20; then
+		wait "$hc"
+		st=$?
+	else
+		kill -KILL "$hc" 2>/dev/null
+		wait "$hc" 2>/dev/null
+		st=hung
+	fi
+	is "$sent:$st" yes:137 "the count never written: sbxrun killed while it was held (137)" ||
+		diag "held: $(cat "$T/held" 2>/dev/null)" "$(tail -n 5 "$T/bg.err")"
+	wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 20
+	handed_back "the count never written: the workdir is handed back"
+	no_survivors "the count never written: nothing is left" "$m"
+fi
+
 done_testing
