@@ -299,6 +299,27 @@ ended_within() {
 	done
 }
 
+# kill_held HC SIG: once tests/holdcall HC has held its call ($T/held),
+# sends SIG to its one child, sbxrun, lets the call go on ($T/go) and
+# waits up to 20 s for HC: $sent is yes when SIG was sent, $st HC's
+# status (hung: killed after the 20 s).
+kill_held() {
+	sent=no
+	if wait_for "[ -s '$T/held' ]" 60; then
+		_sbx=$(pgrep -P "$1" | head -n 1)
+		[ -n "$_sbx" ] && runs_sbxrun "$_sbx" && kill -"$2" "$_sbx" && sent=yes
+	fi
+	: >"$T/go"
+	if ended_within "$1" 20; then
+		wait "$1"
+		st=$?
+	else
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		st=hung
+	fi
+}
+
 for sig in TERM:15 INT:2 HUP:1 KILL:9; do
 	signum=${sig#*:}
 	sig=${sig%:*}
@@ -374,21 +395,7 @@ os.execv(sys.argv[1], sys.argv[1:])
 		    <"$T/bgscript" >"$T/bg.out" 2>"$T/bg.err" 3>"$T/bg.diag" &
 		hc=$!
 		JAIL_PIDS="$JAIL_PIDS $hc"
-		sent=no
-		if wait_for "[ -s '$T/held' ]" 60; then
-			# holdcall's one child is sbxrun.
-			sbx=$(pgrep -P "$hc" | head -n 1)
-			[ -n "$sbx" ] && runs_sbxrun "$sbx" && kill -"$sig" "$sbx" && sent=yes
-		fi
-		: >"$T/go"
-		if ended_within "$hc" 20; then
-			wait "$hc"
-			st=$?
-		else
-			kill -KILL "$hc" 2>/dev/null
-			wait "$hc" 2>/dev/null
-			st=hung
-		fi
+		kill_held "$hc" "$sig"
 		held=no
 		# $pat unquoted: a pattern, as holdcall matched it.
 		# shellcheck disable=SC2254
@@ -439,20 +446,7 @@ else
 	    <"$T/bgscript" >"$T/bg.out" 2>"$T/bg.err" &
 	hc=$!
 	JAIL_PIDS="$JAIL_PIDS $hc"
-	sent=no
-	if wait_for "[ -s '$T/held' ]" 60; then
-		sbx=$(pgrep -P "$hc" | head -n 1)
-		[ -n "$sbx" ] && runs_sbxrun "$sbx" && kill -KILL "$sbx" && sent=yes
-	fi
-	: >"$T/go"
-	if ended_within "$hc" 20; then
-		wait "$hc"
-		st=$?
-	else
-		kill -KILL "$hc" 2>/dev/null
-		wait "$hc" 2>/dev/null
-		st=hung
-	fi
+	kill_held "$hc" KILL
 	is "$sent:$st" yes:137 "the count never written: sbxrun killed while it was held (137)" ||
 		diag "held: $(cat "$T/held" 2>/dev/null)" "$(tail -n 5 "$T/bg.err")"
 	wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 20
