@@ -257,9 +257,9 @@ payload_main(const struct sbx_init_args *a)
 	int kept = -1, errfd = shared ? a->err_fd : 3;
 	uint64_t tasks = 0;
 
-	/* sbxrun writes it once init is forked, from the keeper's count,
-	 * made long before: no wait here in practice. Nothing (sbxrun died,
-	 * or its keeper did) fails the run. */
+	/* sbxrun sends it once init is forked, from the keeper's count,
+	 * made long before: no wait here in practice. No count (sbxrun or
+	 * its keeper died first) fails the run. */
 	if (a->tasks_late) {
 		ssize_t n;
 
@@ -634,9 +634,12 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 	int tasks[2];
 	pid_t pid;
 
+	/* A socket pair, not a pipe: sent with MSG_NOSIGNAL, the count to an
+	 * init that died before the payload read it is an error, not the
+	 * SIGPIPE that would end sbxrun. */
 	if (x->uid_tasks_late) {
-		if (sbx_pipe_cloexec(tasks) < 0)
-			return sbx_err_sys(err, "pipe");
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, tasks) < 0)
+			return sbx_err_sys(err, "socketpair");
 		a.tasks_late = true;
 		a.tasks_fd = tasks[0];
 		a.tasks_wfd = tasks_w = tasks[1];
@@ -647,13 +650,15 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 	if (pid < 0)
 		return -1;
 	/* Before the payload's first message, which comes after its read of
-	 * the count. A count that cannot be had is not written: the payload
-	 * then fails the run. */
+	 * the count. A count that cannot be had is not sent: the payload then
+	 * fails the run. An init gone already is found below. */
 	if (tasks_w >= 0) {
 		uint64_t n;
 
-		if (sbx_keeper_count_take(x->keeper, &n) == 0)
-			sbx_write_all(tasks_w, &n, sizeof(n));
+		if (sbx_keeper_count_take(x->keeper, &n) == 0 &&
+		    send(tasks_w, &n, sizeof(n), MSG_NOSIGNAL) < 0) {
+			/* the reading below says what became of init */
+		}
 		close(steal_fd(&tasks_w));
 	}
 	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);

@@ -6,7 +6,8 @@
  *
  * Runs COMMAND traced, with every process and thread it starts. The first
  * call of SYSCALL (fchownat, mkdirat, newfstatat, openat, openat2, read,
- * statx, unlinkat, write) whose description matches a PATTERN (fnmatch(3), `*`
+ * sendto, statx, unlinkat, write) whose description matches a PATTERN
+ * (fnmatch(3), `*`
  * crossing `/`) is stopped at its entry, or with -x once it has returned,
  * and held: HELD is written with the description, and the call goes on
  * only when the file GO exists, or after SECONDS (default 120), which
@@ -17,9 +18,10 @@
  * (/proc/PID/fd/N, or the working directory for AT_FDCWD), its second as a
  * string, its third and fourth as numbers, separated by `|`:
  * fchownat(fd of /w/D/x, "", 65534, 65534, ...) is "/w/D/x||65534|65534".
- * read's and write's second argument is a buffer: its description leaves
- * it empty (read(fd of /w/in, buf, 65536) is "/w/in||65536|ADDRESS"; a
- * pipe's path is "pipe:[INODE]").
+ * read's, sendto's and write's second argument is a buffer: its
+ * description leaves it empty (read(fd of /w/in, buf, 65536) is
+ * "/w/in||65536|ADDRESS"; a pipe's path is "pipe:[INODE]", a socket's
+ * "socket:[INODE]", and sendto's fourth argument its flags).
  *
  * The exit status is COMMAND's (128 + the signal that ended it), or 3 when
  * no call was held or GO never came. A pause that ends when the test says
@@ -56,6 +58,7 @@ static const struct {
 	{ "openat", SYS_openat, 0 },
 	{ "openat2", SYS_openat2, 0 },
 	{ "read", SYS_read, 1 },
+	{ "sendto", SYS_sendto, 1 },
 	{ "statx", SYS_statx, 0 },
 	{ "unlinkat", SYS_unlinkat, 0 },
 	{ "write", SYS_write, 1 },

@@ -299,15 +299,24 @@ ended_within() {
 	done
 }
 
-# kill_held HC SIG: once tests/holdcall HC has held its call ($T/held),
-# sends SIG to its one child, sbxrun, lets the call go on ($T/go) and
-# waits up to 20 s for HC: $sent is yes when SIG was sent, $st HC's
-# status (hung: killed after the 20 s).
+# kill_held HC SIG [init]: once tests/holdcall HC has held its call
+# ($T/held), sends SIG to its one child, sbxrun (with init: to sbxrun's
+# init and the payload it started, not to the keeper), lets the call go
+# on ($T/go) and waits up to 20 s for HC: $sent is yes when SIG was sent,
+# $st HC's status (hung: killed after the 20 s).
 kill_held() {
 	sent=no
 	if wait_for "[ -s '$T/held' ]" 60; then
 		_sbx=$(pgrep -P "$1" | head -n 1)
-		[ -n "$_sbx" ] && runs_sbxrun "$_sbx" && kill -"$2" "$_sbx" && sent=yes
+		if [ "${3:-}" != init ]; then
+			[ -n "$_sbx" ] && runs_sbxrun "$_sbx" && kill -"$2" "$_sbx" && sent=yes
+		else
+			for _c in $(pgrep -P "$_sbx"); do
+				[ "$(cat "/proc/$_c/comm" 2>/dev/null)" = sbxrun ] || continue
+				for _p in $(pgrep -P "$_c"); do kill -"$2" "$_p"; done
+				kill -"$2" "$_c" && sent=yes
+			done
+		fi
 	fi
 	: >"$T/go"
 	if ended_within "$1" 20; then
@@ -430,9 +439,9 @@ done
 # waiting for its exec) would wait for ever, and the keeper with the
 # workdir lent.
 if [ "$SBX_BACKEND" != landlock ]; then
-	skip "the count comes late only under landlock (no user namespace of its own)" 3
+	skip "the count comes late only under landlock (no user namespace of its own)" 6
 elif [ "$(id -u)" != 0 ]; then
-	skip "needs a root caller: tests/holdcall traces sbxrun" 3
+	skip "needs a root caller: tests/holdcall traces sbxrun" 6
 elif [ ! -x "$HOLDCALL" ]; then
 	fail "the count never written: tests/holdcall is missing at $HOLDCALL (make check builds it)"
 else
@@ -440,8 +449,8 @@ else
 	m=$(uniq_tag countlate)
 	printf "exec sh -c 'sleep 30; :' %s\n" "$m" >"$T/bgscript"
 	rm -f "$T/held" "$T/go"
-	# The count is sbxrun's one write of 8 bytes to a pipe.
-	ASAN_OPTIONS=$NOLEAK "$HOLDCALL" -s write -m 'pipe:*||8|*' -H "$T/held" -g "$T/go" -- \
+	# The count is sbxrun's one send of 8 bytes, MSG_NOSIGNAL (16384).
+	ASAN_OPTIONS=$NOLEAK "$HOLDCALL" -s sendto -m 'socket:*||8|16384' -H "$T/held" -g "$T/go" -- \
 	    "$SBXRUN" --diag none --backend landlock -w "$WD" \
 	    <"$T/bgscript" >"$T/bg.out" 2>"$T/bg.err" &
 	hc=$!
@@ -452,6 +461,25 @@ else
 	wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 20
 	handed_back "the count never written: the workdir is handed back"
 	no_survivors "the count never written: nothing is left" "$m"
+
+	# Init (and the payload it started, which waits for the count) dead
+	# before the count is sent: the send fails, and no SIGPIPE ends
+	# sbxrun without a word; the run fails as a start whose init died,
+	# with its status and diagnostics.
+	new_wd
+	rm -f "$T/held" "$T/go" "$T/bg.diag"
+	ASAN_OPTIONS=$NOLEAK "$HOLDCALL" -s sendto -m 'socket:*||8|16384' -H "$T/held" -g "$T/go" -- \
+	    "$SBXRUN" --diag fd:3 --backend landlock -w "$WD" \
+	    <"$T/bgscript" >"$T/bg.out" 2>"$T/bg.err" 3>"$T/bg.diag" &
+	hc=$!
+	JAIL_PIDS="$JAIL_PIDS $hc"
+	kill_held "$hc" KILL init
+	is "$sent:$st" yes:125 "init dead before the count: the run fails (125), sbxrun not killed" ||
+		diag "$(tail -n 5 "$T/bg.err")"
+	like "$(jget error "$T/bg.diag")" "init died while starting" \
+	    "init dead before the count: the diagnostics say so"
+	wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 20
+	handed_back "init dead before the count: the workdir is handed back"
 fi
 
 done_testing
