@@ -438,10 +438,10 @@ done
 # reads an end of file and fails; held by init, the payload (and init,
 # waiting for its exec) would wait for ever, and the keeper with the
 # workdir lent.
+# Under landlock only: the namespaces backend's jail has a user namespace
+# of its own, where nothing is counted.
 if [ "$SBX_BACKEND" != landlock ]; then
-	skip "the count comes late only under landlock (no user namespace of its own)" 6
-elif [ "$(id -u)" != 0 ]; then
-	skip "needs a root caller: tests/holdcall traces sbxrun" 6
+	:
 elif [ ! -x "$HOLDCALL" ]; then
 	fail "the count never written: tests/holdcall is missing at $HOLDCALL (make check builds it)"
 else
@@ -458,7 +458,9 @@ else
 	kill_held "$hc" KILL
 	is "$sent:$st" yes:137 "the count never written: sbxrun killed while it was held (137)" ||
 		diag "held: $(cat "$T/held" 2>/dev/null)" "$(tail -n 5 "$T/bg.err")"
-	wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 20
+	if [ "$(id -u)" = 0 ]; then
+		wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 20
+	fi
 	handed_back "the count never written: the workdir is handed back"
 	no_survivors "the count never written: nothing is left" "$m"
 
@@ -478,7 +480,9 @@ else
 		diag "$(tail -n 5 "$T/bg.err")"
 	like "$(jget error "$T/bg.diag")" "init died while starting" \
 	    "init dead before the count: the diagnostics say so"
-	wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 20
+	if [ "$(id -u)" = 0 ]; then
+		wait_for '[ -z "$(find "$WD" ! -user 0 | head -n 1)" ]' 20
+	fi
 	handed_back "init dead before the count: the workdir is handed back"
 fi
 
