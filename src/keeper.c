@@ -104,7 +104,7 @@ struct sbx_keeper {
 	bool unready; /* its first answer (ready) not read yet: sbx_keeper_launch() */
 	bool moved; /* on the other CPUs until the first wait; mask: sbxrun's */
 	cpu_set_t mask;
-	bool spin; /* sbxrun may run on more than one CPU: await() polls */
+	bool spin; /* many_cpus(): await() polls */
 	size_t asked; /* MKDTEMPs sent whose answers are not read yet */
 	bool counting; /* a COUNT sent whose answer is not read yet */
 	size_t count_after; /* MKDTEMP answers due before it */
@@ -929,6 +929,20 @@ busy_deadline(void)
 	return now ? now + BUSY_POLL_NS : 0;
 }
 
+/* Whether the caller may run on more than one CPU: only then is a
+ * message polled for (on one CPU the other side needs that CPU). */
+static bool
+many_cpus(void)
+{
+#ifdef __linux__
+	cpu_set_t mask;
+
+	return sched_getaffinity(0, sizeof(mask), &mask) == 0 && CPU_COUNT(&mask) > 1;
+#else
+	return false;
+#endif
+}
+
 /* Whether a busy poll with that deadline goes on (yielding first). */
 static bool
 still_busy(const uint64_t *until)
@@ -941,15 +955,14 @@ still_busy(const uint64_t *until)
 	return true;
 }
 
+/* spin: many_cpus() in sbxrun as it forked the keeper. */
 static noreturn void
-keeper_main(int sock, int hold)
+keeper_main(int sock, int hold, bool spin)
 {
 	struct k_state st = { .link_wd = -1, .sock = sock };
 	bool finish = false;
 	uint64_t busy_until = 0;
 	sigset_t all;
-	cpu_set_t mask;
-	bool spin = sched_getaffinity(0, sizeof(mask), &mask) == 0 && CPU_COUNT(&mask) > 1;
 
 	/* Only SIGKILL ends it: not the terminal's ^C, not a signal to
 	 * sbxrun's process group, not a closed pipe. */
@@ -1035,6 +1048,7 @@ keeper_fork(struct sbx_err *err)
 {
 	int sv[2], hold[2];
 	struct sbx_keeper *k;
+	bool spin = many_cpus();
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -1057,7 +1071,7 @@ keeper_fork(struct sbx_err *err)
 	if (pid == 0) {
 		close(sv[0]);
 		close(hold[1]);
-		keeper_main(sv[1], hold[0]);
+		keeper_main(sv[1], hold[0], spin);
 	}
 #else
 	pid = fork();
@@ -1066,7 +1080,7 @@ keeper_fork(struct sbx_err *err)
 		close(hold[1]);
 		pid = fork();
 		if (pid == 0)
-			keeper_main(sv[1], hold[0]);
+			keeper_main(sv[1], hold[0], spin);
 		_exit(pid < 0 ? 1 : 0);
 	}
 #endif
@@ -1083,13 +1097,9 @@ keeper_fork(struct sbx_err *err)
 	k = sbx_xcalloc(1, sizeof(*k));
 	k->sock = sv[0];
 	k->hold = hold[1];
+	k->spin = spin;
 #ifdef __linux__
 	k->pid = pid;
-	{
-		cpu_set_t mask;
-
-		k->spin = sched_getaffinity(0, sizeof(mask), &mask) == 0 && CPU_COUNT(&mask) > 1;
-	}
 #else
 	{
 		int st;

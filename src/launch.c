@@ -596,15 +596,15 @@ sbx_init_main(const struct sbx_init_args *a)
 	 * its memory is gone (~0.1 ms). A pid namespace's init keeps it to
 	 * its death, which ends the namespace (keeper.h). */
 	if (!a->pid1 && hold >= 0) {
-		sigset_t pipe;
+		sigset_t sigpipe;
 
 		/* A word first: the keeper, asleep, wakes now, beside sbxrun,
 		 * and not at sbxrun's first undo request. A keeper gone makes
 		 * it EPIPE, not a SIGPIPE that would end init before its
 		 * message. */
-		sigemptyset(&pipe);
-		sigaddset(&pipe, SIGPIPE);
-		sigprocmask(SIG_BLOCK, &pipe, NULL);
+		sigemptyset(&sigpipe);
+		sigaddset(&sigpipe, SIGPIPE);
+		sigprocmask(SIG_BLOCK, &sigpipe, NULL);
 		if (write(hold, "", 1) < 0) {
 			/* nothing to wake */
 		}

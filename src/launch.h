@@ -100,10 +100,10 @@ struct sbx_init_args {
 	bool sigs_noted;
 	uint64_t sigs_nondefault;
 	/* exec->uid_tasks_late: the uid's task count, 8 bytes, comes on
-	 * tasks_fd, read by the payload first (sbx_launch_plain()); init
-	 * closes its copy of the pipe's write end, tasks_wfd, before the
-	 * payload starts, so that sbxrun's death is the payload's end of
-	 * file, not a wait for ever. */
+	 * tasks_fd (a socket pair's end), read by the payload first
+	 * (sbx_launch_plain()); init closes its copy of the sending end,
+	 * tasks_wfd, before the payload starts, so that sbxrun's death is
+	 * the payload's end of file, not a wait for ever. */
 	bool tasks_late;
 	int tasks_fd;
 	int tasks_wfd;
