@@ -1444,6 +1444,16 @@ sbx_keeper_tmp_fd(struct sbx_keeper *k, const char *path, int *fd, struct sbx_er
 }
 
 int
+sbx_keeper_tmp_stat(const struct sbx_keeper *k, const char *path, struct stat *st)
+{
+	for (size_t i = 0; k != NULL && i < k->nmade; i++)
+		if (strcmp(k->made[i].path, path) == 0)
+			return fstat(k->made[i].fd, st);
+	errno = ENOENT;
+	return -1;
+}
+
+int
 sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpdir, uid_t owner,
     gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway,
     void (*meanwhile)(void *), void *ctx, struct sbx_err *err)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -84,6 +85,10 @@ int sbx_keeper_script(struct sbx_keeper *k, const char *workdir, const char *nam
  * been given to another object since. A copy of the one the keeper's
  * answer to the MKDTEMP carried: no request. */
 int sbx_keeper_tmp_fd(struct sbx_keeper *k, const char *path, int *fd, struct sbx_err *err);
+
+/* fstat() of that descriptor, without a copy: what a resolution of path
+ * must have found. -1 with errno ENOENT for a path it did not make. */
+int sbx_keeper_tmp_stat(const struct sbx_keeper *k, const char *path, struct stat *st);
 
 /* Gives tmpdir (when not NULL: a directory this keeper made, reached by
  * its descriptor) and the tree of the directory wd (root is its path, for

@@ -759,6 +759,39 @@ read_leaf(struct run *run)
 #endif
 }
 
+/* A temp workdir is resolved by the name the keeper made it at, and
+ * whoever may rename in $TMPDIR (its owner, or anyone where it has no
+ * sticky bit) could have put a directory of their own there in between:
+ * the sandbox would write where they read, and a root caller's lend would
+ * walk their tree. The resolution must have found the very directory the
+ * keeper holds (doc/design/paths.md). */
+static int
+check_temp_workdir(struct run *run, struct sbx_err *err)
+{
+	const struct sbx_pin *wd = sbx_fsview_pin(&run->fs, run->fs.workdir);
+	bool same;
+
+	if (run->temp_workdir == NULL || !run->fs.workdir_temp || run->fs.workdir_in_jail)
+		return 0;
+#ifdef __linux__
+	struct stat made;
+
+	same = wd && sbx_keeper_tmp_stat(run->keeper, run->temp_workdir, &made) == 0 &&
+	    sbx_same_file(&wd->st, &made);
+#else
+	/* Made by sbxrun itself (mkdtemp(3)), with no descriptor kept: at
+	 * least a directory of ours that no one else may enter, as mkdtemp
+	 * made it. */
+	same = wd && S_ISDIR(wd->st.st_mode) && wd->st.st_uid == geteuid() &&
+	    (wd->st.st_mode & 077) == 0;
+#endif
+	if (!same)
+		return sbx_err_set(err, EPERM,
+		    "the temp workdir %s was replaced after it was made; refusing to run",
+		    run->temp_workdir);
+	return 0;
+}
+
 /* The next backend of "auto" has no mount namespace of its own: the
  * workdir becomes a temp dir on disk after all, resolved afresh. */
 static int
@@ -770,7 +803,8 @@ rehome_workdir(struct run *run, struct sbx_err *err)
 		return -1;
 	sbx_fsview_free(&run->fs);
 	free(steal_ptr(&run->jail_workdir));
-	if (sbx_resolve(&run->policy, &run->homes, run->temp_workdir, false, &run->fs, err) < 0)
+	if (sbx_resolve(&run->policy, &run->homes, run->temp_workdir, false, &run->fs, err) < 0 ||
+	    check_temp_workdir(run, err) < 0)
 		return -1;
 	/* Said once already, by the first resolve. */
 	while (run->policy.warnings.n > nwarn)
@@ -1180,7 +1214,8 @@ run_main(struct run *run, int argc, char **argv)
 	run->fs_begun = false;
 	if (sbx_resolve_rest(p, &run->homes,
 		run->jail_workdir ? run->jail_workdir : run->temp_workdir,
-		run->jail_workdir != NULL, &run->fs, &err) < 0)
+		run->jail_workdir != NULL, &run->fs, &err) < 0 ||
+	    check_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
 	r->workdir = sbx_xstrdup(run->fs.workdir);
 	sbx_phase("paths resolved");
