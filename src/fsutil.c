@@ -217,7 +217,7 @@ copy_fd(int out, int in, const char *shown, struct sbx_err *err)
 }
 
 int
-sbx_script_create(struct sbx_script *s, const char *workdir, const char *name, uid_t owner,
+sbx_script_create(struct sbx_script *s, int wd, const char *workdir, const char *name, uid_t owner,
     int *out, struct sbx_err *err)
 {
 	_cleanup_free_ char *shown = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", workdir, name);
@@ -227,7 +227,10 @@ sbx_script_create(struct sbx_script *s, const char *workdir, const char *name, u
 	s->wd = s->dir = -1;
 	s->made_dir = s->made_file = false;
 	s->name = sbx_xstrdup(name);
-	s->wd = open_nofollow(AT_FDCWD, workdir, O_PATH | O_DIRECTORY | O_CLOEXEC, false);
+	/* The pinned descriptor, never the name: whoever may rename in a
+	 * parent of the workdir could have put a directory of theirs at it
+	 * since the pin (doc/design/paths.md). */
+	s->wd = fcntl(wd, F_DUPFD_CLOEXEC, 3);
 	if (s->wd < 0)
 		return sbx_err_sys(err, "cannot open the workdir %s", workdir);
 	/* mkdirat never follows a symlink in the last component (EEXIST). */
@@ -277,13 +280,13 @@ sbx_script_fill(int fd, const char *shown, int in, struct sbx_err *err)
 }
 
 int
-sbx_script_store(struct sbx_script *s, const char *workdir, const char *name, int in, uid_t owner,
-    struct sbx_err *err)
+sbx_script_store(struct sbx_script *s, int wd, const char *workdir, const char *name, int in,
+    uid_t owner, struct sbx_err *err)
 {
 	_cleanup_free_ char *shown = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", workdir, name);
 	int fd;
 
-	if (sbx_script_create(s, workdir, name, owner, &fd, err) < 0)
+	if (sbx_script_create(s, wd, workdir, name, owner, &fd, err) < 0)
 		return -1;
 	return sbx_script_fill(fd, shown, in, err);
 }

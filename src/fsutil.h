@@ -31,19 +31,20 @@ struct sbx_script {
 	char *name;
 };
 
-/* Copies everything readable from in into WORKDIR/.sbxrun/NAME, a new
+/* Copies everything readable from in into WORKDIR/.sbxrun/NAME (WORKDIR
+ * reached by its descriptor wd; workdir names it in messages), a new
  * regular file of mode 0600 created exclusively: no symbolic link is
  * followed on the way, .sbxrun must be a directory of owner that no one
  * else may write to, and an existing NAME is never opened (a leftover that
  * is not a directory is removed first). On failure, s still records what
  * was made, for sbx_script_remove. */
-int sbx_script_store(struct sbx_script *s, const char *workdir, const char *name, int in,
+int sbx_script_store(struct sbx_script *s, int wd, const char *workdir, const char *name, int in,
     uid_t owner, struct sbx_err *err);
 
 /* The first half of sbx_script_store(): makes the file and returns it,
  * opened for writing, in *out. */
-int sbx_script_create(struct sbx_script *s, const char *workdir, const char *name, uid_t owner,
-    int *out, struct sbx_err *err);
+int sbx_script_create(struct sbx_script *s, int wd, const char *workdir, const char *name,
+    uid_t owner, int *out, struct sbx_err *err);
 
 /* The second half: copies in into fd (taken and closed); shown names the
  * file in errors. */

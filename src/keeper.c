@@ -388,13 +388,14 @@ do_script(struct k_state *st, const struct k_msg *m)
 	struct sbx_err err = { 0 };
 	int fd = -1;
 
-	if (m->h.nstr < 2 || st->have_script) {
+	if (m->h.nstr < 2 || st->have_script || m->fd < 0) {
 		sbx_err_set(&err, EINVAL, "keeper: malformed request");
 		k_reply(st, &err, NULL, -1);
 		return;
 	}
 	st->have_script = true;
-	if (sbx_script_create(&st->script, m->str[0], m->str[1], (uid_t)m->h.a, &fd, &err) < 0) {
+	if (sbx_script_create(&st->script, m->fd, m->str[0], m->str[1], (uid_t)m->h.a, &fd, &err) <
+	    0) {
 		k_reply(st, &err, NULL, -1);
 		return;
 	}
@@ -1414,17 +1415,19 @@ sbx_keeper_forget(struct sbx_keeper *k, const char *path)
 }
 
 int
-sbx_keeper_script(struct sbx_keeper *k, const char *workdir, const char *name, uid_t owner, int *fd,
-    struct sbx_err *err)
+sbx_keeper_script(struct sbx_keeper *k, int wd, const char *workdir, const char *name, uid_t owner,
+    int *fd, struct sbx_err *err)
 {
 	struct k_hdr h = { .op = K_SCRIPT, .a = (uint32_t)owner };
 	struct sbx_strv s = { 0 };
 	int r;
 
 	*fd = -1;
+	if (wd < 0)
+		return sbx_err_set(err, EBADF, "no descriptor of the workdir %s", workdir);
 	sbx_strv_push(&s, workdir);
 	sbx_strv_push(&s, name);
-	r = request(k, &h, &s, -1, NULL, fd, err);
+	r = request(k, &h, &s, wd, NULL, fd, err);
 	sbx_strv_free(&s);
 	if (r == 0 && *fd < 0)
 		return sbx_err_set(err, EIO, "keeper: no script file");

@@ -74,11 +74,12 @@ int sbx_keeper_count_take(struct sbx_keeper *k, uint64_t *n);
 /* Stops the removal of a directory made by sbx_keeper_mkdtemp (--keep). */
 void sbx_keeper_forget(struct sbx_keeper *k, const char *path);
 
-/* Makes WORKDIR/.sbxrun/NAME as sbx_script_store() does (fsutil.h) and
- * returns it opened for writing in *fd; what was made is removed at the
- * end of the run. */
-int sbx_keeper_script(struct sbx_keeper *k, const char *workdir, const char *name, uid_t owner,
-    int *fd, struct sbx_err *err);
+/* Makes WORKDIR/.sbxrun/NAME as sbx_script_store() does (fsutil.h), in
+ * the directory wd (the pinned workdir, sent with the request; workdir
+ * names it in messages), and returns it opened for writing in *fd; what
+ * was made is removed at the end of the run. */
+int sbx_keeper_script(struct sbx_keeper *k, int wd, const char *workdir, const char *name,
+    uid_t owner, int *fd, struct sbx_err *err);
 
 /* An O_PATH descriptor (in *fd, the caller's to close) of the directory
  * sbx_keeper_mkdtemp() made at path, as it was made: the name may have

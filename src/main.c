@@ -69,6 +69,10 @@ struct run {
 	char *jail_workdir; /* the workdir made inside the jail, or NULL */
 	char *private_tmp; /* the TMPDIR of a needs_tmpdir backend */
 	char *script_path;
+	/* What PROG is given: the file relative to the working directory,
+	 * which is the pinned workdir; its name may lead elsewhere by the
+	 * time PROG opens it where the jail sees the host's names. */
+	char *script_arg;
 	struct sbx_script script; /* --interp, without a keeper: what was made */
 	bool have_script;
 	int diag_fd; /* --diag PATH, opened before anything runs */
@@ -520,16 +524,19 @@ store_script(struct run *run, struct sbx_err *err)
 							 : sbx_exec_script_name(run->cli.interp);
 
 	run->script_path = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", run->fs.workdir, name);
+	run->script_arg = sbx_xasprintf(SBX_SCRIPT_DIR "/%s", name);
 #ifdef __linux__
 	int fd;
 
 	if (need_keeper(run, false, err) < 0 ||
-	    sbx_keeper_script(run->keeper, run->fs.workdir, name, geteuid(), &fd, err) < 0)
+	    sbx_keeper_script(run->keeper, sbx_fsview_workdir_fd(&run->fs), run->fs.workdir, name,
+		geteuid(), &fd, err) < 0)
 		return -1;
 	return sbx_script_fill(fd, run->script_path, STDIN_FILENO, err);
 #else
 	run->have_script = true;
-	return sbx_script_store(&run->script, run->fs.workdir, name, STDIN_FILENO, geteuid(), err);
+	return sbx_script_store(&run->script, sbx_fsview_workdir_fd(&run->fs), run->fs.workdir,
+	    name, STDIN_FILENO, geteuid(), err);
 #endif
 }
 
@@ -642,7 +649,7 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	sbx_exec_free(&run->exec);
 	memset(&run->exec, 0, sizeof(run->exec));
 	if (sbx_exec_build(&run->exec, &run->policy, run->fs.workdir, tmpdir, run->cli.command,
-		run->cli.interp, run->script_path, &run->caller, environ, &run->net.env, err) < 0)
+		run->cli.interp, run->script_arg, &run->caller, environ, &run->net.env, err) < 0)
 		return -1;
 	/* The trace's traps live in the seccomp filter of the Linux jails
 	 * and are answered by their supervisor. */
@@ -1351,6 +1358,7 @@ run_free(struct run *run)
 	free(run->jail_workdir);
 	free(run->private_tmp);
 	free(run->script_path);
+	free(run->script_arg);
 #ifdef __linux__
 	sbx_cgroup_place_free(&run->cg_place);
 #endif
