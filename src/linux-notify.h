@@ -40,8 +40,14 @@ struct seccomp_notif_resp;
  * free(). */
 int sbx_notify_alloc(struct seccomp_notif **req, struct seccomp_notif_resp **resp);
 
-/* Writes len bytes into the caller's memory at addr (a result it expects
- * there, such as sendmmsg's msg_len). */
-int sbx_notify_poke(int pid, uint64_t addr, const void *buf, size_t len);
+/* The caller's memory, opened for writing (/proc/PID/mem; close-on-exec),
+ * or -1. Opened while the notification is checked to be pending, the
+ * descriptor reaches that caller's memory and no other: a pid used again
+ * later is another process, and a write after the caller is gone fails. */
+int sbx_notify_mem_open(int pid);
+
+/* Writes len bytes at addr through mem (sbx_notify_mem_open()): a result
+ * the caller expects there, such as sendmmsg's msg_len. */
+int sbx_notify_poke(int mem, uint64_t addr, const void *buf, size_t len);
 
 #endif

@@ -139,6 +139,14 @@
 /* The workers: at most this many calls are in progress for the sandbox at
  * once (the others wait in the queue, in order). */
 #define MAX_WORKERS 8
+/* The bytes copied out of the sandbox that all calls waiting for a worker
+ * or on one may hold together: each may hold SBX_DECODE_MAX_PAYLOAD, and
+ * with every worker blocked on a peer that never reads, each trapped
+ * thread of the sandbox (up to its task limit) queued another copy in
+ * sbxrun, outside the sandbox's own limits. A call that would go past it
+ * fails with ENOBUFS, as a full output queue makes a send fail; one alone
+ * is always taken. */
+#define MAX_HELD (64u << 20)
 /* How many loopback listeners of the sandbox are remembered (landlock). */
 #define MAX_OWNED 65536
 /* How long the end of a run waits for the supervisor's threads. */
@@ -192,6 +200,7 @@ struct sbx_netsup {
 	atomic_bool drop_failed; /* a thread could not take the sandbox's rights */
 	atomic_bool stopping;
 	atomic_uint_fast64_t denials;
+	atomic_size_t held; /* MAX_HELD: bytes held by submitted calls */
 	uint64_t host_netns; /* SBX_NETSUP_OWN_NETNS: the host's netns cookie */
 	int relay_fd; /* SBX_NETSUP_DNS_RELAY: the jail's port 53, or -1 */
 	pthread_t relay_thread;
@@ -233,11 +242,13 @@ struct call {
 	struct msghdr msg; /* sendmsg, our copy */
 	struct mmsghdr *mmsg; /* sendmmsg, our copies */
 	uint64_t mmsg_at; /* ... and where the caller's array is */
+	int mem; /* ... and its memory, for their lengths (or -1) */
 	unsigned vlen;
 	struct sbx_meta_op *meta; /* a metadata change, or NULL */
 	struct sbx_name_op *name; /* a name change or write open, or NULL */
 	const char *what; /* a refused metadata call, described; or NULL */
 	size_t sent; /* a stream send: bytes the dispatcher sent already */
+	size_t held; /* bytes of data and control copied; counted in ns->held */
 	int64_t result; /* performed: >= 0 or -errno */
 	struct call *next, *prev; /* in a queue of sbx_netsup */
 };
@@ -245,12 +256,16 @@ struct call {
 static void
 call_free(struct call *c)
 {
+	if (c->held > 0)
+		atomic_fetch_sub(&c->ns->held, c->held);
 	if (c->sock >= 0)
 		close(c->sock);
 	if (c->newsock >= 0)
 		close(c->newsock);
 	if (c->target >= 0)
 		close(c->target);
+	if (c->mem >= 0)
+		close(c->mem);
 	for (size_t i = 0; i < c->npassed; i++)
 		close(c->passed[i]);
 	free(c->passed);
@@ -803,11 +818,42 @@ worker(void *arg)
 	return NULL;
 }
 
+/* The bytes a call holds of the sandbox's: its data and control copies. */
+static size_t
+msg_bytes(const struct msghdr *m)
+{
+	size_t n = m->msg_controllen;
+
+	for (size_t i = 0; m->msg_iov && i < m->msg_iovlen; i++)
+		n += m->msg_iov[i].iov_len;
+	return n;
+}
+
+static size_t
+copied_bytes(const struct call *c)
+{
+	size_t n = c->data ? c->len : 0;
+
+	n += msg_bytes(&c->msg);
+	for (unsigned i = 0; c->mmsg && i < c->vlen; i++)
+		n += msg_bytes(&c->mmsg[i].msg_hdr);
+	return n;
+}
+
 /* Hands an allowed call to the pool; a worker is made when none is idle
  * for it, up to MAX_WORKERS. The dispatcher itself never performs. */
 static void
 submit(struct sbx_netsup *ns, struct call *c)
 {
+	size_t bytes = copied_bytes(c), was = atomic_fetch_add(&ns->held, bytes);
+
+	c->held = bytes;
+	if (was > 0 && was + bytes > MAX_HELD) {
+		respond(ns, c->id, 0, ENOBUFS);
+		emit(ns, c, false, "too many bytes waiting to be sent for the sandbox", -ENOBUFS);
+		call_free(c);
+		return;
+	}
 	pthread_mutex_lock(&ns->lock);
 	if (ns->stopping) {
 		pthread_mutex_unlock(&ns->lock);
@@ -888,7 +934,7 @@ conclude(struct sbx_netsup *ns, struct call *c)
 	 * write ours back into the caller's array (glibc's resolver
 	 * reads them). Done here: it needs access to the caller. */
 	for (int64_t i = 0; c->nr == SCMP_SYS(sendmmsg) && i < r; i++)
-		sbx_notify_poke(c->pid,
+		sbx_notify_poke(c->mem,
 		    c->mmsg_at + (uint64_t)i * sizeof(struct mmsghdr) +
 			offsetof(struct mmsghdr, msg_len),
 		    &c->mmsg[i].msg_len, sizeof(c->mmsg[i].msg_len));
@@ -1015,12 +1061,33 @@ gather(SBX_UNUSED struct sbx_netsup *ns, const struct seccomp_notif *req, struct
 		return domain;
 	}
 	if (c->nr == SCMP_SYS(sendmmsg)) {
+		/* The lengths are written back once a worker has sent,
+		 * maybe long after the check that follows this gathering:
+		 * through the memory opened before it, never by the pid
+		 * again (another process may have it by then). */
 		c->mmsg_at = a[1];
+		c->mem = sbx_notify_mem_open(pid);
 		if ((r = sbx_decode_mmsg(&f, a[1], a[2], &c->mmsg, &c->vlen)) < 0)
 			return r;
-		for (unsigned i = 0; i < c->vlen; i++)
-			if ((r = sbx_decode_rights(&c->mmsg[i].msg_hdr, take_passed, c)) < 0)
-				return r;
+		/* The messages share one message's count of descriptors, as
+		 * sbx_decode_mmsg() shares its bytes: 1024 messages of 253
+		 * each were 259,072 descriptors in sbxrun's table. The first
+		 * that does not fit ends the array (sent and counted up to
+		 * there, as the kernel counts those before a failing one). */
+		for (unsigned i = 0; i < c->vlen; i++) {
+			size_t before = c->npassed;
+
+			r = sbx_decode_rights(&c->mmsg[i].msg_hdr, take_passed, c);
+			if (r == 0 && c->npassed <= SBX_DECODE_MAX_RIGHTS)
+				continue;
+			if (i == 0)
+				return r < 0 ? r : -EINVAL;
+			while (c->npassed > before)
+				close(c->passed[--c->npassed]);
+			for (unsigned j = i; j < c->vlen; j++)
+				sbx_decode_msghdr_free(&c->mmsg[j].msg_hdr);
+			c->vlen = i;
+		}
 		c->arg = a[3];
 		return domain;
 	}
@@ -1075,18 +1142,27 @@ fd_cloexec(int pid, int fd)
 /* Opens the socket file that a path names in the caller's view of the
  * filesystem: absolute paths under its root (symlinks resolved inside that
  * root), relative ones from its cwd without following any symlink (which
- * would be resolved against sbxrun's root instead). */
+ * would be resolved against sbxrun's root instead). The root or cwd is
+ * reached by the caller's pid: only once its descriptor is open is the
+ * notification asked whether that pid is still the trapped caller (a
+ * process of the host given the number meanwhile would lend its view). */
 static int
-open_in_caller(int pid, const char *path)
+open_in_caller(const struct sbx_netsup *ns, const struct call *c, const char *path)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC };
+	uint64_t id = c->id;
 	char dir[64];
 	int dfd, fd;
 
-	snprintf(dir, sizeof(dir), "/proc/%d/%s", pid, path[0] == '/' ? "root" : "cwd");
+	snprintf(dir, sizeof(dir), "/proc/%d/%s", c->pid, path[0] == '/' ? "root" : "cwd");
 	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
+	if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0) {
+		close(dfd);
+		errno = ESRCH;
+		return -1;
+	}
 	if (path[0] == '/') {
 		how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
 		while (*path == '/')
@@ -1323,7 +1399,7 @@ resolve_unix_peer(struct sbx_netsup *ns, struct call *c, const struct sbx_netcla
 
 	if (unix_path(c, path, sizeof(path)) <= 0)
 		return (struct sbx_netverdict){ false, EINVAL, "bad unix address" };
-	c->target = open_in_caller(c->pid, path);
+	c->target = open_in_caller(ns, c, path);
 	if (c->target < 0)
 		return (struct sbx_netverdict){ false, errno == ENOENT ? ENOENT : EACCES,
 			"unix socket path not reachable" };
@@ -1372,7 +1448,7 @@ resolve_unix_bind(struct sbx_netsup *ns, struct call *c, const struct sbx_netcla
 	}
 	if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return (struct sbx_netverdict){ false, EINVAL, "bad unix socket name" };
-	c->target = open_in_caller(c->pid, dir);
+	c->target = open_in_caller(ns, c, dir);
 	if (c->target < 0)
 		return (struct sbx_netverdict){ false, errno == ENOENT ? ENOENT : EACCES,
 			"unix socket directory not reachable" };
@@ -1401,7 +1477,7 @@ call_new(struct sbx_netsup *ns, const struct seccomp_notif *req, const char *opn
 	c->pid = (int)req->pid;
 	c->nr = req->data.nr;
 	c->opname = opname;
-	c->sock = c->target = c->newsock = -1;
+	c->sock = c->target = c->newsock = c->mem = -1;
 	c->result = -ENOSYS; /* nothing made: no descriptor to close */
 	return c;
 }

@@ -81,9 +81,11 @@ sbx_decode_msghdr_free(struct msghdr *m)
 }
 
 /* The iovecs of raw: their descriptors, then each one's data, the total
- * bounded before each addition so that no sum can wrap. */
+ * bounded by *left before each addition so that no sum can wrap; what was
+ * taken is subtracted from *left. */
 static int
-decode_iov(const struct sbx_fetch *f, const struct raw_msghdr *raw, struct msghdr *out)
+decode_iov(
+    const struct sbx_fetch *f, const struct raw_msghdr *raw, struct msghdr *out, size_t *left)
 {
 	struct raw_iovec *riov;
 	size_t total = 0;
@@ -108,7 +110,7 @@ decode_iov(const struct sbx_fetch *f, const struct raw_msghdr *raw, struct msghd
 		/* The kernel takes iov_len as a ssize_t. */
 		if (riov[i].len > SSIZE_MAX)
 			r = -EINVAL;
-		else if (riov[i].len > SBX_DECODE_MAX_PAYLOAD - total)
+		else if (riov[i].len > *left - total)
 			r = -EMSGSIZE;
 		else {
 			total += riov[i].len;
@@ -118,11 +120,16 @@ decode_iov(const struct sbx_fetch *f, const struct raw_msghdr *raw, struct msghd
 		}
 	}
 	free(riov);
+	if (r == 0)
+		*left -= total;
 	return r;
 }
 
-int
-sbx_decode_msghdr(const struct sbx_fetch *f, uint64_t addr, struct msghdr *out)
+/* sbx_decode_msghdr() within what is left of a call's budgets of data and
+ * control bytes (sendmmsg shares them among its messages). */
+static int
+decode_msghdr(const struct sbx_fetch *f, uint64_t addr, struct msghdr *out, size_t *data_left,
+    size_t *control_left)
 {
 	struct raw_msghdr raw;
 	int r;
@@ -140,7 +147,7 @@ sbx_decode_msghdr(const struct sbx_fetch *f, uint64_t addr, struct msghdr *out)
 		raw.namelen = 0;
 	/* The kernel refuses a control length over INT_MAX with ENOBUFS, and
 	 * one over its socket option memory the same way. */
-	if (raw.controllen > SBX_DECODE_MAX_CONTROL)
+	if (raw.controllen > *control_left)
 		return -ENOBUFS;
 	if (raw.control == 0)
 		raw.controllen = 0;
@@ -153,8 +160,17 @@ sbx_decode_msghdr(const struct sbx_fetch *f, uint64_t addr, struct msghdr *out)
 		if ((r = fetch_alloc(f, raw.control, raw.controllen, &out->msg_control)) < 0)
 			return r;
 		out->msg_controllen = raw.controllen;
+		*control_left -= raw.controllen;
 	}
-	return decode_iov(f, &raw, out);
+	return decode_iov(f, &raw, out, data_left);
+}
+
+int
+sbx_decode_msghdr(const struct sbx_fetch *f, uint64_t addr, struct msghdr *out)
+{
+	size_t data = SBX_DECODE_MAX_PAYLOAD, control = SBX_DECODE_MAX_CONTROL;
+
+	return decode_msghdr(f, addr, out, &data, &control);
 }
 
 void
@@ -171,6 +187,10 @@ sbx_decode_mmsg(
 {
 	struct mmsghdr *v;
 	unsigned count = vlen > SBX_DECODE_MAX_MMSG ? SBX_DECODE_MAX_MMSG : (unsigned)vlen;
+	/* One budget for the whole call, not one per message: 1024 messages
+	 * whose iovecs all point at one buffer were 16 GiB of copies from
+	 * 16 MiB of the sandbox's memory. */
+	size_t data = SBX_DECODE_MAX_PAYLOAD, control = SBX_DECODE_MAX_CONTROL;
 
 	*out = NULL;
 	*n = 0;
@@ -181,12 +201,18 @@ sbx_decode_mmsg(
 	*n = count;
 	for (unsigned i = 0; i < count; i++) {
 		uint64_t at = addr + (uint64_t)i * sizeof(*v);
-		int r;
+		int r = at < addr ? -EFAULT : decode_msghdr(f, at, &v[i].msg_hdr, &data, &control);
 
-		if (at < addr)
-			return -EFAULT;
-		if ((r = sbx_decode_msghdr(f, at, &v[i].msg_hdr)) < 0)
+		if (r == 0)
+			continue;
+		if (i == 0)
 			return r;
+		/* As the kernel does when a later message fails: the ones
+		 * before it are sent and counted, and the caller sends the
+		 * rest again. */
+		sbx_decode_msghdr_free(&v[i].msg_hdr);
+		*n = i;
+		return 0;
 	}
 	return 0;
 }

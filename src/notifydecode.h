@@ -49,8 +49,12 @@ void sbx_decode_msghdr_free(struct msghdr *m);
 
 /* Copies the sendmmsg array of vlen messages at addr (vlen cut to
  * SBX_DECODE_MAX_MMSG as the kernel does) into a new array *out of *n
- * entries (free with sbx_decode_mmsg_free, also after a failure).
- * Returns 0 or -errno as sbx_decode_msghdr. */
+ * entries (free with sbx_decode_mmsg_free, also after a failure). The
+ * messages share one call's SBX_DECODE_MAX_PAYLOAD and
+ * SBX_DECODE_MAX_CONTROL: the first that does not fit, or cannot be
+ * copied, ends the array there (*n messages are sent and counted, as the
+ * kernel counts those before a failing one). Returns 0, or -errno as
+ * sbx_decode_msghdr when the first message cannot be copied. */
 int sbx_decode_mmsg(
     const struct sbx_fetch *f, uint64_t addr, uint64_t vlen, struct mmsghdr **out, unsigned *n);
 

@@ -297,12 +297,76 @@ test_mmsg(void)
 	is_int(sbx_decode_mmsg(&F, BASE, 3, &v, &n), 0, "three empty messages decode");
 	is_int(n, 3, "three of them");
 	sbx_decode_mmsg_free(v, n);
-	is_int(sbx_decode_mmsg(&F, BASE, UINT64_MAX, &v, &n), -EFAULT,
-	    "a huge vlen is cut to 1024 and fails on unreadable memory");
-	is_int(n, SBX_DECODE_MAX_MMSG, "cut to SBX_DECODE_MAX_MMSG");
+	/* 64 readable messages in 4 KiB, then unreadable memory: sent and
+	 * counted up to there, as the kernel does. */
+	is_int(sbx_decode_mmsg(&F, BASE, UINT64_MAX, &v, &n), 0,
+	    "a huge vlen is cut to 1024, and the array ends at unreadable memory");
+	is_int(n, sizeof(mem) / sizeof(struct mmsghdr), "... after the readable messages");
+	sbx_decode_mmsg_free(v, n);
+	is_int(sbx_decode_mmsg(&F, BASE + sizeof(mem), 2, &v, &n), -EFAULT,
+	    "an unreadable first message is EFAULT");
 	sbx_decode_mmsg_free(v, n);
 	is_int(sbx_decode_mmsg(&F, UINT64_MAX - 8, 2, &v, &n), -EFAULT,
 	    "an array wrapping around the address space is EFAULT");
+	sbx_decode_mmsg_free(v, n);
+}
+
+/* Memory at HUGE and above reads as zeros, without a copy of its own:
+ * the buffers a hostile sendmmsg points every message at. */
+#define HUGE 0x100000000u
+
+static int
+fetch_huge(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	if (addr >= HUGE) {
+		memset(buf, 0, len);
+		return 0;
+	}
+	return fetch(ctx, addr, buf, len);
+}
+
+static const struct sbx_fetch H = { fetch_huge, NULL };
+
+/* n messages at BASE, each with one iovec of len bytes at HUGE (the
+ * iovec at 2048) and ctl control bytes at HUGE. */
+static void
+put_mmsg(unsigned n, size_t len, size_t ctl)
+{
+	struct iovec iov = { (void *)(uintptr_t)HUGE, len };
+
+	memset(mem, 0, sizeof(mem));
+	for (unsigned i = 0; i < n; i++) {
+		struct mmsghdr m = { .msg_hdr = {
+					 .msg_iov = (void *)(uintptr_t)(BASE + 2048),
+					 .msg_iovlen = 1,
+					 .msg_control = ctl ? (void *)(uintptr_t)HUGE : NULL,
+					 .msg_controllen = ctl,
+				     } };
+
+		memcpy(mem + i * sizeof(m), &m, sizeof(m));
+	}
+	memcpy(mem + 2048, &iov, sizeof(iov));
+}
+
+/* One budget for a whole sendmmsg: its messages all pointing at one
+ * buffer no longer multiply the copies sbxrun holds. */
+static void
+test_mmsg_budget(void)
+{
+	struct mmsghdr *v;
+	unsigned n;
+
+	put_mmsg(3, SBX_DECODE_MAX_PAYLOAD / 2, 0);
+	is_int(sbx_decode_mmsg(&H, BASE, 3, &v, &n), 0, "three messages of half the budget each");
+	is_int(n, 2, "... two are copied, the third ends the array");
+	sbx_decode_mmsg_free(v, n);
+	put_mmsg(2, SBX_DECODE_MAX_PAYLOAD + 1, 0);
+	is_int(sbx_decode_mmsg(&H, BASE, 2, &v, &n), -EMSGSIZE,
+	    "a first message over the budget is EMSGSIZE");
+	sbx_decode_mmsg_free(v, n);
+	put_mmsg(3, 1, SBX_DECODE_MAX_CONTROL / 2 + 1);
+	is_int(sbx_decode_mmsg(&H, BASE, 3, &v, &n), 0, "control buffers share one budget too");
+	is_int(n, 1, "... the second ends the array");
 	sbx_decode_mmsg_free(v, n);
 }
 
@@ -314,5 +378,6 @@ main(void)
 	test_iov();
 	test_names();
 	test_mmsg();
+	test_mmsg_budget();
 	return done_testing();
 }
