@@ -110,6 +110,18 @@ static const struct {
  * unjudged. */
 #define NEWER_LAST 479
 
+/* The inode flags and extended attributes of a file (linux/fs.h): the
+ * sandbox's uid may set the unprivileged ones (no dump, no atime, sync,
+ * no copy-on-write...) on any file it owns that it can open, and Landlock
+ * judges no ioctl of a regular file: under landlock, files of its uid
+ * outside every writable tree (a non-root caller's whole home). The same
+ * calls as file_setattr, refused with it. */
+static const uint32_t inode_flags_set[] = {
+	0x40086602, /* FS_IOC_SETFLAGS */
+	0x40046602, /* FS_IOC32_SETFLAGS */
+	0x401c5820, /* FS_IOC_FSSETXATTR */
+};
+
 /* From linux/btrfs.h, which older headers may lack. */
 static const uint32_t btrfs_create[] = {
 	0x50009401, /* BTRFS_IOC_SNAP_CREATE */
@@ -341,6 +353,11 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 	arg = int_eq(1, TIOCLINUX);
 	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
 		return -1;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(inode_flags_set); i++) {
+		arg = int_eq(1, (int)inode_flags_set[i]);
+		if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
+			return -1;
+	}
 	/* btrfs snapshots copy a subvolume whole, owners and set-id bits
 	 * included, for anyone who owns its root as the target mount sees
 	 * it: through a root caller's idmapped workdir, root's subvolumes
@@ -469,6 +486,9 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 #endif
 	sbx_buf_puts(out, "seccomp    clone with CLONE_NEW* -> EPERM\n");
 	sbx_buf_puts(out, "seccomp    ioctl TIOCSTI, TIOCLINUX (low 32 bits) -> EPERM\n");
+	sbx_buf_puts(out,
+	    "seccomp    ioctl FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR (low 32 bits) "
+	    "-> EPERM\n");
 	sbx_buf_puts(out,
 	    "seccomp    ioctl BTRFS_IOC_SNAP_CREATE(_V2), BTRFS_IOC_SUBVOL_CREATE(_V2), "
 	    "BTRFS_IOC_SUBVOL_SETFLAGS, BTRFS_IOC_SET_RECEIVED_SUBVOL (low 32 bits) -> EPERM\n");
