@@ -10,14 +10,7 @@
 . "$(dirname "$0")/jail-lib.sh"
 
 N_TESTS=3
-owner=$(id -u)
-[ "$owner" = 0 ] && [ "$SBX_BACKEND" = landlock ] && owner=65534
-mkdir "$JT/fl"
-chmod 755 "$JT/fl"
-f=$JT/fl/f
-echo data >"$f"
-chmod 644 "$f"
-[ "$(id -u)" = 0 ] && chown "$owner" "$f"
+f=$(outside_file 644)
 cat >"$T/flags.py" <<'EOF'
 import fcntl, os, struct, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)

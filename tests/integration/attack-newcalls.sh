@@ -12,16 +12,7 @@
 . "$(dirname "$0")/jail-lib.sh"
 
 N_TESTS=4
-# The file belongs to the uid the sandbox acts as on the host: a root
-# caller's landlock sandbox is 65534.
-owner=$(id -u)
-[ "$owner" = 0 ] && [ "$SBX_BACKEND" = landlock ] && owner=65534
-mkdir "$JT/vict"
-chmod 755 "$JT/vict"
-f=$JT/vict/f
-echo data >"$f"
-chmod 600 "$f"
-[ "$(id -u)" = 0 ] && chown "$owner" "$f"
+f=$(outside_file 600)
 "$PY" -c 'import os, sys; os.setxattr(sys.argv[1], "user.keep", b"1")' "$f"
 cat >"$WD/calls.py" <<'EOF'
 import ctypes, struct, sys

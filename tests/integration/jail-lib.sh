@@ -415,6 +415,22 @@ PYEOF
 	fi
 }
 
+# outside_file MODE: prints the path of a new file (mode MODE) outside the
+# workdir and every writable tree, in a directory of its own under $JT,
+# owned by the uid the sandbox acts as on the host (the caller's; a root
+# caller's landlock sandbox is 65534): what a jail must keep the sandbox
+# from changing although it owns it.
+outside_file() {
+	_d=$(mktemp -d "$JT/outside.XXXXXX")
+	chmod 755 "$_d"
+	echo data >"$_d/f"
+	chmod "$1" "$_d/f"
+	if [ "$(id -u)" = 0 ] && [ "$SBX_BACKEND" = landlock ]; then
+		chown 65534 "$_d/f"
+	fi
+	echo "$_d/f"
+}
+
 # exchange_as USER A B: renameat2(A, B, RENAME_EXCHANGE) made by USER (a
 # name or a uid), once, for the race tests that hold sbxrun with
 # tests/holdcall; prints "swapped" or why not. (The system's python3: one
