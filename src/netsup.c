@@ -104,6 +104,7 @@
 
 #include "linux-creds.h"
 #include "linux-notify.h"
+#include "linux-route.h"
 #include "linux-trace.h"
 #include "metasup.h"
 #include "namesup.h"
@@ -507,9 +508,13 @@ peek_alloc(int pid, uint64_t addr, size_t len, size_t max, void **out)
 	return 0;
 }
 
-/* Whether addr is this machine: a local address by its form, or one that
- * a socket here can bind (every address of every interface, read now and
- * not from a snapshot taken at start). */
+/* Whether addr is this machine: a local address by its form, or one the
+ * routing table delivers here (read now, not from a snapshot taken at
+ * start): every address of every interface, and what no interface holds
+ * but the kernel still takes in, an IPv6 subnet-router anycast address on
+ * a forwarding host or a prefix with a "local" route (the host's services
+ * answered there). Where the table cannot be asked, one that a socket
+ * here can bind. */
 static bool
 is_local(const struct sockaddr *sa, socklen_t len)
 {
@@ -520,6 +525,9 @@ is_local(const struct sockaddr *sa, socklen_t len)
 		return true;
 	if (len > (socklen_t)sizeof(copy))
 		return true;
+	r = sbx_route_is_local(sa, len);
+	if (r >= 0)
+		return r == 1;
 	memcpy(&copy, sa, len);
 	if (sa->sa_family == AF_INET)
 		((struct sockaddr_in *)&copy)->sin_port = 0;

@@ -76,6 +76,7 @@
 #include <unistd.h>
 
 #include "linux-proxyjail.h"
+#include "linux-route.h"
 #include "policy.h"
 #include "proxy.h"
 
@@ -929,7 +930,11 @@ dial(struct server *p, const char *host, uint16_t port, struct dialed *d)
 			((struct sockaddr_in *)ai->ai_addr)->sin_port = htons(port);
 		else
 			((struct sockaddr_in6 *)ai->ai_addr)->sin6_port = htons(port);
-		if (sbx_addr_refused(ai->ai_addr, ai->ai_addrlen, &own)) {
+		/* The routing table too: an anycast or "local"-routed
+		 * address is no interface's (sbx_own_addrs()) and still
+		 * reaches this machine's services (linux-route.h). */
+		if (sbx_addr_refused(ai->ai_addr, ai->ai_addrlen, &own) ||
+		    sbx_route_is_local(ai->ai_addr, ai->ai_addrlen) != 0) {
 			if (!refused_any)
 				sbx_addr_format(
 				    ai->ai_addr, ai->ai_addrlen, d->addr, sizeof(d->addr));
