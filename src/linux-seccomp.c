@@ -28,6 +28,9 @@
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
 #endif
+#ifndef TCXONC
+#define TCXONC 0x540A
+#endif
 
 /* Denied outright: nothing a sandboxed script needs, each a known way to
  * widen the kernel's attack surface or to leave the jail. */
@@ -353,6 +356,12 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 	arg = int_eq(1, TIOCLINUX);
 	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
 		return -1;
+	/* tcflow(TCOOFF) suspends a terminal's output for every writer: on
+	 * one inherited from the caller, sbxrun's own messages and
+	 * diagnostics line waited for ever. */
+	arg = int_eq(1, TCXONC);
+	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
+		return -1;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(inode_flags_set); i++) {
 		arg = int_eq(1, (int)inode_flags_set[i]);
 		if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
@@ -485,7 +494,7 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 	    newer[SBX_ARRAY_LEN(newer) - 1].nr + 1, NEWER_LAST);
 #endif
 	sbx_buf_puts(out, "seccomp    clone with CLONE_NEW* -> EPERM\n");
-	sbx_buf_puts(out, "seccomp    ioctl TIOCSTI, TIOCLINUX (low 32 bits) -> EPERM\n");
+	sbx_buf_puts(out, "seccomp    ioctl TIOCSTI, TIOCLINUX, TCXONC (low 32 bits) -> EPERM\n");
 	sbx_buf_puts(out,
 	    "seccomp    ioctl FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR (low 32 bits) "
 	    "-> EPERM\n");
