@@ -23,6 +23,8 @@ route_type(int family, const void *addr, size_t alen)
 		struct nlmsghdr nh;
 		char buf[4096];
 	} ans;
+	struct sockaddr_nl from;
+	socklen_t fromlen = sizeof(from);
 	struct rtattr *ra;
 	ssize_t n;
 	int s, type = -1;
@@ -45,12 +47,15 @@ route_type(int family, const void *addr, size_t alen)
 		return -1;
 	}
 	do
-		n = recv(s, &ans, sizeof(ans), 0);
+		n = recvfrom(s, &ans, sizeof(ans), 0, (struct sockaddr *)&from, &fromlen);
 	while (n < 0 && errno == EINTR);
 	close(s);
 	if (n < 0)
 		return -1;
-	if ((size_t)n < sizeof(struct nlmsghdr) || !NLMSG_OK(&ans.nh, (size_t)n)) {
+	/* The kernel's answer to this request, nobody else's. */
+	if (fromlen < sizeof(from) || from.nl_family != AF_NETLINK || from.nl_pid != 0 ||
+	    (size_t)n < sizeof(struct nlmsghdr) || !NLMSG_OK(&ans.nh, (size_t)n) ||
+	    ans.nh.nlmsg_seq != 1) {
 		errno = EIO;
 		return -1;
 	}

@@ -1,6 +1,6 @@
 /* Whether the kernel delivers traffic to an address on this machine, as
- * its routing table says (doc/design/network.md, "This machine's
- * addresses"). */
+ * its routing table says (doc/design/network.md, "Pitfalls that shaped
+ * the code"). */
 #pragma once
 
 #include <sys/socket.h>
