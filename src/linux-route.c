@@ -23,7 +23,7 @@ route_type(int family, const void *addr, size_t alen)
 		struct nlmsghdr nh;
 		char buf[4096];
 	} ans;
-	struct sockaddr_nl from;
+	struct sockaddr_nl from = { 0 };
 	socklen_t fromlen = sizeof(from);
 	struct rtattr *ra;
 	ssize_t n;
