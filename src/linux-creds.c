@@ -29,7 +29,7 @@
 #endif
 
 static int
-load_filter(const char *const *allow, int write_fd, int notify_fd, struct sbx_err *err)
+load_filter(const char *const *allow, const int write_fds[2], int notify_fd, struct sbx_err *err)
 {
 	/* The ioctls that answer a notification: nothing else on that
 	 * descriptor (never SECCOMP_IOCTL_NOTIF_RECV), nothing on another. */
@@ -50,9 +50,10 @@ load_filter(const char *const *allow, int write_fd, int notify_fd, struct sbx_er
 			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
 	}
 	/* An int argument: only its low 32 bits are what the kernel uses. */
-	if (r == 0 && write_fd >= 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
-		    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)write_fd));
+	for (size_t i = 0; r == 0 && i < 2; i++)
+		if (write_fds[i] >= 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
+			    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)write_fds[i]));
 	for (size_t i = 0; r == 0 && notify_fd >= 0 && i < sizeof(answers) / sizeof(answers[0]);
 	     i++)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2,
@@ -151,15 +152,38 @@ sbx_creds_thread_holds_only(int uid, int gid)
 	return (uid < 0 || holds_only(uid, gid)) && check_caps(-1, &err) == 0;
 }
 
+static int drop(int uid, int gid, const char *const *allow, const int write_fds[2], int notify_fd,
+    struct sbx_err *err);
+
 int
 sbx_creds_drop_thread(int uid, int gid, const char *const *allow, int write_fd, struct sbx_err *err)
 {
-	return sbx_creds_drop_answering(uid, gid, allow, write_fd, -1, err);
+	const int fds[2] = { write_fd, -1 };
+
+	return drop(uid, gid, allow, fds, -1, err);
+}
+
+int
+sbx_creds_drop_thread2(
+    int uid, int gid, const char *const *allow, int write_fd, int write_fd2, struct sbx_err *err)
+{
+	const int fds[2] = { write_fd, write_fd2 };
+
+	return drop(uid, gid, allow, fds, -1, err);
 }
 
 int
 sbx_creds_drop_answering(
     int uid, int gid, const char *const *allow, int write_fd, int notify_fd, struct sbx_err *err)
+{
+	const int fds[2] = { write_fd, -1 };
+
+	return drop(uid, gid, allow, fds, notify_fd, err);
+}
+
+static int
+drop(int uid, int gid, const char *const *allow, const int write_fds[2], int notify_fd,
+    struct sbx_err *err)
 {
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
@@ -201,7 +225,7 @@ sbx_creds_drop_answering(
 	(void)load_filter;
 	return 0;
 #else
-	return allow != NULL ? load_filter(allow, write_fd, notify_fd, err) : 0;
+	return allow != NULL ? load_filter(allow, write_fds, notify_fd, err) : 0;
 #endif
 }
 

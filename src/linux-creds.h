@@ -46,6 +46,11 @@
 int sbx_creds_drop_thread(
     int uid, int gid, const char *const *allow, int write_fd, struct sbx_err *err);
 
+/* The same, with write(2) allowed on a second descriptor as well (when
+ * >= 0). */
+int sbx_creds_drop_thread2(
+    int uid, int gid, const char *const *allow, int write_fd, int write_fd2, struct sbx_err *err);
+
 /* Drops the calling thread, for good, to uid and gid (>= 0: real,
  * effective, saved and filesystem; no supplementary groups; the bounding
  * set emptied; no_new_privs) keeping one capability only, CAP_SYS_PTRACE,

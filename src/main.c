@@ -1234,7 +1234,7 @@ run_main(struct run *run, int argc, char **argv)
 	    sbx_network_prepare(&run->net, p, run->caps.landlock_abi, &err) < 0)
 		return fail(run, &err);
 	if (run->cli.verbose && !run->cli.quiet)
-		sbx_network_on_refusal(&run->net, say_refusal, run);
+		sbx_network_on_refusal(&run->net, say_refusal, run, STDERR_FILENO);
 	sbx_phase("network prepared");
 
 	if (run->cli.print_backend) {

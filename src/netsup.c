@@ -189,6 +189,7 @@ struct sbx_netsup {
 	void *ctx;
 	sbx_refusal_fn refused; /* each counted denial, or NULL */
 	void *refused_ctx;
+	int refused_fd; /* where refused writes, or -1 */
 	struct sbx_trace *trace; /* observe the calls trapped for it, or NULL */
 	pthread_mutex_t lock; /* the fields below, and the log */
 	pthread_cond_t work; /* the queue got a call, or stopping */
@@ -295,6 +296,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->relay_fd = -1;
 	ns->tun_fd = -1;
 	ns->done_fd = -1;
+	ns->refused_fd = -1;
 	ns->ruleset = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
 	ns->wake[0] = ns->wake[1] = -1;
@@ -340,10 +342,11 @@ sbx_netsup_drop_failed(const struct sbx_netsup *ns)
 }
 
 void
-sbx_netsup_set_refusal_hook(struct sbx_netsup *ns, sbx_refusal_fn fn, void *ctx)
+sbx_netsup_set_refusal_hook(struct sbx_netsup *ns, sbx_refusal_fn fn, void *ctx, int fd)
 {
 	ns->refused = fn;
 	ns->refused_ctx = ctx;
+	ns->refused_fd = fd;
 }
 
 uint64_t
@@ -2254,6 +2257,7 @@ udp_relay(void *arg)
 		.as_gid = ns->meta.as_gid,
 		.judge = udp_judge,
 		.ctx = ns,
+		.say_fd = ns->refused_fd,
 	};
 
 	(void)prctl(PR_SET_NAME, "sbxrun-udprelay", 0, 0, 0);

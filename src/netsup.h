@@ -88,8 +88,10 @@ void sbx_netsup_set_guard(struct sbx_netsup *ns, const struct sbx_meta_guard *gu
 
 /* Each call refused by policy (the ones sbx_netsup_denials() counts) is
  * also handed to fn, from the supervisor's threads, possibly several at
- * once: fn must serialise itself. Called before start. */
-void sbx_netsup_set_refusal_hook(struct sbx_netsup *ns, sbx_refusal_fn fn, void *ctx);
+ * once: fn must serialise itself. fd (or -1) is the one descriptor fn
+ * writes to: a thread that runs under a filter of its own (the UDP
+ * relay) is let write there. Called before start. */
+void sbx_netsup_set_refusal_hook(struct sbx_netsup *ns, sbx_refusal_fn fn, void *ctx, int fd);
 struct sbx_trace;
 
 /* With a trace (linux-trace.h), before start: the calls trapped only to be

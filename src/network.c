@@ -97,10 +97,11 @@ refused(void *ctx, const struct sbx_refusal *ref)
 }
 
 void
-sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx)
+sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx, int fd)
 {
 	n->on_refusal = fn;
 	n->on_refusal_ctx = ctx;
+	n->on_refusal_fd = fd;
 }
 
 /* For the namespaces backend and a root caller, on the launcher thread
@@ -193,7 +194,7 @@ supervise(
 		    cfg->as_uid, cfg->as_gid);
 	if (cfg->guard)
 		sbx_netsup_set_guard(n->sup, &guard);
-	sbx_netsup_set_refusal_hook(n->sup, refused, n);
+	sbx_netsup_set_refusal_hook(n->sup, refused, n, n->on_refusal ? n->on_refusal_fd : -1);
 	sbx_netsup_set_trace(n->sup, n->trace);
 	/* Without it (the jail could make no tun device) the supervisor
 	 * hands in host datagram sockets, as the jail's filter still traps

@@ -61,6 +61,7 @@ struct sbx_network {
 	struct sbx_denied_list denied;
 	sbx_refusal_fn on_refusal;
 	void *on_refusal_ctx;
+	int on_refusal_fd; /* where on_refusal writes (when set) */
 	struct sbx_trace *trace; /* --trace (set before launch), or NULL */
 };
 
@@ -68,9 +69,11 @@ int sbx_network_prepare(
     struct sbx_network *n, const struct sbx_policy *p, int landlock_abi, struct sbx_err *err);
 
 /* fn (may be NULL) gets each refusal as it happens, one call at a time
- * whichever thread refused (so its lines never interleave). Called after
- * sbx_network_prepare(), before anything starts. */
-void sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx);
+ * whichever thread refused (so its lines never interleave). fd is the one
+ * descriptor fn writes to: the supervisor's threads that run under a
+ * filter of their own may then write there (and nowhere else). Called
+ * after sbx_network_prepare(), before anything starts. */
+void sbx_network_on_refusal(struct sbx_network *n, sbx_refusal_fn fn, void *ctx, int fd);
 
 /* Spawns the jail into c (the backend's spawn); called once by
  * sbx_network_launch(), on the thread that must spawn it. */

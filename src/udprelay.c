@@ -48,7 +48,8 @@ struct relay {
 };
 
 /* What the relay thread may call once dropped (and write(2) on the tun
- * device alone): read the tun device, make and connect host sockets (bind:
+ * device and on the descriptor of the -v refusal lines alone): read the
+ * tun device, make and connect host sockets (bind:
  * the local-address probe of the judgement), move datagrams; and what
  * every dropped thread needs (linux-creds.h). */
 static const char *const relay_calls[] = {
@@ -246,7 +247,8 @@ sbx_udprelay_run(const struct sbx_udprelay_args *a)
 		goto out;
 	/* Everything above needed no right; nothing below may use more than
 	 * the sandbox's. */
-	if (sbx_creds_drop_thread(a->as_uid, a->as_gid, relay_calls, a->tun_fd, &err) < 0)
+	if (sbx_creds_drop_thread2(a->as_uid, a->as_gid, relay_calls, a->tun_fd, a->say_fd, &err) <
+	    0)
 		goto out;
 	rc = 0;
 	while (!atomic_load(a->stopping)) {

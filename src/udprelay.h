@@ -25,12 +25,14 @@ struct sbx_udprelay_args {
 	int as_uid, as_gid; /* the sandbox's ids (-1: keep this thread's) */
 	sbx_udprelay_judge_fn judge;
 	void *ctx;
+	int say_fd; /* judge writes its refusals here (-v), or -1 */
 };
 
 /* Runs the relay on the calling thread until wake_fd is readable or
  * *stopping is set. It first drops the thread for good to the sandbox's
  * credentials (linux-creds.h) with a filter of its own; -1 if it could
- * not (then it relayed nothing). Every call it makes is non-blocking. */
+ * not (then it relayed nothing). Every call it makes is non-blocking,
+ * but for judge's refusal lines on say_fd. */
 int sbx_udprelay_run(const struct sbx_udprelay_args *a);
 
 #endif

@@ -153,7 +153,7 @@ chmod 644 "$NETWD/udprelay.py"
 
 rl_mark
 hl_mark
-jail --network on -w "$NETWD" -- python3 udprelay.py "$NET_REMOTE4" "$NET_REMOTE6" "$HL_UDP" "$LOCALS"
+jail -v --network on -w "$NETWD" -- python3 udprelay.py "$NET_REMOTE4" "$NET_REMOTE6" "$HL_UDP" "$LOCALS"
 is_status 0 "udp: the client ran, and the run ended normally"
 like "$(cat "$T/out")" "R:done:OK" "udp: every attempt returned"
 is "$(jget error)" "null" "udp: the diagnostics line reports no error"
@@ -179,6 +179,21 @@ for a in $LOCALS; do
 	i=$((i + 1))
 done
 is "$(cat "$T/hl.new")" "" "udp: no service of this machine logged anything at all"
+# -v: a line for each refusal as it happens, the relay's own included
+# (it judges a flow on its thread, under a filter of its own, and the
+# remote's echo of "after" says every datagram before it was judged).
+vlines=$(grep -ac '^sbxrun: denied ' "$T/err")
+ok "udp -v: the refusals were counted" [ "$(jget denials)" -gt 0 ]
+is "$vlines" "$(jget denials)" "udp -v: one line per denial, the relay's included"
+for a in $LOCALS; do
+	# The jail's own loopback under namespaces: nothing to refuse.
+	case $a in
+	127.* | ::1) continue ;;
+	*:*) w="[$a]:$HL_UDP" ;;
+	*) w="$a:$HL_UDP" ;;
+	esac
+	like "$(grep -a '^sbxrun: denied send ' "$T/err")" "denied send $w (" "udp -v: a send to $a said"
+done
 is "$(res_of raw)" EPERM "udp: a raw socket cannot be made in the jail"
 is "$(res_of packet)" EAFNOSUPPORT "udp: nor a packet socket"
 ok "udp: a datagram with IP options reached the remote" rl_got udp 7007 "$NET_LOCAL4" ipopt
