@@ -3,6 +3,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -313,6 +316,51 @@ sbx_script_remove(struct sbx_script *s)
 	s->made_dir = s->made_file = false;
 	free(s->name);
 	s->name = NULL;
+}
+
+bool
+sbx_write_shared(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	sigset_t pipe, old, pending;
+	bool blocked = false, had = true;
+
+	/* SIGPIPE blocked for this thread only, and one this write raised
+	 * taken off again: a thread that had it blocked (the supervisor's
+	 * start so) is left as it was. */
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	if (pthread_sigmask(SIG_BLOCK, &pipe, &old) == 0 && !sigismember(&old, SIGPIPE)) {
+		blocked = true;
+		had = sigpending(&pending) < 0 || sigismember(&pending, SIGPIPE);
+	}
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			/* Made non-blocking by someone sharing it: what a
+			 * blocking write would have waited for. */
+			struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+			if (poll(&pf, 1, -1) < 0 && errno != EINTR)
+				break;
+			continue;
+		}
+		if (w <= 0)
+			break;
+		c += w;
+		n -= (size_t)w;
+	}
+	if (blocked) {
+		int sig;
+
+		if (!had && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+			sigwait(&pipe, &sig);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	return n == 0;
 }
 
 int

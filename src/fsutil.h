@@ -54,6 +54,13 @@ int sbx_script_fill(int fd, const char *shown, int in, struct sbx_err *err);
  * releases s. Safe on a zeroed s whose descriptors are -1. */
 void sbx_script_remove(struct sbx_script *s);
 
+/* Writes all of p to fd, a descriptor the sandbox may share (the caller's
+ * standard error, the diagnostics descriptor): made non-blocking there, it
+ * waits for room as a blocking write would; a socket shut down or a pipe
+ * without a reader fails the write (false) and raises no SIGPIPE, which
+ * would end sbxrun (sbxrun(1), "Standard input, output and error"). */
+bool sbx_write_shared(int fd, const void *p, size_t n);
+
 /* Whether a line written to fd now would start a line of its own: 1 when
  * fd is a regular file and the byte before where the write would go is a
  * newline (or there is none), 0 when it is another byte, -1 when that

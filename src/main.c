@@ -77,6 +77,9 @@ struct run {
 	bool have_script;
 	int diag_fd; /* --diag PATH, opened before anything runs */
 	bool spawned; /* a payload was started: it may have written to stderr */
+	/* The status flags of the caller's descriptors 0-2 at the start (-1:
+	 * closed), put back once the tree is gone (restore_std_flags()). */
+	int std_flags[3];
 	bool finished; /* the whole sandboxed tree is gone */
 	bool said_after; /* sbxrun wrote a line on stderr after that */
 	int sfd;
@@ -130,7 +133,7 @@ say(struct run *run, const char *fmt, ...)
 	{
 		_cleanup_free_ char *line = sbx_xasprintf("sbxrun: %s\n", msg);
 
-		sbx_write_all(sbx_relay_stderr(&run->relay), line, strlen(line));
+		sbx_write_shared(sbx_relay_stderr(&run->relay), line, strlen(line));
 	}
 	if (run->finished)
 		run->said_after = true;
@@ -153,7 +156,7 @@ say_refusal(void *ctx, const struct sbx_refusal *ref)
 	n = snprintf(line, sizeof(line), "sbxrun: denied %s %s%s%s%s\n", ref->kind, what,
 	    ref->why ? " (" : "", why, ref->why ? ")" : "");
 	if (n > 0)
-		(void)!write(
+		(void)sbx_write_shared(
 		    STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
@@ -221,8 +224,10 @@ emit_diag(const struct run *run)
 	case SBX_DIAG_PATH:
 		fd = run->diag_fd >= 0 ? run->diag_fd : open_diag_path(d->path);
 		if (fd < 0) {
-			fprintf(stderr, "sbxrun: --diag: cannot create %s: %s\n", d->path,
-			    strerror(errno));
+			_cleanup_free_ char *msg = sbx_xasprintf(
+			    "sbxrun: --diag: cannot create %s: %s\n", d->path, strerror(errno));
+
+			sbx_write_shared(STDERR_FILENO, msg, strlen(msg));
 			return;
 		}
 		break;
@@ -232,10 +237,35 @@ emit_diag(const struct run *run)
 		nl = sbx_xasprintf("\n%s\n", line);
 		len = strlen(nl);
 	}
-	if (write(fd, nl, len) != (ssize_t)len && d->kind != SBX_DIAG_STDERR)
-		fprintf(stderr, "sbxrun: --diag: cannot write the diagnostics line\n");
+	/* The sandbox may have shared fd (the caller's stderr): made it
+	 * non-blocking and filled it, or shut its socket down. Neither
+	 * drops the line nor ends sbxrun (sbx_write_shared()). */
+	if (!sbx_write_shared(fd, nl, len) && d->kind != SBX_DIAG_STDERR) {
+		static const char msg[] = "sbxrun: --diag: cannot write the diagnostics line\n";
+
+		sbx_write_shared(STDERR_FILENO, msg, sizeof(msg) - 1);
+	}
 	if (d->kind == SBX_DIAG_PATH && fd != run->diag_fd)
 		close(fd);
+}
+
+/* The status flags of the caller's standard descriptors, as they were at
+ * the start: a payload shares the open files behind those that are not
+ * copied (a terminal, a pipe, a socket), and a flag it set there
+ * (O_NONBLOCK, O_ASYNC, O_APPEND) would outlive the run in the caller's
+ * shell and what it runs next. Called once the whole tree is gone, before
+ * the diagnostics line (sbxrun(1), "Standard input, output and error"). */
+static void
+restore_std_flags(const struct run *run)
+{
+	if (!run->spawned)
+		return;
+	for (int i = 0; i < 3; i++) {
+		int now = run->std_flags[i] >= 0 ? fcntl(i, F_GETFL) : -1;
+
+		if (now >= 0 && now != run->std_flags[i])
+			(void)fcntl(i, F_SETFL, run->std_flags[i]);
+	}
 }
 
 /* Ends a run that failed before anything ran: status 125, one message,
@@ -1370,7 +1400,10 @@ main(int argc, char **argv)
 	struct run run = { .sfd = -1, .diag_fd = -1, .cg_fd = -1 };
 	int status;
 
-	/* The payload of --selftest, re-executed inside its jail. */
+	for (int i = 0; i < 3; i++)
+		run.std_flags[i] = fcntl(i, F_GETFL);
+
+		/* The payload of --selftest, re-executed inside its jail. */
 #ifdef __linux__
 	if (argc > 1 && strcmp(argv[1], SBX_ST_PAYLOAD_ARG) == 0)
 		return sbx_selftest_payload(argc, argv);
@@ -1397,6 +1430,7 @@ main(int argc, char **argv)
 		}
 	} else {
 		run.report.status = status;
+		restore_std_flags(&run);
 		sbx_phase("run ended");
 		cleanup_files(&run);
 		sbx_phase("files cleaned up");

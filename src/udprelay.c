@@ -63,6 +63,9 @@ static const char *const relay_calls[] = {
 	"epoll_pwait",
 	"epoll_ctl",
 	"close",
+	/* A -v line's wait for room on standard error (sbx_write_shared()). */
+	"poll",
+	"ppoll",
 	SBX_THREAD_RUNTIME_CALLS,
 	NULL,
 };
