@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -226,9 +228,10 @@ struct scan {
 	const struct tree *t; /* the tree searched */
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
-	size_t seen, found, opened;
+	size_t seen, found, opened, acl_opened;
 	bool moved; /* the tree moved under the search, which stopped */
-	struct sbx_buf named, named_open;
+	struct sbx_buf named, named_open, named_acl;
+	unsigned char *acl; /* XATTR_SIZE_MAX bytes for close_default_acl(), or NULL */
 	char path[PATH_MAX]; /* relative to the workdir */
 	struct frame *f;
 	size_t depth, cap;
@@ -265,6 +268,64 @@ found(struct scan *s, size_t plen, const char *name)
 	note(s, &s->named, &s->found, plen, name);
 }
 
+/* The kernel's xattr form of a POSIX ACL (acl(5); the uapi header
+ * linux/posix_acl_xattr.h): a little-endian 32-bit version, 2, then
+ * entries of a 16-bit tag, a 16-bit permission set and a 32-bit id, all
+ * little-endian. */
+enum {
+	XACL_VERSION = 2,
+	XACL_HEAD = 4,
+	XACL_ENTRY = 8,
+	XACL_TAG_OTHER = 0x20,
+	XACL_PERM_WRITE = 2,
+};
+
+static unsigned
+le16_at(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t
+le32_at(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Takes write for others from the default ACL of the directory fd, when
+ * it has one that grants it; returns whether it did. A default ACL
+ * (acl(5)) is what a file or directory made in the directory later gets
+ * its permissions from, instead of the maker's umask (and a directory
+ * inherits it as its own default): an "o::rwx" the sandbox set there
+ * would make whatever the caller creates in it afterwards writable by
+ * every local user. Read and written through the descriptor, never by name;
+ * a value that is not the kernel's format (a wrong version or size, not
+ * exactly one entry for others) is left alone. */
+static bool
+close_default_acl(struct scan *s, int fd)
+{
+	static const char name[] = "system.posix_acl_default";
+	size_t other = 0;
+	ssize_t n;
+
+	if (s->acl == NULL)
+		s->acl = sbx_xmalloc(XATTR_SIZE_MAX);
+	n = fgetxattr(fd, name, s->acl, XATTR_SIZE_MAX);
+	if (n < XACL_HEAD || (n - XACL_HEAD) % XACL_ENTRY != 0 || le32_at(s->acl) != XACL_VERSION)
+		return false;
+	for (size_t off = XACL_HEAD; off < (size_t)n; off += XACL_ENTRY) {
+		if (le16_at(s->acl + off) != XACL_TAG_OTHER)
+			continue;
+		if (other != 0)
+			return false;
+		other = off;
+	}
+	if (other == 0 || !(le16_at(s->acl + other + 2) & XACL_PERM_WRITE))
+		return false;
+	s->acl[other + 2] &= (unsigned char)~XACL_PERM_WRITE; /* the low byte */
+	return fsetxattr(fd, name, s->acl, (size_t)n, 0) == 0;
+}
+
 /* A directory of the caller's (the workdir itself included) that the run
  * changed and left writable by others: any local user could then put a
  * .git or a script there for the caller's next git or build to run. The
@@ -274,15 +335,24 @@ found(struct scan *s, size_t plen, const char *name)
  * planted for later"). On a network or FUSE filesystem every such
  * directory loses it: there the change time comes from a server, and one
  * that lets the sandbox set it with the modification time could make a
- * change look old (handback.md, section 2). */
+ * change look old (handback.md, section 2). The same directories lose
+ * write for others in their default ACL (close_default_acl()), which the
+ * namespaces backend's filter cannot keep the sandbox from setting (it
+ * does not see xattr names). Their access ACL needs nothing more: its
+ * entry for others is the mode's other bits, which fchmod rewrites, and
+ * a named entry can only name an id mapped in the jail's user namespace
+ * (the kernel refuses any other), which is the caller's own uid or gid
+ * on disk (a root caller's idmapped trees map the sandbox's to root's);
+ * a group's write is left to the caller, as in the mode. */
 static void
 close_to_others(struct scan *s, int fd, const struct stat *st, size_t plen)
 {
-	if (!(st->st_mode & S_IWOTH) || st->st_uid != geteuid() ||
-	    (s->t->local && !made_in_run(s->t, st)))
+	if (st->st_uid != geteuid() || (s->t->local && !made_in_run(s->t, st)))
 		return;
-	if (fchmod(fd, st->st_mode & 07777 & ~(mode_t)S_IWOTH) == 0)
+	if ((st->st_mode & S_IWOTH) && fchmod(fd, st->st_mode & 07777 & ~(mode_t)S_IWOTH) == 0)
 		note(s, &s->named_open, &s->opened, plen, NULL);
+	if (close_default_acl(s, fd))
+		note(s, &s->named_acl, &s->acl_opened, plen, NULL);
 }
 
 /* A non-directory entry name of dir that git would take for a repository
@@ -552,8 +622,18 @@ check(struct sbx_gitguard *g, const struct tree *t)
 			s.opened, s.opened == 1 ? "y" : "ies", t->mount ? " of " : "",
 			t->mount ? where : "", s.named_open.data,
 			s.opened > NAMED_MAX ? ", ..." : ""));
+	if (s.acl_opened)
+		warn(g->report,
+		    sbx_xasprintf("the run left %zu director%s%s%s with a default ACL that makes "
+				  "what is created there writable by other users; "
+				  "that permission was removed from it: %s%s",
+			s.acl_opened, s.acl_opened == 1 ? "y" : "ies", t->mount ? " of " : "",
+			t->mount ? where : "", s.named_acl.data,
+			s.acl_opened > NAMED_MAX ? ", ..." : ""));
 	sbx_buf_free(&s.named);
 	sbx_buf_free(&s.named_open);
+	sbx_buf_free(&s.named_acl);
+	free(s.acl);
 }
 
 static void
