@@ -367,26 +367,92 @@ check_dotgit_entry(struct scan *s, int dir, size_t plen)
 		found(s, plen, ".git");
 }
 
+/* What git reads from a git directory to run something of it: its
+ * config (core.fsmonitor, core.pager and the like), the worktree's own
+ * config, the common directory it names (whose config and hooks count),
+ * HEAD, and the hooks. */
+static const char *const gitdir_names[] = { "config", "config.worktree", "commondir", "HEAD",
+	"hooks" };
+
+/* Whether an entry directly in the hooks directory of the git directory
+ * dir was made or changed in the run: rewriting a hook that was there
+ * changes the hook's change time, not the directory's. Opened without
+ * following a symlink or entering another mount (sbx_open_here(); the
+ * device is checked for kernels without openat2); each entry counts
+ * towards SCAN_MAX. */
+static bool
+hooks_changed(struct scan *s, int dir)
+{
+	_cleanup_close_ int fd = sbx_open_here(dir, "hooks", O_RDONLY | O_DIRECTORY);
+	char buf[4096];
+	struct stat st;
+	long n;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != s->dev)
+		return false;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (++s->seen > SCAN_MAX)
+				return false;
+			if (sbx_lstat_here(fd, de->d_name, s->t->local, &st) == 0 &&
+			    made_in_run(s->t, &st))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether the git directory dir (st) was made or changed in the run: the
+ * directory itself, or what git runs something of in it changed in
+ * place (appending core.fsmonitor to a config that was there, or writing
+ * a hook, changes no change time of the directory's own). Looked up by
+ * name relative to dir, no link followed. */
+static bool
+gitdir_changed(struct scan *s, int dir, const struct stat *st)
+{
+	struct stat h;
+
+	if (made_in_run(s->t, st))
+		return true;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(gitdir_names); i++)
+		if (sbx_lstat_here(dir, gitdir_names[i], s->t->local, &h) == 0 &&
+		    made_in_run(s->t, &h))
+			return true;
+	return hooks_changed(s, dir);
+}
+
 /* The directory dir itself (st), at the search's current path, named
- * base, below the workdir (top: right in it): a .git made or changed in
- * the run below the top level (the top level's is sbx_gitguard's own
- * business), or a bare layout whose HEAD was. What sbx_move_aside() put
- * at the top level is named in its own warning. */
+ * base, below the workdir (top: right in it): a .git below the top level
+ * (the top level's is sbx_gitguard's own business), or a git directory
+ * in itself (a bare repository, a submodule's .git/modules/NAME: a HEAD
+ * next to objects and refs, or next to commondir, as git's
+ * is_git_directory() takes them), made or changed in the run
+ * (gitdir_changed()). What sbx_move_aside() put at the top level is
+ * named in its own warning. A directory without a HEAD costs one lookup
+ * here. */
 static void
 check_dir(struct scan *s, int dir, const struct stat *st, const char *base, bool top, size_t plen)
 {
 	struct stat h;
 
 	if (strcmp(base, ".git") == 0) {
-		if (!top && made_in_run(s->t, st))
+		if (!top && gitdir_changed(s, dir, st))
 			found(s, plen, NULL);
 		return;
 	}
 	if (top && strstr(base, ".sbxrun-untrusted.") != NULL)
 		return;
-	if (sbx_lstat_here(dir, "HEAD", s->t->local, &h) == 0 && made_in_run(s->t, &h) &&
-	    sbx_lstat_here(dir, "objects", s->t->local, &h) == 0 &&
-	    sbx_lstat_here(dir, "refs", s->t->local, &h) == 0)
+	if (sbx_lstat_here(dir, "HEAD", s->t->local, &h) < 0)
+		return;
+	if (((sbx_lstat_here(dir, "objects", s->t->local, &h) == 0 &&
+		 sbx_lstat_here(dir, "refs", s->t->local, &h) == 0) ||
+		sbx_lstat_here(dir, "commondir", s->t->local, &h) == 0) &&
+	    gitdir_changed(s, dir, st))
 		found(s, plen, NULL);
 }
 
