@@ -26,16 +26,56 @@
 #define O_PATH 0 /* macOS: a plain open of the directory does */
 #endif
 
+/* How deep rm_at() goes before it moves what is below up to the top of
+ * the tree it removes (each level holds a descriptor and a directory
+ * stream), and how many such moves one removal makes at most. */
+#define RM_DEPTH_MAX 128
+#define RM_MOVES_MAX 100000
+
+struct rm_ctx {
+	int top; /* the tree's top, open: where too deep a directory goes */
+	unsigned moves;
+};
+
+/* Moves the directory name in parent to the top of the tree under a new
+ * name: a tree deeper than RM_DEPTH_MAX is taken apart that many levels
+ * at a time (the sandbox can make one as deep as it likes), not left
+ * behind. */
+static int
+rm_move_up(struct rm_ctx *c, int parent, const char *name)
+{
+	char aside[64];
+
+	for (int i = 0; i < 1000; i++) {
+		if (c->moves >= RM_MOVES_MAX)
+			break;
+		snprintf(aside, sizeof(aside), ".sbxrun-deep.%u", c->moves++);
+#ifdef __linux__
+		if (renameat2(parent, name, c->top, aside, RENAME_NOREPLACE) == 0)
+			return 0;
+#else
+		if (faccessat(c->top, aside, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+		    renameat(parent, name, c->top, aside) == 0)
+			return 0;
+#endif
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = ELOOP;
+	return -1;
+}
+
 /* Removes name in parent and all below it; want, when not NULL, is what
  * name must be. Each directory is opened by name and must be the inode
  * its look found (a name swapped between the two is left, ESTALE): the
  * tree may be another user's to rename in ($TMPDIR's owner, uid 65534
  * for a root caller's lent temp workdir). */
 static int
-rm_at(int parent, const char *name, const struct stat *want, int depth)
+rm_at(struct rm_ctx *c, int parent, const char *name, const struct stat *want, int depth)
 {
 	struct stat st, now;
 	struct dirent *de;
+	unsigned moved;
 	DIR *d;
 	int fd;
 
@@ -52,10 +92,8 @@ rm_at(int parent, const char *name, const struct stat *want, int depth)
 	 * failure (not empty, no permission yet) takes the walk. */
 	if (unlinkat(parent, name, AT_REMOVEDIR) == 0)
 		return 0;
-	if (depth > 256) {
-		errno = ELOOP;
-		return -1;
-	}
+	if (depth > RM_DEPTH_MAX)
+		return rm_move_up(c, parent, name);
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == EACCES) {
 		fchmodat(parent, name, 0700, AT_SYMLINK_NOFOLLOW);
@@ -74,17 +112,25 @@ rm_at(int parent, const char *name, const struct stat *want, int depth)
 		close(fd);
 		return -1;
 	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (rm_at(dirfd(d), de->d_name, NULL, depth + 1) < 0) {
-			int saved = errno;
+	if (depth == 0)
+		c->top = dirfd(d);
+	/* At the top, again while a pass moved something up to it. */
+	do {
+		moved = c->moves;
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (rm_at(c, dirfd(d), de->d_name, NULL, depth + 1) < 0) {
+				int saved = errno;
 
-			closedir(d);
-			errno = saved;
-			return -1;
+				closedir(d);
+				errno = saved;
+				return -1;
+			}
 		}
-	}
+		if (depth == 0 && c->moves != moved)
+			rewinddir(d);
+	} while (depth == 0 && c->moves != moved);
 	closedir(d);
 	return unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -1 : 0;
 }
@@ -92,7 +138,9 @@ rm_at(int parent, const char *name, const struct stat *want, int depth)
 int
 sbx_rm_rf(const char *path, struct sbx_err *err)
 {
-	if (rm_at(AT_FDCWD, path, NULL, 0) < 0)
+	struct rm_ctx c = { .top = -1 };
+
+	if (rm_at(&c, AT_FDCWD, path, NULL, 0) < 0)
 		return sbx_err_sys(err, "cannot remove %s", path);
 	return 0;
 }
@@ -101,7 +149,9 @@ int
 sbx_rm_rf_at(
     int dir, const char *name, const struct stat *want, const char *shown, struct sbx_err *err)
 {
-	if (rm_at(dir, name, want, 0) < 0)
+	struct rm_ctx c = { .top = -1 };
+
+	if (rm_at(&c, dir, name, want, 0) < 0)
 		return sbx_err_sys(err, "cannot remove %s", shown);
 	return 0;
 }

@@ -586,22 +586,30 @@ cleanup_files(struct run *run)
 		sbx_keeper_forget(run->keeper, run->temp_workdir);
 		say(run, "kept the workdir %s", run->temp_workdir);
 	}
-	/* The keeper removes the script and the directories it made. */
+	/* The keeper removes the script and the directories it made; what it
+	 * could not remove is said, and is in the report as well (a run with
+	 * no diagnostics line to come, --help and the like, made nothing). */
 	sbx_keeper_finish(run->keeper, &warnings);
-	for (size_t i = 0; i < warnings.n; i++)
+	for (size_t i = 0; i < warnings.n; i++) {
 		say(run, "%s", warnings.v[i]);
+		sbx_strv_push(&run->report.warnings, warnings.v[i]);
+	}
 	sbx_strv_free(&warnings);
 #else
 	if (run->have_script)
 		sbx_script_remove(&run->script);
 	run->have_script = false;
-	if (run->private_tmp && sbx_rm_rf(run->private_tmp, &err) < 0)
+	if (run->private_tmp && sbx_rm_rf(run->private_tmp, &err) < 0) {
 		say(run, "%s", err.msg);
+		sbx_strv_push(&run->report.warnings, err.msg);
+	}
 	if (run->temp_workdir) {
 		if (run->policy.keep && run->report.status != 125)
 			say(run, "kept the workdir %s", run->temp_workdir);
-		else if (sbx_rm_rf(run->temp_workdir, &err) < 0)
+		else if (sbx_rm_rf(run->temp_workdir, &err) < 0) {
 			say(run, "%s", err.msg);
+			sbx_strv_push(&run->report.warnings, err.msg);
+		}
 	}
 #endif
 }

@@ -1,0 +1,3 @@
+# attack-deeptree.sh against the landlock backend.
+SBX_BACKEND=landlock
+. "$(dirname "$0")/attack-deeptree.sh"
