@@ -153,6 +153,8 @@ const struct sbx_protect_default sbx_protect_defaults[] = {
 	{ ".config/direnv", true, "its whitelist lets direnv run .envrc files without asking" },
 	{ ".local/share/direnv", true,
 	    "its allow list lets direnv run .envrc files without asking" },
+	{ ".config/sbxrun", true,
+	    "sbxrun loads the user's profiles from it, ahead of the machine's (-p NAME)" },
 	{ NULL, false, NULL },
 };
 

@@ -142,6 +142,25 @@ absent "home: a new .bash_profile is not left" "$HOME/.bash_profile"
 is "$(cat "$HOME/newfile" 2>&1)" fine "home: a new file in the home still appears (control)"
 rm -rf "$HOME"/.[!.]* "$HOME"/newfile
 
+# sbxrun's own profiles: one the sandbox wrote in the home would be what a
+# later run's -p NAME loads, ahead of the machine's and the installed ones.
+mkdir -p "$HOME/.config/sbxrun/profiles"
+printf '[sandbox]\nnetwork = off\n' >"$HOME/.config/sbxrun/profiles/mine.ini"
+plant='echo "network = on" >>.config/sbxrun/profiles/mine.ini
+mkdir -p .config/sbxrun/profiles; printf "[sandbox]\nnetwork = on\n" >.config/sbxrun/profiles/strict.ini
+exit 0'
+jail_sh "$plant" -w "$HOME"
+is_status 0 "home profiles: the planting script ran"
+is "$(cat "$HOME/.config/sbxrun/profiles/mine.ini")" "$(printf '[sandbox]\nnetwork = off')" \
+    "home profiles: the caller's profile keeps its content"
+absent "home profiles: no new profile is left for -p to find" \
+    "$HOME/.config/sbxrun/profiles/strict.ini"
+rm -rf "$HOME/.config"
+jail_sh "$plant" -w "$HOME"
+absent "home profiles: none either where the caller had no profile directory" \
+    "$HOME/.config/sbxrun/profiles/strict.ini"
+rm -rf "$HOME"/.[!.]*
+
 # Not a home: the same names are the project's own (control).
 new_wd
 echo orig >"$WD/.bashrc"
