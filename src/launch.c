@@ -690,7 +690,13 @@ sbx_launch_plain(const struct sbx_exec *x, const struct sbx_payload_hooks *hooks
 			if (m.fd >= 0)
 				c->notify_fd = (int)syscall(SYS_pidfd_getfd, c->pidfd, m.fd, 0);
 			if (m.fd >= 0 && c->notify_fd < 0) {
-				sbx_err_sys(err, "cannot take the jail's seccomp listener");
+				/* Init gone (killed) since it wrote: said as any
+				 * other death of init while starting. */
+				if (errno == ESRCH)
+					sbx_err_set(
+					    err, EIO, "the jail's init died while starting");
+				else
+					sbx_err_sys(err, "cannot take the jail's seccomp listener");
 				goto fail;
 			}
 			if (c->notify_fd >= 0)
