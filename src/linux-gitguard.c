@@ -39,6 +39,7 @@ struct tree {
 	bool local; /* sbx_fs_local(wd) */
 	bool mount; /* a read-write mount's source, not the workdir */
 	unsigned before; /* B_* bits of what was there */
+	struct stat before_st[6]; /* and what each was (bare_names, then .git) */
 	struct timespec start; /* sbx_fs_clock() of the tree when the run began */
 };
 
@@ -50,16 +51,17 @@ struct sbx_gitguard {
 	struct sbx_report *report; /* during the cleanup only, or NULL */
 };
 
+/* The B_* bits of the names at the top of wd, and in st[] (6 entries: the
+ * bare names, then .git) what each of them is. */
 static unsigned
-top_level(int wd, bool local)
+top_level(int wd, bool local, struct stat *st)
 {
 	unsigned bits = 0;
-	struct stat st;
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(bare_names); i++)
-		if (sbx_lstat_here(wd, bare_names[i], local, &st) == 0)
+		if (sbx_lstat_here(wd, bare_names[i], local, &st[i]) == 0)
 			bits |= 1u << i;
-	if (sbx_lstat_here(wd, ".git", local, &st) == 0)
+	if (sbx_lstat_here(wd, ".git", local, &st[SBX_ARRAY_LEN(bare_names)]) == 0)
 		bits |= B_DOTGIT;
 	return bits;
 }
@@ -86,7 +88,7 @@ add_tree(struct sbx_gitguard *g, int wd, const char *path, bool mount)
 	 * on some filesystems: sbx_fs_clock(). */
 	sbx_fs_clock(wd, &t->start);
 	t->local = sbx_fs_local(wd);
-	t->before = top_level(wd, t->local);
+	t->before = top_level(wd, t->local, t->before_st);
 	return g;
 }
 
@@ -641,7 +643,8 @@ move_top(struct sbx_gitguard *g, const struct tree *t, const char *rel, struct s
 static void
 check(struct sbx_gitguard *g, const struct tree *t)
 {
-	unsigned now = top_level(t->wd, t->local), made = now & ~t->before;
+	struct stat now_st[6];
+	unsigned now = top_level(t->wd, t->local, now_st), made = now & ~t->before;
 	_cleanup_free_ char *where = t->mount ? sbx_xasprintf("the read-write mount %s", t->path)
 					      : sbx_xstrdup("the workdir");
 	_cleanup_free_ char *top = t->mount
@@ -650,6 +653,14 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	struct sbx_buf moved = { 0 };
 	struct scan s = { .g = g, .t = t };
 
+	/* A name that was there but is another file now was made during the
+	 * run as well: another run's keeper moved the one this run's jail
+	 * held read-only aside (a mount goes with the entry it covers), and
+	 * the name was free inside (threat-model.md, "A second sandbox on the
+	 * same workdir"). */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(now_st); i++)
+		if ((now & t->before & (1u << i)) && !sbx_same_file(&now_st[i], &t->before_st[i]))
+			made |= 1u << i;
 	if (made & B_DOTGIT)
 		move_top(g, t, ".git", &moved);
 	if (!is_repo(t->before) && is_repo(now))
