@@ -185,20 +185,23 @@ docker_probe(struct sbx_caps *caps, struct sbx_err *err)
  * are rlimits given by the engine. Its network is either none (an empty
  * namespace) or docker's bridge, where no port rule and no local-address
  * rule can be kept: a container there reaches the bridge's gateway, which
- * is the host. */
+ * is the host. Nor is listen kept there: --publish forwards the listed
+ * ports from the host's loopback, but the container binds any port it
+ * likes on its bridge address, which every host process reaches. With
+ * no port and the network off there is nothing to listen on, which
+ * holds. */
 static uint32_t
 docker_enforces(const struct sbx_policy *p, SBX_UNUSED const struct sbx_caps *caps)
 {
 	uint32_t r = SBX_RULE_BIT(SBX_RULE_FS) | SBX_RULE_BIT(SBX_RULE_DENY) |
 	    SBX_RULE_BIT(SBX_RULE_PROTECT) | SBX_RULE_BIT(SBX_RULE_MOUNTS) |
-	    SBX_RULE_BIT(SBX_RULE_PROCESSES) | SBX_RULE_BIT(SBX_RULE_TIMEOUT) |
-	    SBX_RULE_BIT(SBX_RULE_LISTEN);
+	    SBX_RULE_BIT(SBX_RULE_PROCESSES) | SBX_RULE_BIT(SBX_RULE_TIMEOUT);
 
 	for (int i = 0; i < SBX_LIMIT__COUNT; i++)
 		if (p->limits[i].set)
 			r |= SBX_RULE_BIT(sbx_limit_rule((enum sbx_limit_id)i));
 	if (!sbx_docker_net_open(p))
-		r |= SBX_RULE_BIT(SBX_RULE_NETWORK);
+		r |= SBX_RULE_BIT(SBX_RULE_NETWORK) | SBX_RULE_BIT(SBX_RULE_LISTEN);
 	return r;
 }
 

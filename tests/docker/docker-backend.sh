@@ -274,6 +274,7 @@ serve="httpd -p $lport -h /work; i=0; while [ ! -e /work/stop ] && [ \$i -lt 600
 dk_script "$serve" -w "$W" --listen "$lport"
 is "$SBX_STATUS" 125 "--listen without --allow-degraded: refused with 125"
 like "$(jget error)" network "... naming the rule it cannot keep"
+like "$(jget error)" listen "... and listen (any port binds on the bridge address)"
 printf '%s\n' "$serve" >"$T/stdin"
 "$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W" --listen "$lport" \
 	--allow-degraded --diag fd:3 <"$T/stdin" >"$T/out" 2>"$T/err" 3>"$T/diag" &
@@ -294,7 +295,35 @@ touch "$W/stop"
 wait "$pid"
 is "$got" hello-from-the-container "a listen port answers from the host on 127.0.0.1"
 like "$(jget unenforced)" '"loopback"' "... and unenforced names loopback"
+like "$(jget unenforced)" '"listen"' "... and listen"
 rm -f "$W/stop" "$W/index.html"
+
+# The listen list is not kept on the bridge: a port it does not name,
+# bound by the container on its bridge address, answers from the host.
+uport=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+echo unlisted-port-answer >"$W/index.html"
+printf '%s\n' "httpd -p 0.0.0.0:$uport -h /work; tail -n1 /etc/hosts | cut -f1 >/work/ip.tmp; mv /work/ip.tmp /work/ip; i=0; while [ ! -e /work/stop ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done" >"$T/stdin"
+"$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W" --listen "$lport" \
+	--allow-degraded --diag fd:3 <"$T/stdin" >"$T/out" 2>"$T/err" 3>"$T/diag" &
+pid=$!
+got=
+i=0
+while [ $i -lt 100 ] && [ -z "$got" ]; do
+	[ -s "$W/ip" ] && got=$("$PY" -c '
+import sys, urllib.request
+try:
+    print(urllib.request.urlopen("http://%s:%s/index.html" % (sys.argv[1], sys.argv[2]), timeout=2).read().decode().strip())
+except Exception:
+    pass' "$(cat "$W/ip")" "$uport")
+	[ -n "$got" ] || sleep 0.2
+	i=$((i + 1))
+done
+touch "$W/stop"
+wait "$pid"
+is "$got" unlisted-port-answer "control: an unlisted port on the bridge address answers from the host"
+like "$(jget unenforced)" '"listen"' "... so unenforced names listen"
+is "$(jget isolation)" partial "... and isolation is partial"
+rm -f "$W/stop" "$W/index.html" "$W/ip"
 
 # --- --docker-keep: one kept container, each run an exec into it ------------
 # Verdicts from the host: the engine's own inspect and top of the
