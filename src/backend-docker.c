@@ -833,6 +833,12 @@ docker_spawn(
 	 * (linux-gitguard.h). */
 	git_guard = sbx_gitguard_add_mounts(
 	    sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir), &j->view, x->fs);
+	/* The engine's default seccomp profile lets the container chmod a
+	 * file set-id, and a caller other than root owns what it leaves:
+	 * the bits go after the run (a root caller's hand-back clears them
+	 * on every entry it gives back). See docker.md, "Set-id bits". */
+	if (x->caller_uid != 0)
+		sbx_gitguard_clear_setid(git_guard);
 	/* The client runs as the caller would run it: the caller's
 	 * environment (DOCKER_HOST, DOCKER_CONFIG...), no limits of the
 	 * sandbox's; only what argv names with --env reaches the container. */

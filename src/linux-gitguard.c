@@ -49,6 +49,7 @@ struct sbx_gitguard {
 	void (*cleanup)(struct sbx_child *c, struct sbx_report *r); /* the backend's own */
 	void *priv;
 	struct sbx_report *report; /* during the cleanup only, or NULL */
+	bool setid; /* sbx_gitguard_clear_setid(): every file is looked at */
 };
 
 /* The B_* bits of the names at the top of wd, and in st[] (6 entries: the
@@ -126,6 +127,13 @@ sbx_gitguard_add_mounts(
 		g = sbx_gitguard_add_mount(g, pin ? pin->fd : own, e->path);
 	}
 	return g;
+}
+
+void
+sbx_gitguard_clear_setid(struct sbx_gitguard *g)
+{
+	if (g != NULL)
+		g->setid = true;
 }
 
 void
@@ -230,9 +238,9 @@ struct scan {
 	const struct tree *t; /* the tree searched */
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
-	size_t seen, found, opened, acl_opened;
+	size_t seen, found, opened, acl_opened, setid;
 	bool moved; /* the tree moved under the search, which stopped */
-	struct sbx_buf named, named_open, named_acl;
+	struct sbx_buf named, named_open, named_acl, named_setid;
 	unsigned char *acl; /* XATTR_SIZE_MAX bytes for close_default_acl(), or NULL */
 	char path[PATH_MAX]; /* relative to the workdir */
 	struct frame *f;
@@ -355,6 +363,49 @@ close_to_others(struct scan *s, int fd, const struct stat *st, size_t plen)
 		note(s, &s->named_open, &s->opened, plen, NULL);
 	if (close_default_acl(s, fd))
 		note(s, &s->named_acl, &s->acl_opened, plen, NULL);
+}
+
+/* An entry of the caller's that the run changed and left set-user-ID or
+ * set-group-ID (sbx_gitguard_clear_setid()): a program the caller's other
+ * users would run with the caller's rights, or a directory handing its
+ * group to what is made in it. The bits go through a descriptor (never
+ * by name); the sticky bit stays. As in close_to_others(), on a network or
+ * FUSE filesystem the change time proves nothing and every such entry
+ * loses them. fd is the entry's, O_PATH or not: chmod on its
+ * /proc/self/fd link changes that inode, whatever its name is now. */
+static void
+clear_setid(struct scan *s, int fd, struct stat *st, size_t plen, const char *name)
+{
+	char fdp[64];
+
+	if (!(st->st_mode & (S_ISUID | S_ISGID)) || st->st_uid != geteuid() ||
+	    (s->t->local && !made_in_run(s->t, st)))
+		return;
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
+	if (chmod(fdp, st->st_mode & 01777) == 0) {
+		note(s, &s->named_setid, &s->setid, plen, name);
+		st->st_mode &= ~(mode_t)(S_ISUID | S_ISGID);
+	}
+}
+
+/* A regular file name of dir, looked at only with clear_setid() on. */
+static void
+check_file(struct scan *s, int dir, const char *name, size_t plen)
+{
+	struct stat st, now;
+	int fd;
+
+	if (sbx_lstat_here(dir, name, s->t->local, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !(st.st_mode & (S_ISUID | S_ISGID)))
+		return;
+	fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* The one stat'ed, still a regular file. */
+	if (fstat(fd, &now) == 0 && S_ISREG(now.st_mode) && now.st_dev == st.st_dev &&
+	    now.st_ino == st.st_ino)
+		clear_setid(s, fd, &now, plen, name);
+	close(fd);
 }
 
 /* A non-directory entry name of dir that git would take for a repository
@@ -486,9 +537,12 @@ list_dir(struct scan *s, struct frame *f, bool root)
 			if (type == DT_DIR) {
 				f->sub = sbx_xreallocarray(f->sub, f->n + 1, sizeof(*f->sub));
 				f->sub[f->n++] = sbx_xstrdup(de->d_name);
-			} else if (!root && strcmp(de->d_name, ".git") == 0) {
-				check_dotgit_entry(s, f->fd, f->plen);
+				continue;
 			}
+			if (!root && strcmp(de->d_name, ".git") == 0)
+				check_dotgit_entry(s, f->fd, f->plen);
+			if (s->g->setid && type == DT_REG)
+				check_file(s, f->fd, de->d_name, f->plen);
 		}
 	}
 	return n < 0 ? -1 : 0;
@@ -505,10 +559,16 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 {
 	struct frame *f;
 
+	struct stat cur = *st;
+
 	if (level > 0)
 		check_dir(s, fd, st, base, level == 1, plen);
-	close_to_others(s, fd, st, plen);
-	if (s->leaf_skip && st->st_nlink == 2) {
+	/* First: close_to_others() writes the mode it is given back. */
+	if (s->g->setid)
+		clear_setid(s, fd, &cur, plen, NULL);
+	close_to_others(s, fd, &cur, plen);
+	/* With set-id bits looked for, every file counts. */
+	if (s->leaf_skip && st->st_nlink == 2 && !s->g->setid) {
 		if (level > 0)
 			check_dotgit_entry(s, fd, plen);
 		s->seen++;
@@ -566,7 +626,9 @@ leave(struct scan *s)
 
 /* Looks for repositories made or changed in the run at every depth below
  * the workdir, directories only: files are never opened or stat'ed, and
- * directories without subdirectories are not even listed (enter()). */
+ * directories without subdirectories are not even listed (enter()),
+ * unless the guard clears set-id bits too (then each regular file is
+ * stat'ed). */
 static void
 search(struct scan *s, int wd)
 {
@@ -699,6 +761,18 @@ check(struct sbx_gitguard *g, const struct tree *t)
 			s.opened, s.opened == 1 ? "y" : "ies", t->mount ? " of " : "",
 			t->mount ? where : "", s.named_open.data,
 			s.opened > NAMED_MAX ? ", ..." : ""));
+	if (s.setid)
+		warn(g->report,
+		    sbx_xasprintf("the run left %zu entr%s%s%s set-user-ID or set-group-ID; "
+				  "those bits were removed: %s%s",
+			s.setid, s.setid == 1 ? "y" : "ies", t->mount ? " of " : "",
+			t->mount ? where : "", s.named_setid.data,
+			s.setid > NAMED_MAX ? ", ..." : ""));
+	if (g->setid && (s.moved || s.seen > SCAN_MAX))
+		warn(g->report,
+		    sbx_xasprintf("%s was not looked at in full: set-user-ID or set-group-ID "
+				  "files the run left there may remain",
+			where));
 	if (s.acl_opened)
 		warn(g->report,
 		    sbx_xasprintf("the run left %zu director%s%s%s with a default ACL that makes "
@@ -710,6 +784,7 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	sbx_buf_free(&s.named);
 	sbx_buf_free(&s.named_open);
 	sbx_buf_free(&s.named_acl);
+	sbx_buf_free(&s.named_setid);
 	free(s.acl);
 }
 

@@ -36,6 +36,13 @@ struct sbx_gitguard *sbx_gitguard_add_mount(struct sbx_gitguard *g, int fd, cons
 struct sbx_gitguard *sbx_gitguard_add_mounts(
     struct sbx_gitguard *g, const struct sbx_fsplan *view, const struct sbx_fsview *fs);
 
+/* After the run, also takes the set-user-ID and set-group-ID bits off
+ * every file and directory of the caller's in the trees that the run
+ * changed, for a backend whose sandbox the kernel lets set them (docker,
+ * for a caller other than root: the files are the caller's own). Costs a
+ * stat of every regular file. g may be NULL. */
+void sbx_gitguard_clear_setid(struct sbx_gitguard *g);
+
 /* Frees g (NULL is fine) without looking at the workdir. */
 void sbx_gitguard_free(struct sbx_gitguard *g);
 

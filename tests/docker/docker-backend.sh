@@ -60,6 +60,26 @@ is "$(stat -c %u "$W/made" 2>/dev/null)" "$me" "... owned by the caller ($me)"
 is "$(stat -c %u "$W")" "$me" "the workdir is the caller's again"
 is "$(tr '\n' ' ' <"$W/where")" "/work /work " "working directory and HOME are /work"
 
+# --- no set-id file is left in the workdir --------------------------------------
+# The engine's seccomp profile lets the container chmod its files set-id,
+# and a caller other than root owns them; a root caller's are handed back
+# without the bits. Either way none is left: judged by the host's stat.
+V=$T/v-setid
+mkdir "$V"
+dk_script 'cp /bin/busybox /work/tool; chmod 6755 /work/tool; mkdir -p /work/d/e
+cp /bin/busybox /work/d/e/tool2; chmod 4755 /work/d/e/tool2; chmod 2777 /work/d
+ls -ln /work >/work/ls' -w "$V"
+like "$(grep ' tool$' "$V/ls" 2>/dev/null)" rwsr-sr-x "set-id: the container set the bits on /work/tool"
+is "$(stat -c %A "$V/tool" 2>/dev/null)" -rwxr-xr-x "... and after the run the file has none"
+is "$(stat -c %A "$V/d/e/tool2" 2>/dev/null)" -rwxr-xr-x "... nor one deeper down"
+if [ "$me" != 0 ]; then
+	is "$(stat -c %A "$V/d" 2>/dev/null)" drwxrwxr-x \
+		"... nor the directory (and others' write is gone)"
+	like "$(jget warnings)" "set-user-ID or set-group-ID" "... and a warning names them"
+else
+	skip "the directory and the warning: a root caller's hand-back clears files' bits" 2
+fi
+
 # --- the environment is built, not inherited ---------------------------------
 SBX_CANARY_ENV=leaked-canary-$$ SBX_PASSED=passed-$$ \
 	dk_script 'env >/work/env.txt' -w "$W" --pass-env SBX_PASSED -e SET_BY_FLAG=yes
