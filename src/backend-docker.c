@@ -358,11 +358,14 @@ undo(struct dk_state *st, bool kill_run)
 	/* A kept container stays; only this run's process group ends. */
 	if (st->kill.n > 0 && kill_run) {
 		rc = run_bounded(st->kill.v, DK_KILL_MS, &out, &err);
-		if (rc != 0 && !(out.data && strstr(out.data, "No such")))
+		if (rc != 0 && !(out.data && strstr(out.data, "No such"))) {
 			warn(st->report,
 			    sbx_xasprintf("docker: this run's processes in the kept container %s "
 					  "may still run: %s",
 				st->keep_name, rc < 0 ? err.msg : first_line(&out)));
+			if (st->report)
+				st->report->kill_unsure = true;
+		}
 		sbx_buf_free(&out);
 	}
 	for (size_t i = 0; i < st->scrub.n; i++) {

@@ -109,6 +109,7 @@ struct sbx_report {
 	int exit_code;
 	int signal; /* 0: none */
 	bool timed_out;
+	bool kill_unsure; /* the backend could not confirm that the tree was killed */
 	bool oom_killed;
 	uint64_t wall_ms, cpu_user_ms, cpu_sys_ms, max_rss_kb;
 	char *trace_path;

@@ -434,11 +434,17 @@ static const char exec_wrapper[] =
 
 /* Waits (bounded: 3 s) for the file of a run that may not have started
  * yet, then kills its group; never group 0 or 1 (this shell's own, or
- * every process it may signal). */
+ * every process it may signal). The run can replace the file: only a
+ * regular file, not a symbolic link, is read, and at most 32 bytes of it
+ * (a FIFO there made a cat block until the client was killed, leaving
+ * the group alive). Exits 3 when there is no group to kill. */
 static const char kill_script[] =
-    "i=0; while [ ! -s \"$0\" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done; "
-    "g=$(cat \"$0\" 2>/dev/null); rm -f \"$0\"; "
-    "case $g in ''|*[!0-9]*|0|1) exit 3;; esac; kill -KILL -\"$g\"";
+    "i=0; while ! { [ -f \"$0\" ] && [ ! -L \"$0\" ] && [ -s \"$0\" ]; } && [ $i -lt 30 ]; "
+    "do sleep 0.1; i=$((i+1)); done; "
+    "g=; if [ -f \"$0\" ] && [ ! -L \"$0\" ]; then g=$(head -c 32 \"$0\" 2>/dev/null); fi; "
+    "rm -f \"$0\"; "
+    "case $g in ''|*[!0-9]*|0|1) echo \"no process group id in $0\" >&2; exit 3;; esac; "
+    "kill -KILL -\"$g\"";
 
 int
 sbx_docker_exec_argv(const struct sbx_policy *p, const struct sbx_docker_run *run,

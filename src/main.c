@@ -1365,7 +1365,12 @@ run_main(struct run *run, int argc, char **argv)
 	/* sbxrun(1), DIAGNOSTICS: a 125 always carries an error; here it is the child's own. */
 	if (r->status == 125 && r->exited && r->error == NULL)
 		r->error = sbx_xstrdup("the sandboxed command itself exited with status 125");
-	if (r->timed_out)
+	if (r->timed_out && r->kill_unsure)
+		say(run,
+		    "timed out after %llu ms; the kill of the tree could not be confirmed "
+		    "(see warnings): part of it may still run",
+		    (unsigned long long)p->timeout_ms);
+	else if (r->timed_out)
 		say(run, "timed out after %llu ms; the whole tree was killed",
 		    (unsigned long long)p->timeout_ms);
 	return r->status;

@@ -422,6 +422,33 @@ ok "keep: SIGKILL to sbxrun: its init kills the run's processes (docker top)" \
 	wait_for 'kept_top >"$T/top" && ! grep -q "sleep 5000" "$T/top"' 30
 is "$(kept_label)" "$KN" "... and the kept container is still there"
 
+# A run that replaces its process-group file with a FIFO: the kill reads
+# only a regular file, so it neither blocks (a cat on the FIFO held it
+# until its client was killed at 10 s) nor claims the tree was killed
+# when it could not say which group to kill.
+printf '%s\n' 'f=$(ls /tmp/.sbxrun-run-* | head -n 1); rm -f "$f"; mkfifo "$f"; sleep 6000' >"$T/stdin"
+t0=$(now_ms)
+"$SBXRUN" --backend docker --docker-image "$IMAGE" --docker-keep "$KN" -w "$KW" -t 2s \
+	--diag fd:3 <"$T/stdin" >"$T/out" 2>"$T/err" 3>"$T/diag"
+SBX_STATUS=$?
+t1=$(now_ms)
+is "$SBX_STATUS" 124 "keep: the group file replaced by a FIFO: status 124"
+if [ $((t1 - t0)) -lt 9000 ]; then
+	pass "... the kill did not block on the FIFO ($((t1 - t0)) ms)"
+else
+	fail "... the kill blocked: the run took $((t1 - t0)) ms"
+fi
+if kept_top 2>/dev/null | grep -q "sleep 6000"; then
+	unlike "$(cat "$T/err")" "whole tree was killed" \
+		"... its group survived (docker top), and stderr does not say the tree was killed"
+	like "$(cat "$T/err")" "could not be confirmed" "... it says the kill could not be confirmed"
+	like "$(jget warnings)" "may still run" "... and a warning says the run's processes may still run"
+	docker exec "$KN" pkill -KILL -f "sleep 6000" >/dev/null 2>&1
+else
+	like "$(cat "$T/err")" "whole tree was killed" "... its group is gone (docker top), and stderr says so"
+	skip "the kill could not be confirmed: it was" 2
+fi
+
 # A container made for something else is never used.
 mkdir "$T/kw2"
 dk_script true --docker-keep "$KN" -w "$T/kw2"
