@@ -70,6 +70,7 @@ struct dk_state {
 	bool leased;
 	struct sbx_strv scrub; /* protected paths absent before the run */
 	struct sbx_strv made; /* mount targets made for the run, outermost first */
+	bool keep_made; /* a kept container binds them: they stay (keep_ready) */
 	int wd; /* the workdir, O_PATH, for them */
 	struct sbx_report *report; /* during dk_cleanup() only, else NULL */
 };
@@ -383,8 +384,11 @@ undo(struct dk_state *st, bool kill_run)
 	}
 	/* Through the workdir's descriptor, following no symbolic link: the
 	 * workdir may be lent to uid 65534 still, and a second sandbox on it
-	 * may have put one on the way. */
-	for (size_t i = st->made.n; i-- > 0;)
+	 * may have put one on the way. A kept container's mounts are bound
+	 * onto these targets for its whole life: removing one detaches its
+	 * mount there (the kernel takes a mount off a directory that is
+	 * removed), so once such a container is ready they stay. */
+	for (size_t i = st->made.n; i-- > 0 && !st->keep_made;)
 		sbx_remove_empty_at(st->wd, st->made.v[i]);
 	if (st->leased)
 		sbx_owner_return(&st->lease, st->report ? &st->report->warnings : NULL);
@@ -809,6 +813,7 @@ docker_spawn(
 		p->docker_image ? p->docker_image : SBX_DOCKER_DEFAULT_IMAGE, spec, &st->oom_before,
 		err) < 0)
 		goto fail;
+	st->keep_made = p->docker_keep != NULL;
 	sbx_strv_copy(&st->scrub, &b->scrub);
 	if (x->caller_uid == 0) {
 		struct sbx_strv skip = { 0 };

@@ -449,6 +449,18 @@ else
 	skip "the kill could not be confirmed: it was" 2
 fi
 
+# A mount whose target the first run made: the target stays for the
+# kept container's life (removing it detached the mount in the container,
+# and every later run saw an empty directory).
+mkdir "$T/kwm" "$T/kwm-src"
+echo mounted-data >"$T/kwm-src/file"
+dk_script 'cat /work/data/file' --docker-keep "$KN-mt" -w "$T/kwm" -m "$T/kwm-src:data"
+is "$SBX_STATUS:$(cat "$T/out")" 0:mounted-data "keep: a -m mount, first run: the mount is there"
+ok "... its target stays in the workdir after the run" test -d "$T/kwm/data"
+dk_script 'cat /work/data/file' --docker-keep "$KN-mt" -w "$T/kwm" -m "$T/kwm-src:data"
+is "$SBX_STATUS:$(cat "$T/out")" 0:mounted-data "... and the second run still sees the mount"
+sbx --docker-rm "$KN-mt" </dev/null
+
 # A container made for something else is never used.
 mkdir "$T/kw2"
 dk_script true --docker-keep "$KN" -w "$T/kw2"
