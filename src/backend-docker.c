@@ -567,6 +567,15 @@ keep_cleanup(struct dk_state *st, struct sbx_report *r, int stopped_by)
 	}
 
 	undo(st, !ended);
+	/* The checks after the run (undo(), the git guard, a root caller's
+	 * hand-back) see the workdir as it is now; processes the run left
+	 * in the container keep it bound and may change it afterwards. */
+	warn(r,
+	    sbx_xasprintf("docker: the kept container %s is left running with the workdir "
+			  "bound; what runs in it after this run (processes the run left in "
+			  "the background) is not checked: the checks after the run hold at "
+			  "its end only",
+		st->keep_name));
 	if (keep_inspect(st->keep_name, &k, &err) == 1) {
 		if (st->oom_before)
 			warn(r,

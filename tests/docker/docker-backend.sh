@@ -374,6 +374,9 @@ is "$(jget backend)" docker "... backend docker"
 is "$(jget timed_out)" false "... timed_out false"
 is "$(jget limits.pids.by)" cgroup "... limits.pids.by is cgroup"
 ok "... the diagnostics line is complete" check_diag "$T/diag"
+like "$(jget warnings)" "$KN is left running with the workdir" \
+	"... a warning says the container is left running with the workdir"
+like "$(jget warnings)" "is not checked" "... and that what runs there after the run is not checked"
 
 # Run B runs until the host says stop; run A, in the same container, times
 # out. A's processes must be gone and B must live on.
