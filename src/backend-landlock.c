@@ -733,8 +733,8 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	{
 		struct sbx_strv none = { 0 };
 
-		sbx_keeper_watch(
-		    st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none, &plan->scrub);
+		sbx_keeper_watch(st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none,
+		    &plan->scrub, NULL);
 	}
 	sbx_phase("landlock: plan, copies, guard");
 	if (prepare_filters(&pl, err) < 0 || ready_host(p, x, st, &pl, err) < 0 ||

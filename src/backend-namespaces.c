@@ -1127,8 +1127,8 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 
 		for (size_t i = 0; i < plan->created.n; i++)
 			sbx_strv_push(&created, plan->created.v[i] + strlen(x->fs->workdir) + 1);
-		sbx_keeper_watch(
-		    st->keeper, sbx_fsview_workdir_fd(x->fs), "namespaces", &created, &plan->scrub);
+		sbx_keeper_watch(st->keeper, sbx_fsview_workdir_fd(x->fs), "namespaces", &created,
+		    &plan->scrub, &plan->held);
 		sbx_strv_free(&created);
 	}
 	pl.state = st;

@@ -137,7 +137,8 @@ struct k_leaf {
 struct k_watch {
 	int wd;
 	char *tag;
-	struct sbx_strv created, scrub;
+	struct sbx_strv created, scrub, held;
+	struct stat *held_st; /* what each held name was at the watch (st_ino 0: none) */
 };
 
 struct k_state {
@@ -553,12 +554,58 @@ do_count(struct k_state *st, const struct k_msg *m)
 	k_reply(st, NULL, text, -1);
 }
 
+/* What rel below wd is, no link followed on the way or at the end, from
+ * what the kernel has cached: the name may be the root of a mount whose
+ * server never answers (tests/integration/attack-stall.sh). */
+static int
+held_stat(int wd, const char *rel, struct stat *st)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+	const char *name;
+	_cleanup_close_ int dir = parent_of(wd, copy, &name);
+
+	return dir < 0 ? -1 : sbx_stat_cached(dir, name, AT_SYMLINK_NOFOLLOW, st);
+}
+
+/* A protected entry the jail held read-only by a bind onto itself, with
+ * another file under its name now: a second run's keeper moved the one
+ * held aside (the bind goes with it), which freed the name inside, and
+ * the sandbox made this one (threat-model.md, "A second sandbox on the
+ * same workdir"). Moved aside as a scrubbed name is. */
+static void
+undo_held(struct k_state *st, struct k_watch *w)
+{
+	for (size_t i = 0; i < w->held.n; i++) {
+		_cleanup_free_ char *copy = sbx_xstrdup(w->held.v[i]);
+		_cleanup_free_ char *aside = NULL;
+		const char *name;
+		_cleanup_close_ int dir = -1;
+		struct stat now;
+
+		if (w->held_st[i].st_ino == 0)
+			continue;
+		dir = parent_of(w->wd, copy, &name);
+		if (dir < 0 || sbx_stat_cached(dir, name, AT_SYMLINK_NOFOLLOW, &now) < 0 ||
+		    sbx_same_file(&now, &w->held_st[i]))
+			continue;
+		aside = sbx_rename_aside(dir, name);
+		k_warn(st,
+		    aside ? sbx_xasprintf("%s: the sandbox made %s in place of the protected one "
+					  "(another run on the workdir had moved that aside); it "
+					  "was moved aside to %.*s%s",
+				w->tag, w->held.v[i], (int)(name - copy), w->held.v[i], aside)
+			  : sbx_xasprintf("%s: the sandbox made %s in place of the protected one, "
+					  "and it cannot be moved aside: %s",
+				w->tag, w->held.v[i], strerror(errno)));
+	}
+}
+
 static void
 do_watch(struct k_state *st, struct k_msg *m)
 {
 	struct k_watch *w;
 
-	if (m->fd < 0 || m->h.nstr < 1 || m->h.a > m->h.nstr - 1)
+	if (m->fd < 0 || m->h.nstr < 1 || (uint64_t)m->h.a + m->h.b > m->h.nstr - 1)
 		return;
 	st->w = sbx_xreallocarray(st->w, st->nw + 1, sizeof(*st->w));
 	w = &st->w[st->nw++];
@@ -566,7 +613,14 @@ do_watch(struct k_state *st, struct k_msg *m)
 	w->wd = steal_fd(&m->fd);
 	w->tag = sbx_xstrdup(m->str[0]);
 	for (uint32_t i = 1; i < m->h.nstr; i++)
-		sbx_strv_push(i <= m->h.a ? &w->created : &w->scrub, m->str[i]);
+		sbx_strv_push(i <= m->h.a                ? &w->created
+			: i <= (uint64_t)m->h.a + m->h.b ? &w->scrub
+							 : &w->held,
+		    m->str[i]);
+	w->held_st = sbx_xcalloc(w->held.n + 1, sizeof(*w->held_st));
+	for (size_t i = 0; i < w->held.n; i++)
+		if (held_stat(w->wd, w->held.v[i], &w->held_st[i]) < 0)
+			w->held_st[i].st_ino = 0;
 }
 
 static void
@@ -795,6 +849,7 @@ undo_run(struct k_state *st)
 			else if (err.msg[0])
 				k_warn(st, sbx_xasprintf("%s: %s", w->tag, err.msg));
 		}
+		undo_held(st, w);
 	}
 	undo_links(st);
 	for (size_t k = 0; k < st->nw; k++) {
@@ -806,6 +861,8 @@ undo_run(struct k_state *st)
 		free(w->tag);
 		sbx_strv_free(&w->created);
 		sbx_strv_free(&w->scrub);
+		sbx_strv_free(&w->held);
+		free(w->held_st);
 	}
 	free(st->w);
 	st->w = NULL;
@@ -1496,9 +1553,9 @@ sbx_keeper_link(
 
 void
 sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx_strv *created,
-    const struct sbx_strv *scrub)
+    const struct sbx_strv *scrub, const struct sbx_strv *held)
 {
-	struct k_hdr h = { .op = K_WATCH, .a = (uint32_t)created->n };
+	struct k_hdr h = { .op = K_WATCH, .a = (uint32_t)created->n, .b = (uint32_t)scrub->n };
 	struct sbx_strv s = { 0 };
 
 	if (k == NULL)
@@ -1508,6 +1565,8 @@ sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx
 		sbx_strv_push(&s, created->v[i]);
 	for (size_t i = 0; i < scrub->n; i++)
 		sbx_strv_push(&s, scrub->v[i]);
+	for (size_t i = 0; held && i < held->n; i++)
+		sbx_strv_push(&s, held->v[i]);
 	k_send(k->sock, &h, &s, wd);
 	sbx_strv_free(&s);
 }

@@ -115,10 +115,11 @@ int sbx_keeper_link(
 
 /* Records, before the jail starts, what the run may leave in the
  * directory wd: created (relative, outermost first) are removed by the
- * undo while empty, scrub is moved aside when there (each warning starts
- * with tag). */
+ * undo while empty, scrub is moved aside when there, and held (may be
+ * NULL), whose files the keeper notes now, is moved aside when another
+ * file has that name after the run (each warning starts with tag). */
 void sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx_strv *created,
-    const struct sbx_strv *scrub);
+    const struct sbx_strv *scrub, const struct sbx_strv *held);
 
 struct sbx_cg_write;
 

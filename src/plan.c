@@ -560,6 +560,7 @@ protect_one(struct builder *b, const struct sbx_fsentry *e)
 	pin_ancestors(b, e->rel);
 	add_op(b->plan, SBX_OP_BIND, e->path, e->path,
 	    SBX_OPF_SELF | SBX_OPF_RO | (e->kind == SBX_KIND_FILE ? SBX_OPF_FILE : 0));
+	sbx_strv_push(&b->plan->held, e->rel);
 }
 
 static void
@@ -877,6 +878,7 @@ sbx_plan_free(struct sbx_plan *plan)
 	sbx_strv_free(&plan->created);
 	sbx_strv_free(&plan->frozen);
 	sbx_strv_free(&plan->scrub);
+	sbx_strv_free(&plan->held);
 	sbx_strv_free(&plan->watch);
 	sbx_strv_free(&plan->guarded);
 	memset(plan, 0, sizeof(*plan));

@@ -85,6 +85,14 @@ struct sbx_plan {
 	                                   it without writing the caller's disk;
 	                                   what is there after the run is moved
 	                                   aside */
+	struct sbx_strv held; /* paths relative to the workdir of protected
+	                                   entries that exist and are kept
+	                                   read-only by a bind onto themselves:
+	                                   after the run, another file under
+	                                   that name was made in the run (a
+	                                   second run moved the one bound
+	                                   aside: the bind goes with it) and is
+	                                   moved aside */
 	struct sbx_strv watch; /* Landlock-only plans (opts->watch): built-in
 	                                   protected paths, relative to the
 	                                   workdir, that exist and get no rule;

@@ -7,23 +7,25 @@
 # runs a command in the caller's next git command there, and B's guard,
 # which compared names only (.git was there before and after), left it.
 # Now a top-level name that is another file after the run than before it
-# counts as made in the run and is moved aside.
+# counts as made in the run and is moved aside; so does any protected
+# name the jail held read-only that way (.envrc here).
 # Verdict on the host: after both runs, no .git holding B's config at the
 # top of the workdir, and B's warning names it. (Under landlock B's
 # mkdir of .git is refused by its supervisor: the same verdicts hold.)
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=5
+N_TESTS=7
 new_wd
 chmod 777 "$WD" # both runs' sandboxes write their markers there
 # A: makes .git, says so, and waits (60 s at most, a hang guard) for B.
-a='mkdir .git && echo a >.git/a && : >a-ready
+a='mkdir .git && echo a >.git/a && echo a >.envrc && : >a-ready
 i=0; while [ ! -e b-ready ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done'
 # B: says it runs, waits until .git is gone from its view (A's end), then
 # makes its own.
 b=': >b-ready
 i=0; while [ -e .git ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 mkdir .git 2>/dev/null && printf "[core]\n\tfsmonitor = touch pwned\n" >.git/config && echo B-MADE
+echo "echo evil" >.envrc 2>/dev/null && echo B-ENVRC
 exit 0'
 printf '%s\n' "$a" >"$T/a.sh"
 printf '%s\n' "$b" >"$T/b.sh"
@@ -44,6 +46,9 @@ diag "A: $(jget warnings "$T/a.diag")"
 diag "B: $(jget warnings "$T/b.diag") $(cat "$T/b.out")"
 ok "A's .git was moved aside" [ -e "$WD/.git.sbxrun-untrusted.1/a" ]
 nok "no .git holding B's config is left at the top" grep -qs fsmonitor "$WD/.git/config"
+ok "A's .envrc was moved aside" [ -e "$WD/.envrc.sbxrun-untrusted.1" ]
+nok "no .envrc of B's is left at the top (a protected name B held read-only)" \
+    grep -qs evil "$WD/.envrc"
 if grep -q B-MADE "$T/b.out"; then
 	like "$(jget warnings "$T/b.diag")" "moved aside" "B's .git is named in B's warnings"
 else

@@ -622,6 +622,7 @@ plan_text(struct sbx_buf *out, const struct sbx_plan *plan)
 	put_list(out, "created", &plan->created);
 	put_list(out, "frozen", &plan->frozen);
 	put_list(out, "scrub", &plan->scrub);
+	put_list(out, "held", &plan->held);
 	put_list(out, "watch", &plan->watch);
 	put_list(out, "guarded", &plan->guarded);
 	if (plan->guard_names)
