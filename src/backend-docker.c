@@ -371,9 +371,22 @@ undo(struct dk_state *st, bool kill_run)
 	}
 	for (size_t i = 0; i < st->scrub.n; i++) {
 		struct sbx_err merr = { 0 };
+		_cleanup_free_ char *made = NULL;
 		_cleanup_free_ char *aside =
-		    sbx_move_aside(st->wd, st->workdir, st->scrub.v[i], &merr);
+		    st->wd >= 0 ? sbx_move_aside_way(st->wd, st->scrub.v[i], &made, &merr) : NULL;
 
+		/* No scrubbed name passed through a symlink at the start
+		 * (docker-argv.c): one on the way now is the run's. */
+		if (aside) {
+			warn(st->report,
+			    sbx_xasprintf("docker: the sandbox made %s, where nothing may be "
+					  "made (a symlink on the way to %s); it was moved aside "
+					  "to %s",
+				made, st->scrub.v[i], aside));
+			continue;
+		}
+		if (!merr.msg[0])
+			aside = sbx_move_aside(st->wd, st->workdir, st->scrub.v[i], &merr);
 		if (merr.msg[0])
 			warn(st->report, sbx_xasprintf("docker: %s", merr.msg));
 		if (aside)

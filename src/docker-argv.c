@@ -109,6 +109,15 @@ seen_at(const struct sbx_fsplan *v, const char *path)
 static void
 lower_protected(const struct sbx_fsentry *e, struct sbx_docker_binds *b)
 {
+	if (e->disp == SBX_FSD_PLACEHOLDER && e->via_link) {
+		/* As plan.c's protect_one: a symlink met on the way to a
+		 * scrubbed name after the run is then always the run's. */
+		sbx_strv_push_take(&b->notes,
+		    sbx_xasprintf("protected path %s does not exist and passes through a "
+				  "symlink: what is made there is not moved aside",
+			e->rel));
+		return;
+	}
 	if (e->disp == SBX_FSD_PLACEHOLDER) {
 		sbx_strv_push(&b->scrub, e->rel);
 		return;

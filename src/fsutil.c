@@ -528,6 +528,43 @@ sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err)
 	return NULL;
 }
 
+char *
+sbx_move_aside_way(int wd, const char *rel, char **made, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = sbx_xstrdup(rel);
+	_cleanup_close_ int dir = fcntl(wd, F_DUPFD_CLOEXEC, 0);
+	char *name = copy, *slash;
+
+	*made = NULL;
+	while (dir >= 0 && (slash = strchr(name, '/')) != NULL) {
+		_cleanup_free_ char *aside = NULL;
+		struct stat st;
+		int next;
+
+		*slash = '\0';
+		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next >= 0) {
+			close(dir);
+			dir = next;
+			*slash = '/';
+			name = slash + 1;
+			continue;
+		}
+		/* Not there (nothing below to move), or a file, which leaves
+		 * the path leading nowhere: only a symlink redirects it. */
+		if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+			return NULL;
+		aside = sbx_rename_aside(dir, name);
+		if (aside == NULL) {
+			sbx_err_sys(err, "cannot move %s aside", copy);
+			return NULL;
+		}
+		*made = sbx_xstrdup(copy);
+		return sbx_xasprintf("%.*s%s", (int)(name - copy), copy, aside);
+	}
+	return NULL;
+}
+
 void
 sbx_remove_empty_at(int wd, const char *rel)
 {

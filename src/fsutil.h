@@ -80,6 +80,17 @@ char *sbx_rename_aside(int dir, const char *name);
  * sandbox may have planted one to aim the rename elsewhere. */
 char *sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err);
 
+/* Walks the directories on the way to rel below wd, each opened from the
+ * one before without following a symlink; when one of them is now a
+ * symlink, moves that symlink aside (sbx_rename_aside() on its parent's
+ * descriptor), sets *made to its name relative to wd (the caller's to
+ * free) and returns its new name relative to wd. NULL when every
+ * directory on the way is one, or a component is missing or another
+ * kind of file (err untouched), or on failure (err set). For a path
+ * that passed through no symlink when the run started, a symlink met
+ * here was put there during it. */
+char *sbx_move_aside_way(int wd, const char *rel, char **made, struct sbx_err *err);
+
 /* Removes rel below the directory wd if it is an empty directory or an
  * empty regular file, reaching it from wd without following a symlink. */
 void sbx_remove_empty_at(int wd, const char *rel);

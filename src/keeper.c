@@ -839,8 +839,27 @@ undo_run(struct k_state *st)
 
 		for (size_t i = 0; i < w->scrub.n; i++) {
 			struct sbx_err err = { 0 };
-			_cleanup_free_ char *aside = sbx_move_aside_at(w->wd, w->scrub.v[i], &err);
+			_cleanup_free_ char *made = NULL;
+			_cleanup_free_ char *aside =
+			    sbx_move_aside_way(w->wd, w->scrub.v[i], &made, &err);
 
+			/* The plan scrubs no path that passed through a symlink
+			 * at the start (plan.c, protect_one): one met on the way
+			 * now was made or put there in the run, and would lead
+			 * the caller's tools into a tree of the sandbox's. */
+			if (aside) {
+				k_warn(st,
+				    sbx_xasprintf("%s: the sandbox made %s, where nothing may be "
+						  "made (a symlink on the way to %s); it was moved "
+						  "aside to %s",
+					w->tag, made, w->scrub.v[i], aside));
+				continue;
+			}
+			if (err.msg[0]) {
+				k_warn(st, sbx_xasprintf("%s: %s", w->tag, err.msg));
+				continue;
+			}
+			aside = sbx_move_aside_at(w->wd, w->scrub.v[i], &err);
 			if (aside)
 				k_warn(st,
 				    sbx_xasprintf("%s: the sandbox made %s, where nothing may be "

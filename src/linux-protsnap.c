@@ -491,6 +491,21 @@ restore_one(struct sbx_protsnap *s, size_t i, int dfd, struct sbx_strv *warnings
 	bool there, local;
 
 	if (pfd < 0) {
+		_cleanup_free_ char *made = NULL;
+		_cleanup_free_ char *moved = sbx_move_aside_way(s->wd, e->rel, &made, &err);
+
+		/* A watched entry passed through no symlink at the start (the
+		 * plan leaves those alone): a symlink on the way now stands
+		 * where the sandbox renamed or removed a directory, and would
+		 * lead the caller's tools to a tree of its own. */
+		if (moved)
+			warn(warnings,
+			    sbx_xasprintf("the sandbox made %s, where nothing may be made (a "
+					  "symlink on the way to %s, which is protected); it was "
+					  "moved aside to %s",
+				made, e->rel, moved));
+		else if (err.msg[0])
+			warn(warnings, sbx_xasprintf("protected path %s: %s", e->rel, err.msg));
 		warn(warnings,
 		    sbx_xasprintf("protected path %s: the directory holding it is gone or was "
 				  "replaced; the original stays in %s/%zu",

@@ -544,6 +544,18 @@ protect_one(struct builder *b, const struct sbx_fsentry *e)
 		protect_ll(b, e->path);
 		return;
 	}
+	if (e->kind == SBX_KIND_NONE && e->via_link) {
+		/* The caller's own link on the way (ci -> shared/ci): what it
+		 * leads to is not the workdir's to clean. Left off the scrub,
+		 * a symlink the keeper meets on the way to a scrubbed name
+		 * after the run is always one the run made, and is moved
+		 * aside (sbx_move_aside_way()). */
+		note(b->plan,
+		    sbx_xasprintf("protected path %s does not exist and passes through a "
+				  "symlink: what is made there is not moved aside",
+			e->rel));
+		return;
+	}
 	if (e->kind == SBX_KIND_NONE) {
 		/* As for .git (protect_git). */
 		sbx_strv_push(&b->plan->scrub, e->rel);
