@@ -870,6 +870,38 @@ fail : {
 }
 }
 
+/* Hands the keeper the secrets missing below read-write mounts' sources
+ * (pairs of source and path, plan.h), one watch per source, each through
+ * the descriptor the mount is made from (pinned at resolve) or one opened
+ * following nothing; the keeper keeps its own copy. */
+static void
+watch_trees(struct sbx_keeper *k, const struct sbx_fsview *fs, const struct sbx_strv *pairs)
+{
+	for (size_t i = 0; i + 1 < pairs->n; i += 2) {
+		const char *src = pairs->v[i];
+		const struct sbx_pin *pin;
+		_cleanup_close_ int own = -1;
+		_cleanup_free_ char *tag = NULL;
+		struct sbx_strv none = { 0 }, rels = { 0 };
+		struct stat st;
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j += 2)
+			seen = strcmp(pairs->v[j], src) == 0;
+		if (seen)
+			continue;
+		for (size_t j = i; j + 1 < pairs->n; j += 2)
+			if (strcmp(pairs->v[j], src) == 0)
+				sbx_strv_push(&rels, pairs->v[j + 1]);
+		pin = sbx_fsview_pin(fs, src);
+		if (pin != NULL || (own = sbx_open_nofollow(AT_FDCWD, src, &st)) >= 0) {
+			tag = sbx_xasprintf("namespaces, in %s", src);
+			sbx_keeper_watch(k, pin ? pin->fd : own, tag, &none, &rels, NULL);
+		}
+		sbx_strv_free(&rels);
+	}
+}
+
 /* Once the tree is gone: the keeper moves aside what the sandbox made
  * where nothing may be made (a .git, a protected path that did not exist)
  * and removes the mount targets made for the run if still empty,
@@ -1130,6 +1162,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 		sbx_keeper_watch(st->keeper, sbx_fsview_workdir_fd(x->fs), "namespaces", &created,
 		    &plan->scrub, &plan->held);
 		sbx_strv_free(&created);
+		watch_trees(st->keeper, x->fs, &plan->scrub_trees);
 	}
 	pl.state = st;
 	/* Probed here once, so that init asks nothing (linux-caps.h). */

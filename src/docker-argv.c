@@ -169,6 +169,15 @@ sbx_docker_binds_lower(const struct sbx_fsplan *v, struct sbx_docker_binds *b, s
 		git = sbx_path_join(e->path, ".git");
 		add_bind(b, git, sbx_xasprintf("%s/%s/.git", SBX_DOCKER_WORK, e->rel), true);
 	}
+	/* A secret missing inside the workdir: what the run makes there is
+	 * moved aside after it (plan.c, scrub_secrets). */
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sbx_fsentry *e = &v->v[i];
+
+		if (e->origin == SBX_FSO_SECRET && e->rel != NULL && e->tree == NULL &&
+		    !e->via_link && !sbx_strv_contains(&b->scrub, e->rel))
+			sbx_strv_push(&b->scrub, e->rel);
+	}
 	for (size_t i = 0; i < v->n; i++) {
 		const struct sbx_fsentry *e = &v->v[i];
 		char *target;

@@ -105,11 +105,57 @@ add_writable(struct vb *b)
 	}
 }
 
+static bool through_link_at(struct vb *b, const char *top, const char *rel);
+
+/* The tree a missing secret at path lies in that the run may write and
+ * that outlives it: the workdir (NULL in *tree), or a read-write
+ * directory mount's source; the part of path below it, or NULL. */
+static const char *
+writable_below(struct vb *b, const char *path, const char **tree)
+{
+	const char *top = NULL;
+	size_t n;
+
+	*tree = NULL;
+	if (!b->fs->workdir_in_jail && sbx_path_is_under(path, b->fs->workdir))
+		top = b->fs->workdir;
+	for (size_t i = 0; top == NULL && i < b->v->n; i++) {
+		const struct sbx_fsentry *m = &b->v->v[i];
+
+		if (m->origin == SBX_FSO_MOUNT && m->disp == SBX_FSD_RW &&
+		    m->kind == SBX_KIND_DIR && sbx_path_is_under(path, m->path))
+			top = *tree = m->path;
+	}
+	if (top == NULL)
+		return NULL;
+	n = strlen(top);
+	if (path[n] != '/' || path[n + 1] == '\0' || strpbrk(path + n + 1, "*?[") != NULL)
+		return NULL;
+	return path + n + 1;
+}
+
+/* The secrets. One that does not exist inside the workdir (when it
+ * outlives the jail) or a read-write mount's source also gets its name
+ * there (rel, and tree for a mount) and whether a symlink stands on the
+ * way (via_link): the plan moves aside what the run makes at that name
+ * (plan.c, scrub_secrets), or the sandbox could leave a link there that
+ * the caller's tools later write the real secret through. A glob names
+ * nothing to move. */
 static void
 add_hidden(struct vb *b)
 {
-	for (size_t i = 0; i < b->fs->hidden.n; i++)
-		look(b, add(b, SBX_FSD_HIDDEN, SBX_FSO_SECRET, b->fs->hidden.v[i]));
+	for (size_t i = 0; i < b->fs->hidden.n; i++) {
+		struct sbx_fsentry *e = add(b, SBX_FSD_HIDDEN, SBX_FSO_SECRET, b->fs->hidden.v[i]);
+		const char *rel, *tree;
+
+		look(b, e);
+		if (b->facts == NULL || e->kind != SBX_KIND_NONE ||
+		    (rel = writable_below(b, e->path, &tree)) == NULL)
+			continue;
+		e->rel = sbx_xstrdup(rel);
+		e->tree = tree ? sbx_xstrdup(tree) : NULL;
+		e->via_link = through_link_at(b, tree ? tree : b->fs->workdir, e->rel);
+	}
 }
 
 /* The one built-in list: what other tools run or load without being asked
@@ -190,9 +236,10 @@ sbx_protect_is_default(const struct sbx_policy *p, const char *rel)
 	return false;
 }
 
-/* Whether a directory on the way from the workdir to rel is a symlink. */
+/* Whether a directory on the way from top (the workdir or a mount's
+ * source) to rel is a symlink. */
 static bool
-through_link(struct vb *b, const char *rel)
+through_link_at(struct vb *b, const char *top, const char *rel)
 {
 	_cleanup_free_ char *copy = sbx_xstrdup(rel);
 
@@ -200,7 +247,7 @@ through_link(struct vb *b, const char *rel)
 		_cleanup_free_ char *path = NULL;
 
 		*c = '\0';
-		path = sbx_path_join(b->fs->workdir, copy);
+		path = sbx_path_join(top, copy);
 		*c = '/';
 		if (b->facts->kind(b->facts->ctx, path, NULL) == SBX_KIND_SYMLINK)
 			return true;
@@ -247,7 +294,7 @@ link_target_rel(struct vb *b, const char *rel, const char *target)
 		}
 		sbx_buf_printf(&out, "%s%s", out.len ? "/" : "", c);
 	}
-	if (out.len == 0 || through_link(b, out.data)) {
+	if (out.len == 0 || through_link_at(b, b->fs->workdir, out.data)) {
 		sbx_buf_free(&out);
 		return NULL;
 	}
@@ -292,7 +339,7 @@ add_protected(struct vb *b)
 		if (b->facts == NULL)
 			continue;
 		look(b, e);
-		e->via_link = through_link(b, rel);
+		e->via_link = through_link_at(b, b->fs->workdir, rel);
 		if (e->kind == SBX_KIND_NONE)
 			e->disp = SBX_FSD_PLACEHOLDER;
 		/* A protected name that is a symlink: what the caller's tools
@@ -349,6 +396,7 @@ sbx_fsplan_free(struct sbx_fsplan *v)
 		free(v->v[i].rel);
 		free(v->v[i].target);
 		free(v->v[i].note);
+		free(v->v[i].tree);
 	}
 	free(v->v);
 	memset(v, 0, sizeof(*v));

@@ -68,6 +68,8 @@ struct sbx_fsentry {
 	              protected name (GIT, DEFAULT, PROTECT, LINK) */
 	char *target; /* a SYMLINK's content */
 	char *note; /* what the view could not do for it, or NULL */
+	char *tree; /* a SECRET with rel below a read-write mount's source:
+	               that source, rel relative to it (NULL: the workdir) */
 	enum sbx_fsdisp disp;
 	enum sbx_fsorigin origin;
 	enum sbx_file_kind kind; /* NONE as well when the view has no facts */

@@ -575,6 +575,47 @@ protect_one(struct builder *b, const struct sbx_fsentry *e)
 	sbx_strv_push(&b->plan->held, e->rel);
 }
 
+/* A secret that does not exist inside the workdir when the run starts:
+ * no mount can cover it and no rule keeps it from being made, and a name
+ * the sandbox makes there (~/.aws/credentials as a symlink to a file of
+ * the workdir) is one the caller's tools later write the real secret
+ * through, for the next run to read. So, as for a missing protected
+ * name, what the run makes there is moved aside after it. One reached
+ * through a symlink is left alone, as protect_one() leaves a protected
+ * one: the link is the caller's, what it leads to not the workdir's. */
+static void
+scrub_secrets(struct builder *b)
+{
+	for (size_t i = 0; i < b->view->n; i++) {
+		const struct sbx_fsentry *e = &b->view->v[i];
+
+		if (e->origin != SBX_FSO_SECRET || e->rel == NULL ||
+		    (e->tree == NULL && sbx_strv_contains(&b->plan->scrub, e->rel)))
+			continue;
+		if (e->via_link) {
+			note(b->plan,
+			    sbx_xasprintf("secret %s does not exist and passes through a "
+					  "symlink: what is made there is not moved aside",
+				e->path));
+			continue;
+		}
+		if (e->tree != NULL) {
+			/* A read-write mount's source: only a backend that
+			 * mounts it lets the run write there. */
+			if (!b->opts->mounts)
+				continue;
+			sbx_strv_push(&b->plan->scrub_trees, e->tree);
+			sbx_strv_push(&b->plan->scrub_trees, e->rel);
+		} else {
+			sbx_strv_push(&b->plan->scrub, e->rel);
+		}
+		note(b->plan,
+		    sbx_xasprintf("secret %s does not exist: what is made there is moved "
+				  "aside after the run",
+			e->path));
+	}
+}
+
 static void
 build_protects(struct builder *b)
 {
@@ -833,6 +874,7 @@ sbx_plan_lower(const struct sbx_fsplan *view, const struct sbx_policy *p,
 	build_workdir(&b);
 	build_hides(&b);
 	build_protects(&b);
+	scrub_secrets(&b);
 	protect_mount_gits(&b);
 	sbx_secret_list_system(&b.system);
 	for (size_t i = 0; i < view->n; i++) {
@@ -891,6 +933,7 @@ sbx_plan_free(struct sbx_plan *plan)
 	sbx_strv_free(&plan->frozen);
 	sbx_strv_free(&plan->scrub);
 	sbx_strv_free(&plan->held);
+	sbx_strv_free(&plan->scrub_trees);
 	sbx_strv_free(&plan->watch);
 	sbx_strv_free(&plan->guarded);
 	memset(plan, 0, sizeof(*plan));

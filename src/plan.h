@@ -93,6 +93,9 @@ struct sbx_plan {
 	                                   second run moved the one bound
 	                                   aside: the bind goes with it) and is
 	                                   moved aside */
+	struct sbx_strv scrub_trees; /* the same below read-write mounts'
+	                                   sources, in pairs: the source, then
+	                                   a path relative to it */
 	struct sbx_strv watch; /* Landlock-only plans (opts->watch): built-in
 	                                   protected paths, relative to the
 	                                   workdir, that exist and get no rule;

@@ -623,6 +623,9 @@ plan_text(struct sbx_buf *out, const struct sbx_plan *plan)
 	put_list(out, "frozen", &plan->frozen);
 	put_list(out, "scrub", &plan->scrub);
 	put_list(out, "held", &plan->held);
+	for (size_t i = 0; i + 1 < plan->scrub_trees.n; i += 2)
+		sbx_buf_printf(
+		    out, "scrub %s in %s\n", plan->scrub_trees.v[i + 1], plan->scrub_trees.v[i]);
 	put_list(out, "watch", &plan->watch);
 	put_list(out, "guarded", &plan->guarded);
 	if (plan->guard_names)
@@ -860,6 +863,8 @@ static const struct policy_case policies[] = {
 	{ "mounts", "ro and rw mounts, a file mount, a source through a link", PROJ,
 	    "[mounts]\nin/models = /srv/models:ro\ncache = /srv/cache:rw\n"
 	    "notes.txt = /srv/notes.txt:ro\n" },
+	{ "mount-secret", "a read-write mount's source holding a missing secret", PROJ,
+	    "[mounts]\ncfg = ~/.config:rw\n" },
 	{ "mount-on-link", "a mount target that is a symlink in the workdir", PROJ,
 	    "[mounts]\ndata = /srv/cache:rw\n" },
 	{ "allowlist", "allowlist mode: read paths beside secrets and private neighbours",
