@@ -16,4 +16,5 @@ struct dirent *readdir(DIR *);
 int closedir(DIR *);
 int dirfd(DIR *);
 DIR *fdopendir(int);
+void rewinddir(DIR *);
 #endif

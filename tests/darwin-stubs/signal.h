@@ -61,4 +61,7 @@ extern const char *const sys_signame[NSIG];
 void (*signal(int, void (*)(int)))(int);
 int sigdelset(sigset_t *, int);
 int sigismember(const sigset_t *, int);
+int sigpending(sigset_t *);
+int sigwait(const sigset_t *restrict, int *restrict);
+int pthread_sigmask(int, const sigset_t *restrict, sigset_t *restrict);
 #endif
