@@ -75,7 +75,7 @@ static void
 push(struct sbx_lease_entry **v, size_t *n, const struct stat *st)
 {
 	*v = sbx_xreallocarray(*v, *n + 1, sizeof(**v));
-	(*v)[(*n)++] = (struct sbx_lease_entry){ st->st_dev, st->st_ino, st->st_gid };
+	(*v)[(*n)++] = (struct sbx_lease_entry){ st->st_dev, st->st_ino, st->st_gid, st->st_mode };
 }
 
 /* qsort and bsearch want a non-null array even when it is empty. */
@@ -89,7 +89,7 @@ sort_entries(struct sbx_lease_entry *v, size_t n)
 static const struct sbx_lease_entry *
 find(const struct sbx_lease_entry *v, size_t n, const struct stat *st)
 {
-	struct sbx_lease_entry key = { st->st_dev, st->st_ino, 0 };
+	struct sbx_lease_entry key = { st->st_dev, st->st_ino, 0, 0 };
 
 	return n ? bsearch(&key, v, n, sizeof(*v), cmp_entry) : NULL;
 }
@@ -446,6 +446,14 @@ visit_return(
 	    chmod(fdp, now.st_mode & 0777 & ~(mode_t)S_IWOTH) < 0)
 		fail_entry(
 		    l, path, "its set-id bits or write permission for others could not be removed");
+	/* A directory keeps its mode through a change of owner: a set-group-ID
+	 * bit the run gave one (what is made there takes its group) goes, one
+	 * the caller's directory had when it was lent stays; the write for
+	 * others is the git search's (linux-gitguard.c). */
+	if (S_ISDIR(st->st_mode) && (st->st_mode & (S_ISUID | S_ISGID) & ~(e ? e->mode : 0)) &&
+	    fstat(fd, &now) == 0 && S_ISDIR(now.st_mode) &&
+	    chmod(fdp, now.st_mode & 07777 & ~((S_ISUID | S_ISGID) & ~(e ? e->mode : 0))) < 0)
+		fail_entry(l, path, "its set-id bits could not be removed");
 	/* An entry lent and not changed since (its change time is older than
 	 * the lend's end, sbx_fs_clock(); a zero bound, as after a failed
 	 * lend, holds for every entry) carries the attributes it had, the

@@ -18,6 +18,7 @@ struct sbx_lease_entry {
 	dev_t dev;
 	ino_t ino;
 	gid_t gid;
+	mode_t mode; /* as it was lent */
 };
 
 /* An entry a scan saw: its path relative to the tree's root ("" for the
