@@ -687,6 +687,21 @@ warn(struct sbx_report *r, char *text)
 		free(text);
 }
 
+/* "the run left N entries [of WHERE] WHAT: NAMES", one warning for n
+ * entries of one kind the search changed (stem: "director" or "entr"),
+ * the first NAMED_MAX of them named. */
+static void
+left(struct sbx_gitguard *g, const struct tree *t, const char *where, size_t n, const char *stem,
+    const char *what, const struct sbx_buf *names)
+{
+	if (n == 0)
+		return;
+	warn(g->report,
+	    sbx_xasprintf("the run left %zu %s%s%s%s %s: %s%s", n, stem, n == 1 ? "y" : "ies",
+		t->mount ? " of " : "", t->mount ? where : "", what, names->data,
+		n > NAMED_MAX ? ", ..." : ""));
+}
+
 static void
 move_top(struct sbx_gitguard *g, const struct tree *t, const char *rel, struct sbx_buf *moved)
 {
@@ -754,33 +769,19 @@ check(struct sbx_gitguard *g, const struct tree *t)
 				  "config and hooks run in any git command there): %s%s",
 			s.found, s.found == 1 ? "y" : "ies", top, s.named.data,
 			s.found > NAMED_MAX ? ", ..." : ""));
-	if (s.opened)
-		warn(g->report,
-		    sbx_xasprintf("the run left %zu director%s%s%s writable by other users; "
-				  "their write permission was removed: %s%s",
-			s.opened, s.opened == 1 ? "y" : "ies", t->mount ? " of " : "",
-			t->mount ? where : "", s.named_open.data,
-			s.opened > NAMED_MAX ? ", ..." : ""));
-	if (s.setid)
-		warn(g->report,
-		    sbx_xasprintf("the run left %zu entr%s%s%s set-user-ID or set-group-ID; "
-				  "those bits were removed: %s%s",
-			s.setid, s.setid == 1 ? "y" : "ies", t->mount ? " of " : "",
-			t->mount ? where : "", s.named_setid.data,
-			s.setid > NAMED_MAX ? ", ..." : ""));
+	left(g, t, where, s.opened, "director",
+	    "writable by other users; their write permission was removed", &s.named_open);
+	left(g, t, where, s.setid, "entr", "set-user-ID or set-group-ID; those bits were removed",
+	    &s.named_setid);
 	if (g->setid && (s.moved || s.seen > SCAN_MAX))
 		warn(g->report,
 		    sbx_xasprintf("%s was not looked at in full: set-user-ID or set-group-ID "
 				  "files the run left there may remain",
 			where));
-	if (s.acl_opened)
-		warn(g->report,
-		    sbx_xasprintf("the run left %zu director%s%s%s with a default ACL that makes "
-				  "what is created there writable by other users; "
-				  "that permission was removed from it: %s%s",
-			s.acl_opened, s.acl_opened == 1 ? "y" : "ies", t->mount ? " of " : "",
-			t->mount ? where : "", s.named_acl.data,
-			s.acl_opened > NAMED_MAX ? ", ..." : ""));
+	left(g, t, where, s.acl_opened, "director",
+	    "with a default ACL that makes what is created there writable by other users; "
+	    "that permission was removed from it",
+	    &s.named_acl);
 	sbx_buf_free(&s.named);
 	sbx_buf_free(&s.named_open);
 	sbx_buf_free(&s.named_acl);

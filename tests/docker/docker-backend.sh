@@ -22,6 +22,27 @@ if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
 	exit 1
 fi
 
+# wait_page HOST PORT: the index page served at HOST:PORT, asked up to 100
+# times 0.2 s apart (a hang guard); a HOST of @FILE is read from FILE once
+# the container has written it there.
+wait_page() {
+	_i=0
+	_got=
+	while [ $_i -lt 100 ] && [ -z "$_got" ]; do
+		_h=$1
+		case $1 in @*) _h=$(cat "${1#@}" 2>/dev/null) ;; esac
+		[ -n "$_h" ] && _got=$("$PY" -c '
+import sys, urllib.request
+try:
+    print(urllib.request.urlopen("http://%s:%s/index.html" % (sys.argv[1], sys.argv[2]), timeout=2).read().decode().strip())
+except Exception:
+    pass' "$_h" "$2")
+		[ -n "$_got" ] || sleep 0.2
+		_i=$((_i + 1))
+	done
+	printf '%s\n' "$_got"
+}
+
 dk() {
 	sbx --backend docker --docker-image "$IMAGE" "$@"
 }
@@ -304,18 +325,7 @@ printf '%s\n' "$serve" >"$T/stdin"
 "$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W" --listen "$lport" \
 	--allow-degraded --diag fd:3 <"$T/stdin" >"$T/out" 2>"$T/err" 3>"$T/diag" &
 pid=$!
-got=
-i=0
-while [ $i -lt 100 ] && [ -z "$got" ]; do
-	got=$("$PY" -c '
-import sys, urllib.request
-try:
-    print(urllib.request.urlopen("http://127.0.0.1:%s/index.html" % sys.argv[1], timeout=2).read().decode().strip())
-except Exception:
-    pass' "$lport")
-	[ -n "$got" ] || sleep 0.2
-	i=$((i + 1))
-done
+got=$(wait_page 127.0.0.1 "$lport")
 touch "$W/stop"
 wait "$pid"
 is "$got" hello-from-the-container "a listen port answers from the host on 127.0.0.1"
@@ -331,18 +341,7 @@ printf '%s\n' "httpd -p 0.0.0.0:$uport -h /work; tail -n1 /etc/hosts | cut -f1 >
 "$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W" --listen "$lport" \
 	--allow-degraded --diag fd:3 <"$T/stdin" >"$T/out" 2>"$T/err" 3>"$T/diag" &
 pid=$!
-got=
-i=0
-while [ $i -lt 100 ] && [ -z "$got" ]; do
-	[ -s "$W/ip" ] && got=$("$PY" -c '
-import sys, urllib.request
-try:
-    print(urllib.request.urlopen("http://%s:%s/index.html" % (sys.argv[1], sys.argv[2]), timeout=2).read().decode().strip())
-except Exception:
-    pass' "$(cat "$W/ip")" "$uport")
-	[ -n "$got" ] || sleep 0.2
-	i=$((i + 1))
-done
+got=$(wait_page "@$W/ip" "$uport")
 touch "$W/stop"
 wait "$pid"
 is "$got" unlisted-port-answer "control: an unlisted port on the bridge address answers from the host"
