@@ -303,7 +303,10 @@ ended_within() {
 # ($T/held), sends SIG to its one child, sbxrun (with init: to sbxrun's
 # init and the payload it started, not to the keeper), lets the call go
 # on ($T/go) and waits up to 20 s for HC: $sent is yes when SIG was sent,
-# $st HC's status (hung: killed after the 20 s).
+# $st HC's status (hung: killed after the 20 s). With init, the payload is
+# waited for first: init forks it beside sbxrun's held call, and one forked
+# between the listing and init's death would start alone (it dies of its
+# PDEATHSIG, a run ended by SIGKILL: not the start the caller asked for).
 kill_held() {
 	sent=no
 	if wait_for "[ -s '$T/held' ]" 60; then
@@ -313,6 +316,7 @@ kill_held() {
 		else
 			for _c in $(pgrep -P "$_sbx"); do
 				[ "$(cat "/proc/$_c/comm" 2>/dev/null)" = sbxrun ] || continue
+				wait_for "[ -n \"\$(pgrep -P $_c)\" ]" 20
 				for _p in $(pgrep -P "$_c"); do kill -"$2" "$_p"; done
 				kill -"$2" "$_c" && sent=yes
 			done
