@@ -161,6 +161,26 @@ absent "home profiles: none either where the caller had no profile directory" \
     "$HOME/.config/sbxrun/profiles/strict.ini"
 rm -rf "$HOME"/.[!.]*
 
+# Start-up files of the shells, editors, tmux and X sessions beyond the
+# classic rc files: Debian's .bashrc runs .bash_aliases; vim, Emacs and
+# tmux run what they find in their directories.
+STARTUP=".bash_aliases .emacs.el .emacs.d/early-init.el .config/emacs/init.el .vim/vimrc
+.vim/plugin/p.vim .config/vim/vimrc .tmux.conf .config/tmux/tmux.conf .xsession .xinitrc"
+mkdir -p "$HOME/.vim"
+echo orig >"$HOME/.vim/vimrc"
+jail_sh "for f in $(echo $STARTUP); do mkdir -p \"\${f%/*}\"; echo evil >>\"\$f\"; done
+echo fine >newfile; exit 0" -w "$HOME"
+is_status 0 "home start-up files: the planting script ran"
+is "$(cat "$HOME/.vim/vimrc")" orig "home start-up files: the caller's .vim/vimrc keeps its content"
+left=
+for f in $STARTUP; do
+	[ "$f" = .vim/vimrc ] && continue
+	[ -e "$HOME/$f" ] && left="$left $f"
+done
+is "$left" "" "home start-up files: none of the planted ones is left"
+is "$(cat "$HOME/newfile" 2>&1)" fine "home start-up files: a new file still appears (control)"
+rm -rf "$HOME"/.[!.]* "$HOME"/newfile
+
 # Not a home: the same names are the project's own (control).
 new_wd
 echo orig >"$WD/.bashrc"
