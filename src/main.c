@@ -204,6 +204,24 @@ open_diag_path(const char *path)
 	return fd;
 }
 
+/* Whether --diag PATH, opened before the run, still names that file, now
+ * emptied of what anything else wrote there (sbxrun(1), --diag). A file
+ * in the workdir is the sandbox's to remove and make anew, or, lent to
+ * uid 65534 with the workdir, to write in: its line must not stand, or
+ * follow ours, as the run's. */
+static bool
+diag_path_ours(const char *path, int fd)
+{
+	struct stat ours, named;
+
+	if (fstat(fd, &ours) < 0 || lstat(path, &named) < 0 || ours.st_dev != named.st_dev ||
+	    ours.st_ino != named.st_ino)
+		return false;
+	if (S_ISREG(ours.st_mode) && (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0))
+		return false;
+	return true;
+}
+
 static void
 emit_diag(const struct run *run)
 {
@@ -230,6 +248,15 @@ emit_diag(const struct run *run)
 			sbx_write_shared(STDERR_FILENO, msg, strlen(msg));
 			return;
 		}
+		if (fd == run->diag_fd && !diag_path_ours(d->path, fd)) {
+			_cleanup_free_ char *msg = sbx_xasprintf(
+			    "sbxrun: --diag: %s was replaced while the run lasted; the "
+			    "diagnostics line follows on standard error\n",
+			    d->path);
+
+			sbx_write_shared(STDERR_FILENO, msg, strlen(msg));
+			fd = STDERR_FILENO;
+		}
 		break;
 	}
 	if (diag_needs_newline(run, fd)) {
@@ -245,7 +272,7 @@ emit_diag(const struct run *run)
 
 		sbx_write_shared(STDERR_FILENO, msg, sizeof(msg) - 1);
 	}
-	if (d->kind == SBX_DIAG_PATH && fd != run->diag_fd)
+	if (d->kind == SBX_DIAG_PATH && fd != run->diag_fd && fd != STDERR_FILENO)
 		close(fd);
 }
 

@@ -32,6 +32,7 @@ struct sbx_trace {
 	int dir; /* the directory the file gets its name in */
 	int fd;
 	char *base; /* its name there */
+	char *path; /* the name the caller gave (--trace FILE) */
 	char *temp; /* a hidden name it has meanwhile, or NULL (O_TMPFILE) */
 	bool all;
 	_Atomic bool begun; /* the payload's first exec was seen */
@@ -83,6 +84,7 @@ sbx_trace_open(const char *path, bool all, struct sbx_trace **out, struct sbx_er
 		return -1;
 	}
 	t->base = sbx_xstrdup(base);
+	t->path = sbx_xstrdup(path);
 #ifdef O_TMPFILE
 	/* No name while the run lasts: nothing can open it, link it or put
 	 * something in its place. */
@@ -103,6 +105,7 @@ sbx_trace_open(const char *path, bool all, struct sbx_trace **out, struct sbx_er
 		sbx_err_sys(err, "--trace %s: cannot create the file", path);
 		close(t->dir);
 		free(t->base);
+		free(t->path);
 		free(t);
 		return -1;
 	}
@@ -551,6 +554,19 @@ sbx_trace_finish(struct sbx_trace *t, struct sbx_err *err)
 	}
 	free(t->temp);
 	t->temp = NULL;
+	/* The directory was held by a descriptor, not by its name: one the
+	 * run could write in was perhaps moved aside and another put in its
+	 * place, with a file of the sandbox's at FILE. The name must lead to
+	 * what was written (sbxrun(1), TRACING). */
+	if (stat(t->path, &there) < 0 || there.st_dev != ours.st_dev ||
+	    there.st_ino != ours.st_ino) {
+		close(t->fd);
+		t->fd = -1;
+		return sbx_err_set(err, EEXIST,
+		    "--trace %s: its directory was moved or replaced while the run lasted: "
+		    "the name does not lead to the trace",
+		    t->path);
+	}
 	close(t->fd);
 	t->fd = -1;
 	return 0;
@@ -568,6 +584,7 @@ sbx_trace_free(struct sbx_trace *t)
 	close(t->dir);
 	free(t->temp);
 	free(t->base);
+	free(t->path);
 	sbx_buf_free(&t->buf);
 	pthread_mutex_destroy(&t->lock);
 	free(t);

@@ -1,0 +1,58 @@
+# Where sbxrun writes for the caller after the run, at a name inside the
+# workdir the sandbox writes: --diag PATH and --trace FILE. The sandbox
+# may remove the file and make its own at the name, move the directory
+# aside and put its own there, or (a file it can write) write its own
+# lines into it; what the caller then reads at the name must never be the
+# sandbox's line taken for sbxrun's (sbxrun(1), --diag and TRACING).
+# Judged on the host. Run for $SBX_BACKEND.
+. "$(dirname "$0")/jail-lib.sh"
+
+# out_run SCRIPT ARG...: sbxrun with SCRIPT on stdin, no fd:3.
+out_run() {
+	printf '%s\n' "$1" >"$T/script"
+	shift
+	"$SBXRUN" --backend "$SBX_BACKEND" "$@" <"$T/script" >"$T/out" 2>"$T/err"
+	SBX_STATUS=$?
+}
+
+FORGED='{"version":"0.1.0","status":0,"exit_code":0,"signal":null,"warnings":[],"error":null,"denials":0}'
+
+# 1. --diag PATH removed and made anew by the sandbox, which exits 3.
+new_wd
+out_run "rm -f diag.json; printf '%s\n' '$FORGED' >diag.json; exit 3" \
+    -w "$WD" --diag "$WD/diag.json"
+is_status 3 "diag replaced: the run's status is 3"
+like "$(cat "$T/err")" "diag.json was replaced while the run lasted" \
+    "diag replaced: a message on standard error says so"
+is "$(jget status "$T/err")" 3 "diag replaced: the true line (status 3) follows on standard error"
+
+# 2. Written in place: the sandbox's lines, longer than sbxrun's, in the
+# file sbxrun opened (the caller's uid, or uid 65534 with a lent workdir).
+new_wd
+pad=$(printf '%0600d' 0)
+out_run "printf '%s\n%s\n%s\n' '$FORGED' '$FORGED' '{\"pad\":\"$pad\"}' >diag.json; exit 3" \
+    -w "$WD" --diag "$WD/diag.json"
+is_status 3 "diag written in place: the run's status is 3"
+is "$(wc -l <"$WD/diag.json" | tr -d ' ')" 1 "diag written in place: the file holds one line"
+is "$(jget status "$WD/diag.json")" 3 "diag written in place: it is sbxrun's (status 3)"
+
+# 3. --trace FILE in a directory of the workdir: the sandbox moves the
+# directory aside and puts its own, with a forged trace, at the name.
+new_wd
+mkdir "$WD/out"
+out_run 'mv out .moved && mkdir out && echo "{\"forged\":true}" >out/trace.json; exit 0' \
+    -w "$WD" --trace "$WD/out/trace.json" --diag "$T/diag"
+is_status 0 "trace directory swapped: the run's status is 0"
+is "$(jget trace)" null "trace directory swapped: the diagnostics report no trace"
+like "$(jget warnings)" "the name does not lead to the trace" \
+    "trace directory swapped: a warning says so"
+ok "trace directory swapped: the trace went to the moved directory (control)" \
+    [ -s "$WD/.moved/trace.json" ]
+
+# 4. Control: a trace in the workdir left alone is reported.
+new_wd
+mkdir "$WD/out"
+out_run 'echo hi >f; exit 0' -w "$WD" --trace "$WD/out/trace.json" --diag "$T/diag"
+is "$(jget trace.path)" "$WD/out/trace.json" "trace left alone: reported at its name (control)"
+
+done_testing
