@@ -63,6 +63,7 @@ int
 sbx_trace_open(const char *path, bool all, struct sbx_trace **out, struct sbx_err *err)
 {
 	struct sbx_trace *t;
+	struct stat st;
 	_cleanup_free_ char *dir = NULL;
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
@@ -74,6 +75,15 @@ sbx_trace_open(const char *path, bool all, struct sbx_trace **out, struct sbx_er
 	dir = slash == NULL ? sbx_xstrdup(".")
 	    : slash == path ? sbx_xstrdup("/")
 			    : sbx_xasprintf("%.*s", (int)(slash - path), path);
+	/* The trace takes the name in a rename, replacing what is there: a
+	 * caller's /dev/stderr (a link to /proc/self/fd/2) or /dev/null
+	 * would be a regular file from then on, for every program. Only a
+	 * regular file is replaced; anything else there is refused now. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return sbx_err_set(err, EEXIST,
+		    "--trace %s: not a regular file (the trace replaces what is at the name; "
+		    "give the name of a file)",
+		    path);
 	t = sbx_xcalloc(1, sizeof(*t));
 	t->fd = -1;
 	t->all = all;

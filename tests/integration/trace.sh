@@ -133,8 +133,8 @@ ok "odd names: the removal, as a write" tq "$TR" has \
     "E('op')=='unlink' and E('path','').endswith('-$$')"
 
 # 4. A second run into the same file does not replay the first's events;
-# the name is replaced, never followed: a symbolic link there stays
-# pointing at an untouched file.
+# the name is replaced, so a symbolic link there (a caller's /dev/stderr)
+# is refused before the run, its target untouched and the link kept.
 rjail -w "$NETWD" --trace "$TR" -- sh -c 'echo a >first-'$$'.txt'
 rjail -w "$NETWD" --trace "$TR" -- sh -c 'echo b >second-'$$'.txt'
 ok "second run: its own event is there" tq "$TR" has "E('path','').endswith('/second-$$.txt')"
@@ -143,8 +143,16 @@ echo "victim-$$" >"$JT/victim"
 rm -f "$TR"
 ln -s "$JT/victim" "$TR"
 rjail -w "$NETWD" --trace "$TR" -- true
-is "$(cat "$JT/victim")" "victim-$$" "a symbolic link at the trace's name: its target is untouched"
-ok "... and the name now holds the trace, a plain file" test -f "$TR" -a ! -L "$TR"
+is_status 125 "a symbolic link at the trace's name: refused (125)"
+is "$(cat "$JT/victim")" "victim-$$" "... its target is untouched"
+ok "... and the link is kept" test -L "$TR"
+rm -f "$TR"
+for dev in /dev/null /dev/stderr; do
+	rjail -w "$NETWD" --trace "$dev" -- true
+	is_status 125 "--trace $dev: refused (125)"
+done
+ok "... /dev/null is still the character device" test -c /dev/null
+ok "... /dev/stderr is still a symbolic link" test -L /dev/stderr
 no_temp=$(find "$JT" -maxdepth 1 -name '.trace.jsonl.sbxrun-*' | wc -l)
 is "$no_temp" 0 "no hidden file of the trace is left"
 
