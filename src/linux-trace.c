@@ -188,6 +188,52 @@ path_arg(int pid, int dirfd, uint64_t addr, bool empty_ok, char *out, size_t siz
 	return 0;
 }
 
+/* path, when it is the caller's own /proc/self/fd/N (or thread-self):
+ * what that descriptor leads to, so that a file opened by O_PATH and
+ * reopened through /proc, or run by its descriptor, is named. */
+static const char *
+fd_named(int pid, char *path, size_t size)
+{
+	static const char *const pre[] = { "/proc/self/fd/", "/proc/thread-self/fd/" };
+	char link[64], to[PATH_MAX];
+	ssize_t n;
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(pre); i++) {
+		size_t l = strlen(pre[i]);
+		const char *num = path + l;
+
+		if (strncmp(path, pre[i], l) != 0 || *num == '\0' ||
+		    strspn(num, "0123456789") != strlen(num) || strlen(num) > 9)
+			continue;
+		snprintf(link, sizeof(link), "/proc/%d/fd/%s", pid, num);
+		n = readlink(link, to, sizeof(to) - 1);
+		if (n > 0) {
+			to[n] = '\0';
+			strlcpy(path, to, size);
+		}
+		break;
+	}
+	return path;
+}
+
+/* Whether an exec with AT_EMPTY_PATH ran a descriptor (path is then what
+ * dir_of() gave for it). */
+static bool
+path_is_fd(int pid, int dfd, const char *path)
+{
+	char link[64], to[PATH_MAX];
+	ssize_t n;
+
+	if (dfd == AT_FDCWD)
+		return false;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", pid, dfd);
+	n = readlink(link, to, sizeof(to) - 1);
+	if (n <= 0)
+		return false;
+	to[n] = '\0';
+	return strcmp(to, path) == 0;
+}
+
 /* Whether path (absolute, in the caller's view) names something there:
  * an exec of a missing file is the shell's PATH search, not a program. */
 static bool
@@ -279,9 +325,9 @@ describe(const struct seccomp_notif *req, char *path, char *to, size_t size, cha
 		} else {
 			uint64_t f = 0;
 
-			if (sbx_notify_peek(pid, a[2], &f, sizeof(f)) < 0)
-				return false;
-			open_flags = (int)f;
+			/* Unread: taken as a write, which is never dropped. */
+			open_flags =
+			    sbx_notify_peek(pid, a[2], &f, sizeof(f)) < 0 ? O_WRONLY : (int)f;
 		}
 		ev->op = "open";
 	} else if (n == nr.truncate) {
@@ -313,23 +359,24 @@ describe(const struct seccomp_notif *req, char *path, char *to, size_t size, cha
 		empty_ok = (a[4] & AT_EMPTY_PATH) != 0;
 	} else if (n == nr.rename || n == nr.link) {
 		ev->op = n == nr.rename ? "rename" : "link";
-		if (path_arg(pid, AT_FDCWD, a[1], false, to, size) < 0)
-			return false;
-		ev->to = to;
+		ev->to = path_arg(pid, AT_FDCWD, a[1], false, to, size) < 0
+		    ? NULL
+		    : fd_named(pid, to, size);
+		ev->unread = ev->to == NULL;
 		p = a[0];
 	} else if (n == nr.renameat || n == nr.renameat2 || n == nr.linkat) {
 		ev->op = n == nr.linkat ? "link" : "rename";
-		if (path_arg(pid, (int)a[2], a[3], false, to, size) < 0)
-			return false;
-		ev->to = to;
+		ev->to = path_arg(pid, (int)a[2], a[3], false, to, size) < 0
+		    ? NULL
+		    : fd_named(pid, to, size);
+		ev->unread = ev->to == NULL;
 		dfd = (int)a[0], p = a[1];
 		empty_ok = n == nr.linkat && (a[4] & AT_EMPTY_PATH);
 	} else if (n == nr.symlink || n == nr.symlinkat) {
 		/* path: the link made; to: what it says, as written. */
 		ev->op = "symlink";
-		if (peek_str(pid, a[0], to, size) < 0)
-			return false;
-		ev->to = to;
+		ev->to = peek_str(pid, a[0], to, size) < 0 ? NULL : to;
+		ev->unread = ev->to == NULL;
 		if (n == nr.symlinkat)
 			dfd = (int)a[1], p = a[2];
 		else
@@ -340,19 +387,25 @@ describe(const struct seccomp_notif *req, char *path, char *to, size_t size, cha
 			dfd = (int)a[0], p = a[1], empty_ok = (a[4] & AT_EMPTY_PATH) != 0;
 		else
 			p = a[0];
-		if (path_arg(pid, dfd, p, empty_ok, path, size) < 0)
+		if (path_arg(pid, dfd, p, empty_ok, path, size) < 0) {
+			ev->unread = true;
 			return false;
-		ev->path = path;
-		if (!all && !exists_for(pid, path))
+		}
+		/* A missing file is the shell's PATH search; a descriptor's
+		 * file (execveat of "", fexecve, a memfd) is run whatever its
+		 * name says. */
+		if (!all && !(empty_ok && path_is_fd(pid, dfd, path)) && !exists_for(pid, path))
 			return false;
+		ev->path = fd_named(pid, path, size);
 		read_argv(pid, n == nr.execveat ? a[2] : a[1], argv, ev);
 		return true;
 	} else {
 		return false;
 	}
 	if (path_arg(pid, dfd, p, empty_ok, path, size) < 0)
-		return false;
-	ev->path = path;
+		ev->unread = true;
+	else
+		ev->path = fd_named(pid, path, size);
 	if (open_flags != -1) {
 		if (!sbx_trace_open_writes(open_flags))
 			ev->kind = SBX_TRACE_READ;
@@ -457,7 +510,7 @@ sbx_trace_observe(struct sbx_trace *t, int notify_fd, const struct seccomp_notif
 	if (have)
 		sbx_trace_emit(t, &ev);
 	else if (req->data.nr == nr.execve || req->data.nr == nr.execveat)
-		sbx_trace_exec_unread(t, (int)req->pid);
+		sbx_trace_exec_unread(t, (int)req->pid, ev.unread);
 }
 
 void

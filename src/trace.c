@@ -416,7 +416,7 @@ sbx_trace_emit(struct sbx_trace *t, const struct sbx_trace_event *ev)
 		return;
 	if (ev->kind == SBX_TRACE_EXEC)
 		t->begun = true;
-	if (!t->all && ev->kind == SBX_TRACE_READ &&
+	if (!t->all && ev->kind == SBX_TRACE_READ && ev->path &&
 	    (sbx_trace_noise(ev->path) || (ev->flags && strstr(ev->flags, "O_PATH") != NULL)))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -433,6 +433,10 @@ sbx_trace_emit(struct sbx_trace *t, const struct sbx_trace_event *ev)
 	sbx_json_key(&j, "kind");
 	sbx_json_str(&j, kinds[ev->kind]);
 	put_str(&j, "op", ev->op);
+	if (ev->unread && ev->path == NULL) {
+		sbx_json_key(&j, "path");
+		sbx_json_null(&j);
+	}
 	put_str(&j, "path", ev->path);
 	put_str(&j, "to", ev->to);
 	put_str(&j, "flags", ev->flags);
@@ -467,6 +471,10 @@ sbx_trace_emit(struct sbx_trace *t, const struct sbx_trace_event *ev)
 		sbx_json_key(&j, "observed");
 		sbx_json_bool(&j, true);
 	}
+	if (ev->unread) {
+		sbx_json_key(&j, "unread");
+		sbx_json_bool(&j, true);
+	}
 	sbx_json_obj_end(&j);
 	line = sbx_json_steal(&j);
 	pthread_mutex_lock(&t->lock);
@@ -487,13 +495,21 @@ sbx_trace_set_command(struct sbx_trace *t, char *const *argv)
 }
 
 void
-sbx_trace_exec_unread(struct sbx_trace *t, int pid)
+sbx_trace_exec_unread(struct sbx_trace *t, int pid, bool unread)
 {
 	struct sbx_trace_event ev = { .kind = SBX_TRACE_EXEC, .pid = pid, .port = -1 };
 	size_t n = 0;
 
-	if (t == NULL || t->begun || t->command == NULL || t->command[0] == NULL)
+	if (t == NULL)
 		return;
+	if (t->begun || t->command == NULL || t->command[0] == NULL) {
+		if (!unread || !t->begun)
+			return;
+		ev.unread = true;
+		ev.observed = true;
+		sbx_trace_emit(t, &ev);
+		return;
+	}
 	while (t->command[n])
 		n++;
 	ev.path = t->command[0];

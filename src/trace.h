@@ -52,6 +52,7 @@ struct sbx_trace_event {
 	bool has_result;
 	int result; /* 0 or -errno, when has_result */
 	bool observed; /* let through as the kernel would, not made by sbxrun */
+	bool unread; /* a path of the call could not be read (null in the event) */
 };
 
 struct sbx_trace;
@@ -68,8 +69,11 @@ int sbx_trace_open(const char *path, bool all, struct sbx_trace **out, struct sb
  * reach). */
 void sbx_trace_set_command(struct sbx_trace *t, char *const *argv);
 
-/* An exec was trapped whose arguments could not be read. */
-void sbx_trace_exec_unread(struct sbx_trace *t, int pid);
+/* An exec was trapped whose arguments could not be read (unread), or
+ * that names nothing: before the command's own exec it is written as that
+ * command; after it an unread one is written with a null path, since a
+ * process that made itself not dumpable must not run programs unseen. */
+void sbx_trace_exec_unread(struct sbx_trace *t, int pid, bool unread);
 
 /* Writes one event (thread-safe). Reads under the system's own trees and
  * the loader's files are dropped unless all was asked; nothing else is. */
