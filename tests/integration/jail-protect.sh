@@ -181,6 +181,24 @@ is "$left" "" "home start-up files: none of the planted ones is left"
 is "$(cat "$HOME/newfile" 2>&1)" fine "home start-up files: a new file still appears (control)"
 rm -rf "$HOME"/.[!.]* "$HOME"/newfile
 
+# A read-write mount of the workdir's parent, or of a protected directory,
+# would reach .envrc, .vscode and .git under another name: refused before
+# anything runs (sbxrun(1), Filesystem).
+new_wd
+echo orig >"$WD/.envrc"
+mkdir -p "$WD/.vscode"
+for what in parent .vscode; do
+	case $what in
+	parent) m="$(dirname "$WD"):up:rw" ;;
+	*) m="$WD/.vscode:vs:rw" ;;
+	esac
+	jail_sh "echo evil >>up/$(basename "$WD")/.envrc; echo evil >vs/tasks.json; exit 0" \
+	    -w "$WD" -m "$m" --allow-degraded
+	is_status 125 "a read-write mount of the workdir's $what: refused (125)"
+done
+is "$(cat "$WD/.envrc")" orig "... the workdir's .envrc is unchanged"
+absent "... nothing was written in .vscode" "$WD/.vscode/tasks.json"
+
 # Not a home: the same names are the project's own (control).
 new_wd
 echo orig >"$WD/.bashrc"
