@@ -46,17 +46,25 @@ rm_move_up(struct rm_ctx *c, int parent, const char *name)
 {
 	char aside[64];
 
-	for (int i = 0; i < 1000; i++) {
-		if (c->moves >= RM_MOVES_MAX)
-			break;
-		snprintf(aside, sizeof(aside), ".sbxrun-deep.%u", c->moves++);
+	/* A random name: names that can be told in advance the sandbox makes
+	 * first, and every move would fail. */
+	for (int i = 0; i < 64 && c->moves < RM_MOVES_MAX; i++) {
+		uint32_t r[2];
+
+		arc4random_buf(r, sizeof(r));
+		snprintf(
+		    aside, sizeof(aside), ".sbxrun-deep.%08x%08x", (unsigned)r[0], (unsigned)r[1]);
 #ifdef __linux__
-		if (renameat2(parent, name, c->top, aside, RENAME_NOREPLACE) == 0)
+		if (renameat2(parent, name, c->top, aside, RENAME_NOREPLACE) == 0) {
+			c->moves++;
 			return 0;
+		}
 #else
 		if (faccessat(c->top, aside, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
-		    renameat(parent, name, c->top, aside) == 0)
+		    renameat(parent, name, c->top, aside) == 0) {
+			c->moves++;
 			return 0;
+		}
 #endif
 		if (errno != EEXIST)
 			return -1;
@@ -77,7 +85,7 @@ rm_at(struct rm_ctx *c, int parent, const char *name, const struct stat *want, i
 	struct dirent *de;
 	unsigned moved;
 	DIR *d;
-	int fd;
+	int fd, failed = 0;
 
 	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -1;
@@ -114,25 +122,27 @@ rm_at(struct rm_ctx *c, int parent, const char *name, const struct stat *want, i
 	}
 	if (depth == 0)
 		c->top = dirfd(d);
-	/* At the top, again while a pass moved something up to it. */
+	/* At the top, again while a pass moved something up to it. An entry
+	 * that cannot go does not stop the rest: one the sandbox made to
+	 * fail would otherwise keep everything else of the tree. The first
+	 * failure is what is said. */
 	do {
 		moved = c->moves;
 		while ((de = readdir(d)) != NULL) {
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
-			if (rm_at(c, dirfd(d), de->d_name, NULL, depth + 1) < 0) {
-				int saved = errno;
-
-				closedir(d);
-				errno = saved;
-				return -1;
-			}
+			if (rm_at(c, dirfd(d), de->d_name, NULL, depth + 1) < 0 && failed == 0)
+				failed = errno;
 		}
 		if (depth == 0 && c->moves != moved)
 			rewinddir(d);
 	} while (depth == 0 && c->moves != moved);
 	closedir(d);
-	return unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -1 : 0;
+	if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		return 0;
+	if (failed != 0)
+		errno = failed;
+	return -1;
 }
 
 int

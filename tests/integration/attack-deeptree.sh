@@ -37,4 +37,56 @@ else
 	skip "namespaces: TMPDIR is the jail's own /tmp, gone with it" 2
 fi
 unlike "$(jget warnings)" "cannot remove" "no warning of a removal that failed"
+
+# The slices once went up under names told in advance (.sbxrun-deep.N,
+# a thousand tries): a sandbox that made those names first, and put its
+# deep chain where the removal met it before them, made the move fail,
+# and the whole removal gave up on that one entry. Now the names are
+# random, and one entry that cannot go does not stop the rest. On tmpfs
+# a directory lists its newest entry first: the chain, made last, is met
+# first, whatever the machine. A root caller mounts one for TMPDIR;
+# another caller's TMPDIR stays on the disk, where the order is the
+# file system's (the chain may come after some decoys: nothing may be
+# left all the same).
+SHM=$T/shm
+mkdir "$SHM" && chmod 755 "$SHM" || setup_failed "a TMPDIR for the decoys"
+[ "$(id -u)" = 0 ] && { mount -t tmpfs -o mode=755 sbxrun-deeptree "$SHM" || setup_failed "a tmpfs"; }
+DECOY='import os, sys
+for top in sys.argv[1:]:
+    os.chdir(top)
+    for i in range(1000):
+        os.mkdir(".sbxrun-deep.%d" % i)
+    os.mkdir("c")
+    os.chdir("c")
+    for i in range(140):
+        os.mkdir("d")
+        os.chdir("d")
+    open("proof", "w").close()
+    os.chdir(top)
+    print("decoys", top, os.listdir(".")[0] == "c", flush=True)'
+tmparg='"$TMPDIR"'
+[ "$SBX_BACKEND" = namespaces ] && tmparg=
+printf '%s\n' "echo \"tmp \$TMPDIR\"" "python3 - \"\$PWD\" $tmparg <<'PYEOF'" "$DECOY" PYEOF >"$T/script"
+# shellcheck disable=SC2086 # $mount is two words or none
+TMPDIR=$SHM "$SBXRUN" --diag fd:3 --backend "$SBX_BACKEND" $mount <"$T/script" >"$T/out" 2>"$T/err" 3>"$T/diag"
+SBX_STATUS=$?
+is_status 0 "decoys: the payload ran"
+if [ "$(id -u)" = 0 ]; then
+	is "$(grep -c '^decoys .* True$' "$T/out")" "$(grep -c '^decoys ' "$T/out")" \
+	    "decoys: the deep chain is met first in each directory (tmpfs)"
+else
+	like "$(cat "$T/out")" "decoys " "decoys: they were made (the order is the disk's)"
+fi
+wd=$(jget workdir)
+like "$wd" "$SHM/sbxrun." "decoys: the workdir was made in TMPDIR"
+nok "decoys: the workdir $wd is gone after the run" [ -e "$wd" ]
+if [ "$SBX_BACKEND" = landlock ]; then
+	tmp=$(sed -n 's/^tmp //p' "$T/out")
+	nok "decoys: the private TMPDIR $tmp is gone after the run" [ -e "$tmp" ]
+else
+	skip "namespaces: TMPDIR is the jail's own /tmp, gone with it" 1
+fi
+unlike "$(jget warnings)" "cannot remove" "decoys: no warning of a removal that failed"
+[ "$(id -u)" = 0 ] && umount "$SHM"
+rm -rf "$SHM"
 done_testing
