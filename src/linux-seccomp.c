@@ -31,6 +31,12 @@
 #ifndef TCXONC
 #define TCXONC 0x540A
 #endif
+#ifndef TIOCSETD
+#define TIOCSETD 0x5423
+#endif
+#ifndef TIOCEXCL
+#define TIOCEXCL 0x540C
+#endif
 
 /* Denied outright: nothing a sandboxed script needs, each a known way to
  * widen the kernel's attack surface or to leave the jail. */
@@ -362,6 +368,16 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 	arg = int_eq(1, TCXONC);
 	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
 		return -1;
+	/* A line discipline set on the caller's terminal (n_null takes every
+	 * write and drops it) and its exclusive mode (every later open but
+	 * root's fails) outlive the run: the caller's terminal, not the
+	 * sandbox's. */
+	arg = int_eq(1, TIOCSETD);
+	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
+		return -1;
+	arg = int_eq(1, TIOCEXCL);
+	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
+		return -1;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(inode_flags_set); i++) {
 		arg = int_eq(1, (int)inode_flags_set[i]);
 		if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
@@ -494,7 +510,9 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 	    newer[SBX_ARRAY_LEN(newer) - 1].nr + 1, NEWER_LAST);
 #endif
 	sbx_buf_puts(out, "seccomp    clone with CLONE_NEW* -> EPERM\n");
-	sbx_buf_puts(out, "seccomp    ioctl TIOCSTI, TIOCLINUX, TCXONC (low 32 bits) -> EPERM\n");
+	sbx_buf_puts(out,
+	    "seccomp    ioctl TIOCSTI, TIOCLINUX, TCXONC, TIOCSETD, TIOCEXCL (low 32 bits) -> "
+	    "EPERM\n");
 	sbx_buf_puts(out,
 	    "seccomp    ioctl FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR (low 32 bits) "
 	    "-> EPERM\n");

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "backend-choice.h"
@@ -80,6 +81,12 @@ struct run {
 	/* The status flags of the caller's descriptors 0-2 at the start (-1:
 	 * closed), put back once the tree is gone (restore_std_flags()). */
 	int std_flags[3];
+	/* The terminal modes of those that are terminals, put back with them:
+	 * the payload shares the terminal, and one it left stopped (IXON with
+	 * a STOP character the terminal's own answer holds), or with TOSTOP
+	 * set, would hold sbxrun's last line for ever. */
+	struct termios tty[3];
+	bool tty_saved[3];
 	bool finished; /* the whole sandboxed tree is gone */
 	bool said_after; /* sbxrun wrote a line on stderr after that */
 	int sfd;
@@ -285,6 +292,8 @@ emit_diag(const struct run *run)
 static void
 restore_std_flags(const struct run *run)
 {
+	sigset_t ttou, old;
+
 	if (!run->spawned)
 		return;
 	for (int i = 0; i < 3; i++) {
@@ -293,6 +302,26 @@ restore_std_flags(const struct run *run)
 		if (now >= 0 && now != run->std_flags[i])
 			(void)fcntl(i, F_SETFL, run->std_flags[i]);
 	}
+	/* A terminal's modes as they were, and its output started again: the
+	 * payload cannot call TCXONC, but it can stop the output through the
+	 * modes (IXON, and a STOP character the terminal's own answer to a
+	 * query holds). The kernel starts a terminal's output when IXON goes
+	 * off, so the modes go first without it, then as they were. SIGTTOU
+	 * blocked: from a background job the calls go through instead of
+	 * stopping sbxrun. */
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	for (int i = 0; i < 3; i++)
+		if (run->tty_saved[i]) {
+			struct termios off = run->tty[i];
+
+			off.c_iflag &= ~(tcflag_t)IXON;
+			(void)tcsetattr(i, TCSANOW, &off);
+			(void)tcsetattr(i, TCSANOW, &run->tty[i]);
+			(void)tcflow(i, TCOON);
+		}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Ends a run that failed before anything ran: status 125, one message,
@@ -1035,6 +1064,9 @@ run_jail(struct run *run, struct sbx_child *child, uint64_t start, struct sbx_er
 	}
 	rc = sbx_supervise(child, run->sfd, start, run->policy.timeout_ms, r, err);
 	run->finished = true;
+	/* Before any message of ours (restore_std_flags() is said again,
+	 * harmlessly, for the runs that fail on the way). */
+	restore_std_flags(run);
 	if (rc < 0)
 		return -1;
 	sbx_phase("tree gone");
@@ -1440,10 +1472,12 @@ main(int argc, char **argv)
 	struct run run = { .sfd = -1, .diag_fd = -1, .cg_fd = -1 };
 	int status;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		run.std_flags[i] = fcntl(i, F_GETFL);
+		run.tty_saved[i] = run.std_flags[i] >= 0 && tcgetattr(i, &run.tty[i]) == 0;
+	}
 
-		/* The payload of --selftest, re-executed inside its jail. */
+	/* The payload of --selftest, re-executed inside its jail. */
 #ifdef __linux__
 	if (argc > 1 && strcmp(argv[1], SBX_ST_PAYLOAD_ARG) == 0)
 		return sbx_selftest_payload(argc, argv);
