@@ -229,6 +229,26 @@ diag_path_ours(const char *path, int fd)
 	return true;
 }
 
+/* A regular file the line went to ends with it: the sandbox may have
+ * had the same file open by its name in the workdir (3>diag.json,
+ * 2>err.log) and written a line of its own past where sbxrun's offset
+ * was, which a reader of the last line would take for sbxrun's. Not a
+ * file opened for appending: there the line went to the end already,
+ * and another writer's later lines are its own. */
+static void
+end_at_line(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+	off_t at;
+
+	if (fl < 0 || (fl & O_APPEND) || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	at = lseek(fd, 0, SEEK_CUR);
+	if (at >= 0 && at < st.st_size)
+		(void)ftruncate(fd, at);
+}
+
 static void
 emit_diag(const struct run *run)
 {
@@ -278,6 +298,8 @@ emit_diag(const struct run *run)
 		static const char msg[] = "sbxrun: --diag: cannot write the diagnostics line\n";
 
 		sbx_write_shared(STDERR_FILENO, msg, sizeof(msg) - 1);
+	} else {
+		end_at_line(fd);
 	}
 	if (d->kind == SBX_DIAG_PATH && fd != run->diag_fd && fd != STDERR_FILENO)
 		close(fd);

@@ -36,6 +36,16 @@ is_status 3 "diag written in place: the run's status is 3"
 is "$(wc -l <"$WD/diag.json" | tr -d ' ')" 1 "diag written in place: the file holds one line"
 is "$(jget status "$WD/diag.json")" 3 "diag written in place: it is sbxrun's (status 3)"
 
+# 2b. The same through a descriptor the caller opened on a file of the
+# workdir (the man page's 3>diag.json): sbxrun's line at offset 0, the
+# sandbox's padding and forged line past it.
+new_wd
+printf '%s\n' "printf '%s\n%s\n' '{\"pad\":\"$pad$pad$pad\"}' '$FORGED' >diag3.json; exit 3" >"$T/script"
+"$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" --diag fd:3 <"$T/script" >"$T/out" 2>"$T/err" 3>"$WD/diag3.json"
+SBX_STATUS=$?
+is_status 3 "diag on fd:3 written past sbxrun's line: the run's status is 3"
+is "$(jget status "$WD/diag3.json")" 3 "diag on fd:3: the last line is sbxrun's (status 3)"
+
 # 3. --trace FILE in a directory of the workdir: the sandbox moves the
 # directory aside and puts its own, with a forged trace, at the name.
 new_wd
