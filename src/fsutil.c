@@ -514,6 +514,29 @@ sbx_rename_aside(int dir, const char *name)
 	return NULL;
 }
 
+/* dir (any descriptor of a directory, O_PATH too) readable and searchable
+ * by its owner again, when that is this process and not root: a sandbox
+ * of the caller's uid can chmod 000 a directory on the way to a name that
+ * must be moved aside, and the lookup then failed with EACCES, taken for
+ * "nothing made there" (sbxrun(1), the built-in protect list). */
+bool
+sbx_give_back_access(int dir)
+{
+#ifdef __linux__
+	struct stat st;
+	char self[64];
+
+	if (geteuid() == 0 || fstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & S_IRWXU) == S_IRWXU)
+		return false;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dir);
+	return chmod(self, (st.st_mode & 07777) | S_IRWXU) == 0;
+#else
+	(void)dir;
+	return false;
+#endif
+}
+
 char *
 sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err)
 {
@@ -553,6 +576,8 @@ sbx_move_aside_way(int wd, const char *rel, char **made, struct sbx_err *err)
 
 		*slash = '\0';
 		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == EACCES && sbx_give_back_access(dir))
+			next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next >= 0) {
 			close(dir);
 			dir = next;
@@ -571,6 +596,14 @@ sbx_move_aside_way(int wd, const char *rel, char **made, struct sbx_err *err)
 		}
 		*made = sbx_xstrdup(copy);
 		return sbx_xasprintf("%.*s%s", (int)(name - copy), copy, aside);
+	}
+	/* The name's own directory searchable too, for the look that
+	 * follows (sbx_move_aside_at()). */
+	if (dir >= 0) {
+		struct stat st;
+
+		if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == EACCES)
+			(void)sbx_give_back_access(dir);
 	}
 	return NULL;
 }

@@ -238,9 +238,9 @@ struct scan {
 	const struct tree *t; /* the tree searched */
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
-	size_t seen, found, opened, acl_opened, setid;
+	size_t seen, found, opened, acl_opened, setid, taken, untaken;
 	bool moved; /* the tree moved under the search, which stopped */
-	struct sbx_buf named, named_open, named_acl, named_setid;
+	struct sbx_buf named, named_open, named_acl, named_setid, named_taken, named_untaken;
 	unsigned char *acl; /* XATTR_SIZE_MAX bytes for close_default_acl(), or NULL */
 	char path[PATH_MAX]; /* relative to the workdir */
 	struct frame *f;
@@ -598,6 +598,31 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 	}
 }
 
+/* The directory name in dir, which could not be opened for reading
+ * (EACCES): the run, with the caller's uid, may have taken the caller's
+ * own read or search permission away to hide what it made below from
+ * this search. One the caller owns and the run changed is given them back
+ * (u+rwx, through a descriptor) and opened; any other is noted as not
+ * searched. Root never gets here (its DAC override). */
+static int
+open_taken(struct scan *s, int dir, const char *name, size_t plen)
+{
+	struct stat st;
+	int pfd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = -1;
+
+	if (pfd >= 0 && fstat(pfd, &st) == 0 && st.st_dev == s->dev &&
+	    !(s->t->local && !made_in_run(s->t, &st)) && sbx_give_back_access(pfd)) {
+		fd = sbx_open_here(dir, name, O_RDONLY | O_DIRECTORY);
+		if (fd >= 0)
+			note(s, &s->named_taken, &s->taken, plen, NULL);
+	}
+	if (fd < 0)
+		note(s, &s->named_untaken, &s->untaken, plen, NULL);
+	if (pfd >= 0)
+		close(pfd);
+	return fd;
+}
+
 /* Leaves the innermost directory; its parent's descriptor, when pushed
  * out, is reopened through ".." and must be the inode seen on the way
  * down (else the tree moved: -1, the search stops). */
@@ -635,6 +660,13 @@ search(struct scan *s, int wd)
 	int fd = sbx_open_here(wd, ".", O_RDONLY | O_DIRECTORY);
 	struct stat st;
 
+	/* The top itself, its mode taken away (open_taken()). */
+	if (fd < 0 && errno == EACCES && fstat(wd, &st) == 0 &&
+	    !(s->t->local && !made_in_run(s->t, &st)) && sbx_give_back_access(wd)) {
+		fd = sbx_open_here(wd, ".", O_RDONLY | O_DIRECTORY);
+		if (fd >= 0)
+			note(s, &s->named_taken, &s->taken, 0, NULL);
+	}
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -666,6 +698,8 @@ search(struct scan *s, int wd)
 			memcpy(s->path + (f->plen ? f->plen + 1 : 0), name, nlen + 1);
 		}
 		cfd = sbx_open_here(f->fd, name, O_RDONLY | O_DIRECTORY);
+		if (cfd < 0 && errno == EACCES)
+			cfd = open_taken(s, f->fd, name, plen);
 		if (cfd < 0)
 			continue; /* gone, not a directory any more, or a mount point */
 		if (fstat(cfd, &st) < 0 || st.st_dev != s->dev) {
@@ -771,6 +805,13 @@ check(struct sbx_gitguard *g, const struct tree *t)
 			s.found > NAMED_MAX ? ", ..." : ""));
 	left(g, t, where, s.opened, "director",
 	    "writable by other users; their write permission was removed", &s.named_open);
+	left(g, t, where, s.taken, "director",
+	    "that the caller could no longer read or search; that permission was given back "
+	    "(u+rwx) and they were searched",
+	    &s.named_taken);
+	left(g, t, where, s.untaken, "director",
+	    "that could not be read or searched; what the run made below them was not looked for",
+	    &s.named_untaken);
 	left(g, t, where, s.setid, "entr", "set-user-ID or set-group-ID; those bits were removed",
 	    &s.named_setid);
 	if (g->setid && (s.moved || s.seen > SCAN_MAX))
@@ -786,6 +827,8 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	sbx_buf_free(&s.named_open);
 	sbx_buf_free(&s.named_acl);
 	sbx_buf_free(&s.named_setid);
+	sbx_buf_free(&s.named_taken);
+	sbx_buf_free(&s.named_untaken);
 	free(s.acl);
 }
 

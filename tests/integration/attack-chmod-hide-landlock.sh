@@ -1,0 +1,3 @@
+# attack-chmod-hide.sh against the landlock backend.
+SBX_BACKEND=landlock
+. "$(dirname "$0")/attack-chmod-hide.sh"
