@@ -62,7 +62,7 @@ chan_close(struct sbx_relay_chan *c)
 }
 
 int
-sbx_relay_setup(struct sbx_relay *r, struct sbx_err *err)
+sbx_relay_setup(struct sbx_relay *r, uint64_t file_cap, struct sbx_err *err)
 {
 	struct stat st[3];
 	bool want[3];
@@ -92,6 +92,7 @@ sbx_relay_setup(struct sbx_relay *r, struct sbx_err *err)
 		};
 		c->orig = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		c->also_stderr = fd == 1 && r->stdout_shared;
+		c->cap = fd != 0 && S_ISREG(st[fd].st_mode) ? file_cap : 0;
 		r->n++;
 		if (c->orig < 0) {
 			sbx_err_sys(err, "cannot keep standard descriptor %d", fd);
@@ -144,15 +145,40 @@ unswap(struct sbx_relay *r)
  * description's offset without the lock write(2) takes, so a write by
  * anyone else sharing that description (sbxrun's own lines, the caller's
  * other processes on the same log) at the same moment was overwritten. */
+/* How many of n bytes may go to the caller's regular file under the
+ * file-size limit: as RLIMIT_FSIZE, the bound is on the position a write
+ * would reach (the end, for a file opened for appending). */
+static size_t
+under_cap(struct sbx_relay_chan *c, size_t n)
+{
+	struct stat st;
+	int fl = fcntl(c->orig, F_GETFL);
+	off_t pos = fl >= 0 && (fl & O_APPEND) ? (fstat(c->orig, &st) == 0 ? st.st_size : -1)
+					       : lseek(c->orig, 0, SEEK_CUR);
+
+	if (pos < 0)
+		pos = 0;
+	if ((uint64_t)pos >= c->cap) {
+		c->capped = true;
+		return 0;
+	}
+	if ((uint64_t)pos + n > c->cap) {
+		c->capped = true;
+		return (size_t)(c->cap - (uint64_t)pos);
+	}
+	return n;
+}
+
 static ssize_t
 out_step(struct sbx_relay_chan *c, char *buf)
 {
-	ssize_t n = read(c->ours, buf, RELAY_BUF);
+	ssize_t n = read(c->ours, buf, RELAY_BUF), take;
 
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? -1 : -2;
-	for (ssize_t off = 0; off < n;) {
-		ssize_t w = write(c->orig, buf + off, (size_t)(n - off));
+	take = c->cap && n > 0 ? (ssize_t)under_cap(c, (size_t)n) : n;
+	for (ssize_t off = 0; off < take;) {
+		ssize_t w = write(c->orig, buf + off, (size_t)(take - off));
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -160,7 +186,9 @@ out_step(struct sbx_relay_chan *c, char *buf)
 			return -2;
 		off += w;
 	}
-	return n;
+	/* At the limit: the pipe closes, and the sandbox's next write fails
+	 * (EPIPE), as one past RLIMIT_FSIZE would (EFBIG). */
+	return c->capped ? -2 : n;
 }
 
 /* Feeds the sandbox's stdin from the caller's file: false once done.
@@ -341,6 +369,10 @@ sbx_relay_finish(struct sbx_relay *r)
 		if (c->orig >= 0)
 			close(c->orig);
 		c->orig = -1;
+		if (c->capped) {
+			r->capped |= 1u << c->std;
+			r->cap = c->cap;
+		}
 	}
 	free(own);
 	for (size_t i = 0; i < 3; i++) {

@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "err.h"
 
@@ -22,6 +23,8 @@ struct sbx_relay_chan {
 	bool also_stderr; /* fd 2 shares fd 1's file: one pipe for both */
 	bool done;
 	size_t off, len; /* stdin: what the buffer holds yet to be written */
+	uint64_t cap; /* output to a regular file: the file-size limit, or 0 */
+	bool capped; /* the copying stopped there */
 };
 
 struct sbx_relay {
@@ -34,6 +37,8 @@ struct sbx_relay {
 	bool swapped; /* fds 0-2 are the pipes right now */
 	bool running;
 	bool stdout_shared; /* fd 2 goes through fd 1's pipe */
+	unsigned capped; /* after finish: bit N, fd N's copying stopped at cap */
+	uint64_t cap;
 };
 
 /* Where sbxrun's own lines go: while fds 0-2 are the pipes (from setup to
@@ -52,8 +57,11 @@ sbx_relay_stderr(const struct sbx_relay *r)
 #ifdef __linux__
 /* Before the spawn: each standard descriptor that needs it becomes a pipe
  * in sbxrun itself, so the children inherit the pipe. Returns -1 with err
- * when a pipe cannot be made (nothing changed then). */
-int sbx_relay_setup(struct sbx_relay *r, struct sbx_err *err);
+ * when a pipe cannot be made (nothing changed then). file_cap: the
+ * sandbox's file-size limit (0: none), which the copying into a regular
+ * file holds as RLIMIT_FSIZE held the sandbox's own writes: past it the
+ * pipe is closed (the sandbox gets EPIPE) and the channel is capped. */
+int sbx_relay_setup(struct sbx_relay *r, uint64_t file_cap, struct sbx_err *err);
 
 /* After the spawn (init holds the sandbox's ends): sbxrun's standard
  * descriptors are the caller's files again and the copying starts.
@@ -68,9 +76,9 @@ int sbx_relay_start(struct sbx_relay *r, struct sbx_err *err);
 void sbx_relay_finish(struct sbx_relay *r);
 #else
 static inline int
-sbx_relay_setup(struct sbx_relay *r, struct sbx_err *err)
+sbx_relay_setup(struct sbx_relay *r, uint64_t file_cap, struct sbx_err *err)
 {
-	(void)r, (void)err;
+	(void)r, (void)file_cap, (void)err;
 	return 0;
 }
 static inline int

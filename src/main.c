@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1376,7 +1377,9 @@ run_main(struct run *run, int argc, char **argv)
 	if (run->sfd < 0)
 		return fail(run, &err);
 	/* The sandbox gets pipes, not the caller's files (sbxrun(1)). */
-	if (sbx_relay_setup(&run->relay, &err) < 0)
+	if (sbx_relay_setup(&run->relay,
+		p->limits[SBX_LIMIT_FILE_SIZE].set ? p->limits[SBX_LIMIT_FILE_SIZE].value : 0,
+		&err) < 0)
 		return fail(run, &err);
 	sbx_phase("supervise and relay set up");
 
@@ -1513,6 +1516,13 @@ main(int argc, char **argv)
 	signal(SIGCHLD, SIG_DFL);
 	status = run_main(&run, argc, argv);
 	sbx_relay_finish(&run.relay);
+	for (int fd = 1; fd <= 2; fd++)
+		if (run.relay.capped & (1u << fd))
+			sbx_strv_push_take(&run.report.warnings,
+			    sbx_xasprintf(
+				"standard %s, a file, reached the file-size limit (%" PRIu64
+				" bytes): what the sandbox wrote past it was not copied",
+				fd == 1 ? "output" : "error", run.relay.cap));
 	if (status < 0) {
 		/* --help, --version, --print-*, --probe: no run, no diagnostics. */
 		cleanup_files(&run);

@@ -65,4 +65,19 @@ mkdir "$WD/out"
 out_run 'echo hi >f; exit 0' -w "$WD" --trace "$WD/out/trace.json" --diag "$T/diag"
 is "$(jget trace.path)" "$WD/out/trace.json" "trace left alone: reported at its name (control)"
 
+# 5. Standard output given as a regular file reaches the sandbox as a pipe
+# that sbxrun copies from (sbxrun(1)): the copying, not the sandbox, wrote
+# the file, and --file-size no longer held it. It does again, with a
+# warning; the sandbox's writes past it fail.
+new_wd
+printf '%s\n' 'head -c 3000000 /dev/zero; echo "after:$?" >&2' >"$T/script"
+"$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" --file-size 1M --diag fd:3 <"$T/script" \
+    >"$T/big.out" 2>"$T/big.err" 3>"$T/diag"
+SBX_STATUS=$?
+is "$(wc -c <"$T/big.out" | tr -d ' ')" 1048576 "stdout a file: held to --file-size 1M (host side)"
+like "$(jget warnings)" "standard output, a file, reached the file-size limit" \
+    "stdout a file: a warning says so"
+unlike "$(cat "$T/big.err")" "after:0" "stdout a file: the sandbox's write past the limit failed"
+rm -f "$T/big.out"
+
 done_testing
