@@ -29,6 +29,14 @@ enum { B_HEAD = 1, B_OBJECTS = 2, B_REFS = 4, B_CONFIG = 8, B_COMMONDIR = 16, B_
  * many of those it finds a warning names. */
 #define SCAN_MAX 1000000
 #define NAMED_MAX 8
+/* How many directories it enters at most: past SCAN_MAX entries it goes on
+ * through directories only (repositories, modes and default ACLs are
+ * directories'), files unlooked at. Each of the sandbox's directories cost
+ * it a mkdir, and the names kept for the walk stay bounded. */
+#define DIRS_MAX 1000000
+/* Entries of one hooks directory looked at: one with more counts as
+ * changed. */
+#define HOOKS_MAX 100000
 
 /* A directory tree the sandbox could write: the workdir, or the source of
  * a read-write mount (namespaces, docker), whose top a caller's git may
@@ -238,8 +246,10 @@ struct scan {
 	const struct tree *t; /* the tree searched */
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
-	size_t seen, found, opened, acl_opened, setid, taken, untaken;
+	size_t seen, found, opened, acl_opened, setid, taken, untaken, dirs;
 	bool moved; /* the tree moved under the search, which stopped */
+	bool files_over; /* past SCAN_MAX entries: directories only */
+	size_t scan_max, dirs_max; /* SCAN_MAX and DIRS_MAX, or the tests' */
 	struct sbx_buf named, named_open, named_acl, named_setid, named_taken, named_untaken;
 	unsigned char *acl; /* XATTR_SIZE_MAX bytes for close_default_acl(), or NULL */
 	char path[PATH_MAX]; /* relative to the workdir */
@@ -431,14 +441,15 @@ static const char *const gitdir_names[] = { "config", "config.worktree", "common
  * dir was made or changed in the run: rewriting a hook that was there
  * changes the hook's change time, not the directory's. Opened without
  * following a symlink or entering another mount (sbx_open_here(); the
- * device is checked for kernels without openat2); each entry counts
- * towards SCAN_MAX. */
+ * device is checked for kernels without openat2); one with more than
+ * HOOKS_MAX entries counts as changed. */
 static bool
 hooks_changed(struct scan *s, int dir)
 {
 	_cleanup_close_ int fd = sbx_open_here(dir, "hooks", O_RDONLY | O_DIRECTORY);
 	char buf[4096];
 	struct stat st;
+	size_t count = 0;
 	long n;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != s->dev)
@@ -450,8 +461,9 @@ hooks_changed(struct scan *s, int dir)
 			off += de->d_reclen;
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
-			if (++s->seen > SCAN_MAX)
-				return false;
+			s->seen++;
+			if (++count > HOOKS_MAX)
+				return true;
 			if (sbx_lstat_here(fd, de->d_name, s->t->local, &st) == 0 &&
 			    made_in_run(s->t, &st))
 				return true;
@@ -511,7 +523,8 @@ check_dir(struct scan *s, int dir, const struct stat *st, const char *base, bool
 
 /* Reads dir's entries: a ".git" that is not a directory is checked here
  * (not in the workdir itself: root), the subdirectories go into f->sub.
- * Every entry counts towards SCAN_MAX. */
+ * Every entry counts towards SCAN_MAX, past which files are passed over;
+ * every subdirectory towards DIRS_MAX, past which the listing stops. */
 static int
 list_dir(struct scan *s, struct frame *f, bool root)
 {
@@ -527,18 +540,22 @@ list_dir(struct scan *s, struct frame *f, bool root)
 			off += de->d_reclen;
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
-			if (++s->seen > SCAN_MAX)
-				return 0;
+			if (++s->seen > s->scan_max)
+				s->files_over = true;
 			if (type == DT_UNKNOWN) {
 				if (sbx_lstat_here(f->fd, de->d_name, s->t->local, &st) < 0)
 					continue;
 				type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 			}
 			if (type == DT_DIR) {
+				if (++s->dirs > s->dirs_max)
+					return 0;
 				f->sub = sbx_xreallocarray(f->sub, f->n + 1, sizeof(*f->sub));
 				f->sub[f->n++] = sbx_xstrdup(de->d_name);
 				continue;
 			}
+			if (s->files_over)
+				continue;
 			if (!root && strcmp(de->d_name, ".git") == 0)
 				check_dotgit_entry(s, f->fd, f->plen);
 			if (s->g->setid && type == DT_REG)
@@ -683,7 +700,7 @@ search(struct scan *s, int wd)
 		size_t plen, nlen;
 		int cfd;
 
-		if (s->moved || s->seen > SCAN_MAX || f->next == f->n) {
+		if (s->moved || s->dirs > s->dirs_max || f->next == f->n) {
 			if (leave(s) < 0)
 				s->moved = true;
 			continue;
@@ -762,7 +779,13 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	    ? sbx_xasprintf("the top level of the read-write mount %s", t->path)
 	    : sbx_xstrdup("the workdir's top level");
 	struct sbx_buf moved = { 0 };
-	struct scan s = { .g = g, .t = t };
+	struct scan s = { .g = g, .t = t, .scan_max = SCAN_MAX, .dirs_max = DIRS_MAX };
+	const char *test_max = getenv("SBXRUN_TEST_SCAN_MAX");
+
+	/* For tests only (sbxrun(1), ENVIRONMENT): both bounds, lower. */
+	if (test_max && *test_max && strspn(test_max, "0123456789") == strlen(test_max) &&
+	    strlen(test_max) < 8 && atoi(test_max) > 0)
+		s.scan_max = s.dirs_max = (size_t)atoi(test_max);
 
 	/* A name that was there but is another file now was made during the
 	 * run as well: another run's keeper moved the one this run's jail
@@ -791,11 +814,18 @@ check(struct sbx_gitguard *g, const struct tree *t)
 		    sbx_xasprintf("git repositories made in the run could not be looked for: %s "
 				  "changed during the search",
 			t->path));
-	else if (s.seen > SCAN_MAX)
+	else if (s.dirs > s.dirs_max)
 		warn(g->report,
-		    sbx_xasprintf("%s holds more than %d entries: git repositories the "
-				  "run made below its top level were not looked for in full",
-			where, SCAN_MAX));
+		    sbx_xasprintf("%s holds more than %zu directories: git repositories the run "
+				  "made below its top level, and directories it left writable by "
+				  "other users, were not looked for in full",
+			where, s.dirs_max));
+	else if (s.files_over)
+		warn(g->report,
+		    sbx_xasprintf("%s holds more than %zu entries: past them only directories "
+				  "were looked at (a .git file that names a repository elsewhere "
+				  "was not looked for)",
+			where, s.scan_max));
 	if (s.found)
 		warn(g->report,
 		    sbx_xasprintf("the run made or changed %zu git repositor%s below %s "
@@ -814,7 +844,7 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	    &s.named_untaken);
 	left(g, t, where, s.setid, "entr", "set-user-ID or set-group-ID; those bits were removed",
 	    &s.named_setid);
-	if (g->setid && (s.moved || s.seen > SCAN_MAX))
+	if (g->setid && (s.moved || s.files_over || s.dirs > s.dirs_max))
 		warn(g->report,
 		    sbx_xasprintf("%s was not looked at in full: set-user-ID or set-group-ID "
 				  "files the run left there may remain",

@@ -42,4 +42,22 @@ else
 	is "$(stat -c %a "$WD/build.sh")" 666 "a file keeps the mode the sandbox gave it (no walk of the files here)"
 fi
 
+# Past the search's bound on entries (a million; SBXRUN_TEST_SCAN_MAX
+# lowers it for this test) the search used to stop: a directory the run
+# made writable by others after a million hard links (cheap to make) kept
+# that mode, with only a warning about repositories. Now it goes on
+# through directories, files unlooked at, and says so.
+mkdir "$WD/many"
+chmod 755 "$WD/many"
+sleep 0.1
+jail_sh 'cd many && i=0; while [ $i -lt 400 ]; do : >f$i; i=$((i + 1)); done
+mkdir zz-open && chmod 777 zz-open; exit 0' -w "$WD"
+SBXRUN_TEST_SCAN_MAX=10
+export SBXRUN_TEST_SCAN_MAX
+jail_sh 'cd many && chmod 777 zz-open; : >f0; exit 0' -w "$WD"
+unset SBXRUN_TEST_SCAN_MAX
+is_status 0 "past the bound: the script ran"
+is "$(stat -c %a "$WD/many/zz-open")" 775 "past the bound: a directory left writable by others loses it"
+like "$(jget warnings)" "past them only directories were looked at" "past the bound: a warning says so"
+
 done_testing
