@@ -311,6 +311,37 @@ link_target_rel(struct vb *b, const char *rel, const char *target)
 	return sbx_buf_steal(&out);
 }
 
+/* The symlinks directly in the directory rel (of the workdir) that lead
+ * to a path in the workdir: what the caller's tools read through them (a
+ * hook that is a link to scripts/pre-commit, a config kept in a dotfiles
+ * tree) is that path, so it goes on list to be protected in turn. */
+static void
+protect_link_targets(struct vb *b, const char *rel, struct sbx_strv *list)
+{
+	_cleanup_free_ char *dir = sbx_path_join(b->fs->workdir, rel);
+	struct sbx_strv names = { 0 };
+
+	if (b->facts->list == NULL || b->facts->list(b->facts->ctx, dir, &names) < 0)
+		return;
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_free_ char *path = sbx_path_join(dir, names.v[i]);
+		_cleanup_free_ char *target = NULL;
+		_cleanup_free_ char *link = NULL;
+		char *to;
+
+		if (b->facts->kind(b->facts->ctx, path, &target) != SBX_KIND_SYMLINK || !target)
+			continue;
+		link = sbx_path_join(rel, names.v[i]);
+		to = link_target_rel(b, link, target);
+		if (to == NULL || sbx_strv_contains(list, to) || strcmp(to, ".git") == 0 ||
+		    sbx_str_has_prefix(to, ".git/"))
+			free(to);
+		else
+			sbx_strv_push_take(list, to);
+	}
+	sbx_strv_free(&names);
+}
+
 /* The protected paths of the workdir: all of .git first, then the list,
  * then where its symlinks lead. */
 static void
@@ -332,6 +363,23 @@ add_protected(struct vb *b)
 		e->disp = SBX_FSD_PLACEHOLDER;
 	sbx_protect_list(b->p, b->fs, &list);
 	listed = list.n;
+	/* A .git that is a symlink to a directory of the workdir: that is the
+	 * repository the caller's git reads. A .git directory: the links in
+	 * it and in its hooks lead to what git runs or reads. */
+	if (b->facts && e->kind == SBX_KIND_SYMLINK && e->target != NULL) {
+		char *to = link_target_rel(b, ".git", e->target);
+
+		if (to == NULL)
+			e->note = sbx_xasprintf(
+			    ".git is a symlink to %s, outside the workdir or through another "
+			    "symlink: the repository there is not protected",
+			    e->target);
+		else
+			sbx_strv_push_take(&list, to);
+	} else if (b->facts && e->kind == SBX_KIND_DIR) {
+		protect_link_targets(b, ".git", &list);
+		protect_link_targets(b, ".git/hooks", &list);
+	}
 	for (size_t i = 0; i < list.n; i++) {
 		const char *rel = list.v[i];
 		_cleanup_free_ char *path = NULL;
@@ -352,6 +400,8 @@ add_protected(struct vb *b)
 		e->via_link = through_link_at(b, b->fs->workdir, rel);
 		if (e->kind == SBX_KIND_NONE)
 			e->disp = SBX_FSD_PLACEHOLDER;
+		if (e->kind == SBX_KIND_DIR)
+			protect_link_targets(b, rel, &list);
 		/* A protected name that is a symlink: what the caller's tools
 		 * read through it is its target, so that is protected too (in
 		 * turn, if it is a link again) when it lies in the workdir. */

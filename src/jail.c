@@ -81,6 +81,7 @@ supervisor(const struct sbx_jail_in *in, struct sbx_jail *j)
 	struct sbx_supcfg_in s = {
 		.policy = in->policy,
 		.fs = in->fs,
+		.view = &j->view,
 		.net = x->net,
 		.backend = in->backend,
 		.tmpdir = x->tmpdir,

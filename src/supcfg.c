@@ -88,6 +88,17 @@ landlock_cfg(const struct sbx_supcfg_in *in, struct sbx_supcfg *cfg)
 	sbx_protect_list(p, in->fs, &rel);
 	for (size_t i = 0; i < rel.n; i++)
 		sbx_strv_push_take(&cfg->protect, sbx_path_join(wd, rel.v[i]));
+	/* What protected symlinks lead to in the workdir (a hook that is a
+	 * link to scripts/pre-commit, a .git that is a link to the real
+	 * one): the guard follows a listed name that is a link itself, but
+	 * not one inside a protected directory (fsplan.c, add_protected). */
+	for (size_t i = 0; in->view && i < in->view->n; i++) {
+		const struct sbx_fsentry *e = &in->view->v[i];
+
+		if (e->origin == SBX_FSO_LINK && e->disp == SBX_FSD_PROTECTED &&
+		    !sbx_strv_contains(&cfg->protect, e->path))
+			sbx_strv_push(&cfg->protect, e->path);
+	}
 	/* All of .git is read-only, as the plan's rules keep it (git inside
 	 * can read, not commit, as under the namespaces backend); a .git
 	 * that does not exist is skipped when the guard is read. */

@@ -93,6 +93,9 @@ enum sbx_launch_domain {
 struct sbx_supcfg_in {
 	const struct sbx_policy *policy; /* resolved: mount sources canonical */
 	const struct sbx_fsview *fs;
+	/* The filesystem view (fsplan.h), or NULL: where protected symlinks
+	 * lead in the workdir is protected as they are. */
+	const struct sbx_fsplan *view;
 	/* The network rules the jail's calls are judged by; NULL when they
 	 * are not sbxrun's to judge: the network is fully off
 	 * (sbx_policy_net_off), or the backend's engine owns it (docker). */

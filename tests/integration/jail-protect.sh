@@ -237,6 +237,37 @@ jail --print-backend --protect cfg -w "$WD" </dev/null
 like "$(cat "$T/out" "$T/err")" "protected path cfg is a symlink to /etc/hostname, outside the workdir" \
     "links: a target outside the workdir is named in the plan"
 
+# Links inside .git and inside a protected directory lead to what git and
+# the tools run: a hook kept in the work tree (.git/hooks/pre-commit ->
+# ../../scripts/pre-commit), a VS Code task file kept elsewhere. And a
+# .git that is itself a link to a directory of the workdir is the
+# repository. Each target is protected as the link is.
+new_wd
+mkdir -p "$WD/.git/hooks" "$WD/scripts" "$WD/.vscode" "$WD/shared"
+printf '[core]\n\tbare = false\n' >"$WD/.git/config"
+printf '#!/bin/sh\necho lint ok\n' >"$WD/scripts/pre-commit"
+echo '{}' >"$WD/shared/tasks.json"
+chmod 755 "$WD/scripts/pre-commit"
+chmod 644 "$WD/shared/tasks.json"
+ln -s ../../scripts/pre-commit "$WD/.git/hooks/pre-commit"
+ln -s ../shared/tasks.json "$WD/.vscode/tasks.json"
+jail_sh 'echo "touch /tmp/pwned" >>scripts/pre-commit; echo evil >shared/tasks.json
+echo fine >scripts/other; exit 0' -w "$WD"
+is_status 0 "links inside: the script ran"
+is "$(cat "$WD/scripts/pre-commit")" "$(printf '#!/bin/sh\necho lint ok')" \
+    "links inside: the hook's target in the work tree keeps its content"
+is "$(cat "$WD/shared/tasks.json")" '{}' "links inside: .vscode's link target keeps its content"
+is "$(cat "$WD/scripts/other" 2>&1)" fine "links inside: a new file next to it still appears (control)"
+new_wd
+mkdir -p "$WD/.gitdir/hooks"
+printf '[core]\n\tbare = false\n' >"$WD/.gitdir/config"
+ln -s .gitdir "$WD/.git"
+jail_sh 'echo "[core] fsmonitor = touch /tmp/pwned" >>.gitdir/config
+echo evil >.gitdir/hooks/pre-commit; exit 0' -w "$WD"
+is "$(cat "$WD/.gitdir/config")" "$(printf '[core]\n\tbare = false')" \
+    ".git a link to .gitdir: the real repository's config keeps its content"
+absent ".git a link to .gitdir: no hook is made there" "$WD/.gitdir/hooks/pre-commit"
+
 # Protected paths too large to copy (the landlock backend copies the
 # built-in ones that exist and falls back to read-only rules when they
 # pass its bound): the copy's directory is removed and nobody reports

@@ -825,6 +825,7 @@ check_jail(const char *name, const struct sbx_policy *p, const struct sbx_fsview
 		    "%s: each note of the binds is a warning", what);
 		sbx_strv_free(&argv);
 	}
+	sin.view = &j.view;
 	sbx_supcfg_make(&sin, &cfg);
 	cfg_got = sbx_supcfg_render(&j.supcfg);
 	cfg_want = sbx_supcfg_render(&cfg);
