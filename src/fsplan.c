@@ -321,7 +321,8 @@ protect_link_targets(struct vb *b, const char *rel, struct sbx_strv *list)
 	_cleanup_free_ char *dir = sbx_path_join(b->fs->workdir, rel);
 	struct sbx_strv names = { 0 };
 
-	if (b->facts->list == NULL || b->facts->list(b->facts->ctx, dir, &names) < 0)
+	/* Never into another mount: one on a protected name may hang. */
+	if (b->facts->list_here == NULL || b->facts->list_here(b->facts->ctx, dir, &names) < 0)
 		return;
 	for (size_t i = 0; i < names.n; i++) {
 		_cleanup_free_ char *path = sbx_path_join(dir, names.v[i]);

@@ -30,6 +30,10 @@ struct sbx_fsfacts {
 	enum sbx_file_kind (*kind)(void *ctx, const char *path, char **target);
 	/* The names in a directory (no "." or ".."); -1 when unreadable. */
 	int (*list)(void *ctx, const char *dir, struct sbx_strv *names);
+	/* The same, but -1 when reaching dir would enter another mount (a
+	 * FUSE server that never answers, on a protected name); may be NULL
+	 * (nothing is listed that way then). */
+	int (*list_here)(void *ctx, const char *dir, struct sbx_strv *names);
 	/* Whether the sandbox's ids could not read path even without
 	 * Landlock (file permissions alone keep it out); may be NULL. */
 	bool (*sealed)(void *ctx, const char *path);

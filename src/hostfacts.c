@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <linux/openat2.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 
 #include "linux-statat.h"
@@ -148,6 +150,40 @@ host_list(void *ctx, const char *path, struct sbx_strv *names)
 	return 0;
 }
 
+/* host_list(), refusing to enter another mount or follow a link on the
+ * way (openat2's RESOLVE_NO_XDEV fails before the mounted file system is
+ * asked anything). */
+static int
+host_list_here(void *ctx, const char *path, struct sbx_strv *names)
+{
+#ifdef __linux__
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	struct dirent *de;
+	int dir, fd;
+	const char *name = host_where(ctx, path, &dir);
+	DIR *d;
+
+	fd = (int)syscall(SYS_openat2, dir, *name ? name : ".", &how, sizeof(how));
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		sbx_strv_push(names, de->d_name);
+	}
+	closedir(d);
+	return 0;
+#else
+	return host_list(ctx, path, names);
+#endif
+}
+
 #ifdef __linux__
 /* Whether the mode bits of the file at fd (O_PATH) are all that decides
  * who may read it, as host_sealed() assumes: a local file system that
@@ -231,6 +267,7 @@ sbx_host_facts_init(struct sbx_fsfacts *facts, const struct sbx_host_ids *ids)
 		.ctx = (void *)ids,
 		.kind = host_kind,
 		.list = host_list,
+		.list_here = host_list_here,
 		.sealed = host_sealed,
 	};
 }
