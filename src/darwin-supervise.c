@@ -22,6 +22,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -38,6 +39,7 @@
 
 #include "exec.h"
 #include "launch.h"
+#include "rlimits.h"
 #include "supervise.h"
 
 /* How long a stopped tree gets between SIGTERM and SIGKILL. */
@@ -280,7 +282,9 @@ payload_main(const struct sbx_init_args *a)
 		struct rlimit rl = { (rlim_t)x->rlimits[i].value, (rlim_t)x->rlimits[i].value };
 
 		if (setrlimit(x->rlimits[i].resource, &rl) < 0) {
-			sbx_err_sys(&err, "cannot set resource limit %d", x->rlimits[i].resource);
+			sbx_err_sys(&err,
+			    "cannot set %s to %" PRIu64 " (above what this caller may set)",
+			    sbx_rlimit_what(x->rlimits[i].resource), (uint64_t)x->rlimits[i].value);
 			sbx_child_fail(3, SBX_FAIL_SETUP, &err);
 		}
 	}

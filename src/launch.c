@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
@@ -23,6 +24,7 @@
 #include "launch.h"
 #include "phase.h"
 #include "proc.h"
+#include "rlimits.h"
 #include "supervise.h"
 
 /* glibc declares setrlimit's first parameter as an enum under
@@ -371,7 +373,9 @@ payload_main(const struct sbx_init_args *a)
 		rl.rlim_cur = rl.rlim_max = (rlim_t)v;
 
 		if (setrlimit((rlimit_resource)x->rlimits[i].resource, &rl) < 0) {
-			sbx_err_sys(&err, "cannot set resource limit %d", x->rlimits[i].resource);
+			sbx_err_sys(&err,
+			    "cannot set %s to %" PRIu64 " (above what this caller may set)",
+			    sbx_rlimit_what(x->rlimits[i].resource), v);
 			sbx_child_fail(errfd, SBX_FAIL_SETUP, &err);
 		}
 	}

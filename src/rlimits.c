@@ -17,15 +17,27 @@ static const struct {
 	enum sbx_limit_id id;
 	int resource;
 	const char *name;
+	const char *what; /* for a message: the rlimit, the flag, the key */
 } map[] = {
 	/* Address space, not resident memory: the only memory rlimit that
 	 * the kernel enforces on every allocation. */
-	{ SBX_LIMIT_MEMORY, RLIMIT_AS, "RLIMIT_AS" },
-	{ SBX_LIMIT_PIDS, RLIMIT_NPROC, "RLIMIT_NPROC" },
-	{ SBX_LIMIT_CPU, RLIMIT_CPU, "RLIMIT_CPU" },
-	{ SBX_LIMIT_FILE_SIZE, RLIMIT_FSIZE, "RLIMIT_FSIZE" },
-	{ SBX_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "RLIMIT_NOFILE" },
+	{ SBX_LIMIT_MEMORY, RLIMIT_AS, "RLIMIT_AS", "RLIMIT_AS (--memory, memory)" },
+	{ SBX_LIMIT_PIDS, RLIMIT_NPROC, "RLIMIT_NPROC", "RLIMIT_NPROC (--pids, pids)" },
+	{ SBX_LIMIT_CPU, RLIMIT_CPU, "RLIMIT_CPU", "RLIMIT_CPU (--cpu, cpu)" },
+	{ SBX_LIMIT_FILE_SIZE, RLIMIT_FSIZE, "RLIMIT_FSIZE",
+	    "RLIMIT_FSIZE (--file-size, file_size)" },
+	{ SBX_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "RLIMIT_NOFILE",
+	    "RLIMIT_NOFILE (--open-files, open_files)" },
 };
+
+const char *
+sbx_rlimit_what(int resource)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(map); i++)
+		if (map[i].resource == resource)
+			return map[i].what;
+	return "a resource limit";
+}
 
 uint32_t
 sbx_limits_rlimit_rules(const struct sbx_policy *p)

@@ -10,6 +10,11 @@
 /* The limit rules that rlimits enforce for p. */
 uint32_t sbx_limits_rlimit_rules(const struct sbx_policy *p);
 
+/* The rlimit resource with the flag and profile key that set it, for a
+ * message ("RLIMIT_NOFILE (--open-files, open_files)"): a static string,
+ * safe in a child that shares its parent's memory. */
+const char *sbx_rlimit_what(int resource);
+
 /* Puts the rlimits for p under backend b into x and records "by" for each
  * in r: "rlimit", or for pids "rlimit-uid" where the kernel counts every
  * process of the uid (sbxrun.1, RESOURCE LIMITS). A default limit that b

@@ -218,6 +218,11 @@ is "$(jget limits.file_size)" '{"by":"rlimit","bytes":1048576}' "limits.file_siz
 is "$(jget limits.open_files)" '{"by":"rlimit","count":64}' "limits.open_files"
 sbx_script 'head -c 2000000 /dev/zero > big' --backend none -w "$WD" --file-size 1M
 ok "--file-size 1M stops a 2 MB write (status $SBX_STATUS)" test "$SBX_STATUS" -ne 0
+# A limit the kernel will not set (above fs.nr_open) fails the start with
+# 125 and a message that names it, not the rlimit's number alone.
+sbx_script 'true' --backend none -w "$WD" --open-files 1073741824
+is_status 125 "--open-files above fs.nr_open: refused (125)"
+like "$(jget error)" "RLIMIT_NOFILE (--open-files, open_files)" "... the error names the limit"
 ok "... the file is at most 1 MiB" test "$(fsize "$WD/big")" -le 1048576
 sbx_script 'exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null' \
 	--backend none -w "$WD" --open-files 8
