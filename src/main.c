@@ -1132,6 +1132,13 @@ end_jail(struct run *run, struct sbx_child *child, bool ended)
 		} else {
 			r->trace_path = sbx_xstrdup(run->policy.trace);
 			r->trace_events = sbx_trace_events(run->trace);
+			if (sbx_trace_dropped(run->trace) > 0)
+				sbx_strv_push_take(&r->warnings,
+				    sbx_xasprintf("the trace reached the file-size limit (%" PRIu64
+						  " bytes): %" PRIu64
+						  " later events were not written",
+					run->policy.limits[SBX_LIMIT_FILE_SIZE].value,
+					sbx_trace_dropped(run->trace)));
 		}
 	}
 }
@@ -1387,6 +1394,10 @@ run_main(struct run *run, int argc, char **argv)
 	if (p->trace) {
 		if (sbx_trace_open(p->trace, p->trace_all, &run->trace, &err) < 0)
 			return fail(run, &err);
+		/* The trace grows with what the sandbox does: held to the
+		 * file size the sandbox's own files are held to. */
+		if (p->limits[SBX_LIMIT_FILE_SIZE].set)
+			sbx_trace_set_cap(run->trace, p->limits[SBX_LIMIT_FILE_SIZE].value);
 		run->net.trace = run->trace;
 	}
 	for (;;) {

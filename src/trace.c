@@ -36,12 +36,14 @@ struct sbx_trace {
 	char *temp; /* a hidden name it has meanwhile, or NULL (O_TMPFILE) */
 	bool all;
 	_Atomic bool begun; /* the payload's first exec was seen */
+	_Atomic int command_pid; /* written as the command's exec, not yet seen after it */
 	bool finished;
 	bool failed; /* a write failed: said at the end */
 	int write_errno;
 	struct timespec start;
 	struct sbx_buf buf;
 	uint64_t events;
+	uint64_t cap, bytes, dropped; /* the size bound (0: none), what was taken */
 	char *const *command;
 };
 
@@ -416,6 +418,10 @@ sbx_trace_emit(struct sbx_trace *t, const struct sbx_trace_event *ev)
 		return;
 	if (ev->kind == SBX_TRACE_EXEC)
 		t->begun = true;
+	/* Past the command's exec: its unreadable calls are its own now. */
+	if (t->command_pid != 0 && ev->pid == t->command_pid && !ev->unread &&
+	    (t->command == NULL || ev->path != t->command[0]))
+		t->command_pid = 0;
 	if (!t->all && ev->kind == SBX_TRACE_READ && ev->path &&
 	    (sbx_trace_noise(ev->path) || (ev->flags && strstr(ev->flags, "O_PATH") != NULL)))
 		return;
@@ -478,14 +484,29 @@ sbx_trace_emit(struct sbx_trace *t, const struct sbx_trace_event *ev)
 	sbx_json_obj_end(&j);
 	line = sbx_json_steal(&j);
 	pthread_mutex_lock(&t->lock);
-	if (!t->finished) {
+	if (!t->finished && t->cap && t->bytes + strlen(line) + 1 > t->cap) {
+		t->dropped++;
+	} else if (!t->finished) {
 		sbx_buf_puts(&t->buf, line);
 		sbx_buf_putc(&t->buf, '\n');
+		t->bytes += strlen(line) + 1;
 		t->events++;
 		if (t->buf.len >= FLUSH_AT)
 			write_out(t);
 	}
 	pthread_mutex_unlock(&t->lock);
+}
+
+void
+sbx_trace_set_cap(struct sbx_trace *t, uint64_t cap)
+{
+	t->cap = cap;
+}
+
+uint64_t
+sbx_trace_dropped(const struct sbx_trace *t)
+{
+	return t ? t->dropped : 0;
 }
 
 void
@@ -503,13 +524,16 @@ sbx_trace_exec_unread(struct sbx_trace *t, int pid, bool unread)
 	if (t == NULL)
 		return;
 	if (t->begun || t->command == NULL || t->command[0] == NULL) {
-		if (!unread || !t->begun)
+		/* Not the command's own PATH search, still unreadable (a root
+		 * caller's payload is not dumpable until its exec). */
+		if (!unread || !t->begun || pid == t->command_pid)
 			return;
 		ev.unread = true;
 		ev.observed = true;
 		sbx_trace_emit(t, &ev);
 		return;
 	}
+	t->command_pid = pid;
 	while (t->command[n])
 		n++;
 	ev.path = t->command[0];

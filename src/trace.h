@@ -69,6 +69,13 @@ int sbx_trace_open(const char *path, bool all, struct sbx_trace **out, struct sb
  * reach). */
 void sbx_trace_set_command(struct sbx_trace *t, char *const *argv);
 
+/* Bounds the file at cap bytes (0: none, the default): the events past
+ * it are counted, not written. Set before the run. */
+void sbx_trace_set_cap(struct sbx_trace *t, uint64_t cap);
+
+/* How many events the bound kept out of the file. */
+uint64_t sbx_trace_dropped(const struct sbx_trace *t);
+
 /* An exec was trapped whose arguments could not be read (unread), or
  * that names nothing: before the command's own exec it is written as that
  * command; after it an unread one is written with a null path, since a

@@ -71,4 +71,12 @@ is_status 0 "memfd exec: the script ran"
 is "$(has "E('kind')=='exec' and E('argv')==['memfd-run-$$']")" yes \
     "memfd exec: the exec is in the trace with its argv"
 
+# 4. A flood of events: the trace is held to --file-size, as the
+# sandbox's own files are, and a warning counts what was left out.
+jail_sh 'i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done' -w "$WD" --trace "$TR" \
+    --file-size 4K
+is_status 0 "flood: the script ran"
+ok "flood: the trace is at most 4 KiB ($(wc -c <"$TR") bytes)" test "$(wc -c <"$TR")" -le 4096
+like "$(jget warnings)" "the trace reached the file-size limit" "flood: a warning says so"
+
 done_testing

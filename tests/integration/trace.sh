@@ -35,7 +35,11 @@ for n, line in enumerate(raw.split(b"\n")[:-1], 1):
 if cmd == "valid":
     print(len(events)); sys.exit(0)
 expr = sys.argv[3]
-hits = [e for e in events if eval(expr, {"e": e, "E": e.get})]
+# E(key, default): a member, or the default where it is absent or null
+# (an event whose path could not be read has a null path).
+def getter(e):
+    return lambda k, d=None: d if e.get(k) is None else e.get(k)
+hits = [e for e in events if eval(expr, {"e": e, "E": getter(e)})]
 if cmd == "has":
     sys.exit(0 if hits else 1)
 if hits:
