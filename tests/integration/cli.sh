@@ -376,8 +376,8 @@ if command -v groff >/dev/null 2>&1; then
 else
 	skip "groff is not installed: the man pages cannot be formatted" 2
 fi
-like "$(cat "$SRCDIR/man/sbxrun.1")" "sbxrun -w . --diag fd:3 -- make test 3>diag.json" \
-    "man page: the CI example names its workdir"
+like "$(cat "$SRCDIR/man/sbxrun.1")" 'sbxrun -w . --diag fd:3 -- make test 3>"$diag"' \
+    "man page: the CI example names its workdir, its line kept outside it"
 
 # --help, the man page and the three completions name the same options:
 # every long option of --help has an entry in the man page's OPTIONS and is
