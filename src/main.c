@@ -135,9 +135,15 @@ say(struct run *run, const char *fmt, ...)
 		msg = NULL;
 		return;
 	}
-	for (char *c = msg; *c; c++)
+	for (char *c = msg; *c; c++) {
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';
+		/* A C1 control in UTF-8 (U+0080-U+009F: U+009B is a CSI to
+		 * some terminals), as a name the sandbox chose may hold. */
+		if ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 &&
+		    (unsigned char)c[1] <= 0x9f)
+			c[0] = c[1] = '?';
+	}
 	{
 		_cleanup_free_ char *line = sbx_xasprintf("sbxrun: %s\n", msg);
 

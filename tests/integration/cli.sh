@@ -177,6 +177,13 @@ like "$(head -n 1 "$T/err")" "'--bo?gus'" "the newline shows as '?' in the messa
 last_line "$T/err" >"$T/last"
 ok "a flag holding a newline: the last line is one JSON object" json_line "$T/last"
 
+# A C1 control in UTF-8 (U+009B, a CSI to some terminals) shows as '?'
+# too: a key of a profile, as a name the sandbox chose might be.
+printf '[sandbox]\n\302\23331m = 1\n' >"$T/c1.ini"
+"$SBXRUN" --backend none -p "$T/c1.ini" --diag none </dev/null >"$T/out" 2>"$T/err"
+is "$?" 125 "a profile key holding U+009B: 125"
+like "$(cat "$T/err")" "'??31m'" "... it shows as '??' in the message"
+
 # --diag fd:N that is not open: refused, and the line goes to stderr rather
 # than into a descriptor sbxrun opens there later.
 echo true | "$SBXRUN" --diag fd:9 9>&- >"$T/out" 2>"$T/err"
