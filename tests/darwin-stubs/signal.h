@@ -42,6 +42,7 @@ struct sigaction {
 #define SIGSTOP 17
 #define SIGCONT 19
 #define SIGCHLD 20
+#define SIGTTOU 22
 #define SIGUSR1 30
 #define SIGUSR2 31
 #define SA_RESTART 0x0002

@@ -36,6 +36,7 @@ pid_t getppid(void);
 pid_t setsid(void);
 char *getcwd(char *, size_t);
 off_t lseek(int, off_t, int);
+int ftruncate(int, off_t);
 ssize_t pread(int, void *, size_t, off_t);
 int linkat(int, const char *, int, const char *, int);
 ssize_t readlinkat(int, const char *restrict, char *restrict, size_t);
