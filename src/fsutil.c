@@ -31,10 +31,14 @@
  * stream), and how many such moves one removal makes at most. */
 #define RM_DEPTH_MAX 128
 #define RM_MOVES_MAX 100000
+/* How many entries one removal looks at in all: each pass at the top
+ * after a move looks again at what failed before. */
+#define RM_LOOKS_MAX 4000000
 
 struct rm_ctx {
 	int top; /* the tree's top, open: where too deep a directory goes */
 	unsigned moves;
+	unsigned long looks;
 };
 
 /* Moves the directory name in parent to the top of the tree under a new
@@ -56,6 +60,14 @@ rm_move_up(struct rm_ctx *c, int parent, const char *name)
 		    aside, sizeof(aside), ".sbxrun-deep.%08x%08x", (unsigned)r[0], (unsigned)r[1]);
 #ifdef __linux__
 		if (renameat2(parent, name, c->top, aside, RENAME_NOREPLACE) == 0) {
+			c->moves++;
+			return 0;
+		}
+		/* A directory moved to another parent needs write permission
+		 * on itself (its ".." changes): one the sandbox left 0500 is
+		 * the owner's to open up, in a tree that goes anyway. */
+		if (errno == EACCES && fchmodat(parent, name, 0700, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    renameat2(parent, name, c->top, aside, RENAME_NOREPLACE) == 0) {
 			c->moves++;
 			return 0;
 		}
@@ -87,6 +99,10 @@ rm_at(struct rm_ctx *c, int parent, const char *name, const struct stat *want, i
 	DIR *d;
 	int fd, failed = 0;
 
+	if (++c->looks > RM_LOOKS_MAX) {
+		errno = ELOOP;
+		return -1;
+	}
 	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -1;
 	if (want != NULL && !sbx_same_file(&st, want)) {
@@ -514,29 +530,6 @@ sbx_rename_aside(int dir, const char *name)
 	return NULL;
 }
 
-/* dir (any descriptor of a directory, O_PATH too) readable and searchable
- * by its owner again, when that is this process and not root: a sandbox
- * of the caller's uid can chmod 000 a directory on the way to a name that
- * must be moved aside, and the lookup then failed with EACCES, taken for
- * "nothing made there" (sbxrun(1), the built-in protect list). */
-bool
-sbx_give_back_access(int dir)
-{
-#ifdef __linux__
-	struct stat st;
-	char self[64];
-
-	if (geteuid() == 0 || fstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & S_IRWXU) == S_IRWXU)
-		return false;
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", dir);
-	return chmod(self, (st.st_mode & 07777) | S_IRWXU) == 0;
-#else
-	(void)dir;
-	return false;
-#endif
-}
-
 char *
 sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err)
 {
@@ -561,6 +554,26 @@ sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err)
 	return NULL;
 }
 
+/* A directory on the way to the name copy (cut at name, the component
+ * that could not be looked up) that this process cannot search: said, not
+ * opened up. A sandbox of the caller's uid can take the caller's own
+ * search permission away to hide what it made below; giving it back
+ * would open a directory the caller had locked (its ctime proves
+ * nothing: a rename of it changes that). */
+static char *
+unsearchable(char *copy, const char *name, struct sbx_err *err)
+{
+	size_t at = (size_t)(name - copy);
+
+	if (at > 0)
+		copy[at - 1] = '\0';
+	sbx_err_set(err, EACCES,
+	    "%s cannot be searched: whether the run made %s was not looked at (what the run "
+	    "made below a directory it locked stays, unseen)",
+	    at > 0 ? copy : "the workdir", at > 0 ? name : name);
+	return NULL;
+}
+
 char *
 sbx_move_aside_way(int wd, const char *rel, char **made, struct sbx_err *err)
 {
@@ -576,8 +589,8 @@ sbx_move_aside_way(int wd, const char *rel, char **made, struct sbx_err *err)
 
 		*slash = '\0';
 		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == EACCES && sbx_give_back_access(dir))
-			next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == EACCES)
+			return unsearchable(copy, name, err);
 		if (next >= 0) {
 			close(dir);
 			dir = next;
@@ -597,13 +610,13 @@ sbx_move_aside_way(int wd, const char *rel, char **made, struct sbx_err *err)
 		*made = sbx_xstrdup(copy);
 		return sbx_xasprintf("%.*s%s", (int)(name - copy), copy, aside);
 	}
-	/* The name's own directory searchable too, for the look that
-	 * follows (sbx_move_aside_at()). */
+	/* The name's own directory, for the look that follows
+	 * (sbx_move_aside_at()). */
 	if (dir >= 0) {
 		struct stat st;
 
 		if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == EACCES)
-			(void)sbx_give_back_access(dir);
+			return unsearchable(copy, name, err);
 	}
 	return NULL;
 }

@@ -89,15 +89,10 @@ char *sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err);
  * kind of file (err untouched), or on failure (err set). For a path
  * that passed through no symlink when the run started, a symlink met
  * here was put there during it. A directory on the way, or the name's
- * own, that this (non-root) process owns and can no longer search is
- * made searchable again first (sbx_give_back_access()): a sandbox of the
- * caller's uid hid what it made below a chmod 000. */
+ * own, that this (non-root) process cannot search sets err (EACCES)
+ * naming it: a sandbox of the caller's uid can lock one to hide what it
+ * made below, and it is said, not opened up. */
 char *sbx_move_aside_way(int wd, const char *rel, char **made, struct sbx_err *err);
-
-/* Makes the directory dir (any descriptor, O_PATH too) readable and
- * searchable by its owner again (u+rwx) when that owner is this process
- * and not root, and it was not: true when it was changed. */
-bool sbx_give_back_access(int dir);
 
 /* Removes rel below the directory wd if it is an empty directory or an
  * empty regular file, reaching it from wd without following a symlink. */

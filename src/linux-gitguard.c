@@ -246,11 +246,11 @@ struct scan {
 	const struct tree *t; /* the tree searched */
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
-	size_t seen, found, opened, acl_opened, setid, taken, untaken, dirs;
+	size_t seen, found, opened, acl_opened, setid, untaken, dirs;
 	bool moved; /* the tree moved under the search, which stopped */
 	bool files_over; /* past SCAN_MAX entries: directories only */
 	size_t scan_max, dirs_max; /* SCAN_MAX and DIRS_MAX, or the tests' */
-	struct sbx_buf named, named_open, named_acl, named_setid, named_taken, named_untaken;
+	struct sbx_buf named, named_open, named_acl, named_setid, named_untaken;
 	unsigned char *acl; /* XATTR_SIZE_MAX bytes for close_default_acl(), or NULL */
 	char path[PATH_MAX]; /* relative to the workdir */
 	struct frame *f;
@@ -618,26 +618,15 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 /* The directory name in dir, which could not be opened for reading
  * (EACCES): the run, with the caller's uid, may have taken the caller's
  * own read or search permission away to hide what it made below from
- * this search. One the caller owns and the run changed is given them back
- * (u+rwx, through a descriptor) and opened; any other is noted as not
- * searched. Root never gets here (its DAC override). */
+ * this search. Noted as not searched; not opened up, since a directory
+ * the caller had locked looks the same (its ctime proves nothing: a
+ * rename of it changes that). Root never gets here (its DAC override). */
 static int
 open_taken(struct scan *s, int dir, const char *name, size_t plen)
 {
-	struct stat st;
-	int pfd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = -1;
-
-	if (pfd >= 0 && fstat(pfd, &st) == 0 && st.st_dev == s->dev &&
-	    !(s->t->local && !made_in_run(s->t, &st)) && sbx_give_back_access(pfd)) {
-		fd = sbx_open_here(dir, name, O_RDONLY | O_DIRECTORY);
-		if (fd >= 0)
-			note(s, &s->named_taken, &s->taken, plen, NULL);
-	}
-	if (fd < 0)
-		note(s, &s->named_untaken, &s->untaken, plen, NULL);
-	if (pfd >= 0)
-		close(pfd);
-	return fd;
+	(void)dir, (void)name;
+	note(s, &s->named_untaken, &s->untaken, plen, NULL);
+	return -1;
 }
 
 /* Leaves the innermost directory; its parent's descriptor, when pushed
@@ -677,12 +666,10 @@ search(struct scan *s, int wd)
 	int fd = sbx_open_here(wd, ".", O_RDONLY | O_DIRECTORY);
 	struct stat st;
 
-	/* The top itself, its mode taken away (open_taken()). */
-	if (fd < 0 && errno == EACCES && fstat(wd, &st) == 0 &&
-	    !(s->t->local && !made_in_run(s->t, &st)) && sbx_give_back_access(wd)) {
-		fd = sbx_open_here(wd, ".", O_RDONLY | O_DIRECTORY);
-		if (fd >= 0)
-			note(s, &s->named_taken, &s->taken, 0, NULL);
+	/* The top itself, locked (open_taken()). */
+	if (fd < 0 && errno == EACCES) {
+		note(s, &s->named_untaken, &s->untaken, 0, NULL);
+		return;
 	}
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
@@ -835,12 +822,9 @@ check(struct sbx_gitguard *g, const struct tree *t)
 			s.found > NAMED_MAX ? ", ..." : ""));
 	left(g, t, where, s.opened, "director",
 	    "writable by other users; their write permission was removed", &s.named_open);
-	left(g, t, where, s.taken, "director",
-	    "that the caller could no longer read or search; that permission was given back "
-	    "(u+rwx) and they were searched",
-	    &s.named_taken);
 	left(g, t, where, s.untaken, "director",
-	    "that could not be read or searched; what the run made below them was not looked for",
+	    "that the caller cannot read or search (locked before the run, or by it): what the "
+	    "run made below them was not looked for, and stays",
 	    &s.named_untaken);
 	left(g, t, where, s.setid, "entr", "set-user-ID or set-group-ID; those bits were removed",
 	    &s.named_setid);
@@ -857,7 +841,6 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	sbx_buf_free(&s.named_open);
 	sbx_buf_free(&s.named_acl);
 	sbx_buf_free(&s.named_setid);
-	sbx_buf_free(&s.named_taken);
 	sbx_buf_free(&s.named_untaken);
 	free(s.acl);
 }

@@ -89,4 +89,24 @@ fi
 unlike "$(jget warnings)" "cannot remove" "decoys: no warning of a removal that failed"
 [ "$(id -u)" = 0 ] && umount "$SHM"
 rm -rf "$SHM"
+# A directory past the removal's depth, left 0500 by the sandbox: moving
+# it up to the top needs write permission on it (its ".." changes), which
+# a non-root caller's keeper lacked, and the whole tree stayed.
+LOCKED='p=.; i=0; while [ $i -lt 140 ]; do p=$p/d; i=$((i + 1)); done
+mkdir -p "$p" && echo x >"$p/f"
+i=140; while [ $i -ge 100 ]; do chmod 500 "$p"; p=${p%/d}; i=$((i - 1)); done'
+# shellcheck disable=SC2086 # $mount is two words or none
+jail_sh "$LOCKED; cd \"\$TMPDIR\" && { $LOCKED; }; echo \"tmp \$TMPDIR\"" $mount
+is_status 0 "0500 below: the payload ran"
+wd=$(jget workdir)
+nok "0500 below: the workdir $wd is gone after the run" [ -e "$wd" ]
+if [ "$SBX_BACKEND" = landlock ]; then
+	tmp=$(sed -n 's/^tmp //p' "$T/out")
+	nok "0500 below: the private TMPDIR $tmp is gone after the run" [ -e "$tmp" ]
+else
+	skip "namespaces: TMPDIR is the jail's own /tmp, gone with it" 1
+fi
+unlike "$(jget warnings)" "cannot remove" "0500 below: no warning of a removal that failed"
+chmod -R u+w "$wd" "${tmp:-$wd}" 2>/dev/null
+
 done_testing
