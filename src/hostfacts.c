@@ -125,15 +125,13 @@ host_kind(void *ctx, const char *path, char **target)
 	return S_ISDIR(type) ? SBX_KIND_DIR : SBX_KIND_FILE;
 }
 
+/* The names in the directory fd (taken), no "." or "..". */
 static int
-host_list(void *ctx, const char *path, struct sbx_strv *names)
+read_names(int fd, struct sbx_strv *names)
 {
 	struct dirent *de;
-	int dir, fd;
-	const char *name = host_where(ctx, path, &dir);
 	DIR *d;
 
-	fd = openat(dir, *name ? name : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	d = fdopendir(fd);
@@ -150,6 +148,16 @@ host_list(void *ctx, const char *path, struct sbx_strv *names)
 	return 0;
 }
 
+static int
+host_list(void *ctx, const char *path, struct sbx_strv *names)
+{
+	int dir;
+	const char *name = host_where(ctx, path, &dir);
+
+	return read_names(
+	    openat(dir, *name ? name : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), names);
+}
+
 /* host_list(), refusing to enter another mount or follow a link on the
  * way (openat2's RESOLVE_NO_XDEV fails before the mounted file system is
  * asked anything). */
@@ -159,26 +167,11 @@ host_list_here(void *ctx, const char *path, struct sbx_strv *names)
 #ifdef __linux__
 	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	struct dirent *de;
-	int dir, fd;
+	int dir;
 	const char *name = host_where(ctx, path, &dir);
-	DIR *d;
 
-	fd = (int)syscall(SYS_openat2, dir, *name ? name : ".", &how, sizeof(how));
-	if (fd < 0)
-		return -1;
-	d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		sbx_strv_push(names, de->d_name);
-	}
-	closedir(d);
-	return 0;
+	return read_names(
+	    (int)syscall(SYS_openat2, dir, *name ? name : ".", &how, sizeof(how)), names);
 #else
 	return host_list(ctx, path, names);
 #endif
