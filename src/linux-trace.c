@@ -157,16 +157,20 @@ dir_of(int pid, int dirfd, char *buf, size_t size)
 	n = readlink(link, buf, size - 1);
 	if (n <= 0)
 		return -1;
+	if ((size_t)n >= size - 1)
+		return -2; /* perhaps cut */
 	buf[n] = '\0';
 	return 0;
 }
 
 /* The path the caller named (at addr, relative to dirfd) made absolute in
- * the caller's view, into out. -1 when it cannot be read. */
+ * the caller's view, into out. -1 when it cannot be read, -2 when it
+ * would not fit (cut, it would name another file). */
 static int
 path_arg(int pid, int dirfd, uint64_t addr, bool empty_ok, char *out, size_t size)
 {
 	char rel[PATH_MAX], dir[PATH_MAX];
+	int n;
 
 	if (peek_str(pid, addr, rel, sizeof(rel)) < 0)
 		return -1;
@@ -174,18 +178,23 @@ path_arg(int pid, int dirfd, uint64_t addr, bool empty_ok, char *out, size_t siz
 		strlcpy(out, rel, size);
 		return 0;
 	}
-	if (dir_of(pid, dirfd, dir, sizeof(dir)) < 0) {
+	n = dir_of(pid, dirfd, dir, sizeof(dir));
+	if (n == -2)
+		return -2;
+	if (n < 0) {
 		strlcpy(out, rel, size); /* as given */
 		return 0;
 	}
+	/* A path longer than the buffer, cut, would name another file (and
+	 * an exec of it would pass for the shell's PATH search of a missing
+	 * one): unread instead. */
 	if (rel[0] == '\0' && empty_ok)
-		strlcpy(out, dir, size);
-	else if (strcmp(rel, ".") == 0)
-		strlcpy(out, dir, size);
-	else
-		snprintf(out, size, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/",
-		    strncmp(rel, "./", 2) == 0 ? rel + 2 : rel);
-	return 0;
+		return strlcpy(out, dir, size) < size ? 0 : -2;
+	if (strcmp(rel, ".") == 0)
+		return strlcpy(out, dir, size) < size ? 0 : -2;
+	n = snprintf(out, size, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/",
+	    strncmp(rel, "./", 2) == 0 ? rel + 2 : rel);
+	return n >= 0 && (size_t)n < size ? 0 : -2;
 }
 
 /* path, when it is the caller's own /proc/self/fd/N (or thread-self):
@@ -387,9 +396,14 @@ describe(const struct seccomp_notif *req, char *path, char *to, size_t size, cha
 			dfd = (int)a[0], p = a[1], empty_ok = (a[4] & AT_EMPTY_PATH) != 0;
 		else
 			p = a[0];
-		if (path_arg(pid, dfd, p, empty_ok, path, size) < 0) {
+		switch (path_arg(pid, dfd, p, empty_ok, path, size)) {
+		case 0: break;
+		case -2:
+			/* Too long to name: its arguments are still said. */
 			ev->unread = true;
-			return false;
+			read_argv(pid, n == nr.execveat ? a[2] : a[1], argv, ev);
+			return true;
+		default: ev->unread = true; return false;
 		}
 		/* A missing file is the shell's PATH search; a descriptor's
 		 * file (execveat of "", fexecve, a memfd) is run whatever its

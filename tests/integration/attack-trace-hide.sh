@@ -79,4 +79,21 @@ is_status 0 "flood: the script ran"
 ok "flood: the trace is at most 4 KiB ($(wc -c <"$TR") bytes)" test "$(wc -c <"$TR")" -le 4096
 like "$(jget warnings)" "the trace reached the file-size limit" "flood: a warning says so"
 
+# 5. A program run by a name that, joined to a working directory near
+# PATH_MAX long, no longer fits: the cut path named nothing and the exec
+# passed for the shell's PATH search, dropped. It is written, unread.
+cat >"$T/deep.sh" <<'DEEP'
+top=$(pwd); d=$(printf 'd%.0s' $(seq 100))
+while [ ${#PWD} -lt 3850 ]; do mkdir $d; cd $d; done
+k=$(printf %s "$PWD" | tr -cd / | wc -c); up=$(printf '../%.0s' $(seq $k))
+r=$((4090 - ${#PWD} - 1 - 3 * k)); sl=$(printf '/%.0s' $(seq $r))
+${up}${sl}bin/true deep-run-marker && echo ran >"$top/deep-ran"
+DEEP
+jail "-w" "$WD" --trace "$TR" <"$T/deep.sh"
+is_status 0 "deep cwd: the script ran"
+is "$(cat "$WD/deep-ran" 2>/dev/null)" ran "deep cwd: the program ran (host side)"
+is "$(has "E('kind')=='exec' and 'deep-run-marker' in (E('argv') or [])")" yes \
+    "deep cwd: its exec is in the trace, with its argv"
+rm -rf "$WD"/d*
+
 done_testing
