@@ -265,6 +265,15 @@ through_link_at(struct vb *b, const char *top, const char *rel)
 	return false;
 }
 
+/* Whether rel (relative to the workdir) is itself a symlink. */
+static bool
+link_here(struct vb *b, const char *rel)
+{
+	_cleanup_free_ char *path = sbx_path_join(b->fs->workdir, rel);
+
+	return b->facts->kind(b->facts->ctx, path, NULL) == SBX_KIND_SYMLINK;
+}
+
 /* Where the symlink at rel (relative to the workdir, content target)
  * leads, relative to the workdir, or NULL when that is outside it or
  * cannot be told without following another symlink. Lexical: ".." is
@@ -293,9 +302,14 @@ link_target_rel(struct vb *b, const char *rel, const char *target)
 		if (strcmp(c, "..") == 0) {
 			char *last;
 
-			if (out.len == 0 || out.data == NULL) {
+			/* Above the workdir, or ".." after a symlink, which the
+			 * kernel applies to where the link leads, not to its
+			 * name: not told lexically. */
+			if (out.len == 0 || out.data == NULL ||
+			    through_link_at(b, b->fs->workdir, out.data) ||
+			    link_here(b, out.data)) {
 				sbx_buf_free(&out);
-				return NULL; /* above the workdir */
+				return NULL;
 			}
 			last = strrchr(out.data, '/');
 			out.len = last ? (size_t)(last - out.data) : 0;
@@ -311,15 +325,19 @@ link_target_rel(struct vb *b, const char *rel, const char *target)
 	return sbx_buf_steal(&out);
 }
 
+/* How many symlinks of one protected directory are followed. */
+#define PROTECT_LINKS_MAX 256
+
 /* The symlinks directly in the directory rel (of the workdir) that lead
  * to a path in the workdir: what the caller's tools read through them (a
  * hook that is a link to scripts/pre-commit, a config kept in a dotfiles
  * tree) is that path, so it goes on list to be protected in turn. */
 static void
-protect_link_targets(struct vb *b, const char *rel, struct sbx_strv *list)
+protect_link_targets(struct vb *b, const char *rel, struct sbx_strv *list, char **note)
 {
 	_cleanup_free_ char *dir = sbx_path_join(b->fs->workdir, rel);
 	struct sbx_strv names = { 0 };
+	size_t links = 0;
 
 	/* Never into another mount: one on a protected name may hang. */
 	if (b->facts->list_here == NULL || b->facts->list_here(b->facts->ctx, dir, &names) < 0)
@@ -333,12 +351,32 @@ protect_link_targets(struct vb *b, const char *rel, struct sbx_strv *list)
 		if (b->facts->kind(b->facts->ctx, path, &target) != SBX_KIND_SYMLINK || !target)
 			continue;
 		link = sbx_path_join(rel, names.v[i]);
+		/* Bounded: a tree of the caller's with thousands of links
+		 * there would cost every run a look at each. */
+		if (++links > PROTECT_LINKS_MAX) {
+			if (*note == NULL)
+				*note = sbx_xasprintf("%s holds more than %d symlinks: where the "
+						      "others lead is not protected",
+				    rel, PROTECT_LINKS_MAX);
+			break;
+		}
 		to = link_target_rel(b, link, target);
-		if (to == NULL || sbx_strv_contains(list, to) || strcmp(to, ".git") == 0 ||
-		    sbx_str_has_prefix(to, ".git/"))
+		if (to == NULL) {
+			/* Outside the workdir by name is outside its writes;
+			 * through another symlink, the sandbox could change
+			 * where it leads. Said in the plan. */
+			if (*note == NULL)
+				*note =
+				    sbx_xasprintf("%s is a symlink to %s, outside the workdir or "
+						  "through another symlink: the target is not "
+						  "protected",
+					link, target);
+		} else if (sbx_strv_contains(list, to) || strcmp(to, ".git") == 0 ||
+		    sbx_str_has_prefix(to, ".git/")) {
 			free(to);
-		else
+		} else {
 			sbx_strv_push_take(list, to);
+		}
 	}
 	sbx_strv_free(&names);
 }
@@ -378,8 +416,8 @@ add_protected(struct vb *b)
 		else
 			sbx_strv_push_take(&list, to);
 	} else if (b->facts && e->kind == SBX_KIND_DIR) {
-		protect_link_targets(b, ".git", &list);
-		protect_link_targets(b, ".git/hooks", &list);
+		protect_link_targets(b, ".git", &list, &e->note);
+		protect_link_targets(b, ".git/hooks", &list, &e->note);
 	}
 	for (size_t i = 0; i < list.n; i++) {
 		const char *rel = list.v[i];
@@ -402,7 +440,7 @@ add_protected(struct vb *b)
 		if (e->kind == SBX_KIND_NONE)
 			e->disp = SBX_FSD_PLACEHOLDER;
 		if (e->kind == SBX_KIND_DIR)
-			protect_link_targets(b, rel, &list);
+			protect_link_targets(b, rel, &list, &e->note);
 		/* A protected name that is a symlink: what the caller's tools
 		 * read through it is its target, so that is protected too (in
 		 * turn, if it is a link again) when it lies in the workdir. */

@@ -94,6 +94,32 @@ supervisor(const struct sbx_jail_in *in, struct sbx_jail *j)
 	sbx_supcfg_make(&s, &j->supcfg);
 }
 
+/* A read-write mount source over what the view protects: where a protected
+ * symlink leads (a hook kept in scripts/, the repository a .git link
+ * names), which the resolution's check, by the names of the list, does
+ * not know (resolve.c, overlaps_protected()). */
+static int
+rw_mounts_clear(const struct sbx_policy *p, const struct sbx_fsplan *v, struct sbx_err *err)
+{
+	for (size_t i = 0; i < p->nmounts; i++) {
+		const char *src = p->mounts[i].source;
+
+		for (size_t k = 0; p->mounts[i].rw && k < v->n; k++) {
+			const struct sbx_fsentry *e = &v->v[k];
+
+			if (e->disp != SBX_FSD_PROTECTED || e->origin != SBX_FSO_LINK)
+				continue;
+			if (sbx_path_is_under(e->path, src) || sbx_path_is_under(src, e->path))
+				return sbx_err_set(err, EPERM,
+				    "read-write mount source '%s' refused: it %s %s, where a "
+				    "protected symlink leads",
+				    src, sbx_path_is_under(src, e->path) ? "lies in" : "holds",
+				    e->path);
+		}
+	}
+	return 0;
+}
+
 int
 sbx_jail_build(const struct sbx_jail_in *in, struct sbx_jail *j, struct sbx_err *err)
 {
@@ -111,7 +137,7 @@ sbx_jail_build(const struct sbx_jail_in *in, struct sbx_jail *j, struct sbx_err 
 		return sbx_err_set(err, EINVAL, "landlock: no private temporary directory");
 	if (in->backend != SBX_BACKEND_NONE &&
 	    (sbx_fsplan_build(in->policy, in->fs, in->facts, &j->view, err) < 0 ||
-		lower(in, j, err) < 0)) {
+		rw_mounts_clear(in->policy, &j->view, err) < 0 || lower(in, j, err) < 0)) {
 		sbx_jail_free(j);
 		return -1;
 	}

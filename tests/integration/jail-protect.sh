@@ -258,6 +258,11 @@ is "$(cat "$WD/scripts/pre-commit")" "$(printf '#!/bin/sh\necho lint ok')" \
     "links inside: the hook's target in the work tree keeps its content"
 is "$(cat "$WD/shared/tasks.json")" '{}' "links inside: .vscode's link target keeps its content"
 is "$(cat "$WD/scripts/other" 2>&1)" fine "links inside: a new file next to it still appears (control)"
+jail_sh 'echo "touch /tmp/pwned" >>sx/pre-commit; exit 0' -w "$WD" -m "$WD/scripts:sx:rw" \
+    --allow-degraded
+is_status 125 "links inside: a read-write mount of the hook's directory is refused (125)"
+is "$(cat "$WD/scripts/pre-commit")" "$(printf '#!/bin/sh\necho lint ok')" \
+    "... and the hook keeps its content"
 new_wd
 mkdir -p "$WD/.gitdir/hooks"
 printf '[core]\n\tbare = false\n' >"$WD/.gitdir/config"
