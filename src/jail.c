@@ -94,27 +94,35 @@ supervisor(const struct sbx_jail_in *in, struct sbx_jail *j)
 	sbx_supcfg_make(&s, &j->supcfg);
 }
 
-/* A read-write mount source over what the view protects: where a protected
- * symlink leads (a hook kept in scripts/, the repository a .git link
- * names), which the resolution's check, by the names of the list, does
- * not know (resolve.c, overlaps_protected()). */
+/* A read-write mount source that holds the workdir, or is, holds or lies
+ * in one of the paths the view protects (.git, the protect list, where a
+ * protected symlink leads) would open them to writes under another name
+ * in the jail: refused (sbxrun(1), Filesystem). A workdir made in the
+ * jail has nothing protected. */
 static int
 rw_mounts_clear(const struct sbx_policy *p, const struct sbx_fsplan *v, struct sbx_err *err)
 {
-	for (size_t i = 0; i < p->nmounts; i++) {
+	for (size_t i = 0; !v->workdir_in_jail && i < p->nmounts; i++) {
 		const char *src = p->mounts[i].source;
 
-		for (size_t k = 0; p->mounts[i].rw && k < v->n; k++) {
+		if (!p->mounts[i].rw)
+			continue;
+		if (sbx_path_is_under(v->workdir, src))
+			return sbx_err_set(err, EPERM,
+			    "read-write mount source '%s' refused: it holds the workdir, whose "
+			    ".git and protected paths it would open to writes",
+			    src);
+		for (size_t k = 0; k < v->n; k++) {
 			const struct sbx_fsentry *e = &v->v[k];
 
-			if (e->disp != SBX_FSD_PROTECTED || e->origin != SBX_FSO_LINK)
+			if (e->disp != SBX_FSD_PROTECTED && e->disp != SBX_FSD_PLACEHOLDER)
 				continue;
 			if (sbx_path_is_under(e->path, src) || sbx_path_is_under(src, e->path))
 				return sbx_err_set(err, EPERM,
-				    "read-write mount source '%s' refused: it %s %s, where a "
-				    "protected symlink leads",
+				    "read-write mount source '%s' refused: it %s the protected "
+				    "path %s",
 				    src, sbx_path_is_under(src, e->path) ? "lies in" : "holds",
-				    e->path);
+				    e->rel ? e->rel : e->path);
 		}
 	}
 	return 0;

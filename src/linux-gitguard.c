@@ -38,6 +38,15 @@ enum { B_HEAD = 1, B_OBJECTS = 2, B_REFS = 4, B_CONFIG = 8, B_COMMONDIR = 16, B_
  * changed. */
 #define HOOKS_MAX 100000
 
+/* SBXRUN_TEST_SCAN_MAX (sbx_gitguard_set_scan_max()), or 0. */
+static size_t test_scan_max;
+
+void
+sbx_gitguard_set_scan_max(size_t n)
+{
+	test_scan_max = n;
+}
+
 /* A directory tree the sandbox could write: the workdir, or the source of
  * a read-write mount (namespaces, docker), whose top a caller's git may
  * just as well be run in later. */
@@ -615,20 +624,6 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 	}
 }
 
-/* The directory name in dir, which could not be opened for reading
- * (EACCES): the run, with the caller's uid, may have taken the caller's
- * own read or search permission away to hide what it made below from
- * this search. Noted as not searched; not opened up, since a directory
- * the caller had locked looks the same (its ctime proves nothing: a
- * rename of it changes that). Root never gets here (its DAC override). */
-static int
-open_taken(struct scan *s, int dir, const char *name, size_t plen)
-{
-	(void)dir, (void)name;
-	note(s, &s->named_untaken, &s->untaken, plen, NULL);
-	return -1;
-}
-
 /* Leaves the innermost directory; its parent's descriptor, when pushed
  * out, is reopened through ".." and must be the inode seen on the way
  * down (else the tree moved: -1, the search stops). */
@@ -666,7 +661,7 @@ search(struct scan *s, int wd)
 	int fd = sbx_open_here(wd, ".", O_RDONLY | O_DIRECTORY);
 	struct stat st;
 
-	/* The top itself, locked (open_taken()). */
+	/* The top itself, locked (as a directory below, in the loop). */
 	if (fd < 0 && errno == EACCES) {
 		note(s, &s->named_untaken, &s->untaken, 0, NULL);
 		return;
@@ -702,8 +697,12 @@ search(struct scan *s, int wd)
 			memcpy(s->path + (f->plen ? f->plen + 1 : 0), name, nlen + 1);
 		}
 		cfd = sbx_open_here(f->fd, name, O_RDONLY | O_DIRECTORY);
+		/* Locked: the run, with the caller's uid, may have taken the
+		 * caller's own permission away to hide what it made below.
+		 * Named, not opened up: one the caller locked itself looks the
+		 * same (a rename changes its ctime). Root never gets here. */
 		if (cfd < 0 && errno == EACCES)
-			cfd = open_taken(s, f->fd, name, plen);
+			note(s, &s->named_untaken, &s->untaken, plen, NULL);
 		if (cfd < 0)
 			continue; /* gone, not a directory any more, or a mount point */
 		if (fstat(cfd, &st) < 0 || st.st_dev != s->dev) {
@@ -766,13 +765,10 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	    ? sbx_xasprintf("the top level of the read-write mount %s", t->path)
 	    : sbx_xstrdup("the workdir's top level");
 	struct sbx_buf moved = { 0 };
-	struct scan s = { .g = g, .t = t, .scan_max = SCAN_MAX, .dirs_max = DIRS_MAX };
-	const char *test_max = getenv("SBXRUN_TEST_SCAN_MAX");
-
-	/* For tests only (sbxrun(1), ENVIRONMENT): both bounds, lower. */
-	if (test_max && *test_max && strspn(test_max, "0123456789") == strlen(test_max) &&
-	    strlen(test_max) < 8 && atoi(test_max) > 0)
-		s.scan_max = s.dirs_max = (size_t)atoi(test_max);
+	struct scan s = { .g = g,
+		.t = t,
+		.scan_max = test_scan_max ? test_scan_max : SCAN_MAX,
+		.dirs_max = test_scan_max ? test_scan_max : DIRS_MAX };
 
 	/* A name that was there but is another file now was made during the
 	 * run as well: another run's keeper moved the one this run's jail

@@ -43,6 +43,10 @@ struct sbx_gitguard *sbx_gitguard_add_mounts(
  * stat of every regular file. g may be NULL. */
 void sbx_gitguard_clear_setid(struct sbx_gitguard *g);
 
+/* For tests only (SBXRUN_TEST_SCAN_MAX, sbxrun(1)): both bounds of the
+ * search after the run, entries and directories, lowered to n. */
+void sbx_gitguard_set_scan_max(size_t n);
+
 /* Frees g (NULL is fine) without looking at the workdir. */
 void sbx_gitguard_free(struct sbx_gitguard *g);
 

@@ -4,8 +4,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +40,9 @@
 #include "selftest.h"
 #include "supcfg.h"
 #include "linux-stdio.h"
+#ifdef __linux__
+#include "linux-gitguard.h"
+#endif
 #include "supervise.h"
 #include "trace.h"
 
@@ -1166,6 +1169,27 @@ test_grace(struct sbx_err *err)
 	return 0;
 }
 
+/* SBXRUN_TEST_SCAN_MAX, for tests only (sbxrun(1), ENVIRONMENT): the git
+ * guard's bounds lowered, so that a test of what lies past them needs no
+ * million entries. */
+static int
+test_scan_max(struct sbx_err *err)
+{
+	const char *v = getenv("SBXRUN_TEST_SCAN_MAX");
+	uint64_t n;
+
+	if (v == NULL)
+		return 0;
+	if (sbx_parse_count(v, 9999999, &n, err) < 0)
+		return sbx_err_wrap(err, "SBXRUN_TEST_SCAN_MAX");
+	if (n == 0)
+		return sbx_err_set(err, ERANGE, "SBXRUN_TEST_SCAN_MAX: 0 is not a bound");
+#ifdef __linux__
+	sbx_gitguard_set_scan_max((size_t)n);
+#endif
+	return 0;
+}
+
 static int
 run_main(struct run *run, int argc, char **argv)
 {
@@ -1233,7 +1257,7 @@ run_main(struct run *run, int argc, char **argv)
 	sbx_policy_init(p, run->caller.home);
 	run->have_policy = true;
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
-	    sbx_policy_check(p, &err) < 0 || test_grace(&err) < 0)
+	    sbx_policy_check(p, &err) < 0 || test_grace(&err) < 0 || test_scan_max(&err) < 0)
 		return fail(run, &err);
 	sbx_phase("options and profiles");
 	for (size_t i = 0; i < p->warnings.n; i++)

@@ -15,7 +15,6 @@
 #include <sys/sysmacros.h>
 #endif
 
-#include "fsplan.h"
 #include "resolve.h"
 #include "secrets.h"
 
@@ -930,40 +929,6 @@ sbx_resolve(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp
 	return sbx_resolve_rest(p, homes, temp_workdir, in_jail, v, err);
 }
 
-/* A read-write mount source that holds the workdir, or is or holds one
- * of its protected paths (.git, the protect list), would open them to
- * writes under another name in the jail: refused (sbxrun(1), -m). A
- * workdir made in the jail has nothing protected. */
-static int
-overlaps_protected(
-    const struct sbx_policy *p, const struct sbx_fsview *v, const char *source, struct sbx_err *err)
-{
-	struct sbx_strv list = { 0 };
-	const char *rel;
-	int r = 0;
-
-	if (v->workdir_in_jail)
-		return 0;
-	if (sbx_path_is_under(v->workdir, source))
-		return sbx_err_set(err, EPERM,
-		    "read-write mount source '%s' refused: it holds the workdir, whose .git and "
-		    "protected paths it would open to writes",
-		    source);
-	if (!sbx_path_is_under(source, v->workdir))
-		return 0;
-	rel = source + strlen(v->workdir) + 1;
-	sbx_strv_push(&list, ".git");
-	sbx_protect_list(p, v, &list);
-	for (size_t i = 0; i < list.n && r == 0; i++)
-		if (sbx_path_is_under(rel, list.v[i]) || sbx_path_is_under(list.v[i], rel))
-			r = sbx_err_set(err, EPERM,
-			    "read-write mount source '%s' refused: it %s the protected path %s",
-			    source, sbx_path_is_under(rel, list.v[i]) ? "lies in" : "holds",
-			    list.v[i]);
-	sbx_strv_free(&list);
-	return r;
-}
-
 int
 sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char *temp_workdir,
     bool in_jail, struct sbx_fsview *v, struct sbx_err *err)
@@ -1057,8 +1022,6 @@ sbx_resolve_rest(struct sbx_policy *p, const struct sbx_strv *homes, const char 
 			sbx_err_set(err, EPERM, "mount source '%s' refused: %s", m->source, why);
 			goto out;
 		}
-		if (m->rw && overlaps_protected(p, v, sp->path, err) < 0)
-			goto out;
 		if (check_target(v->pins[0].fd, m, &sp->st, err) < 0)
 			goto out;
 		free(m->source);

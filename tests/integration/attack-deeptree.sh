@@ -38,6 +38,21 @@ else
 fi
 unlike "$(jget warnings)" "cannot remove" "no warning of a removal that failed"
 
+# all_gone WHAT: the run's workdir ($wd, from the diagnostics) and, under
+# landlock, its private TMPDIR (the payload's "tmp DIR" line) are gone,
+# and no warning says a removal failed.
+all_gone() {
+	wd=$(jget workdir)
+	nok "$1: the workdir $wd is gone after the run" [ -e "$wd" ]
+	tmp=$(sed -n 's/^tmp //p' "$T/out")
+	if [ "$SBX_BACKEND" = landlock ]; then
+		nok "$1: the private TMPDIR $tmp is gone after the run" [ -e "$tmp" ]
+	else
+		skip "namespaces: TMPDIR is the jail's own /tmp, gone with it" 1
+	fi
+	unlike "$(jget warnings)" "cannot remove" "$1: no warning of a removal that failed"
+}
+
 # The slices once went up under names told in advance (.sbxrun-deep.N,
 # a thousand tries): a sandbox that made those names first, and put its
 # deep chain where the removal met it before them, made the move fail,
@@ -77,18 +92,11 @@ if [ "$(id -u)" = 0 ]; then
 else
 	like "$(cat "$T/out")" "decoys " "decoys: they were made (the order is the disk's)"
 fi
-wd=$(jget workdir)
-like "$wd" "$SHM/sbxrun." "decoys: the workdir was made in TMPDIR"
-nok "decoys: the workdir $wd is gone after the run" [ -e "$wd" ]
-if [ "$SBX_BACKEND" = landlock ]; then
-	tmp=$(sed -n 's/^tmp //p' "$T/out")
-	nok "decoys: the private TMPDIR $tmp is gone after the run" [ -e "$tmp" ]
-else
-	skip "namespaces: TMPDIR is the jail's own /tmp, gone with it" 1
-fi
-unlike "$(jget warnings)" "cannot remove" "decoys: no warning of a removal that failed"
+like "$(jget workdir)" "$SHM/sbxrun." "decoys: the workdir was made in TMPDIR"
+all_gone decoys
 [ "$(id -u)" = 0 ] && umount "$SHM"
 rm -rf "$SHM"
+
 # A directory past the removal's depth, left 0500 by the sandbox: moving
 # it up to the top needs write permission on it (its ".." changes), which
 # a non-root caller's keeper lacked, and the whole tree stayed.
@@ -98,15 +106,7 @@ i=140; while [ $i -ge 100 ]; do chmod 500 "$p"; p=${p%/d}; i=$((i - 1)); done'
 # shellcheck disable=SC2086 # $mount is two words or none
 jail_sh "$LOCKED; cd \"\$TMPDIR\" && { $LOCKED; }; echo \"tmp \$TMPDIR\"" $mount
 is_status 0 "0500 below: the payload ran"
-wd=$(jget workdir)
-nok "0500 below: the workdir $wd is gone after the run" [ -e "$wd" ]
-if [ "$SBX_BACKEND" = landlock ]; then
-	tmp=$(sed -n 's/^tmp //p' "$T/out")
-	nok "0500 below: the private TMPDIR $tmp is gone after the run" [ -e "$tmp" ]
-else
-	skip "namespaces: TMPDIR is the jail's own /tmp, gone with it" 1
-fi
-unlike "$(jget warnings)" "cannot remove" "0500 below: no warning of a removal that failed"
+all_gone "0500 below"
 chmod -R u+w "$wd" "${tmp:-$wd}" 2>/dev/null
 
 done_testing

@@ -52,6 +52,8 @@ chmod 755 "$WD/many"
 sleep 0.1
 jail_sh 'cd many && i=0; while [ $i -lt 400 ]; do : >f$i; i=$((i + 1)); done
 mkdir zz-open && chmod 777 zz-open; exit 0' -w "$WD"
+SBXRUN_TEST_SCAN_MAX=ten jail_sh 'exit 0' -w "$WD"
+is_status 125 "SBXRUN_TEST_SCAN_MAX that is not a number: refused (125)"
 SBXRUN_TEST_SCAN_MAX=10
 export SBXRUN_TEST_SCAN_MAX
 jail_sh 'cd many && chmod 777 zz-open; : >f0; exit 0' -w "$WD"

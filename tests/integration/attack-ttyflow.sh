@@ -10,55 +10,11 @@
 . "$(dirname "$0")/jail-lib.sh"
 
 N_TESTS=3
-cat >"$T/ptyrun.py" <<'EOF'
-import os, pty, subprocess, sys
-m, s = pty.openpty()
-p = subprocess.Popen(sys.argv[2:], stdin=s, stdout=s, stderr=s)
-try:
-    rc = p.wait(timeout=60)  # a stalled sbxrun is a failure, not a hang
-except subprocess.TimeoutExpired:
-    p.kill()
-    rc = "stalled"
-os.set_blocking(m, False)
-out = b""
-try:
-    while True:
-        b = os.read(m, 65536)
-        if not b:
-            break
-        out += b
-except Exception:
-    pass
-open(sys.argv[1] + ".tty", "wb").write(out)
-os.set_blocking(s, False)
-try:
-    os.write(s, b"still flowing\n")
-    flowing = "yes"
-except BlockingIOError:
-    flowing = "no"
-print("rc", rc, "flowing", flowing)
-with open(sys.argv[1], "w") as f:
-    f.write(flowing)
-EOF
-# The payload stops the terminal's output on its standard output, says
-# nothing more and ends.
-printf '%s\n' 'import termios
-try:
-    termios.tcflow(1, termios.TCOOFF)
-except Exception:
-    pass' >"$WD/stop.py"
-"$PY" "$T/ptyrun.py" "$T/flowing" "$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" -- python3 stop.py \
-    >"$T/tty.out" 2>&1
-like "$(cat "$T/tty.out")" "rc 0 " "sbxrun ended, well" || diag "$(cat "$T/tty.out")"
-is "$(cat "$T/flowing" 2>/dev/null)" yes "the terminal still takes output after the run"
-like "$(cat "$T/flowing.tty")" '"status":0' "the diagnostics line reached the terminal"
-
-# The same without TCXONC: the payload turns IXON on with ESC as the STOP
-# character and asks the terminal for its attributes; the answer (ESC [
-# ? 1 ; 2 c, as xterm's) stops the output. Its modes (no echo, raw) and
-# its exclusive mode and line discipline would outlive the run too. Now
-# sbxrun puts the modes back, output started, once the tree is gone, and
-# TIOCEXCL and TIOCSETD fail with EPERM.
+# ptyanswer.py CMD...: runs CMD on a new terminal, answering a query
+# (ESC [ c) as xterm does, for up to a minute (a stalled sbxrun is a
+# failure, not a hang); then prints sbxrun's status, whether output still
+# flows on the terminal, its exclusive mode, whether its modes are as
+# they were and whether the diagnostics line reached it.
 cat >"$T/ptyanswer.py" <<'EOF'
 import fcntl, os, pty, select, struct, subprocess, sys, termios, time
 m, s = pty.openpty()
@@ -98,6 +54,25 @@ print("rc", rc, "answered", answered, "flowing", flowing, "excl", excl,
       "modes", "same" if after == before else "changed",
       "diag", b'"status":0' in out)
 EOF
+# The payload stops the terminal's output on its standard output, says
+# nothing more and ends.
+printf '%s\n' 'import termios
+try:
+    termios.tcflow(1, termios.TCOOFF)
+except Exception:
+    pass' >"$WD/stop.py"
+"$PY" "$T/ptyanswer.py" "$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" -- python3 stop.py \
+    >"$T/tty.out" 2>&1
+like "$(cat "$T/tty.out")" "rc 0 " "sbxrun ended, well" || diag "$(cat "$T/tty.out")"
+like "$(cat "$T/tty.out")" "flowing yes" "the terminal still takes output after the run"
+like "$(cat "$T/tty.out")" "diag True" "the diagnostics line reached the terminal"
+
+# The same without TCXONC: the payload turns IXON on with ESC as the STOP
+# character and asks the terminal for its attributes; the answer (ESC [
+# ? 1 ; 2 c, as xterm's) stops the output. Its modes (no echo, raw) and
+# its exclusive mode and line discipline would outlive the run too. Now
+# sbxrun puts the modes back, output started, once the tree is gone, and
+# TIOCEXCL and TIOCSETD fail with EPERM.
 printf '%s\n' 'import fcntl, os, struct, termios, time
 res = []
 for name, req in (("setd", termios.TIOCSETD), ("excl", termios.TIOCEXCL)):
