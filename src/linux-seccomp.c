@@ -119,25 +119,41 @@ static const struct {
  * unjudged. */
 #define NEWER_LAST 479
 
-/* The inode flags and extended attributes of a file (linux/fs.h): the
- * sandbox's uid may set the unprivileged ones (no dump, no atime, sync,
- * no copy-on-write...) on any file it owns that it can open, and Landlock
- * judges no ioctl of a regular file: under landlock, files of its uid
- * outside every writable tree (a non-root caller's whole home). The same
- * calls as file_setattr, refused with it. */
-static const uint32_t inode_flags_set[] = {
+/* ioctl requests refused on every descriptor. A request is an int:
+ * each is compared on the low 32 bits only, or a value with junk in the
+ * high half passes (CVE-2019-7303). */
+static const uint32_t ioctl_refused[] = {
+	/* TIOCSTI and TIOCLINUX push input into a terminal. */
+	TIOCSTI, TIOCLINUX,
+	/* tcflow(TCOOFF) suspends a terminal's output for every writer: on
+	 * one inherited from the caller, sbxrun's own messages and
+	 * diagnostics line waited for ever. */
+	TCXONC,
+	/* A line discipline set on the caller's terminal (n_null takes every
+	 * write and drops it) and its exclusive mode (every later open but
+	 * root's fails) outlive the run: the caller's terminal, not the
+	 * sandbox's. */
+	TIOCSETD, TIOCEXCL,
+	/* The inode flags and extended attributes of a file (linux/fs.h):
+	 * the sandbox's uid may set the unprivileged ones (no dump, no atime,
+	 * sync, no copy-on-write...) on any file it owns that it can open,
+	 * and Landlock judges no ioctl of a regular file: under landlock,
+	 * files of its uid outside every writable tree (a non-root caller's
+	 * whole home). The same calls as file_setattr, refused with it. */
 	0x40086602, /* FS_IOC_SETFLAGS */
 	0x40046602, /* FS_IOC32_SETFLAGS */
 	0x401c5820, /* FS_IOC_FSSETXATTR */
-};
-
-/* From linux/btrfs.h, which older headers may lack. */
-static const uint32_t btrfs_create[] = {
+	/* btrfs snapshots copy a subvolume whole, owners and set-id bits
+	 * included, for anyone who owns its root as the target mount sees
+	 * it: through a root caller's idmapped workdir, root's subvolumes
+	 * (doc/design/idmap-covers.md). New subvolumes go with them, and so
+	 * do the flags of a subvolume (a read-only one of root's made
+	 * writable). From linux/btrfs.h, which older headers may lack. */
 	0x50009401, /* BTRFS_IOC_SNAP_CREATE */
 	0x50009417, /* BTRFS_IOC_SNAP_CREATE_V2 */
 	0x5000940e, /* BTRFS_IOC_SUBVOL_CREATE */
 	0x50009418, /* BTRFS_IOC_SUBVOL_CREATE_V2 */
-	0x4008941a, /* BTRFS_IOC_SUBVOL_SETFLAGS: a read-only snapshot made writable */
+	0x4008941a, /* BTRFS_IOC_SUBVOL_SETFLAGS */
 	0xc0c89425, /* BTRFS_IOC_SET_RECEIVED_SUBVOL */
 };
 
@@ -353,44 +369,8 @@ build(scmp_filter_ctx ctx, struct sbx_err *err)
 		if (rule(ctx, EPERM, SCMP_SYS(clone), 1, &arg, err) < 0)
 			return -1;
 	}
-	/* TIOCSTI and TIOCLINUX push input into a terminal. The request is an
-	 * int: compare the low 32 bits only, or a value with junk in the high
-	 * half passes (CVE-2019-7303). */
-	arg = int_eq(1, TIOCSTI);
-	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
-		return -1;
-	arg = int_eq(1, TIOCLINUX);
-	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
-		return -1;
-	/* tcflow(TCOOFF) suspends a terminal's output for every writer: on
-	 * one inherited from the caller, sbxrun's own messages and
-	 * diagnostics line waited for ever. */
-	arg = int_eq(1, TCXONC);
-	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
-		return -1;
-	/* A line discipline set on the caller's terminal (n_null takes every
-	 * write and drops it) and its exclusive mode (every later open but
-	 * root's fails) outlive the run: the caller's terminal, not the
-	 * sandbox's. */
-	arg = int_eq(1, TIOCSETD);
-	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
-		return -1;
-	arg = int_eq(1, TIOCEXCL);
-	if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
-		return -1;
-	for (size_t i = 0; i < SBX_ARRAY_LEN(inode_flags_set); i++) {
-		arg = int_eq(1, (int)inode_flags_set[i]);
-		if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
-			return -1;
-	}
-	/* btrfs snapshots copy a subvolume whole, owners and set-id bits
-	 * included, for anyone who owns its root as the target mount sees
-	 * it: through a root caller's idmapped workdir, root's subvolumes
-	 * (doc/design/idmap-covers.md). New subvolumes go with them, and so
-	 * do the flags of a subvolume (a read-only one of root's made
-	 * writable). */
-	for (size_t i = 0; i < SBX_ARRAY_LEN(btrfs_create); i++) {
-		arg = int_eq(1, (int)btrfs_create[i]);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(ioctl_refused); i++) {
+		arg = int_eq(1, (int)ioctl_refused[i]);
 		if (rule(ctx, EPERM, SCMP_SYS(ioctl), 1, &arg, err) < 0)
 			return -1;
 	}
