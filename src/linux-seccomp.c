@@ -157,6 +157,19 @@ static const uint32_t ioctl_refused[] = {
 	0xc0c89425, /* BTRFS_IOC_SET_RECEIVED_SUBVOL */
 };
 
+/* An IPv6 routing header sends a socket's packets first to an address
+ * of the header's, not to the one the supervisor or the jail's routes
+ * judged: a segment routing header (type 4) needs no privilege, nor does
+ * a type 2 one where the kernel has Mobile IPv6. The sticky header of a
+ * socket and the RFC 2292 option block that can carry one. The same
+ * header as a control message of one send is refused by the supervisor
+ * (sbx_decode_rights). */
+static const int ipv6_route_opts[] = {
+	IPV6_RTHDR,
+	IPV6_2292RTHDR,
+	IPV6_2292PKTOPTIONS,
+};
+
 static const unsigned long clone_ns_flags[] = {
 	CLONE_NEWUSER,
 	CLONE_NEWNS,
@@ -239,6 +252,12 @@ socket_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 			if (rule(ctx, EPERM, SCMP_SYS(socket), 2, args, err) < 0)
 				return -1;
 		}
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(ipv6_route_opts); i++) {
+		args[0] = int_eq(1, IPPROTO_IPV6);
+		args[1] = int_eq(2, ipv6_route_opts[i]);
+		if (rule(ctx, EPERM, SCMP_SYS(setsockopt), 2, args, err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -502,6 +521,9 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 	sbx_buf_puts(out, "seccomp    socket outside unix, inet, inet6 -> EAFNOSUPPORT\n");
 	sbx_buf_puts(
 	    out, "seccomp    socket MPTCP, SCTP, DCCP, raw, seqpacket, packet (inet) -> EPERM\n");
+	sbx_buf_puts(out,
+	    "seccomp    setsockopt IPV6_RTHDR, IPV6_2292RTHDR, IPV6_2292PKTOPTIONS (low 32 bits) "
+	    "-> EPERM  # a routing header sends elsewhere\n");
 	if ((flags & SBX_SECCOMP_NET_NOTIFY) && (flags & SBX_SECCOMP_NET_SEND_FREE))
 		sbx_buf_puts(out,
 		    "seccomp    connect, bind, listen, sendto with an address, sendmsg and "

@@ -93,6 +93,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -148,6 +149,15 @@
  * fails with ENOBUFS, as a full output queue makes a send fail; one alone
  * is always taken. */
 #define MAX_HELD (64u << 20)
+/* The descriptors passed in messages (SCM_RIGHTS) that all those calls
+ * may hold together, as sbxrun's copies: with the workers blocked, calls
+ * queued behind them each held up to SBX_DECODE_MAX_RIGHTS, and filled
+ * sbxrun's table (every later trapped call failed, and the copies kept
+ * the sandbox's sockets open past its end). Half of sbxrun's own limit,
+ * at most this; a call that would go past it fails with ETOOMANYREFS, as
+ * the kernel's bound on descriptors in flight does; one alone is always
+ * taken. */
+#define MAX_HELD_FDS 512u
 /* How many loopback listeners of the sandbox are remembered (landlock). */
 #define MAX_OWNED 65536
 /* How long the end of a run waits for the supervisor's threads. */
@@ -203,6 +213,8 @@ struct sbx_netsup {
 	atomic_bool stopping;
 	atomic_uint_fast64_t denials;
 	atomic_size_t held; /* MAX_HELD: bytes held by submitted calls */
+	atomic_size_t held_fds; /* ... passed descriptors held by gathered calls */
+	size_t max_held_fds; /* ... and their bound (MAX_HELD_FDS) */
 	uint64_t host_netns; /* SBX_NETSUP_OWN_NETNS: the host's netns cookie */
 	int relay_fd; /* SBX_NETSUP_DNS_RELAY: the jail's port 53, or -1 */
 	pthread_t relay_thread;
@@ -260,6 +272,8 @@ call_free(struct call *c)
 {
 	if (c->held > 0)
 		atomic_fetch_sub(&c->ns->held, c->held);
+	if (c->npassed > 0)
+		atomic_fetch_sub(&c->ns->held_fds, c->npassed);
 	if (c->sock >= 0)
 		close(c->sock);
 	if (c->newsock >= 0)
@@ -286,6 +300,7 @@ struct sbx_netsup *
 sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 {
 	struct sbx_netsup *ns = sbx_xcalloc(1, sizeof(*ns));
+	struct rlimit nofile;
 	pthread_condattr_t ca;
 
 	ns->rules = rules;
@@ -300,6 +315,9 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->ruleset = -1;
 	ns->meta.as_uid = ns->meta.as_gid = -1;
 	ns->wake[0] = ns->wake[1] = -1;
+	ns->max_held_fds = MAX_HELD_FDS;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur / 2 < MAX_HELD_FDS)
+		ns->max_held_fds = (size_t)nofile.rlim_cur / 2;
 	pthread_mutex_init(&ns->lock, NULL);
 	pthread_mutex_init(&ns->diag_lock, NULL);
 	pthread_condattr_init(&ca);
@@ -1003,15 +1021,23 @@ fetch_caller(void *ctx, uint64_t addr, void *buf, size_t len)
 
 /* Descriptors passed in a message we send for the caller are numbers in
  * the caller's table: each is taken (pidfd_getfd) and our copy's number
- * put in our copy of the message, or sbxrun would pass its own. */
+ * put in our copy of the message, or sbxrun would pass its own. Counted
+ * against MAX_HELD_FDS until the call is freed. */
 static int
 take_passed(void *ctx, int fd)
 {
 	struct call *c = ctx;
-	int ours = sbx_notify_take_fd(c->pid, fd);
+	size_t was = atomic_fetch_add(&c->ns->held_fds, 1);
+	int ours;
 
-	if (ours < 0)
-		return -1;
+	if (was > 0 && was >= c->ns->max_held_fds) {
+		atomic_fetch_sub(&c->ns->held_fds, 1);
+		return -ETOOMANYREFS;
+	}
+	if ((ours = sbx_notify_take_fd(c->pid, fd)) < 0) {
+		atomic_fetch_sub(&c->ns->held_fds, 1);
+		return -EBADF;
+	}
 	c->passed = sbx_xreallocarray(c->passed, c->npassed + 1, sizeof(int));
 	c->passed[c->npassed++] = ours;
 	return ours;
@@ -1093,8 +1119,10 @@ gather(SBX_UNUSED struct sbx_netsup *ns, const struct seccomp_notif *req, struct
 				continue;
 			if (i == 0)
 				return r < 0 ? r : -EINVAL;
-			while (c->npassed > before)
+			while (c->npassed > before) {
 				close(c->passed[--c->npassed]);
+				atomic_fetch_sub(&c->ns->held_fds, 1);
+			}
 			for (unsigned j = i; j < c->vlen; j++)
 				sbx_decode_msghdr_free(&c->mmsg[j].msg_hdr);
 			c->vlen = i;

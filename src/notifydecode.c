@@ -238,6 +238,12 @@ sbx_decode_rights(struct msghdr *m, sbx_take_fn take, void *ctx)
 			return -EINVAL;
 		if (cm.cmsg_level == SOL_SOCKET && cm.cmsg_type == SCM_CREDENTIALS)
 			return -EPERM;
+		/* A routing header for one datagram: it goes first to an
+		 * address of the header's, not to the one judged (the
+		 * socket option is refused by the filter, linux-seccomp.c). */
+		if (cm.cmsg_level == IPPROTO_IPV6 &&
+		    (cm.cmsg_type == IPV6_RTHDR || cm.cmsg_type == IPV6_2292RTHDR))
+			return -EPERM;
 		if (cm.cmsg_level == SOL_SOCKET && cm.cmsg_type == SCM_RIGHTS) {
 			unsigned char *data = buf + off + CMSG_LEN(0);
 
@@ -251,7 +257,7 @@ sbx_decode_rights(struct msghdr *m, sbx_take_fn take, void *ctx)
 
 				memcpy(&fd, data + i * sizeof(int), sizeof(int));
 				if ((fd = take(ctx, fd)) < 0)
-					return -EBADF;
+					return fd < -1 ? fd : -EBADF;
 				memcpy(data + i * sizeof(int), &fd, sizeof(int));
 			}
 		}

@@ -31,7 +31,8 @@ struct sbx_fetch {
 };
 
 /* Takes the sandbox's descriptor fd and returns a number of ours for the
- * same file (the caller owns and records it), or -1. */
+ * same file (the caller owns and records it), or -errno (EBADF,
+ * ETOOMANYREFS: sbxrun holds too many already). */
 typedef int (*sbx_take_fn)(void *ctx, int fd);
 
 /* Copies the struct msghdr at addr and everything it points at (name,
@@ -65,8 +66,9 @@ void sbx_decode_mmsg_free(struct mmsghdr *v, unsigned n);
  * the buffer's end) and replaces each descriptor of an SCM_RIGHTS message
  * by take's number for it, in place. Returns 0, or -errno: EINVAL (a
  * malformed header, more than SBX_DECODE_MAX_RIGHTS descriptors), EPERM
- * (SCM_CREDENTIALS: credentials are not passed on someone's behalf), EBADF
- * (take failed). */
+ * (SCM_CREDENTIALS: credentials are not passed on someone's behalf; an
+ * IPv6 routing header: the datagram would go elsewhere first), or take's
+ * error. */
 int sbx_decode_rights(struct msghdr *m, sbx_take_fn take, void *ctx);
 
 /* Copies the address of len bytes at addr (a register-passed length, as

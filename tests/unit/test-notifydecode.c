@@ -37,6 +37,8 @@ take(void *ctx, int fd)
 	(void)ctx;
 	if (fd == 99)
 		return -1;
+	if (fd == 98)
+		return -ETOOMANYREFS;
 	taken++;
 	return fd + 100;
 }
@@ -144,10 +146,30 @@ test_cmsg(void)
 	is_int(decode(&m), -EPERM, "SCM_CREDENTIALS is refused");
 	sbx_decode_msghdr_free(&m);
 
+	/* An IPv6 routing header would send the datagram elsewhere first. */
+	for (int type = 0; type < 2; type++) {
+		struct cmsghdr h = { .cmsg_len = CMSG_LEN(24),
+			.cmsg_level = IPPROTO_IPV6,
+			.cmsg_type = type ? IPV6_2292RTHDR : IPV6_RTHDR };
+
+		memset(ctl, 0, CMSG_SPACE(24));
+		memcpy(ctl, &h, sizeof(h));
+		put_msg(ctl, CMSG_SPACE(24), 1);
+		is_int(decode(&m), -EPERM, "an IPv6 routing header (%s) is refused",
+		    type ? "IPV6_2292RTHDR" : "IPV6_RTHDR");
+		sbx_decode_msghdr_free(&m);
+	}
+
 	fds[0] = 99;
 	n = make_cmsg(ctl, CMSG_LEN(sizeof(int)), SCM_RIGHTS, fds, 1);
 	put_msg(ctl, n, 1);
 	is_int(decode(&m), -EBADF, "a descriptor that cannot be taken is EBADF");
+	sbx_decode_msghdr_free(&m);
+
+	fds[0] = 98;
+	n = make_cmsg(ctl, CMSG_LEN(sizeof(int)), SCM_RIGHTS, fds, 1);
+	put_msg(ctl, n, 1);
+	is_int(decode(&m), -ETOOMANYREFS, "a descriptor over sbxrun's bound is ETOOMANYREFS");
 	sbx_decode_msghdr_free(&m);
 
 	put_msg(NULL, SBX_DECODE_MAX_CONTROL + 1, 1);
