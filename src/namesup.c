@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -642,6 +643,11 @@ decide(const struct sbx_namesup *n, const struct sbx_meta_ctx *m, int pid, const
 				return ELOOP; /* O_NOFOLLOW on a link */
 			if (on_procfs(w->fd))
 				return EACCES; /* never reopened for the caller */
+			/* /dev/tty is the opener's controlling terminal: ours
+			 * (the caller's) when reopened here, never the
+			 * sandbox's, which init's setsid left without one. */
+			if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0))
+				return ENXIO;
 			/* The file itself, or with O_TMPFILE the directory
 			 * that gets a new (unnamed) file: the same check. */
 			if (file_kept(m, w->fd, reason))

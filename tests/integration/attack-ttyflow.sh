@@ -9,7 +9,7 @@
 # line goes to that terminal, ended at all (a minute allowed).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=3
+N_TESTS=11
 # ptyanswer.py CMD...: runs CMD on a new terminal, answering a query
 # (ESC [ c) as xterm does, for up to a minute (a stalled sbxrun is a
 # failure, not a hang); then prints sbxrun's status, whether output still
@@ -101,4 +101,58 @@ like "$(cat "$T/tty2.out")" "modes same" "... with its modes as they were (echo,
 like "$(cat "$T/tty2.out")" "excl 0" "... and not exclusive"
 is "$(cat "$WD/ioctls" 2>/dev/null)" "setd-refused excl-refused" \
     "TIOCSETD and TIOCEXCL on the caller's terminal: refused"
+# sbxrun's controlling terminal through /dev/tty: the sandbox has none
+# (init's setsid), but under landlock with a repository in the workdir an
+# open for writing is judged by the name supervisor and made by one of
+# sbxrun's threads, whose /dev/tty is the caller's terminal. The sandbox
+# read what the user typed there and left its modes changed, with none of
+# its standard descriptors on the terminal. Now such an open is ENXIO, as
+# the sandbox's own is.
+# Verdict on the host: what the terminal showed, and whether its modes
+# are as they were, with sbxrun's standard descriptors on /dev/null.
+cat >"$T/ctty.py" <<'EOF'
+import fcntl, os, pty, select, subprocess, sys, termios, time
+m, s = pty.openpty()
+before = termios.tcgetattr(s)
+def ctty():
+    os.setsid()
+    fcntl.ioctl(s, termios.TIOCSCTTY, 0)
+null = os.open("/dev/null", os.O_RDWR)
+p = subprocess.Popen(sys.argv[1:], stdin=null, stdout=null, stderr=null, preexec_fn=ctty)
+os.write(m, b"typed-by-the-user\n")
+out, t0 = b"", time.time()
+while time.time() - t0 < 60 and p.poll() is None:
+    if select.select([m], [], [], 0.1)[0]:
+        out += os.read(m, 65536)
+rc = p.poll()
+if rc is None:
+    p.kill()
+    rc = "stalled"
+print("rc", rc, "leaked", b"from-the-sandbox" in out,
+      "modes", "same" if termios.tcgetattr(s) == before else "changed")
+EOF
+printf '%s\n' 'import os, termios
+try:
+    fd = os.open("/dev/tty", os.O_RDWR | os.O_NONBLOCK)
+except OSError as e:
+    open("ctty", "w").write("refused %d" % e.errno)
+    raise SystemExit(0)
+os.write(fd, b"from-the-sandbox\n")
+a = termios.tcgetattr(fd)
+a[3] &= ~(termios.ECHO | termios.ICANON)
+termios.tcsetattr(fd, termios.TCSANOW, a)
+try:
+    got = os.read(fd, 100)
+except OSError:
+    got = b""
+open("ctty", "w").write("opened " + repr(got))' >"$WD/ctty.py"
+git init -q "$WD" 2>/dev/null || mkdir -p "$WD/.git"
+rm -f "$WD/ctty"
+"$PY" "$T/ctty.py" "$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" -- python3 ctty.py \
+    >"$T/ctty.out" 2>&1
+like "$(cat "$T/ctty.out")" "rc 0 leaked False modes same" \
+    "/dev/tty in a workdir with a repository: the caller's terminal showed nothing, its modes kept" ||
+	diag "$(cat "$T/ctty.out")"
+is "$(cat "$WD/ctty" 2>/dev/null)" "refused 6" "... the open was ENXIO"
+
 done_testing
