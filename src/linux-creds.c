@@ -31,10 +31,11 @@
 static int
 load_filter(const char *const *allow, const int write_fds[2], int notify_fd, struct sbx_err *err)
 {
-	/* The ioctls that answer a notification: nothing else on that
-	 * descriptor (never SECCOMP_IOCTL_NOTIF_RECV), nothing on another. */
+	/* The ioctls that answer a notification, and the check that its
+	 * caller still waits: nothing else on that descriptor (never
+	 * SECCOMP_IOCTL_NOTIF_RECV), nothing on another. */
 	static const unsigned long answers[] = { SECCOMP_IOCTL_NOTIF_SEND,
-		SECCOMP_IOCTL_NOTIF_ADDFD };
+		SECCOMP_IOCTL_NOTIF_ADDFD, SECCOMP_IOCTL_NOTIF_ID_VALID };
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
 	int r = 0;
 

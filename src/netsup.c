@@ -824,7 +824,15 @@ worker(void *arg)
 		ns->nqueued--;
 		list_append(&ns->running, &ns->running_end, c);
 		pthread_mutex_unlock(&ns->lock);
-		c->result = dropped ? perform(c) : -EPERM;
+		/* A call whose caller no longer waits (killed, or the whole
+		 * tree gone while the call sat in the queue) is not made: a
+		 * sandbox that queued calls behind blocked workers had them
+		 * made after its end, during and after the run's checks
+		 * (doc/design/supervisor.md). */
+		if (dropped && ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &c->id) < 0)
+			c->result = -ECANCELED;
+		else
+			c->result = dropped ? perform(c) : -EPERM;
 		pthread_mutex_lock(&ns->lock);
 		list_remove(&ns->running, &ns->running_end, c);
 		if (dropped && answers_alone(ns, c)) {
