@@ -515,6 +515,29 @@ umask_of(int pid)
 	return (mode_t)m;
 }
 
+/* The caller's RLIMIT_FSIZE (its soft limit): the length a truncation
+ * made for it may grow a file to. From /proc/PID/limits, which a process
+ * that made itself undumpable cannot hide (prlimit could not read it);
+ * unreadable, 0: nothing grows. */
+static unsigned long long
+fsize_of(int pid)
+{
+	char path[64], line[160], soft[32];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Max file size %31s", soft) == 1) {
+			v = strcmp(soft, "unlimited") == 0 ? ULLONG_MAX : strtoull(soft, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
 struct sbx_name_op {
 	enum kind kind;
 	struct where w[2];
@@ -670,7 +693,15 @@ decide(const struct sbx_namesup *n, const struct sbx_meta_ctx *m, int pid, const
 			return ENOENT;
 		if (on_procfs(w->fd))
 			return EACCES;
-		return file_kept(m, w->fd, reason) ? EPERM : 0;
+		if (file_kept(m, w->fd, reason))
+			return EPERM;
+		/* Made by one of our threads, under sbxrun's own limits: the
+		 * caller's --file-size is applied here, as the kernel applies
+		 * it to a file that grows (without its SIGXFSZ). */
+		if ((int64_t)c->len >= 0 && fstat(w->fd, &st) == 0 &&
+		    c->len > (uint64_t)st.st_size && c->len > fsize_of(pid))
+			return EFBIG;
+		return 0;
 	case N_MKDIR:
 	case N_MKNOD:
 	case N_SYMLINK:

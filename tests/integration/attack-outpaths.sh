@@ -80,4 +80,26 @@ like "$(jget warnings)" "standard output, a file, reached the file-size limit" \
 unlike "$(cat "$T/big.err")" "after:0" "stdout a file: the sandbox's write past the limit failed"
 rm -f "$T/big.out"
 
+# 6. truncate(2) is made by the supervisor with a repository in the
+# workdir (landlock), under sbxrun's own limits: a file grew to 1 TiB
+# under --file-size 1M. It fails with EFBIG, as the sandbox's own does
+# (both backends; the file's size is read on the host).
+new_wd
+git init -q "$WD" 2>/dev/null || mkdir -p "$WD/.git"
+out_run 'python3 -c "
+import os, signal
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+open(\"big\", \"w\").close()
+try:
+    os.truncate(\"big\", 1 << 40)
+except OSError as e:
+    print(\"truncate\", e.errno)
+open(\"small\", \"w\").close()
+os.truncate(\"small\", 8192)
+"' -w "$WD" --file-size 1M --diag none
+is "$(stat -c %s "$WD/big")" 0 "truncate past --file-size: the file did not grow (host side)" ||
+	diag "$(cat "$T/out" "$T/err")"
+like "$(cat "$T/out")" "truncate 27" "... the call failed with EFBIG"
+is "$(stat -c %s "$WD/small")" 8192 "... one within it grew (control)"
+
 done_testing
