@@ -140,8 +140,8 @@ peek_string(int pid, uint64_t addr, char *buf, size_t max)
  * descriptor of ours; resolved like the caller would, with its cwd or
  * directory descriptor as the base. */
 static int
-open_target(
-    int pid, const struct meta *m, bool *real_fd, int *parent, char leaf[NAME_MAX + 1], int *errnum)
+open_target(int pid, const struct meta *m, bool *real_fd, int *parent, char leaf[NAME_MAX + 1],
+    char **given, int *errnum)
 {
 	char path[PATH_MAX], proc[64];
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS };
@@ -166,6 +166,7 @@ open_target(
 		*errnum = EFAULT;
 		return -1;
 	}
+	*given = sbx_xstrdup(path);
 	if (path[0] == '\0' && !m->empty_ok) {
 		*errnum = ENOENT;
 		return -1;
@@ -521,6 +522,7 @@ struct sbx_meta_op {
 	bool real_fd;
 	int parent; /* until judged: the directory the call named fd in, or -1 */
 	char leaf[NAME_MAX + 1]; /* the name it gave there */
+	char *given; /* the path as copied for the decision, or NULL */
 	bool now; /* times: "now" */
 	struct timespec ts[2];
 	char name[XATTR_NAME_MAX + 1];
@@ -536,6 +538,7 @@ sbx_metasup_op_free(struct sbx_meta_op *op)
 		close(op->fd);
 	if (op->parent >= 0)
 		close(op->parent);
+	free(op->given);
 	free(op->value);
 	free(op);
 }
@@ -551,9 +554,29 @@ xattr_name_ok(const char *name)
 	return strncmp(name, "user.", 5) == 0;
 }
 
+/* "chmod .git/hooks": the call's name and the path it named as copied
+ * for the decision, or for a call on a descriptor where the copy of it
+ * judged leads; never read again from the caller, who may have changed
+ * its memory or its descriptor table since. */
+static void
+describe(const struct seccomp_notif *req, const struct sbx_meta_op *op, char *out, size_t size)
+{
+	_cleanup_free_ char *call =
+	    seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, req->data.nr);
+	char path[PATH_MAX], link[64];
+	ssize_t n = 0;
+
+	if (op->given == NULL && op->fd >= 0) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", op->fd);
+		n = readlink(link, path, sizeof(path) - 1);
+	}
+	path[n > 0 ? n : 0] = '\0';
+	snprintf(out, size, "%s %s", call ? call : "?", op->given ? op->given : path);
+}
+
 int
 sbx_metasup_prepare(const struct sbx_meta_ctx *mc, int notify_fd, const struct seccomp_notif *req,
-    struct sbx_meta_op **out, int *errnum, const char **reason)
+    struct sbx_meta_op **out, int *errnum, const char **reason, char *what, size_t what_size)
 {
 	struct sbx_meta_op *op = sbx_xcalloc(1, sizeof(*op));
 	int pid = (int)req->pid, r = 0;
@@ -572,7 +595,7 @@ sbx_metasup_prepare(const struct sbx_meta_ctx *mc, int notify_fd, const struct s
 	/* Resolved with this thread's filesystem ids, which the supervisor's
 	 * dispatcher holds as the sandbox's for good (netsup.c): search
 	 * permissions judge the path as they would for the sandbox. */
-	op->fd = open_target(pid, &op->m, &op->real_fd, &op->parent, op->leaf, errnum);
+	op->fd = open_target(pid, &op->m, &op->real_fd, &op->parent, op->leaf, &op->given, errnum);
 	if (op->fd < 0)
 		goto done;
 	if (op->m.kind == META_TIMES) {
@@ -646,33 +669,10 @@ sbx_metasup_prepare(const struct sbx_meta_ctx *mc, int notify_fd, const struct s
 	*out = op;
 	return 0;
 done:
+	if (*reason)
+		describe(req, op, what, what_size);
 	sbx_metasup_op_free(op);
 	return 0;
-}
-
-void
-sbx_metasup_describe(const struct seccomp_notif *req, char *out, size_t size)
-{
-	_cleanup_free_ char *call =
-	    seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, req->data.nr);
-	char path[PATH_MAX], link[64];
-	struct meta m;
-	ssize_t n;
-
-	path[0] = '\0';
-	if (parse(req->data.nr, req->data.args, &m) < 0) {
-		snprintf(out, size, "%s", call ? call : "?");
-		return;
-	}
-	if (m.fd >= 0) {
-		/* fchmod and friends: where the caller's descriptor leads. */
-		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)req->pid, m.fd);
-		n = readlink(link, path, sizeof(path) - 1);
-		path[n > 0 ? n : 0] = '\0';
-	} else if (m.path == 0 || peek_string((int)req->pid, m.path, path, sizeof(path)) < 0) {
-		path[0] = '\0';
-	}
-	snprintf(out, size, "%s %s", call ? call : "?", path);
 }
 
 bool

@@ -93,17 +93,15 @@ struct sbx_meta_op;
  * caller: on the supervisor's thread that can read the sandbox. When the
  * call is allowed, *op is the change to make (with sbx_metasup_apply, on a
  * thread holding the sandbox's credentials); else *op is NULL and
- * *errnum is the answer, with *reason (static) when refused by policy.
- * Returns -1 when the notification is no longer valid (nothing to
- * answer). */
+ * *errnum is the answer, with *reason (static) when refused by policy;
+ * then what (what_size bytes) describes the call for a person, as "chmod
+ * .git/hooks": its name and the path as copied for the decision (for a
+ * call on a descriptor, where our copy of it leads). The text is the
+ * sandbox's. Returns -1 when the notification is no longer valid
+ * (nothing to answer). */
 int sbx_metasup_prepare(const struct sbx_meta_ctx *m, int notify_fd,
-    const struct seccomp_notif *req, struct sbx_meta_op **op, int *errnum, const char **reason);
-
-/* Describes the trapped call req for a person, as "chmod .git/hooks":
- * the call's name and the path it names as the caller passed it (for a
- * call on a descriptor, where that descriptor leads). Made while the
- * caller still waits; the text is the sandbox's, bounded to size. */
-void sbx_metasup_describe(const struct seccomp_notif *req, char *out, size_t size);
+    const struct seccomp_notif *req, struct sbx_meta_op **op, int *errnum, const char **reason,
+    char *what, size_t what_size);
 
 /* Makes the change op: the call's result (>= 0) or -errno. It takes no
  * decision: the calling thread's credentials are the last judge. */

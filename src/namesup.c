@@ -273,6 +273,7 @@ struct where {
 	char name[NAME_MAX + 1];
 	int fd;
 	bool slash; /* the path ended in '/' */
+	char *given; /* the path as copied for the decision, or NULL */
 };
 
 static void
@@ -558,6 +559,8 @@ sbx_name_op_free(struct sbx_name_op *op)
 		return;
 	where_free(&op->w[0]);
 	where_free(&op->w[1]);
+	free(op->w[0].given);
+	free(op->w[1].given);
 	free(op->target);
 	free(op);
 }
@@ -627,6 +630,8 @@ locate(int pid, const struct ncall *c, int i, bool follow, struct where *w)
 	w->dir = w->fd = -1;
 	if (r < 0)
 		return r;
+	free(w->given);
+	w->given = sbx_xstrdup(path);
 	if (path[0] == '\0')
 		return -ENOENT;
 	base = base_of(pid, c->dfd[i], path);
@@ -766,9 +771,23 @@ decide(const struct sbx_namesup *n, const struct sbx_meta_ctx *m, int pid, const
 	return ENOSYS;
 }
 
+/* "openat .git/config": the call and the path it names (for a link or
+ * a rename, the new place when it was read), as copied for the decision:
+ * never read again from the caller, who may have changed it since. */
+static void
+describe(const struct seccomp_notif *req, const struct sbx_name_op *op, char *out, size_t size)
+{
+	_cleanup_free_ char *call =
+	    seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, req->data.nr);
+	const char *path = op->w[1].given ? op->w[1].given : op->w[0].given;
+
+	snprintf(out, size, "%s %s", call ? call : "?", path ? path : "");
+}
+
 int
 sbx_namesup_prepare(const struct sbx_namesup *n, const struct sbx_meta_ctx *m, int notify_fd,
-    const struct seccomp_notif *req, struct sbx_name_op **out, int *errnum, const char **reason)
+    const struct seccomp_notif *req, struct sbx_name_op **out, int *errnum, const char **reason,
+    char *what, size_t what_size)
 {
 	struct sbx_name_op *op = sbx_xcalloc(1, sizeof(*op));
 	uint64_t id = req->id;
@@ -788,6 +807,8 @@ sbx_namesup_prepare(const struct sbx_namesup *n, const struct sbx_meta_ctx *m, i
 		sbx_name_op_free(op);
 		return -1;
 	}
+	if (*errnum != 0 && *reason)
+		describe(req, op, what, what_size);
 	if (*errnum != 0)
 		sbx_name_op_free(op);
 	else
@@ -835,25 +856,6 @@ sbx_namesup_apply(const struct sbx_name_op *op)
 	case N_UNLINK: r = unlinkat(w->dir, w->name, op->flags & AT_REMOVEDIR); break;
 	}
 	return r < 0 ? -errno : r;
-}
-
-void
-sbx_namesup_describe(const struct seccomp_notif *req, char *out, size_t size)
-{
-	_cleanup_free_ char *call =
-	    seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, req->data.nr);
-	char path[PATH_MAX];
-	struct ncall c;
-
-	path[0] = '\0';
-	if (parse(req->data.nr, req->data.args, &c) == 0) {
-		/* The second path is the one that names the new place. */
-		uint64_t at = (c.kind == N_LINK || c.kind == N_RENAME) ? c.path[1] : c.path[0];
-
-		if (copy_string((int)req->pid, at, path, sizeof(path)) < 0)
-			path[0] = '\0';
-	}
-	snprintf(out, size, "%s %s", call ? call : "?", path);
 }
 
 int

@@ -52,10 +52,13 @@ struct sbx_name_op;
 
 /* Decides the trapped call req on the dispatcher, copying what it needs
  * out of the caller. Allowed: *op is set. Else *errnum is the answer and
- * *reason (static) says why when refused by policy. Returns -1 when the
- * notification is no longer valid. */
+ * *reason (static) says why when refused by policy, and what (what_size
+ * bytes) describes the call for the list of refusals, as "openat
+ * .git/config", from the path as copied for the decision. Returns -1
+ * when the notification is no longer valid. */
 int sbx_namesup_prepare(const struct sbx_namesup *n, const struct sbx_meta_ctx *m, int notify_fd,
-    const struct seccomp_notif *req, struct sbx_name_op **op, int *errnum, const char **reason);
+    const struct seccomp_notif *req, struct sbx_name_op **op, int *errnum, const char **reason,
+    char *what, size_t what_size);
 
 /* Makes the call on a worker: the result (>= 0; for an open, a
  * descriptor of ours) or -errno. */
@@ -64,9 +67,6 @@ int64_t sbx_namesup_apply(const struct sbx_name_op *op);
 /* For an open: the flags for SECCOMP_IOCTL_NOTIF_ADDFD's newfd_flags
  * (O_CLOEXEC when the caller asked for it); -1 when op is not an open. */
 int sbx_namesup_addfd_flags(const struct sbx_name_op *op);
-
-/* "openat .git/config", for the list of refusals. */
-void sbx_namesup_describe(const struct seccomp_notif *req, char *out, size_t size);
 
 void sbx_name_op_free(struct sbx_name_op *op);
 

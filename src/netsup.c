@@ -1530,18 +1530,13 @@ call_new(struct sbx_netsup *ns, const struct seccomp_notif *req, const char *opn
 }
 
 /* Answers a path call (a name or a metadata change) that was not made:
- * errnum, and with a reason a counted refusal naming the call, described
- * while the caller still waits (its memory holds the path it passed). */
+ * errnum, and with a reason a counted refusal named what (described from
+ * what the decision copied, namesup.h, metasup.h). */
 static void
-path_call_refused(struct sbx_netsup *ns, struct call *c, const struct seccomp_notif *req,
-    int errnum, const char *reason, void (*describe)(const struct seccomp_notif *, char *, size_t))
+path_call_refused(struct sbx_netsup *ns, struct call *c, int errnum, const char *reason, char *what)
 {
-	char what[SBX_DENIED_WHAT_MAX + 1];
-
-	if (reason) {
-		describe(req, what, sizeof(what));
+	if (reason)
 		c->what = what;
-	}
 	respond(ns, c->id, 0, errnum);
 	if (reason)
 		emit(ns, c, false, reason, -errnum);
@@ -1554,18 +1549,19 @@ static void
 handle_name(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
 	struct call *c = call_new(ns, req, "name");
+	char what[SBX_DENIED_WHAT_MAX + 1];
 	const char *reason = NULL;
 	int errnum = 0;
 
-	if (sbx_namesup_prepare(ns->names, &ns->meta, ns->fd, req, &c->name, &errnum, &reason) <
-	    0) {
+	if (sbx_namesup_prepare(ns->names, &ns->meta, ns->fd, req, &c->name, &errnum, &reason, what,
+		sizeof(what)) < 0) {
 		call_free(c); /* the caller went away */
 		return;
 	}
 	if (c->name != NULL)
 		submit(ns, c);
 	else
-		path_call_refused(ns, c, req, errnum, reason, sbx_namesup_describe);
+		path_call_refused(ns, c, errnum, reason, what);
 }
 
 /* A metadata call: decided here (metasup.c), made by a worker, or here
@@ -1574,12 +1570,14 @@ static void
 handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 {
 	struct call *c = call_new(ns, req, "metadata");
+	char what[SBX_DENIED_WHAT_MAX + 1];
 	const char *reason = NULL;
 	int errnum = 0;
 
 	if (ns->trace)
 		sbx_trace_note(ns->trace, req); /* judged below, as without a trace */
-	if (sbx_metasup_prepare(&ns->meta, ns->fd, req, &c->meta, &errnum, &reason) < 0) {
+	if (sbx_metasup_prepare(
+		&ns->meta, ns->fd, req, &c->meta, &errnum, &reason, what, sizeof(what)) < 0) {
 		call_free(c); /* the caller went away */
 		return;
 	}
@@ -1600,7 +1598,7 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	if (c->meta != NULL)
 		submit(ns, c);
 	else
-		path_call_refused(ns, c, req, errnum, reason, sbx_metasup_describe);
+		path_call_refused(ns, c, errnum, reason, what);
 }
 
 /* A call that changes a task's scheduling or limits (tasksup.h): let go

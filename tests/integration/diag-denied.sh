@@ -157,6 +157,36 @@ else
 	skip "namespaces: metadata calls are not trapped (read-only mounts hold them)" 1
 fi
 
+# The refusal names what was judged: the path as copied for the decision,
+# not read again from the sandbox's memory afterwards (a thread of its own
+# rewrote it between the decision and the report, and the list named a
+# harmless file instead of the protected one).
+new_wd
+mkdir -p "$WD/.git/hooks"
+: >"$WD/harmless"
+printf '%s\n' 'import ctypes, threading
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(64)
+a, b = b".git/hooks\0", b"harmless\0\0\0"
+stop = False
+def flip():
+    while not stop:
+        ctypes.memmove(buf, a, len(a))
+        ctypes.memmove(buf, b, len(b))
+threading.Thread(target=flip, daemon=True).start()
+for _ in range(3000):
+    libc.chmod(buf, 0o777)
+stop = True' >"$WD/flip.py"
+jail -w "$WD" -- python3 flip.py
+if [ "$SBX_BACKEND" = landlock ]; then
+	unlike "$(jget denied)" "harmless" \
+	    "a path rewritten after the decision: the refusals name only .git/hooks"
+	like "$(jget denied)" '"what":"chmod .git/hooks"' "... which they do"
+else
+	is "$(jget denied)" "[]" "namespaces: the kernel refuses, sbxrun lists nothing"
+	skip "namespaces: metadata calls are not trapped (read-only mounts hold them)" 1
+fi
+
 # --- the first 20 and whole lines under concurrency -----------------------
 # 25 threads connect at once to a local address ($ADDR, as above) while
 # the proxy refuses five requests: the list keeps 20 and every -v line is
