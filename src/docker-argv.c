@@ -256,12 +256,43 @@ push_env(struct sbx_strv *out, const struct sbx_policy *p, const struct sbx_dock
 	sbx_strv_push_take(out, sbx_xasprintf("--env=%s", entry));
 }
 
+/* s with each control byte written as \xNN, for a one-line message. */
+static char *
+escaped(const char *s)
+{
+	struct sbx_buf b = { 0 };
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			sbx_buf_printf(&b, "\\x%02x", *c);
+		else
+			sbx_buf_putc(&b, (char)*c);
+	return b.data ? sbx_buf_steal(&b) : sbx_xstrdup("");
+}
+
+/* A path the client is handed: absolute, and without a control byte. The
+ * client reads a --mount value as CSV, and its reader turns "\r\n" inside
+ * a quoted field into "\n": the daemon bound "a\nb" (another name, which
+ * another user may have made) where "a\r\nb" was checked, and put a
+ * cover on a name that was not the secret. The names are resolved paths
+ * (a symlink's target, a realpath), so the check is here, on what is
+ * handed over, not only on what the user typed. */
 static int
 check_path(const char *what, const char *path, struct sbx_err *err)
 {
 	if (path == NULL || path[0] != '/')
 		return sbx_err_set(err, EINVAL, "docker: %s %s is not an absolute path", what,
 		    path ? path : "(none)");
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			_cleanup_free_ char *shown = escaped(path);
+
+			return sbx_err_set(err, EINVAL,
+			    "docker: %s %s holds the control character 0x%02x, which the "
+			    "docker client's --mount syntax does not carry unchanged; "
+			    "refused",
+			    what, shown, *c);
+		}
 	return 0;
 }
 

@@ -207,6 +207,32 @@ else
 	skip "a root caller with a secret directory: needs root (uid $me)" 4
 fi
 
+# --- a control character in a path handed to the client ---------------------
+# The client reads --mount as CSV, and its reader turns "\r\n" inside a
+# quoted field into "\n": the daemon bound or covered another name than
+# the one sbxrun checked. A resolved path holding a control character is
+# refused (125, naming it); judged by the workdir's files afterwards.
+V=$T/v-crlf
+mkdir "$V"
+crlf=$(printf 'key\r\nfile')
+lf=$(printf 'key\nfile')
+echo secret-canary-$$ >"$V/$crlf"
+ln -s "$crlf" "$V/secret.key"
+dk_script 'cat /work/secret.key >/work/leak 2>/dev/null; exit 0' -w "$V" --deny-read "$V/secret.key"
+is "$SBX_STATUS" 125 "--deny-read of a link to a name holding CR LF: refused with 125"
+like "$(jget error)" 'key\x0d\x0afile' "... the error names the path, its control characters shown"
+unlike "$(cat "$V/leak" 2>/dev/null)" secret-canary "... the secret was not read"
+ok "... and no cover was made on the name with LF only" test ! -e "$V/$lf"
+# The workdir reached through a link to "proj\r\nx", its LF-only twin
+# another directory: the container must not be given the twin.
+mkdir "$T/crlf-w" "$T/crlf-w/$(printf 'proj\r\nx')" "$T/crlf-w/$(printf 'proj\nx')"
+chmod 777 "$T/crlf-w/$(printf 'proj\nx')"
+ln -s "$(printf 'proj\r\nx')" "$T/crlf-w/link"
+dk_script 'echo ran >/work/ran' -w "$T/crlf-w/link"
+is "$SBX_STATUS" 125 "a workdir whose real path holds CR LF: refused with 125"
+ok "... nothing ran in the directory with LF only" test ! -e "$T/crlf-w/$(printf 'proj\nx')/ran"
+ok "... nor in the workdir" test ! -e "$T/crlf-w/$(printf 'proj\r\nx')/ran"
+
 # --- network off: nothing reachable, judged by a host listener ----------------
 # The listener is on the engine's bridge address: an address of this host
 # that is not loopback, and that a bridged container can reach.

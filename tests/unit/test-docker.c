@@ -249,6 +249,23 @@ test_mount_syntax(void)
 	bind.source = "relative";
 	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "a relative mount source is refused");
 	sbx_strv_free(&v);
+	/* The client's CSV reader turns "\r\n" into "\n" inside quotes. */
+	bind.source = "/srv/key\r\nfile";
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0 && strstr(err.msg, "/srv/key\\x0d\\x0afile"),
+	    "a control character in a mount source is refused, the path named");
+	sbx_strv_free(&v);
+	bind.source = "/srv/a";
+	bind.target = "/work/key\r\nfile";
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "... in a mount target too");
+	sbx_strv_free(&v);
+	bind.target = "/work/x";
+	run.workdir = "/home/proj\r\nx";
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "... and in the workdir");
+	sbx_strv_free(&v);
+	run.workdir = "/home/proj\tx";
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "... any control character (a tab)");
+	sbx_strv_free(&v);
+	run.workdir = "/home/proj";
 	run.nbinds = 0;
 	run.argv = (char *[]){ NULL };
 	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "an empty command is refused");
