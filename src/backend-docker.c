@@ -8,7 +8,8 @@
  * container has a name (sbxrun-PID-RANDOM) and the label "sbxrun", and
  * sbxrun, not the daemon, removes it: after the run it asks the engine
  * whether the kernel's OOM killer struck (State.OOMKilled, which a
- * container removed on exit no longer has), then "docker rm --force",
+ * container removed on exit no longer has), then "docker rm --force
+ * --volumes",
  * which also ends a container whose client was killed by the timeout or a
  * signal. If sbxrun itself dies, init does the same from its copy of the
  * state. Every docker command sbxrun runs itself is bounded in time and
@@ -60,7 +61,7 @@ extern char **environ;
 /* What the run changed on the host, undone after it (dk_cleanup), or by
  * init when sbxrun died (dk_orphaned). */
 struct dk_state {
-	struct sbx_strv rm; /* docker rm --force NAME; empty for a kept one */
+	struct sbx_strv rm; /* docker rm --force --volumes NAME; empty for a kept one */
 	struct sbx_strv inspect;
 	struct sbx_strv kill; /* a kept container: kill this run's group */
 	bool oom_before; /* a kept container: State.OOMKilled before the run */

@@ -643,6 +643,10 @@ sbx_docker_rm_argv(const char *docker, const char *name, struct sbx_strv *out)
 	sbx_strv_push(out, docker ? docker : "docker");
 	sbx_strv_push(out, "rm");
 	sbx_strv_push(out, "--force");
+	/* The anonymous volumes of the image's VOLUME lines go with it:
+	 * without -v each run left one, with what the sandbox wrote there,
+	 * on the daemon's disk. */
+	sbx_strv_push(out, "--volumes");
 	sbx_strv_push(out, "--");
 	sbx_strv_push(out, name);
 }

@@ -152,7 +152,8 @@ bool sbx_docker_net_open(const struct sbx_policy *p);
  * "RUNNING OOMKILLED EXITCODE STARTED" (STARTED: whether it ever ran). */
 void sbx_docker_inspect_argv(const char *docker, const char *name, struct sbx_strv *out);
 
-/* "docker rm -f NAME": kills the container if it runs, then removes it. */
+/* "docker rm --force --volumes NAME": kills the container if it runs, then
+ * removes it and its anonymous volumes (an image's VOLUME lines). */
 void sbx_docker_rm_argv(const char *docker, const char *name, struct sbx_strv *out);
 
 /* "docker info" reduced to the server version: it needs the daemon. */

@@ -81,6 +81,40 @@ is "$(stat -c %u "$W/made" 2>/dev/null)" "$me" "... owned by the caller ($me)"
 is "$(stat -c %u "$W")" "$me" "the workdir is the caller's again"
 is "$(tr '\n' ' ' <"$W/where")" "/work /work " "working directory and HOME are /work"
 
+# --- an image's VOLUME goes with the container ---------------------------------
+# The engine makes an anonymous volume for each VOLUME line of the image;
+# removed without --volumes, every run left one, with what the sandbox
+# wrote there, on the daemon's disk (docker volume ls).
+VIMG=local/sbx-vol-$$
+cid=$(docker create --user 0 --entrypoint /bin/sh "$IMAGE" -c 'mkdir -p /data && chmod 1777 /data' 2>/dev/null)
+docker start -a "$cid" >/dev/null 2>&1
+docker commit --change 'VOLUME /data' --change 'ENTRYPOINT []' "$cid" "$VIMG" >/dev/null 2>&1
+docker rm "$cid" >/dev/null 2>&1
+if docker image inspect "$VIMG" >/dev/null 2>&1; then
+	vols() {
+		docker volume ls -q | sort
+	}
+	vols >"$T/vols.before"
+	sbx --backend docker --docker-image "$VIMG" -w "$W" <<'SH'
+echo left >/data/marker && echo wrote >/work/vol-wrote
+SH
+	is "$SBX_STATUS:$(cat "$W/vol-wrote" 2>/dev/null)" 0:wrote \
+	    "an image with a VOLUME: the script wrote in it (it is writable inside)"
+	vols >"$T/vols.after"
+	is "$(comm -13 "$T/vols.before" "$T/vols.after" | tr '\n' ' ')" "" \
+	    "... and no volume is left after the run (docker volume ls)"
+	sbx --backend docker --docker-image "$VIMG" -w "$W" --docker-keep "vkeep-$$" </dev/null
+	is "$SBX_STATUS" 0 "a kept container of that image: made"
+	sbx --docker-rm "vkeep-$$" </dev/null
+	vols >"$T/vols.after"
+	is "$SBX_STATUS:$(comm -13 "$T/vols.before" "$T/vols.after" | tr '\n' ' ')" "0:" \
+	    "... --docker-rm removes it with its volume"
+	rm -f "$W/vol-wrote"
+	docker rmi "$VIMG" >/dev/null 2>&1
+else
+	fail "an image with a VOLUME could be made (docker commit)"
+fi
+
 # --- no set-id file is left in the workdir --------------------------------------
 # The engine's seccomp profile lets the container chmod its files set-id,
 # and a caller other than root owns them; a root caller's are handed back

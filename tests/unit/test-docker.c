@@ -419,8 +419,9 @@ test_helpers(void)
 	struct sbx_strv v = { 0 };
 
 	sbx_docker_rm_argv(NULL, "-n", &v);
-	ok(v.n == 5 && strcmp(v.v[3], "--") == 0 && strcmp(v.v[4], "-n") == 0,
+	ok(v.n == 6 && strcmp(v.v[4], "--") == 0 && strcmp(v.v[5], "-n") == 0,
 	    "rm: the name after --");
+	ok(has(&v, "--volumes"), "rm: the container's anonymous volumes go with it");
 	sbx_strv_free(&v);
 	sbx_docker_info_argv("podman", &v);
 	ok(v.n == 3 && strcmp(v.v[0], "podman") == 0 && strcmp(v.v[1], "info") == 0,
