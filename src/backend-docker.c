@@ -691,11 +691,12 @@ container_name(void)
 /* The run's docker command line in argv: "docker run" of a container of
  * its own, or with docker_keep "docker exec" into the kept container,
  * whose "docker run --detach" goes to create (with spec, its fingerprint)
- * when create is not NULL. */
+ * when create is not NULL. The values argv names alone go to client_env
+ * (NAME=VALUE), for the client's environment. */
 static int
 build_argv(const struct sbx_policy *p, const struct sbx_exec *x, const char *name,
     const char *pgid_file, const struct sbx_docker_binds *b, struct sbx_strv *argv,
-    struct sbx_strv *create, char **spec, struct sbx_err *err)
+    struct sbx_strv *client_env, struct sbx_strv *create, char **spec, struct sbx_err *err)
 {
 	struct sbx_docker_run run = {
 		.name = p->docker_keep ? p->docker_keep : name,
@@ -706,6 +707,7 @@ build_argv(const struct sbx_policy *p, const struct sbx_exec *x, const char *nam
 		.gid = x->caller_uid == 0 ? DK_NOBODY : x->caller_gid,
 		.envp = x->envp,
 		.caller_env = environ,
+		.client_env = client_env,
 		.argv = x->argv,
 	};
 
@@ -750,12 +752,13 @@ docker_describe(const struct sbx_jail *j, struct sbx_buf *out, struct sbx_err *e
 	const struct sbx_policy *p = j->policy;
 	const struct sbx_exec *x = j->exec;
 	const struct sbx_docker_binds *b = &j->binds;
-	struct sbx_strv argv = { 0 }, create = { 0 };
+	struct sbx_strv argv = { 0 }, create = { 0 }, env = { 0 };
 	_cleanup_free_ char *spec = NULL;
 
-	if (build_argv(p, x, "sbxrun-PID-RANDOM", "/tmp/.sbxrun-run-RANDOM", b, &argv, &create,
-		&spec, err) < 0) {
+	if (build_argv(p, x, "sbxrun-PID-RANDOM", "/tmp/.sbxrun-run-RANDOM", b, &argv, &env,
+		&create, &spec, err) < 0) {
 		sbx_strv_free(&argv);
+		sbx_strv_free(&env);
 		sbx_strv_free(&create);
 		return -1;
 	}
@@ -778,9 +781,50 @@ docker_describe(const struct sbx_jail *j, struct sbx_buf *out, struct sbx_err *e
 	if (x->caller_uid == 0)
 		sbx_buf_printf(out,
 		    "# the caller is root: the workdir is lent to uid %d for the run\n", DK_NOBODY);
+	if (env.n > 0) {
+		sbx_buf_puts(out, "# the values of these are in the client's environment:");
+		for (size_t i = 0; i < env.n; i++)
+			sbx_buf_printf(out, " %.*s", (int)strcspn(env.v[i], "="), env.v[i]);
+		sbx_buf_putc(out, '\n');
+	}
+	sbx_strv_free(&env);
 	sbx_docker_render(argv.v, out);
 	sbx_strv_free(&argv);
 	return 0;
+}
+
+/* The client's environment in out: the caller's, each variable of env
+ * (NAME=VALUE) replacing the caller's of that name. */
+static void
+client_env(const struct sbx_strv *env, struct sbx_strv *out)
+{
+	for (size_t i = 0; environ[i]; i++) {
+		size_t n = strcspn(environ[i], "=");
+		bool replaced = false;
+
+		for (size_t j = 0; j < env->n && !replaced; j++)
+			replaced = strncmp(env->v[j], environ[i], n) == 0 && env->v[j][n] == '=';
+		if (!replaced)
+			sbx_strv_push(out, environ[i]);
+	}
+	sbx_strv_copy(out, env);
+	if (out->v == NULL) /* env -i: an empty one, not none */
+		out->v = sbx_xcalloc(1, sizeof(*out->v));
+}
+
+/* A value set with --env or [env] for a variable the client reads itself
+ * is on its command line (docker-argv.c, push_env): said in warnings. */
+static void
+warn_env_on_argv(const struct sbx_policy *p, struct sbx_report *r)
+{
+	for (size_t i = 0; i < p->nenv; i++)
+		if (sbx_docker_client_reads(p->env[i].name))
+			sbx_strv_push_take(&r->warnings,
+			    sbx_xasprintf("docker: the value of %s is on the docker client's "
+					  "command line, which every local user can read: the "
+					  "client reads that variable itself, so it cannot take "
+					  "the value from its environment",
+				p->env[i].name));
 }
 
 static int
@@ -793,7 +837,7 @@ docker_spawn(
 	struct dk_state *st;
 	struct sbx_payload_hooks hooks = { .orphaned = dk_orphaned };
 	struct sbx_exec client = *x;
-	struct sbx_strv argv = { 0 }, create = { 0 };
+	struct sbx_strv argv = { 0 }, create = { 0 }, env = { 0 }, client_envp = { 0 };
 	_cleanup_free_ char *name = NULL, *pgid_file = NULL, *spec = NULL;
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard = NULL;
 
@@ -829,7 +873,7 @@ docker_spawn(
 	}
 	if (make_targets(st->wd, &j->view, &st->made, err) < 0)
 		goto fail;
-	if (build_argv(p, x, name, pgid_file, b, &argv, &create, &spec, err) < 0)
+	if (build_argv(p, x, name, pgid_file, b, &argv, &env, &create, &spec, err) < 0)
 		goto fail;
 	if (p->docker_keep &&
 	    keep_ready(p->docker_keep, create.v, x->fs->workdir,
@@ -871,16 +915,21 @@ docker_spawn(
 	if (x->caller_uid != 0)
 		sbx_gitguard_clear_setid(git_guard);
 	/* The client runs as the caller would run it: the caller's
-	 * environment (DOCKER_HOST, DOCKER_CONFIG...), no limits of the
-	 * sandbox's; only what argv names with --env reaches the container. */
+	 * environment (DOCKER_HOST, DOCKER_CONFIG...) with the values that
+	 * argv names alone, no limits of the sandbox's; only what argv names
+	 * with --env reaches the container. */
+	client_env(&env, &client_envp);
 	client.argv = argv.v;
-	client.envp = environ;
+	client.envp = client_envp.v;
 	client.nrlimits = 0;
 	client.cwd = "/";
 	if (sbx_launch_plain(&client, &hooks, c, err) < 0)
 		goto fail;
 	sbx_strv_free(&argv);
 	sbx_strv_free(&create);
+	sbx_strv_free(&env);
+	sbx_strv_free(&client_envp);
+	warn_env_on_argv(p, r);
 	for (size_t i = 0; i < j->warnings.n; i++)
 		sbx_strv_push(&r->warnings, j->warnings.v[i]);
 	c->priv = st;
@@ -891,6 +940,8 @@ docker_spawn(
 fail:
 	sbx_strv_free(&argv);
 	sbx_strv_free(&create);
+	sbx_strv_free(&env);
+	sbx_strv_free(&client_envp);
 	st->report = NULL;
 	undo(st, false);
 	state_free(st);

@@ -231,29 +231,60 @@ passed_unchanged(const struct sbx_policy *p, char *const *caller_env, const char
 	return v != NULL && strcmp(v, eq + 1) == 0;
 }
 
+bool
+sbx_docker_client_reads(const char *name)
+{
+	static const char *const exact[] = { "HOME", "PATH", "PWD", "TMPDIR", "HTTP_PROXY",
+		"http_proxy", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY",
+		"all_proxy", "REQUEST_METHOD", "GODEBUG", "GOGC", "GOMAXPROCS", "GOMEMLIMIT",
+		"GOTRACEBACK", "GCONV_PATH", "GLIBC_TUNABLES", "LOCALDOMAIN", "RES_OPTIONS",
+		"HOSTALIASES" };
+	static const char *const prefix[] = { "DOCKER_", "LD_", "SSH_", "OTEL_", "XDG_",
+		"MALLOC_" };
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (strcmp(name, exact[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (sbx_str_has_prefix(name, prefix[i]))
+			return true;
+	return false;
+}
+
+/* One variable of the built environment. /proc/PID/cmdline is readable
+ * by every local user for the whole run, /proc/PID/environ by the
+ * process's owner only: a value goes into the client's own environment
+ * (run->client_env) and the command line names it alone (--env=NAME, the
+ * client takes the value from its environment), unless the client
+ * itself reads that variable (sbx_docker_client_reads()): then its value
+ * has to be on the command line. A --pass-env value that is unchanged is
+ * in the client's environment already. */
 static void
 push_env(struct sbx_strv *out, const struct sbx_policy *p, const struct sbx_docker_run *run,
     const char *entry)
 {
 	const char *eq = strchr(entry, '=');
-	size_t n;
+	_cleanup_free_ char *name = NULL, *v = NULL;
 
 	if (eq == NULL)
 		return;
-	n = (size_t)(eq - entry);
+	name = sbx_xstrndup(entry, (size_t)(eq - entry));
 	if (passed_unchanged(p, run->caller_env, entry)) {
-		sbx_strv_push_take(out, sbx_xasprintf("--env=%.*s", (int)n, entry));
+		sbx_strv_push_take(out, sbx_xasprintf("--env=%s", name));
 		return;
 	}
 	/* The built HOME and PWD name the workdir on the host. */
-	if ((n == 4 && strncmp(entry, "HOME", 4) == 0) ||
-	    (n == 3 && strncmp(entry, "PWD", 3) == 0)) {
-		_cleanup_free_ char *v = in_container(run->workdir, eq + 1);
-
-		sbx_strv_push_take(out, sbx_xasprintf("--env=%.*s=%s", (int)n, entry, v));
+	if (strcmp(name, "HOME") == 0 || strcmp(name, "PWD") == 0)
+		v = in_container(run->workdir, eq + 1);
+	else
+		v = sbx_xstrdup(eq + 1);
+	if (sbx_docker_client_reads(name)) {
+		sbx_strv_push_take(out, sbx_xasprintf("--env=%s=%s", name, v));
 		return;
 	}
-	sbx_strv_push_take(out, sbx_xasprintf("--env=%s", entry));
+	if (run->client_env)
+		sbx_strv_push_take(run->client_env, sbx_xasprintf("%s=%s", name, v));
+	sbx_strv_push_take(out, sbx_xasprintf("--env=%s", name));
 }
 
 /* s with each control byte written as \xNN, for a one-line message. */

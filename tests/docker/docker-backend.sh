@@ -147,6 +147,31 @@ unlike "$(cat "$W/env.txt")" "leaked-canary-$$" "the caller's environment does n
 like "$(cat "$W/env.txt")" "SBX_PASSED=passed-$$" "--pass-env passes its variable"
 like "$(cat "$W/env.txt")" "SET_BY_FLAG=yes" "--env sets one"
 
+# Values set with --env or [env] are not on any command line while the
+# run lasts (/proc/PID/cmdline is readable by every local user): the
+# client takes them from its own environment. Judged from the host's
+# /proc during the run.
+printf '[env]\nPROFILE_TOKEN = profile-canary-%s\n' $$ >"$T/env.ini"
+printf '%s\n' 'env >/work/env2.txt; touch /work/env-started; i=0
+while [ ! -e /work/env-go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done' >"$T/env-script"
+"$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W" --diag none -p "$T/env.ini" \
+    -e FLAG_TOKEN="flag-canary-$$" <"$T/env-script" >/dev/null 2>&1 &
+env_pid=$!
+wait_for '[ -e "$W/env-started" ]' 60
+# The clients' command lines (sbxrun's own holds the -e the caller typed).
+for f in /proc/[0-9]*/cmdline; do
+	tr '\0' ' ' <"$f" 2>/dev/null
+	echo
+done 2>/dev/null | grep '^docker run ' >"$T/clients"
+touch "$W/env-go"
+wait "$env_pid"
+like "$(cat "$T/clients")" "--env=FLAG_TOKEN" "control: the docker client's command line was read (/proc)"
+is "$(grep -o -e "profile-canar[y]-$$" -e "flag-canar[y]-$$" "$T/clients" | sort -u | tr '\n' ' ')" "" \
+    "--env and [env] values: not on the docker client's command line during the run"
+like "$(cat "$W/env2.txt" 2>/dev/null)" "PROFILE_TOKEN=profile-canary-$$" "... the container has the [env] value"
+like "$(cat "$W/env2.txt" 2>/dev/null)" "FLAG_TOKEN=flag-canary-$$" "... and the --env value"
+rm -f "$W/env2.txt" "$W/env-started" "$W/env-go"
+
 # --- the binds lower the filesystem view ---------------------------------------
 # Each verdict from the host: what is in the workdir after the run.
 

@@ -187,14 +187,32 @@ test_runs(void)
 		static char *env[] = { "PATH=/bin", "HOME=" WORKDIR, "PWD=" WORKDIR, "TOKEN=s3cret",
 			"TERM=vt100", "QUOTED=it's \"x\"\nline two", NULL };
 
+		struct sbx_strv cenv = { 0 };
+
 		run.envp = env;
+		run.client_env = &cenv;
 		v = golden("env", "[env]\npass = TOKEN\npass = TERM\n", &run);
 		ok(has(&v, "--env=TOKEN"), "env: a passed value goes by name only");
-		ok(!has(&v, "--env=TOKEN=s3cret"), "env: ... never on the command line");
-		ok(has(&v, "--env=TERM=vt100"),
-		    "env: a passed name whose value was replaced goes with its value");
-		ok(has(&v, "--env=QUOTED=it's \"x\"\nline two"), "env: any value, unchanged");
+		ok(!has(&v, "--env=TOKEN=s3cret") && !has(&cenv, "TOKEN=s3cret"),
+		    "env: ... never on the command line, and the caller's value is the client's");
+		ok(has(&v, "--env=TERM") && has(&cenv, "TERM=vt100"),
+		    "env: a passed name whose value was replaced: by name, its value in the "
+		    "client's environment");
+		ok(has(&v, "--env=QUOTED") && has(&cenv, "QUOTED=it's \"x\"\nline two"),
+		    "env: any value, unchanged, in the client's environment");
+		for (size_t i = 0; i < v.n; i++)
+			if (strstr(v.v[i], "vt100") || strstr(v.v[i], "line two"))
+				ok(0, "env: a value on the command line: %s", v.v[i]);
+		ok(has(&v, "--env=PATH=/bin") && has(&v, "--env=HOME=/work") &&
+			!has(&cenv, "PATH=/bin") && !sbx_str_has_prefix(cenv.v[0], "HOME="),
+		    "env: PATH and HOME, which the client reads itself, stay on the command line");
+		ok(sbx_docker_client_reads("DOCKER_HOST") &&
+			sbx_docker_client_reads("LD_PRELOAD") &&
+			sbx_docker_client_reads("https_proxy") &&
+			!sbx_docker_client_reads("TOKEN") && !sbx_docker_client_reads("LANG"),
+		    "env: the names the client reads itself");
 		sbx_strv_free(&v);
+		sbx_strv_free(&cenv);
 		run = default_run();
 	}
 
