@@ -141,6 +141,61 @@ lower_protected(const struct sbx_fsentry *e, struct sbx_docker_binds *b)
 	add_bind(b, e->path, sbx_xasprintf("%s/%s", SBX_DOCKER_WORK, e->rel), true);
 }
 
+/* Whether a bind of b has target as its target. */
+static bool
+bound_at(const struct sbx_docker_binds *b, const char *target)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (strcmp(b->v[i].target, target) == 0)
+			return true;
+	return false;
+}
+
+/* The directory path lies in for the container: the deepest mount source
+ * above it, else the workdir; NULL when neither is. */
+static const char *
+top_of(const struct sbx_fsplan *v, const char *path)
+{
+	const char *top = sbx_path_is_under(path, v->workdir) ? v->workdir : NULL;
+
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sbx_fsentry *e = &v->v[i];
+
+		if (e->origin == SBX_FSO_MOUNT && sbx_path_is_under(path, e->path) &&
+		    (top == NULL || strlen(e->path) > strlen(top)))
+			top = e->path;
+	}
+	return top;
+}
+
+/* Binds each directory between the top (the workdir or a mount source)
+ * and the protected entry at path onto itself, read-write: a read-only
+ * bind of the entry alone held its name only while its parent kept
+ * its own, and "mv /work/ci /work/ci.orig; mkdir /work/ci" put a new
+ * ci/deploy.sh on the host. The kernel refuses to rename a mount point
+ * (EBUSY), so each directory on the way stays where it is, as under the
+ * namespaces backend, whose binds pin them the same way. */
+static void
+pin_ancestors(const struct sbx_fsplan *v, const char *path, struct sbx_docker_binds *b)
+{
+	const char *top = top_of(v, path);
+	_cleanup_free_ char *p = sbx_xstrdup(path);
+
+	if (top == NULL || strcmp(top, path) == 0)
+		return;
+	for (char *c = p + strlen(top) + 1; (c = strchr(c, '/')) != NULL; c++) {
+		char *target;
+
+		*c = '\0';
+		target = seen_at(v, p);
+		if (target && !bound_at(b, target))
+			add_bind(b, p, target, false);
+		else
+			free(target);
+		*c = '/';
+	}
+}
+
 int
 sbx_docker_binds_lower(const struct sbx_fsplan *v, struct sbx_docker_binds *b, struct sbx_err *err)
 {
@@ -188,6 +243,17 @@ sbx_docker_binds_lower(const struct sbx_fsplan *v, struct sbx_docker_binds *b, s
 		    e->kind == SBX_KIND_SYMLINK || (target = seen_at(v, e->path)) == NULL)
 			continue;
 		add_bind(b, e->kind == SBX_KIND_DIR ? NULL : "/dev/null", target, true);
+	}
+	/* Last, so that a directory bound for its own sake keeps its bind. */
+	for (size_t i = 0, n = b->n; i < n; i++) {
+		bool prot = false;
+
+		for (size_t k = 0; k < v->n && !prot; k++)
+			prot =
+			    (v->v[k].disp == SBX_FSD_PROTECTED || v->v[k].origin == SBX_FSO_GIT) &&
+			    b->v[i].source && strcmp(v->v[k].path, b->v[i].source) == 0;
+		if (prot && b->v[i].ro)
+			pin_ancestors(v, b->v[i].source, b);
 	}
 	return 0;
 }

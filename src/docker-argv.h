@@ -58,7 +58,9 @@ struct sbx_docker_binds {
  * under SBX_DOCKER_WORK, read-only unless rw; each protected entry
  * read-only onto itself; each hidden entry the container can see (in the
  * workdir or a mount) covered by an empty read-only tmpfs (a directory) or
- * /dev/null (anything else). The engine resolves a bind's source itself,
+ * /dev/null (anything else); then each directory between the workdir (or
+ * a mount source) and a protected entry bound read-write onto itself, so
+ * that it cannot be renamed. The engine resolves a bind's source itself,
  * as root, so a protected entry that is a symlink or lies through one is
  * not bound (a note says so; where a protected symlink leads in the
  * workdir is an entry of its own), and a hidden symlink is left alone (its

@@ -189,6 +189,30 @@ is "$(cat "$V/ran" 2>/dev/null)" ran "protect deploy -> config: the writing scri
 is "$(cat "$V/config/app.yml" 2>/dev/null)" original \
 	"... and the link's target config/app.yml is unchanged on the host"
 
+# A protected path below a directory: renaming the directory would put
+# a new one of the name on the host (the read-only bind follows the
+# entry, not its name). Each directory on the way is pinned.
+V=$T/v-prot-mv
+mkdir -p "$V/ci"
+echo original >"$V/ci/deploy.sh"
+printf '[protect]\npath = ci/deploy.sh\n' >"$T/protect-mv.ini"
+dk_script 'cd /work; mv ci ci.orig; mkdir -p ci; echo evil >ci/deploy.sh; echo ran >ran' \
+	-w "$V" -p "$T/protect-mv.ini"
+is "$(cat "$V/ran" 2>/dev/null)" ran "protect ci/deploy.sh: the renaming script ran"
+is "$(cat "$V/ci/deploy.sh" 2>/dev/null)" original \
+	"... and the host's ci/deploy.sh is the original (its directory could not be renamed)"
+# The built-in list with the workdir the caller's home: .config/git/config.
+H=$T/v-home
+mkdir -p "$H/.config/git"
+printf '[user]\n\tname = me\n' >"$H/.config/git/config"
+cp "$H/.config/git/config" "$T/gitconfig.orig"
+printf '%s\n' 'cd /work; mv .config .config.orig; mkdir -p .config/git
+printf "[core]\n\tfsmonitor = evil\n" >.config/git/config; echo ran >ran' >"$T/stdin"
+HOME=$H "$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$H" --diag fd:3 \
+	<"$T/stdin" >"$T/out" 2>"$T/err" 3>"$T/diag"
+is "$(cat "$H/ran" 2>/dev/null)" ran "the home as workdir: the renaming script ran"
+ok "... and the host's .config/git/config is the original" cmp -s "$H/.config/git/config" "$T/gitconfig.orig"
+
 # A git worktree's .git is a file naming the repository: it is protected
 # like a .git directory.
 V=$T/v-wt
