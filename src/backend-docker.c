@@ -898,6 +898,10 @@ docker_spawn(
 		if (rc < 0)
 			goto fail;
 		st->leased = true;
+		/* The engine's seccomp profile lets the container set POSIX
+		 * ACLs, and the container is in the host's user namespace: a
+		 * named entry may name any local user. */
+		st->lease.acls = true;
 	}
 	/* As late as can be: each bind source name still leads to its pin
 	 * (the daemon resolves the names itself, as root). */
@@ -912,8 +916,12 @@ docker_spawn(
 	 * file set-id, and a caller other than root owns what it leaves:
 	 * the bits go after the run (a root caller's hand-back clears them
 	 * on every entry it gives back). See docker.md, "Set-id bits". */
-	if (x->caller_uid != 0)
+	if (x->caller_uid != 0) {
 		sbx_gitguard_clear_setid(git_guard);
+		/* And the container, in the host's user namespace, can put
+		 * ACL entries naming any local user on the caller's files. */
+		sbx_gitguard_reduce_acls(git_guard);
+	}
 	/* The client runs as the caller would run it: the caller's
 	 * environment (DOCKER_HOST, DOCKER_CONFIG...) with the values that
 	 * argv names alone, no limits of the sandbox's; only what argv names

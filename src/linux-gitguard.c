@@ -67,6 +67,7 @@ struct sbx_gitguard {
 	void *priv;
 	struct sbx_report *report; /* during the cleanup only, or NULL */
 	bool setid; /* sbx_gitguard_clear_setid(): every file is looked at */
+	bool acls; /* sbx_gitguard_reduce_acls(): every file is looked at */
 };
 
 /* The B_* bits of the names at the top of wd, and in st[] (6 entries: the
@@ -151,6 +152,13 @@ sbx_gitguard_clear_setid(struct sbx_gitguard *g)
 {
 	if (g != NULL)
 		g->setid = true;
+}
+
+void
+sbx_gitguard_reduce_acls(struct sbx_gitguard *g)
+{
+	if (g != NULL)
+		g->acls = true;
 }
 
 void
@@ -255,11 +263,11 @@ struct scan {
 	const struct tree *t; /* the tree searched */
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
-	size_t seen, found, opened, acl_opened, setid, untaken, dirs;
+	size_t seen, found, opened, acl_opened, acl_named, setid, untaken, dirs;
 	bool moved; /* the tree moved under the search, which stopped */
 	bool files_over; /* past SCAN_MAX entries: directories only */
 	size_t scan_max, dirs_max; /* SCAN_MAX and DIRS_MAX, or the tests' */
-	struct sbx_buf named, named_open, named_acl, named_setid, named_untaken;
+	struct sbx_buf named, named_open, named_acl, named_acl_named, named_setid, named_untaken;
 	unsigned char *acl; /* XATTR_SIZE_MAX bytes for close_default_acl(), or NULL */
 	char path[PATH_MAX]; /* relative to the workdir */
 	struct frame *f;
@@ -305,6 +313,10 @@ enum {
 	XACL_VERSION = 2,
 	XACL_HEAD = 4,
 	XACL_ENTRY = 8,
+	XACL_TAG_USER = 0x02,
+	XACL_TAG_GROUP_OBJ = 0x04,
+	XACL_TAG_GROUP = 0x08,
+	XACL_TAG_MASK = 0x10,
 	XACL_TAG_OTHER = 0x20,
 	XACL_PERM_WRITE = 2,
 };
@@ -319,6 +331,65 @@ static uint32_t
 le32_at(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Whether the ACL value v (n bytes, the kernel's form) names a user or a
+ * group; in *group what its owning group's entry, masked, grants. A value
+ * not in the kernel's form counts as naming one. */
+static bool
+acl_names_others(const unsigned char *v, ssize_t n, unsigned *group)
+{
+	unsigned gobj = 7, mask = 7;
+	bool named = false;
+
+	if (n < XACL_HEAD || (n - XACL_HEAD) % XACL_ENTRY != 0 || le32_at(v) != XACL_VERSION)
+		return true;
+	for (size_t off = XACL_HEAD; off < (size_t)n; off += XACL_ENTRY) {
+		unsigned tag = le16_at(v + off), perm = le16_at(v + off + 2) & 7;
+
+		if (tag == XACL_TAG_USER || tag == XACL_TAG_GROUP)
+			named = true;
+		else if (tag == XACL_TAG_GROUP_OBJ)
+			gobj = perm;
+		else if (tag == XACL_TAG_MASK)
+			mask = perm;
+	}
+	*group = gobj & mask;
+	return named;
+}
+
+int
+sbx_acl_reduce(int fd)
+{
+	static const char access[] = "system.posix_acl_access";
+	static const char dflt[] = "system.posix_acl_default";
+	_cleanup_free_ unsigned char *v = sbx_xmalloc(XATTR_SIZE_MAX);
+	char path[64];
+	unsigned group = 0;
+	struct stat st;
+	ssize_t n;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))
+		return S_ISLNK(st.st_mode) ? 0 : -1;
+	n = getxattr(path, access, v, XATTR_SIZE_MAX);
+	if (n >= 0 && acl_names_others(v, n, &group)) {
+		/* Without its ACL the mode's group bits are the group's: what
+		 * the owning group had, never the mask (which covered the
+		 * named entries). */
+		if (removexattr(path, access) < 0 ||
+		    chmod(path, (st.st_mode & 07707) | (mode_t)(group << 3)) < 0)
+			return -1;
+		rc = 1;
+	}
+	n = S_ISDIR(st.st_mode) ? getxattr(path, dflt, v, XATTR_SIZE_MAX) : -1;
+	if (n >= 0 && acl_names_others(v, n, &group)) {
+		if (removexattr(path, dflt) < 0)
+			return -1;
+		rc = 1;
+	}
+	return rc;
 }
 
 /* Takes write for others from the default ACL of the directory fd, when
@@ -382,6 +453,8 @@ close_to_others(struct scan *s, int fd, const struct stat *st, size_t plen)
 		note(s, &s->named_open, &s->opened, plen, NULL);
 	if (close_default_acl(s, fd))
 		note(s, &s->named_acl, &s->acl_opened, plen, NULL);
+	if (s->g->acls && sbx_acl_reduce(fd) == 1)
+		note(s, &s->named_acl_named, &s->acl_named, plen, NULL);
 }
 
 /* An entry of the caller's that the run changed and left set-user-ID or
@@ -407,23 +480,32 @@ clear_setid(struct scan *s, int fd, struct stat *st, size_t plen, const char *na
 	}
 }
 
-/* A regular file name of dir, looked at only with clear_setid() on. */
+/* A regular file name of dir, looked at only with clear_setid() or
+ * reduce_acls() on: an entry of the caller's that the run changed loses
+ * set-id bits and ACL entries naming other users or groups. */
 static void
 check_file(struct scan *s, int dir, const char *name, size_t plen)
 {
 	struct stat st, now;
+	bool acl;
 	int fd;
 
-	if (sbx_lstat_here(dir, name, s->t->local, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    !(st.st_mode & (S_ISUID | S_ISGID)))
+	if (sbx_lstat_here(dir, name, s->t->local, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	acl = s->g->acls && st.st_uid == geteuid() && (!s->t->local || made_in_run(s->t, &st));
+	if (!acl && !(s->g->setid && (st.st_mode & (S_ISUID | S_ISGID))))
 		return;
 	fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	/* The one stat'ed, still a regular file. */
 	if (fstat(fd, &now) == 0 && S_ISREG(now.st_mode) && now.st_dev == st.st_dev &&
-	    now.st_ino == st.st_ino)
-		clear_setid(s, fd, &now, plen, name);
+	    now.st_ino == st.st_ino) {
+		if (s->g->setid)
+			clear_setid(s, fd, &now, plen, name);
+		if (acl && sbx_acl_reduce(fd) == 1)
+			note(s, &s->named_acl_named, &s->acl_named, plen, name);
+	}
 	close(fd);
 }
 
@@ -567,7 +649,7 @@ list_dir(struct scan *s, struct frame *f, bool root)
 				continue;
 			if (!root && strcmp(de->d_name, ".git") == 0)
 				check_dotgit_entry(s, f->fd, f->plen);
-			if (s->g->setid && type == DT_REG)
+			if ((s->g->setid || s->g->acls) && type == DT_REG)
 				check_file(s, f->fd, de->d_name, f->plen);
 		}
 	}
@@ -594,7 +676,7 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 		clear_setid(s, fd, &cur, plen, NULL);
 	close_to_others(s, fd, &cur, plen);
 	/* With set-id bits looked for, every file counts. */
-	if (s->leaf_skip && st->st_nlink == 2 && !s->g->setid) {
+	if (s->leaf_skip && st->st_nlink == 2 && !s->g->setid && !s->g->acls) {
 		if (level > 0)
 			check_dotgit_entry(s, fd, plen);
 		s->seen++;
@@ -833,9 +915,14 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	    "with a default ACL that makes what is created there writable by other users; "
 	    "that permission was removed from it",
 	    &s.named_acl);
+	left(g, t, where, s.acl_named, "entr",
+	    "with ACL entries that gave other users or groups access; those ACLs were removed "
+	    "(the mode stays, its group bits the owning group's)",
+	    &s.named_acl_named);
 	sbx_buf_free(&s.named);
 	sbx_buf_free(&s.named_open);
 	sbx_buf_free(&s.named_acl);
+	sbx_buf_free(&s.named_acl_named);
 	sbx_buf_free(&s.named_setid);
 	sbx_buf_free(&s.named_untaken);
 	free(s.acl);

@@ -140,6 +140,59 @@ else
 	like "$(jget warnings)" "writable by other users" "... and a warning names the directory"
 fi
 
+# --- no ACL entry for other users is left on the caller's files --------------
+# The container is in the host's user namespace and the engine's seccomp
+# profile lets it set POSIX ACLs: a named entry may name any local user,
+# who could then write the caller's files after the run. A static helper
+# (the image has no setfacl) writes the raw xattr, as the kernel takes it.
+cat >"$T/setacl.c" <<'C'
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+static unsigned char buf[44];
+static int off = 4;
+static void ent(unsigned tag, unsigned perm, uint32_t id) {
+	unsigned char *p = buf + off;
+	off += 8;
+	p[0] = tag; p[1] = tag >> 8; p[2] = perm; p[3] = 0;
+	p[4] = id; p[5] = id >> 8; p[6] = id >> 16; p[7] = id >> 24;
+}
+int main(int argc, char **argv) {
+	buf[0] = 2;
+	ent(1, 7, ~0u); ent(2, 7, (uint32_t)strtoul(argv[3], 0, 10));
+	ent(4, 5, ~0u); ent(0x10, 7, ~0u); ent(0x20, 5, ~0u);
+	return setxattr(argv[1], strcmp(argv[2], "default") ? "system.posix_acl_access"
+	    : "system.posix_acl_default", buf, off, 0) != 0;
+}
+C
+# acl_of PATH: the ACL xattrs PATH has, "access default", "access", or "".
+acl_of() {
+	"$PY" -c '
+import os, sys
+print(" ".join(k for k in ("access", "default") if "system.posix_acl_" + k in os.listxattr(sys.argv[1])))' "$1"
+}
+V=$T/v-acl
+mkdir "$V"
+chmod 755 "$V"
+printf '#!/bin/sh\necho building\n' >"$V/build.sh"
+chmod 755 "$V/build.sh"
+echo kept >"$V/keep.txt"
+if ! cc -static -o "$V/setacl" "$T/setacl.c" 2>/dev/null; then
+	skip "no C compiler that links statically for the ACL helper" 6
+elif ! "$V/setacl" "$V/keep.txt" access 12345 2>/dev/null; then
+	skip "the filesystem of $T has no POSIX ACLs" 6
+else
+	dk_script 'cd /work && ./setacl build.sh access 12345 && ./setacl . access 12345 &&
+./setacl . default 12345 && echo set >acl-set; rm -f setacl' -w "$V"
+	is "$(cat "$V/acl-set" 2>/dev/null)" set "ACLs: the container set entries naming uid 12345"
+	is "$(acl_of "$V")" "" "... the workdir has no ACL after the run"
+	is "$(acl_of "$V/build.sh")" "" "... nor build.sh"
+	is "$(stat -c %A "$V/build.sh")" -rwxr-xr-x "... whose mode is what it was"
+	like "$(jget warnings)" "ACL" "... and a warning names them"
+	is "$(acl_of "$V/keep.txt")" access "... a file the run left alone keeps the caller's own ACL"
+fi
+
 # --- the environment is built, not inherited ---------------------------------
 SBX_CANARY_ENV=leaked-canary-$$ SBX_PASSED=passed-$$ \
 	dk_script 'env >/work/env.txt' -w "$W" --pass-env SBX_PASSED -e SET_BY_FLAG=yes
