@@ -140,6 +140,21 @@ else
 	like "$(jget warnings)" "writable by other users" "... and a warning names the directory"
 fi
 
+# A set-id file in a directory the run made unsearchable for its owner
+# (mode 0001): the search after the run opens it for the caller for the
+# search alone, takes the bits, and gives the directory its mode back.
+if [ "$me" != 0 ]; then
+	V=$T/v-setid-hid
+	mkdir "$V"
+	dk_script 'mkdir /work/d && cp /bin/busybox /work/d/x && chmod 6755 /work/d/x && chmod 0001 /work/d' -w "$V"
+	is "$(stat -c %a "$V/d" 2>/dev/null)" 1 "set-id in a directory of mode 0001: it has its mode back"
+	chmod u+rx "$V/d"
+	is "$(stat -c %A "$V/d/x" 2>/dev/null)" -rwxr-xr-x "... and the file in it has no set-id bit"
+	chmod -R u+rwx "$V"
+else
+	skip "a caller other than root: root's hand-back clears the bits at any depth" 2
+fi
+
 # --- no ACL entry for other users is left on the caller's files --------------
 # The container is in the host's user namespace and the engine's seccomp
 # profile lets it set POSIX ACLs: a named entry may name any local user,
