@@ -35,6 +35,7 @@
 #include "backend.h"
 #include "docker-argv.h"
 #include "fsutil.h"
+#include "keeper.h"
 #include "launch.h"
 #include "linux-gitguard.h"
 #include "linux-owner.h"
@@ -67,7 +68,7 @@ struct dk_state {
 	bool oom_before; /* a kept container: State.OOMKilled before the run */
 	char *keep_name;
 	char *workdir;
-	struct sbx_lease lease;
+	struct sbx_keeper *keeper; /* holds a root caller's lend (keeper.h) */
 	bool leased;
 	struct sbx_strv scrub; /* protected paths absent before the run */
 	struct sbx_strv made; /* mount targets made for the run, outermost first */
@@ -343,7 +344,7 @@ warn(struct sbx_report *r, char *text)
 /* Everything after the container: removed, the workdir back to the
  * caller, what may not be made moved aside, mount targets gone. */
 static void
-undo(struct dk_state *st, bool kill_run)
+undo(struct dk_state *st, bool kill_run, bool orphaned)
 {
 	struct sbx_err err = { 0 };
 	struct sbx_buf out = { 0 };
@@ -404,8 +405,10 @@ undo(struct dk_state *st, bool kill_run)
 	 * removed), so once such a container is ready they stay. */
 	for (size_t i = st->made.n; i-- > 0 && !st->keep_made;)
 		sbx_remove_empty_at(st->wd, st->made.v[i]);
-	if (st->leased)
-		sbx_owner_return(&st->lease, st->report ? &st->report->warnings : NULL);
+	/* The keeper hands the lend back; in init (orphaned) it does so
+	 * alone, once init, which removed the container first, is gone. */
+	if (st->leased && !orphaned)
+		sbx_keeper_undo_run(st->keeper, st->report ? &st->report->warnings : NULL);
 	st->leased = false;
 }
 
@@ -432,7 +435,7 @@ dk_orphaned(void *ctx)
 	struct dk_state *st = ctx;
 
 	st->report = NULL;
-	undo(st, true);
+	undo(st, true, true);
 }
 
 /* Asks the engine about the kept container name. Returns 1 and fills k
@@ -580,7 +583,7 @@ keep_cleanup(struct dk_state *st, struct sbx_report *r, int stopped_by)
 		r->signal = stopped_by;
 	}
 
-	undo(st, !ended);
+	undo(st, !ended, false);
 	/* The checks after the run (undo(), the git guard, a root caller's
 	 * hand-back) see the workdir as it is now; processes the run left
 	 * in the container keep it bound and may change it afterwards. */
@@ -673,7 +676,7 @@ dk_cleanup(struct sbx_child *c, struct sbx_report *r)
 		r->error = sbx_xstrdup("docker could not run the container (docker run exited "
 				       "with 125; its own message is above)");
 	sbx_buf_free(&out);
-	undo(st, false);
+	undo(st, false, false);
 	state_free(st);
 }
 
@@ -892,16 +895,26 @@ docker_spawn(
 			if (b->v[i].ro && b->v[i].source &&
 			    sbx_path_is_under(b->v[i].source, x->fs->workdir))
 				sbx_strv_push(&skip, b->v[i].source);
-		rc = sbx_owner_lend(&st->lease, sbx_fsview_workdir_fd(x->fs), x->fs->workdir,
-		    x->caller_uid, x->caller_gid, DK_NOBODY, DK_NOBODY, &skip, err);
+		/* Through the keeper, as under landlock: a killed sbxrun
+		 * (during the lend, or after init ended while the container
+		 * was being removed) still has the workdir handed back. A temp
+		 * workdir that is not kept goes whole at the end instead. The
+		 * engine's seccomp profile lets the container set POSIX ACLs,
+		 * and the container is in the host's user namespace: a named
+		 * entry may name any local user, so the hand-back takes them
+		 * off (acls). */
+		st->keeper = x->keeper;
+		rc = st->keeper
+		    ? sbx_keeper_lend(st->keeper, sbx_fsview_workdir_fd(x->fs), x->fs->workdir,
+			  NULL, x->caller_uid, x->caller_gid, DK_NOBODY, DK_NOBODY, &skip,
+			  x->fs->workdir_temp && !p->keep, true, NULL, NULL, err)
+		    : sbx_err_set(err, EINVAL,
+			  "docker: a root caller's workdir is lent through the keeper, "
+			  "and there is none");
 		sbx_strv_free(&skip);
 		if (rc < 0)
 			goto fail;
 		st->leased = true;
-		/* The engine's seccomp profile lets the container set POSIX
-		 * ACLs, and the container is in the host's user namespace: a
-		 * named entry may name any local user. */
-		st->lease.acls = true;
 	}
 	/* As late as can be: each bind source name still leads to its pin
 	 * (the daemon resolves the names itself, as root). */
@@ -951,7 +964,7 @@ fail:
 	sbx_strv_free(&env);
 	sbx_strv_free(&client_envp);
 	st->report = NULL;
-	undo(st, false);
+	undo(st, false, false);
 	state_free(st);
 	return -1;
 }

@@ -413,6 +413,23 @@ scrub_xattrs(int fd)
 	return 0;
 }
 
+/* A tick of the coarse clock is at most 10 ms (HZ 100), twice that. */
+#define ACL_MARGIN_NS 20000000L
+
+/* Whether st changed ACL_MARGIN_NS or more after since. */
+static bool
+acl_changed(const struct stat *st, const struct timespec *since)
+{
+	struct timespec t = *since;
+
+	t.tv_nsec += ACL_MARGIN_NS;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return sbx_changed_since(st, &t);
+}
+
 static int
 visit_return(
     struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
@@ -464,16 +481,14 @@ visit_return(
 		fail_entry(l, path, "its security.* or trusted.* attributes could not be removed");
 	/* An ACL entry the sandbox (uid l->to) put on an entry it held,
 	 * naming another local user, would outlive the change of owner:
-	 * "user:1001:rwx" on root's build.sh let that user rewrite it.
-	 * Changed means after the tick the lend ended in, which its own
-	 * changes of owner may share (the caller's ACLs stay on what the run
-	 * did not touch): the sandbox's container is made after the lend by
-	 * a daemon that takes many ticks to make it. */
-	if (l->acls &&
-	    (e == NULL ||
-		(sbx_changed_since(st, &l->since) &&
-		    (st->st_ctim.tv_sec != l->since.tv_sec ||
-			st->st_ctim.tv_nsec != l->since.tv_nsec)))) {
+	 * "user:1001:rwx" on root's build.sh let that user rewrite it. The
+	 * caller's own ACLs stay on what the run did not touch: changed
+	 * means ACL_MARGIN_NS after the lend's end, since the lend's own
+	 * changes of owner may carry a later time than the coarse clock
+	 * read after them (fine-grained change times) by up to a tick,
+	 * while the sandbox's container is made after the lend by a daemon
+	 * that takes many times that. */
+	if (l->acls && (e == NULL || acl_changed(st, &l->since))) {
 		int rc = sbx_acl_reduce(fd);
 
 		if (rc < 0)

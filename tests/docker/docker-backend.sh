@@ -490,6 +490,49 @@ else
 	docker rm -f $(ours) >/dev/null 2>&1
 fi
 
+# A root caller's workdir is lent through the keeper: SIGKILL to sbxrun
+# while it reads the container's state or removes it after the run (its
+# init is gone by then) still has it handed back. Lent by sbxrun itself,
+# the workdir stayed uid 65534's.
+if [ "$me" = 0 ]; then
+	V=$T/v-kill
+	mkdir -p "$V/sub"
+	echo data >"$V/sub/f"
+	echo 'exit 0' >"$T/kill-script"
+	hit=
+	n=0
+	while [ -z "$hit" ] && [ $n -lt 5 ]; do
+		n=$((n + 1))
+		"$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$V" --diag none \
+		    <"$T/kill-script" >/dev/null 2>&1 &
+		kpid=$!
+		i=0
+		while [ -z "$hit" ] && [ $i -lt 20000 ] && kill -0 "$kpid" 2>/dev/null; do
+			for c in $(cat /proc/$kpid/task/$kpid/children 2>/dev/null); do
+				case "$(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null)" in
+				"docker inspect"* | "docker rm"*)
+					kill -KILL "$kpid"
+					hit=$(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | cut -d' ' -f1-2)
+					break
+					;;
+				esac
+			done
+			i=$((i + 1))
+		done
+		wait "$kpid" 2>/dev/null
+	done
+	if [ -z "$hit" ]; then
+		skip "sbxrun could not be killed during its docker inspect or rm (5 tries)" 2
+	else
+		ok "SIGKILL to a root caller's sbxrun during its $hit: the workdir is handed back" \
+		    wait_for '[ "$(stat -c %u "$V")" = 0 ] && [ -z "$(find "$V" -uid 65534)" ]' 10
+		is "$(stat -c %u "$V/sub/f")" 0 "... a file in it is root's again"
+	fi
+	docker rm -f $(ours) >/dev/null 2>&1
+else
+	skip "needs a root caller: the workdir is lent to uid 65534" 2
+fi
+
 # --- a listen port answers from the host ----------------------------------------
 lport=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 echo hello-from-the-container >"$W/index.html"
