@@ -8,7 +8,8 @@
  * container has a name (sbxrun-PID-RANDOM) and the label "sbxrun", and
  * sbxrun, not the daemon, removes it: after the run it asks the engine
  * whether the kernel's OOM killer struck (State.OOMKilled, which a
- * container removed on exit no longer has), then "docker rm --force",
+ * container removed on exit no longer has), then "docker rm --force
+ * --volumes",
  * which also ends a container whose client was killed by the timeout or a
  * signal. If sbxrun itself dies, init does the same from its copy of the
  * state. Every docker command sbxrun runs itself is bounded in time and
@@ -34,6 +35,7 @@
 #include "backend.h"
 #include "docker-argv.h"
 #include "fsutil.h"
+#include "keeper.h"
 #include "launch.h"
 #include "linux-gitguard.h"
 #include "linux-owner.h"
@@ -60,13 +62,13 @@ extern char **environ;
 /* What the run changed on the host, undone after it (dk_cleanup), or by
  * init when sbxrun died (dk_orphaned). */
 struct dk_state {
-	struct sbx_strv rm; /* docker rm --force NAME; empty for a kept one */
+	struct sbx_strv rm; /* docker rm --force --volumes NAME; empty for a kept one */
 	struct sbx_strv inspect;
 	struct sbx_strv kill; /* a kept container: kill this run's group */
 	bool oom_before; /* a kept container: State.OOMKilled before the run */
 	char *keep_name;
 	char *workdir;
-	struct sbx_lease lease;
+	struct sbx_keeper *keeper; /* holds a root caller's lend (keeper.h) */
 	bool leased;
 	struct sbx_strv scrub; /* protected paths absent before the run */
 	struct sbx_strv made; /* mount targets made for the run, outermost first */
@@ -342,7 +344,7 @@ warn(struct sbx_report *r, char *text)
 /* Everything after the container: removed, the workdir back to the
  * caller, what may not be made moved aside, mount targets gone. */
 static void
-undo(struct dk_state *st, bool kill_run)
+undo(struct dk_state *st, bool kill_run, bool orphaned)
 {
 	struct sbx_err err = { 0 };
 	struct sbx_buf out = { 0 };
@@ -403,8 +405,10 @@ undo(struct dk_state *st, bool kill_run)
 	 * removed), so once such a container is ready they stay. */
 	for (size_t i = st->made.n; i-- > 0 && !st->keep_made;)
 		sbx_remove_empty_at(st->wd, st->made.v[i]);
-	if (st->leased)
-		sbx_owner_return(&st->lease, st->report ? &st->report->warnings : NULL);
+	/* The keeper hands the lend back; in init (orphaned) it does so
+	 * alone, once init, which removed the container first, is gone. */
+	if (st->leased && !orphaned)
+		sbx_keeper_undo_run(st->keeper, st->report ? &st->report->warnings : NULL);
 	st->leased = false;
 }
 
@@ -431,7 +435,7 @@ dk_orphaned(void *ctx)
 	struct dk_state *st = ctx;
 
 	st->report = NULL;
-	undo(st, true);
+	undo(st, true, true);
 }
 
 /* Asks the engine about the kept container name. Returns 1 and fills k
@@ -579,7 +583,7 @@ keep_cleanup(struct dk_state *st, struct sbx_report *r, int stopped_by)
 		r->signal = stopped_by;
 	}
 
-	undo(st, !ended);
+	undo(st, !ended, false);
 	/* The checks after the run (undo(), the git guard, a root caller's
 	 * hand-back) see the workdir as it is now; processes the run left
 	 * in the container keep it bound and may change it afterwards. */
@@ -672,7 +676,7 @@ dk_cleanup(struct sbx_child *c, struct sbx_report *r)
 		r->error = sbx_xstrdup("docker could not run the container (docker run exited "
 				       "with 125; its own message is above)");
 	sbx_buf_free(&out);
-	undo(st, false);
+	undo(st, false, false);
 	state_free(st);
 }
 
@@ -690,11 +694,12 @@ container_name(void)
 /* The run's docker command line in argv: "docker run" of a container of
  * its own, or with docker_keep "docker exec" into the kept container,
  * whose "docker run --detach" goes to create (with spec, its fingerprint)
- * when create is not NULL. */
+ * when create is not NULL. The values argv names alone go to client_env
+ * (NAME=VALUE), for the client's environment. */
 static int
 build_argv(const struct sbx_policy *p, const struct sbx_exec *x, const char *name,
     const char *pgid_file, const struct sbx_docker_binds *b, struct sbx_strv *argv,
-    struct sbx_strv *create, char **spec, struct sbx_err *err)
+    struct sbx_strv *client_env, struct sbx_strv *create, char **spec, struct sbx_err *err)
 {
 	struct sbx_docker_run run = {
 		.name = p->docker_keep ? p->docker_keep : name,
@@ -705,6 +710,7 @@ build_argv(const struct sbx_policy *p, const struct sbx_exec *x, const char *nam
 		.gid = x->caller_uid == 0 ? DK_NOBODY : x->caller_gid,
 		.envp = x->envp,
 		.caller_env = environ,
+		.client_env = client_env,
 		.argv = x->argv,
 	};
 
@@ -749,12 +755,13 @@ docker_describe(const struct sbx_jail *j, struct sbx_buf *out, struct sbx_err *e
 	const struct sbx_policy *p = j->policy;
 	const struct sbx_exec *x = j->exec;
 	const struct sbx_docker_binds *b = &j->binds;
-	struct sbx_strv argv = { 0 }, create = { 0 };
+	struct sbx_strv argv = { 0 }, create = { 0 }, env = { 0 };
 	_cleanup_free_ char *spec = NULL;
 
-	if (build_argv(p, x, "sbxrun-PID-RANDOM", "/tmp/.sbxrun-run-RANDOM", b, &argv, &create,
-		&spec, err) < 0) {
+	if (build_argv(p, x, "sbxrun-PID-RANDOM", "/tmp/.sbxrun-run-RANDOM", b, &argv, &env,
+		&create, &spec, err) < 0) {
 		sbx_strv_free(&argv);
+		sbx_strv_free(&env);
 		sbx_strv_free(&create);
 		return -1;
 	}
@@ -777,9 +784,50 @@ docker_describe(const struct sbx_jail *j, struct sbx_buf *out, struct sbx_err *e
 	if (x->caller_uid == 0)
 		sbx_buf_printf(out,
 		    "# the caller is root: the workdir is lent to uid %d for the run\n", DK_NOBODY);
+	if (env.n > 0) {
+		sbx_buf_puts(out, "# the values of these are in the client's environment:");
+		for (size_t i = 0; i < env.n; i++)
+			sbx_buf_printf(out, " %.*s", (int)strcspn(env.v[i], "="), env.v[i]);
+		sbx_buf_putc(out, '\n');
+	}
+	sbx_strv_free(&env);
 	sbx_docker_render(argv.v, out);
 	sbx_strv_free(&argv);
 	return 0;
+}
+
+/* The client's environment in out: the caller's, each variable of env
+ * (NAME=VALUE) replacing the caller's of that name. */
+static void
+client_env(const struct sbx_strv *env, struct sbx_strv *out)
+{
+	for (size_t i = 0; environ[i]; i++) {
+		size_t n = strcspn(environ[i], "=");
+		bool replaced = false;
+
+		for (size_t j = 0; j < env->n && !replaced; j++)
+			replaced = strncmp(env->v[j], environ[i], n) == 0 && env->v[j][n] == '=';
+		if (!replaced)
+			sbx_strv_push(out, environ[i]);
+	}
+	sbx_strv_copy(out, env);
+	if (out->v == NULL) /* env -i: an empty one, not none */
+		out->v = sbx_xcalloc(1, sizeof(*out->v));
+}
+
+/* A value set with --env or [env] for a variable the client reads itself
+ * is on its command line (docker-argv.c, push_env): said in warnings. */
+static void
+warn_env_on_argv(const struct sbx_policy *p, struct sbx_report *r)
+{
+	for (size_t i = 0; i < p->nenv; i++)
+		if (sbx_docker_client_reads(p->env[i].name))
+			sbx_strv_push_take(&r->warnings,
+			    sbx_xasprintf("docker: the value of %s is on the docker client's "
+					  "command line, which every local user can read: the "
+					  "client reads that variable itself, so it cannot take "
+					  "the value from its environment",
+				p->env[i].name));
 }
 
 static int
@@ -792,7 +840,7 @@ docker_spawn(
 	struct dk_state *st;
 	struct sbx_payload_hooks hooks = { .orphaned = dk_orphaned };
 	struct sbx_exec client = *x;
-	struct sbx_strv argv = { 0 }, create = { 0 };
+	struct sbx_strv argv = { 0 }, create = { 0 }, env = { 0 }, client_envp = { 0 };
 	_cleanup_free_ char *name = NULL, *pgid_file = NULL, *spec = NULL;
 	_cleanup_gitguard_ struct sbx_gitguard *git_guard = NULL;
 
@@ -828,7 +876,7 @@ docker_spawn(
 	}
 	if (make_targets(st->wd, &j->view, &st->made, err) < 0)
 		goto fail;
-	if (build_argv(p, x, name, pgid_file, b, &argv, &create, &spec, err) < 0)
+	if (build_argv(p, x, name, pgid_file, b, &argv, &env, &create, &spec, err) < 0)
 		goto fail;
 	if (p->docker_keep &&
 	    keep_ready(p->docker_keep, create.v, x->fs->workdir,
@@ -847,8 +895,22 @@ docker_spawn(
 			if (b->v[i].ro && b->v[i].source &&
 			    sbx_path_is_under(b->v[i].source, x->fs->workdir))
 				sbx_strv_push(&skip, b->v[i].source);
-		rc = sbx_owner_lend(&st->lease, sbx_fsview_workdir_fd(x->fs), x->fs->workdir,
-		    x->caller_uid, x->caller_gid, DK_NOBODY, DK_NOBODY, &skip, err);
+		/* Through the keeper, as under landlock: a killed sbxrun
+		 * (during the lend, or after init ended while the container
+		 * was being removed) still has the workdir handed back. A temp
+		 * workdir that is not kept goes whole at the end instead. The
+		 * engine's seccomp profile lets the container set POSIX ACLs,
+		 * and the container is in the host's user namespace: a named
+		 * entry may name any local user, so the hand-back takes them
+		 * off (acls). */
+		st->keeper = x->keeper;
+		rc = st->keeper
+		    ? sbx_keeper_lend(st->keeper, sbx_fsview_workdir_fd(x->fs), x->fs->workdir,
+			  NULL, x->caller_uid, x->caller_gid, DK_NOBODY, DK_NOBODY, &skip,
+			  x->fs->workdir_temp && !p->keep, true, NULL, NULL, err)
+		    : sbx_err_set(err, EINVAL,
+			  "docker: a root caller's workdir is lent through the keeper, "
+			  "and there is none");
 		sbx_strv_free(&skip);
 		if (rc < 0)
 			goto fail;
@@ -867,19 +929,28 @@ docker_spawn(
 	 * file set-id, and a caller other than root owns what it leaves:
 	 * the bits go after the run (a root caller's hand-back clears them
 	 * on every entry it gives back). See docker.md, "Set-id bits". */
-	if (x->caller_uid != 0)
+	if (x->caller_uid != 0) {
 		sbx_gitguard_clear_setid(git_guard);
+		/* And the container, in the host's user namespace, can put
+		 * ACL entries naming any local user on the caller's files. */
+		sbx_gitguard_reduce_acls(git_guard);
+	}
 	/* The client runs as the caller would run it: the caller's
-	 * environment (DOCKER_HOST, DOCKER_CONFIG...), no limits of the
-	 * sandbox's; only what argv names with --env reaches the container. */
+	 * environment (DOCKER_HOST, DOCKER_CONFIG...) with the values that
+	 * argv names alone, no limits of the sandbox's; only what argv names
+	 * with --env reaches the container. */
+	client_env(&env, &client_envp);
 	client.argv = argv.v;
-	client.envp = environ;
+	client.envp = client_envp.v;
 	client.nrlimits = 0;
 	client.cwd = "/";
 	if (sbx_launch_plain(&client, &hooks, c, err) < 0)
 		goto fail;
 	sbx_strv_free(&argv);
 	sbx_strv_free(&create);
+	sbx_strv_free(&env);
+	sbx_strv_free(&client_envp);
+	warn_env_on_argv(p, r);
 	for (size_t i = 0; i < j->warnings.n; i++)
 		sbx_strv_push(&r->warnings, j->warnings.v[i]);
 	c->priv = st;
@@ -890,8 +961,10 @@ docker_spawn(
 fail:
 	sbx_strv_free(&argv);
 	sbx_strv_free(&create);
+	sbx_strv_free(&env);
+	sbx_strv_free(&client_envp);
 	st->report = NULL;
-	undo(st, false);
+	undo(st, false, false);
 	state_free(st);
 	return -1;
 }

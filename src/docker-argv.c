@@ -141,6 +141,61 @@ lower_protected(const struct sbx_fsentry *e, struct sbx_docker_binds *b)
 	add_bind(b, e->path, sbx_xasprintf("%s/%s", SBX_DOCKER_WORK, e->rel), true);
 }
 
+/* Whether a bind of b has target as its target. */
+static bool
+bound_at(const struct sbx_docker_binds *b, const char *target)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (strcmp(b->v[i].target, target) == 0)
+			return true;
+	return false;
+}
+
+/* The directory path lies in for the container: the deepest mount source
+ * above it, else the workdir; NULL when neither is. */
+static const char *
+top_of(const struct sbx_fsplan *v, const char *path)
+{
+	const char *top = sbx_path_is_under(path, v->workdir) ? v->workdir : NULL;
+
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sbx_fsentry *e = &v->v[i];
+
+		if (e->origin == SBX_FSO_MOUNT && sbx_path_is_under(path, e->path) &&
+		    (top == NULL || strlen(e->path) > strlen(top)))
+			top = e->path;
+	}
+	return top;
+}
+
+/* Binds each directory between the top (the workdir or a mount source)
+ * and the protected entry at path onto itself, read-write: a read-only
+ * bind of the entry alone held its name only while its parent kept
+ * its own, and "mv /work/ci /work/ci.orig; mkdir /work/ci" put a new
+ * ci/deploy.sh on the host. The kernel refuses to rename a mount point
+ * (EBUSY), so each directory on the way stays where it is, as under the
+ * namespaces backend, whose binds pin them the same way. */
+static void
+pin_ancestors(const struct sbx_fsplan *v, const char *path, struct sbx_docker_binds *b)
+{
+	const char *top = top_of(v, path);
+	_cleanup_free_ char *p = sbx_xstrdup(path);
+
+	if (top == NULL || strcmp(top, path) == 0)
+		return;
+	for (char *c = p + strlen(top) + 1; (c = strchr(c, '/')) != NULL; c++) {
+		char *target;
+
+		*c = '\0';
+		target = seen_at(v, p);
+		if (target && !bound_at(b, target))
+			add_bind(b, p, target, false);
+		else
+			free(target);
+		*c = '/';
+	}
+}
+
 int
 sbx_docker_binds_lower(const struct sbx_fsplan *v, struct sbx_docker_binds *b, struct sbx_err *err)
 {
@@ -189,6 +244,17 @@ sbx_docker_binds_lower(const struct sbx_fsplan *v, struct sbx_docker_binds *b, s
 			continue;
 		add_bind(b, e->kind == SBX_KIND_DIR ? NULL : "/dev/null", target, true);
 	}
+	/* Last, so that a directory bound for its own sake keeps its bind. */
+	for (size_t i = 0, n = b->n; i < n; i++) {
+		bool prot = false;
+
+		for (size_t k = 0; k < v->n && !prot; k++)
+			prot =
+			    (v->v[k].disp == SBX_FSD_PROTECTED || v->v[k].origin == SBX_FSO_GIT) &&
+			    b->v[i].source && strcmp(v->v[k].path, b->v[i].source) == 0;
+		if (prot && b->v[i].ro)
+			pin_ancestors(v, b->v[i].source, b);
+	}
 	return 0;
 }
 
@@ -231,37 +297,99 @@ passed_unchanged(const struct sbx_policy *p, char *const *caller_env, const char
 	return v != NULL && strcmp(v, eq + 1) == 0;
 }
 
+bool
+sbx_docker_client_reads(const char *name)
+{
+	static const char *const exact[] = { "HOME", "PATH", "PWD", "TMPDIR", "HTTP_PROXY",
+		"http_proxy", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY",
+		"all_proxy", "REQUEST_METHOD", "GODEBUG", "GOGC", "GOMAXPROCS", "GOMEMLIMIT",
+		"GOTRACEBACK", "GCONV_PATH", "GLIBC_TUNABLES", "LOCALDOMAIN", "RES_OPTIONS",
+		"HOSTALIASES" };
+	static const char *const prefix[] = { "DOCKER_", "LD_", "SSH_", "OTEL_", "XDG_",
+		"MALLOC_" };
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (strcmp(name, exact[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (sbx_str_has_prefix(name, prefix[i]))
+			return true;
+	return false;
+}
+
+/* One variable of the built environment. /proc/PID/cmdline is readable
+ * by every local user for the whole run, /proc/PID/environ by the
+ * process's owner only: a value goes into the client's own environment
+ * (run->client_env) and the command line names it alone (--env=NAME, the
+ * client takes the value from its environment), unless the client
+ * itself reads that variable (sbx_docker_client_reads()): then its value
+ * has to be on the command line. A --pass-env value that is unchanged is
+ * in the client's environment already. */
 static void
 push_env(struct sbx_strv *out, const struct sbx_policy *p, const struct sbx_docker_run *run,
     const char *entry)
 {
 	const char *eq = strchr(entry, '=');
-	size_t n;
+	_cleanup_free_ char *name = NULL, *v = NULL;
 
 	if (eq == NULL)
 		return;
-	n = (size_t)(eq - entry);
+	name = sbx_xstrndup(entry, (size_t)(eq - entry));
 	if (passed_unchanged(p, run->caller_env, entry)) {
-		sbx_strv_push_take(out, sbx_xasprintf("--env=%.*s", (int)n, entry));
+		sbx_strv_push_take(out, sbx_xasprintf("--env=%s", name));
 		return;
 	}
 	/* The built HOME and PWD name the workdir on the host. */
-	if ((n == 4 && strncmp(entry, "HOME", 4) == 0) ||
-	    (n == 3 && strncmp(entry, "PWD", 3) == 0)) {
-		_cleanup_free_ char *v = in_container(run->workdir, eq + 1);
-
-		sbx_strv_push_take(out, sbx_xasprintf("--env=%.*s=%s", (int)n, entry, v));
+	if (strcmp(name, "HOME") == 0 || strcmp(name, "PWD") == 0)
+		v = in_container(run->workdir, eq + 1);
+	else
+		v = sbx_xstrdup(eq + 1);
+	if (sbx_docker_client_reads(name)) {
+		sbx_strv_push_take(out, sbx_xasprintf("--env=%s=%s", name, v));
 		return;
 	}
-	sbx_strv_push_take(out, sbx_xasprintf("--env=%s", entry));
+	if (run->client_env)
+		sbx_strv_push_take(run->client_env, sbx_xasprintf("%s=%s", name, v));
+	sbx_strv_push_take(out, sbx_xasprintf("--env=%s", name));
 }
 
+/* s with each control byte written as \xNN, for a one-line message. */
+static char *
+escaped(const char *s)
+{
+	struct sbx_buf b = { 0 };
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			sbx_buf_printf(&b, "\\x%02x", *c);
+		else
+			sbx_buf_putc(&b, (char)*c);
+	return b.data ? sbx_buf_steal(&b) : sbx_xstrdup("");
+}
+
+/* A path the client is handed: absolute, and without a control byte. The
+ * client reads a --mount value as CSV, and its reader turns "\r\n" inside
+ * a quoted field into "\n": the daemon bound "a\nb" (another name, which
+ * another user may have made) where "a\r\nb" was checked, and put a
+ * cover on a name that was not the secret. The names are resolved paths
+ * (a symlink's target, a realpath), so the check is here, on what is
+ * handed over, not only on what the user typed. */
 static int
 check_path(const char *what, const char *path, struct sbx_err *err)
 {
 	if (path == NULL || path[0] != '/')
 		return sbx_err_set(err, EINVAL, "docker: %s %s is not an absolute path", what,
 		    path ? path : "(none)");
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			_cleanup_free_ char *shown = escaped(path);
+
+			return sbx_err_set(err, EINVAL,
+			    "docker: %s %s holds the control character 0x%02x, which the "
+			    "docker client's --mount syntax does not carry unchanged; "
+			    "refused",
+			    what, shown, *c);
+		}
 	return 0;
 }
 
@@ -612,6 +740,10 @@ sbx_docker_rm_argv(const char *docker, const char *name, struct sbx_strv *out)
 	sbx_strv_push(out, docker ? docker : "docker");
 	sbx_strv_push(out, "rm");
 	sbx_strv_push(out, "--force");
+	/* The anonymous volumes of the image's VOLUME lines go with it:
+	 * without -v each run left one, with what the sandbox wrote there,
+	 * on the daemon's disk. */
+	sbx_strv_push(out, "--volumes");
 	sbx_strv_push(out, "--");
 	sbx_strv_push(out, name);
 }

@@ -58,7 +58,9 @@ struct sbx_docker_binds {
  * under SBX_DOCKER_WORK, read-only unless rw; each protected entry
  * read-only onto itself; each hidden entry the container can see (in the
  * workdir or a mount) covered by an empty read-only tmpfs (a directory) or
- * /dev/null (anything else). The engine resolves a bind's source itself,
+ * /dev/null (anything else); then each directory between the workdir (or
+ * a mount source) and a protected entry bound read-write onto itself, so
+ * that it cannot be renamed. The engine resolves a bind's source itself,
  * as root, so a protected entry that is a symlink or lies through one is
  * not bound (a note says so; where a protected symlink leads in the
  * workdir is an entry of its own), and a hidden symlink is left alone (its
@@ -84,13 +86,25 @@ struct sbx_docker_run {
 	gid_t gid;
 	char *const *envp; /* the built environment, NAME=VALUE */
 	char *const *caller_env; /* the caller's, to tell passed values */
+	/* When not NULL, gets NAME=VALUE of each variable whose value the
+	 * client must find in its own environment (the command line names it
+	 * alone); the caller owns it. */
+	struct sbx_strv *client_env;
 	char *const *argv; /* the command; argv[0] becomes the entrypoint */
 };
 
-/* Appends to out the "docker run" command line of p and run. Variables of
- * the built environment that --pass-env copied unchanged are passed by
- * name alone (-e NAME): the client takes their values from its own
- * environment, the caller's, so they never appear in a command line. A
+/* Whether the docker client (its Go runtime, its resolver, the dynamic
+ * loader) reads the environment variable name itself: such a value cannot
+ * be handed to the container through the client's environment, and goes
+ * on its command line. */
+bool sbx_docker_client_reads(const char *name);
+
+/* Appends to out the "docker run" command line of p and run. The built
+ * environment is passed by name alone (--env=NAME): the client takes the
+ * values from its own environment, the caller's for a variable that
+ * --pass-env copied unchanged, else run->client_env's, so they never
+ * appear in a command line (which every local user reads), except for a
+ * variable the client reads itself (sbx_docker_client_reads()). A
  * host path beginning with the workdir is rewritten to lie under /work
  * (HOME, PWD, the script file of --interp). Fails on a path that the
  * client's --mount syntax cannot carry. */
@@ -152,7 +166,8 @@ bool sbx_docker_net_open(const struct sbx_policy *p);
  * "RUNNING OOMKILLED EXITCODE STARTED" (STARTED: whether it ever ran). */
 void sbx_docker_inspect_argv(const char *docker, const char *name, struct sbx_strv *out);
 
-/* "docker rm -f NAME": kills the container if it runs, then removes it. */
+/* "docker rm --force --volumes NAME": kills the container if it runs, then
+ * removes it and its anonymous volumes (an image's VOLUME lines). */
 void sbx_docker_rm_argv(const char *docker, const char *name, struct sbx_strv *out);
 
 /* "docker info" reduced to the server version: it needs the daemon. */

@@ -81,6 +81,8 @@ struct k_hdr {
 /* LEND: the workdir is a temp directory this keeper made, removed at the
  * end (no --keep): nothing of it is handed back, it goes whole. */
 #define K_THROWAWAY 1u
+/* LEND: the hand-back takes ACLs naming others off (sbx_lease.acls). */
+#define K_ACLS 2u
 
 /* One message as read: the header and its strings. */
 struct k_msg {
@@ -438,8 +440,10 @@ do_lend(struct k_state *st, const struct k_msg *m)
 		sbx_strv_push(&skip, m->str[i]);
 	/* From the workdir's pinned descriptor, never its name. */
 	if (sbx_owner_lend(&st->lease, m->fd, m->str[0], (uid_t)m->h.a, (gid_t)m->h.b, to, to_gid,
-		&skip, &err) == 0)
+		&skip, &err) == 0) {
 		st->leased = true;
+		st->lease.acls = (m->h.flags & K_ACLS) != 0;
+	}
 	/* Believed only of a directory made here (the very inode). */
 	if (st->leased && (m->h.flags & K_THROWAWAY)) {
 		struct stat sb;
@@ -1534,7 +1538,7 @@ sbx_keeper_tmp_stat(const struct sbx_keeper *k, const char *path, struct stat *s
 
 int
 sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpdir, uid_t owner,
-    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway,
+    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway, bool acls,
     void (*meanwhile)(void *), void *ctx, struct sbx_err *err)
 {
 	struct k_hdr h = { .op = K_LEND,
@@ -1542,7 +1546,7 @@ sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpd
 		.b = owner_gid,
 		.c = to,
 		.d = to_gid,
-		.flags = throwaway ? K_THROWAWAY : 0 };
+		.flags = (throwaway ? K_THROWAWAY : 0) | (acls ? K_ACLS : 0) };
 	struct sbx_strv s = { 0 };
 	int r;
 

@@ -67,6 +67,7 @@ struct sbx_gitguard {
 	void *priv;
 	struct sbx_report *report; /* during the cleanup only, or NULL */
 	bool setid; /* sbx_gitguard_clear_setid(): every file is looked at */
+	bool acls; /* sbx_gitguard_reduce_acls(): every file is looked at */
 };
 
 /* The B_* bits of the names at the top of wd, and in st[] (6 entries: the
@@ -151,6 +152,13 @@ sbx_gitguard_clear_setid(struct sbx_gitguard *g)
 {
 	if (g != NULL)
 		g->setid = true;
+}
+
+void
+sbx_gitguard_reduce_acls(struct sbx_gitguard *g)
+{
+	if (g != NULL)
+		g->acls = true;
 }
 
 void
@@ -242,6 +250,8 @@ nlink_counts_subdirs(int fd)
  * holds, the next one to enter. */
 struct frame {
 	int fd; /* O_RDONLY, or -1 when pushed out */
+	bool lent; /* opened by open_locked(): restore its mode on leaving */
+	mode_t restore;
 	dev_t dev;
 	ino_t ino;
 	size_t plen; /* its path's length in scan.path; SIZE_MAX: past PATH_MAX */
@@ -255,11 +265,12 @@ struct scan {
 	const struct tree *t; /* the tree searched */
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
-	size_t seen, found, opened, acl_opened, setid, untaken, dirs;
+	size_t seen, found, opened, acl_opened, acl_named, setid, untaken, unlocked, dirs;
 	bool moved; /* the tree moved under the search, which stopped */
 	bool files_over; /* past SCAN_MAX entries: directories only */
 	size_t scan_max, dirs_max; /* SCAN_MAX and DIRS_MAX, or the tests' */
-	struct sbx_buf named, named_open, named_acl, named_setid, named_untaken;
+	struct sbx_buf named, named_open, named_acl, named_acl_named, named_setid, named_untaken,
+	    named_unlocked;
 	unsigned char *acl; /* XATTR_SIZE_MAX bytes for close_default_acl(), or NULL */
 	char path[PATH_MAX]; /* relative to the workdir */
 	struct frame *f;
@@ -305,6 +316,10 @@ enum {
 	XACL_VERSION = 2,
 	XACL_HEAD = 4,
 	XACL_ENTRY = 8,
+	XACL_TAG_USER = 0x02,
+	XACL_TAG_GROUP_OBJ = 0x04,
+	XACL_TAG_GROUP = 0x08,
+	XACL_TAG_MASK = 0x10,
 	XACL_TAG_OTHER = 0x20,
 	XACL_PERM_WRITE = 2,
 };
@@ -319,6 +334,65 @@ static uint32_t
 le32_at(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Whether the ACL value v (n bytes, the kernel's form) names a user or a
+ * group; in *group what its owning group's entry, masked, grants. A value
+ * not in the kernel's form counts as naming one. */
+static bool
+acl_names_others(const unsigned char *v, ssize_t n, unsigned *group)
+{
+	unsigned gobj = 7, mask = 7;
+	bool named = false;
+
+	if (n < XACL_HEAD || (n - XACL_HEAD) % XACL_ENTRY != 0 || le32_at(v) != XACL_VERSION)
+		return true;
+	for (size_t off = XACL_HEAD; off < (size_t)n; off += XACL_ENTRY) {
+		unsigned tag = le16_at(v + off), perm = le16_at(v + off + 2) & 7;
+
+		if (tag == XACL_TAG_USER || tag == XACL_TAG_GROUP)
+			named = true;
+		else if (tag == XACL_TAG_GROUP_OBJ)
+			gobj = perm;
+		else if (tag == XACL_TAG_MASK)
+			mask = perm;
+	}
+	*group = gobj & mask;
+	return named;
+}
+
+int
+sbx_acl_reduce(int fd)
+{
+	static const char access[] = "system.posix_acl_access";
+	static const char dflt[] = "system.posix_acl_default";
+	_cleanup_free_ unsigned char *v = sbx_xmalloc(XATTR_SIZE_MAX);
+	char path[64];
+	unsigned group = 0;
+	struct stat st;
+	ssize_t n;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))
+		return S_ISLNK(st.st_mode) ? 0 : -1;
+	n = getxattr(path, access, v, XATTR_SIZE_MAX);
+	if (n >= 0 && acl_names_others(v, n, &group)) {
+		/* Without its ACL the mode's group bits are the group's: what
+		 * the owning group had, never the mask (which covered the
+		 * named entries). */
+		if (removexattr(path, access) < 0 ||
+		    chmod(path, (st.st_mode & 07707) | (mode_t)(group << 3)) < 0)
+			return -1;
+		rc = 1;
+	}
+	n = S_ISDIR(st.st_mode) ? getxattr(path, dflt, v, XATTR_SIZE_MAX) : -1;
+	if (n >= 0 && acl_names_others(v, n, &group)) {
+		if (removexattr(path, dflt) < 0)
+			return -1;
+		rc = 1;
+	}
+	return rc;
 }
 
 /* Takes write for others from the default ACL of the directory fd, when
@@ -374,14 +448,18 @@ close_default_acl(struct scan *s, int fd)
  * on disk (a root caller's idmapped trees map the sandbox's to root's);
  * a group's write is left to the caller, as in the mode. */
 static void
-close_to_others(struct scan *s, int fd, const struct stat *st, size_t plen)
+close_to_others(struct scan *s, int fd, struct stat *st, size_t plen)
 {
 	if (st->st_uid != geteuid() || (s->t->local && !made_in_run(s->t, st)))
 		return;
-	if ((st->st_mode & S_IWOTH) && fchmod(fd, st->st_mode & 07777 & ~(mode_t)S_IWOTH) == 0)
+	if ((st->st_mode & S_IWOTH) && fchmod(fd, st->st_mode & 07777 & ~(mode_t)S_IWOTH) == 0) {
 		note(s, &s->named_open, &s->opened, plen, NULL);
+		st->st_mode &= ~(mode_t)S_IWOTH;
+	}
 	if (close_default_acl(s, fd))
 		note(s, &s->named_acl, &s->acl_opened, plen, NULL);
+	if (s->g->acls && sbx_acl_reduce(fd) == 1)
+		note(s, &s->named_acl_named, &s->acl_named, plen, NULL);
 }
 
 /* An entry of the caller's that the run changed and left set-user-ID or
@@ -407,23 +485,32 @@ clear_setid(struct scan *s, int fd, struct stat *st, size_t plen, const char *na
 	}
 }
 
-/* A regular file name of dir, looked at only with clear_setid() on. */
+/* A regular file name of dir, looked at only with clear_setid() or
+ * reduce_acls() on: an entry of the caller's that the run changed loses
+ * set-id bits and ACL entries naming other users or groups. */
 static void
 check_file(struct scan *s, int dir, const char *name, size_t plen)
 {
 	struct stat st, now;
+	bool acl;
 	int fd;
 
-	if (sbx_lstat_here(dir, name, s->t->local, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    !(st.st_mode & (S_ISUID | S_ISGID)))
+	if (sbx_lstat_here(dir, name, s->t->local, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	acl = s->g->acls && st.st_uid == geteuid() && (!s->t->local || made_in_run(s->t, &st));
+	if (!acl && !(s->g->setid && (st.st_mode & (S_ISUID | S_ISGID))))
 		return;
 	fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	/* The one stat'ed, still a regular file. */
 	if (fstat(fd, &now) == 0 && S_ISREG(now.st_mode) && now.st_dev == st.st_dev &&
-	    now.st_ino == st.st_ino)
-		clear_setid(s, fd, &now, plen, name);
+	    now.st_ino == st.st_ino) {
+		if (s->g->setid)
+			clear_setid(s, fd, &now, plen, name);
+		if (acl && sbx_acl_reduce(fd) == 1)
+			note(s, &s->named_acl_named, &s->acl_named, plen, name);
+	}
 	close(fd);
 }
 
@@ -567,11 +654,22 @@ list_dir(struct scan *s, struct frame *f, bool root)
 				continue;
 			if (!root && strcmp(de->d_name, ".git") == 0)
 				check_dotgit_entry(s, f->fd, f->plen);
-			if (s->g->setid && type == DT_REG)
+			if ((s->g->setid || s->g->acls) && type == DT_REG)
 				check_file(s, f->fd, de->d_name, f->plen);
 		}
 	}
 	return n < 0 ? -1 : 0;
+}
+
+/* Closes the directory fd of the search, giving one that open_locked()
+ * opened its mode back (restore: the one it had, less what the checks
+ * took away). */
+static void
+close_dir(int fd, bool lent, mode_t restore)
+{
+	if (lent)
+		fchmod(fd, restore);
+	close(fd);
 }
 
 /* Enters the directory fd (taken, st its status, base its name) whose
@@ -579,11 +677,16 @@ list_dir(struct scan *s, struct frame *f, bool root)
  * (0: the workdir). A directory that cannot hold a subdirectory (st_nlink
  * 2 where that count is exact) is not listed: what could make it a
  * repository is looked up by name, so the search costs nothing per file
- * there. */
+ * there. lent: fd was opened by open_locked(), and st is what the
+ * directory was before it (its mode and change time); the mode it gets
+ * back when the search leaves it is that one, less what the checks here
+ * take away. */
 static void
-enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t level, size_t plen)
+enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t level, size_t plen,
+    bool lent)
 {
 	struct frame *f;
+	mode_t restore = 0;
 
 	struct stat cur = *st;
 
@@ -593,12 +696,18 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 	if (s->g->setid)
 		clear_setid(s, fd, &cur, plen, NULL);
 	close_to_others(s, fd, &cur, plen);
+	if (lent) {
+		/* The checks wrote the old mode, less their bits: the search
+		 * needs the caller's read and search until it leaves. */
+		restore = cur.st_mode & 07777;
+		fchmod(fd, restore | S_IRUSR | S_IXUSR);
+	}
 	/* With set-id bits looked for, every file counts. */
-	if (s->leaf_skip && st->st_nlink == 2 && !s->g->setid) {
+	if (s->leaf_skip && st->st_nlink == 2 && !s->g->setid && !s->g->acls) {
 		if (level > 0)
 			check_dotgit_entry(s, fd, plen);
 		s->seen++;
-		close(fd);
+		close_dir(fd, lent, restore);
 		return;
 	}
 	if (s->depth == s->cap) {
@@ -606,21 +715,29 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 		s->f = sbx_xreallocarray(s->f, s->cap, sizeof(*s->f));
 	}
 	f = &s->f[s->depth];
-	*f = (struct frame){ .fd = fd, .dev = st->st_dev, .ino = st->st_ino, .plen = plen };
+	*f = (struct frame){ .fd = fd,
+		.lent = lent,
+		.restore = restore,
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+		.plen = plen };
 	if (list_dir(s, f, level == 0) < 0) {
 		/* Unreadable: as before, nothing below it is looked at. */
 		for (size_t i = 0; i < f->n; i++)
 			free(f->sub[i]);
 		free(f->sub);
-		close(fd);
+		close_dir(fd, lent, restore);
 		return;
 	}
 	s->depth++;
 	if (s->depth > SCAN_OPEN_DIRS) {
 		struct frame *old = &s->f[s->depth - 1 - SCAN_OPEN_DIRS];
 
-		close(old->fd);
-		old->fd = -1;
+		/* One opened up stays open until the search leaves it. */
+		if (!old->lent) {
+			close(old->fd);
+			old->fd = -1;
+		}
 	}
 }
 
@@ -642,12 +759,42 @@ leave(struct scan *s)
 		    st.st_ino != up->ino)
 			rc = -1;
 	}
-	close(f->fd);
+	close_dir(f->fd, f->lent, f->restore);
 	for (size_t i = 0; i < f->n; i++)
 		free(f->sub[i]);
 	free(f->sub);
 	s->depth--;
 	return rc;
+}
+
+/* Opens the directory name of dir, which the caller owns and may not read
+ * or search, for the search: the caller's read and search permission is
+ * added through an O_PATH descriptor (never by name), and the search gives
+ * the old mode back when it leaves it (close_dir()); *st gets what the
+ * directory was before. Returns the O_RDONLY descriptor, or -1 (its mode
+ * unchanged) when it is not the caller's, not on the tree's filesystem, or
+ * cannot be opened even so. */
+static int
+open_locked(struct scan *s, int dir, const char *name, struct stat *st)
+{
+	_cleanup_close_ int p = sbx_open_here(dir, name, O_PATH | O_DIRECTORY);
+	struct stat now;
+	char fdp[64];
+	int fd;
+
+	if (p < 0 || fstat(p, st) < 0 || !S_ISDIR(st->st_mode) || st->st_uid != geteuid() ||
+	    st->st_dev != s->dev)
+		return -1;
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", p);
+	if (chmod(fdp, (st->st_mode & 07777) | S_IRUSR | S_IXUSR) < 0)
+		return -1;
+	fd = sbx_open_here(p, ".", O_RDONLY | O_DIRECTORY);
+	if (fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	chmod(fdp, st->st_mode & 07777);
+	return -1;
 }
 
 /* Looks for repositories made or changed in the run at every depth below
@@ -675,11 +822,12 @@ search(struct scan *s, int wd)
 	s->dev = st.st_dev;
 	s->leaf_skip = nlink_counts_subdirs(fd);
 	s->path[0] = '\0';
-	enter(s, fd, &st, "", 0, 0);
+	enter(s, fd, &st, "", 0, 0, false);
 	while (s->depth > 0) {
 		struct frame *f = &s->f[s->depth - 1];
 		const char *name;
 		size_t plen, nlen;
+		bool lent;
 		int cfd;
 
 		if (s->moved || s->dirs > s->dirs_max || f->next == f->n) {
@@ -697,20 +845,31 @@ search(struct scan *s, int wd)
 			memcpy(s->path + (f->plen ? f->plen + 1 : 0), name, nlen + 1);
 		}
 		cfd = sbx_open_here(f->fd, name, O_RDONLY | O_DIRECTORY);
+		lent = false;
 		/* Locked: the run, with the caller's uid, may have taken the
-		 * caller's own permission away to hide what it made below.
-		 * Named, not opened up: one the caller locked itself looks the
-		 * same (a rename changes its ctime). Root never gets here. */
-		if (cfd < 0 && errno == EACCES)
-			note(s, &s->named_untaken, &s->untaken, plen, NULL);
+		 * caller's own permission away to hide what it made below (a
+		 * set-user-ID program in a directory of mode 0001 under docker,
+		 * a repository). Opened up for the search only and given its
+		 * mode back: one the caller locked itself looks the same (a
+		 * rename changes its ctime), and must stay locked. Root never
+		 * gets here. */
+		if (cfd < 0 && errno == EACCES) {
+			cfd = open_locked(s, f->fd, name, &st);
+			if (cfd < 0) {
+				note(s, &s->named_untaken, &s->untaken, plen, NULL);
+				continue;
+			}
+			note(s, &s->named_unlocked, &s->unlocked, plen, NULL);
+			lent = true;
+		}
 		if (cfd < 0)
 			continue; /* gone, not a directory any more, or a mount point */
-		if (fstat(cfd, &st) < 0 || st.st_dev != s->dev) {
+		if (!lent && (fstat(cfd, &st) < 0 || st.st_dev != s->dev)) {
 			close(cfd);
 			continue;
 		}
 		/* f may move: enter() grows the stack. */
-		enter(s, cfd, &st, name, s->depth, plen);
+		enter(s, cfd, &st, name, s->depth, plen, lent);
 	}
 	free(s->f);
 }
@@ -822,6 +981,10 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	    "that the caller cannot read or search (locked before the run, or by it): what the "
 	    "run made below them was not looked for, and stays",
 	    &s.named_untaken);
+	left(g, t, where, s.unlocked, "director",
+	    "that the caller could not read or search (locked before the run, or by it); they "
+	    "were opened for the caller for this search only and have their mode back",
+	    &s.named_unlocked);
 	left(g, t, where, s.setid, "entr", "set-user-ID or set-group-ID; those bits were removed",
 	    &s.named_setid);
 	if (g->setid && (s.moved || s.files_over || s.dirs > s.dirs_max))
@@ -833,11 +996,17 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	    "with a default ACL that makes what is created there writable by other users; "
 	    "that permission was removed from it",
 	    &s.named_acl);
+	left(g, t, where, s.acl_named, "entr",
+	    "with ACL entries that gave other users or groups access; those ACLs were removed "
+	    "(the mode stays, its group bits the owning group's)",
+	    &s.named_acl_named);
 	sbx_buf_free(&s.named);
 	sbx_buf_free(&s.named_open);
 	sbx_buf_free(&s.named_acl);
+	sbx_buf_free(&s.named_acl_named);
 	sbx_buf_free(&s.named_setid);
 	sbx_buf_free(&s.named_untaken);
+	sbx_buf_free(&s.named_unlocked);
 	free(s.acl);
 }
 

@@ -43,6 +43,21 @@ struct sbx_gitguard *sbx_gitguard_add_mounts(
  * stat of every regular file. g may be NULL. */
 void sbx_gitguard_clear_setid(struct sbx_gitguard *g);
 
+/* Has the guard look at every file as well, and take from each entry of
+ * the caller's that the run changed the POSIX ACLs (access and default)
+ * that name a user or group (sbx_acl_reduce()), naming them in warnings:
+ * for a sandbox whose calls to set them nothing refuses (docker's runs
+ * in the host's user namespace, so a named entry may name any local
+ * user). */
+void sbx_gitguard_reduce_acls(struct sbx_gitguard *g);
+
+/* Removes the access ACL of the file behind fd (any descriptor, O_PATH
+ * too) when it names a user or group, the mode's group bits becoming what
+ * the owning group's entry granted under the mask, and a directory's
+ * default ACL when it names one. Returns 1 when it removed one, 0 when
+ * there was none to remove, -1 when it could not. */
+int sbx_acl_reduce(int fd);
+
 /* For tests only (SBXRUN_TEST_SCAN_MAX, sbxrun(1)): both bounds of the
  * search after the run, entries and directories, lowered to n. */
 void sbx_gitguard_set_scan_max(size_t n);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fsplan.h"
+#include "linux-gitguard.h"
 #include "linux-owner.h"
 #include "linux-statat.h"
 
@@ -412,6 +413,23 @@ scrub_xattrs(int fd)
 	return 0;
 }
 
+/* A tick of the coarse clock is at most 10 ms (HZ 100), twice that. */
+#define ACL_MARGIN_NS 20000000L
+
+/* Whether st changed ACL_MARGIN_NS or more after since. */
+static bool
+acl_changed(const struct stat *st, const struct timespec *since)
+{
+	struct timespec t = *since;
+
+	t.tv_nsec += ACL_MARGIN_NS;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return sbx_changed_since(st, &t);
+}
+
 static int
 visit_return(
     struct sbx_lease *l, int fd, const struct stat *st, const char *path, struct sbx_err *err)
@@ -461,6 +479,23 @@ visit_return(
 	 * change time. */
 	if ((e == NULL || sbx_changed_since(st, &l->since)) && scrub_xattrs(fd) < 0)
 		fail_entry(l, path, "its security.* or trusted.* attributes could not be removed");
+	/* An ACL entry the sandbox (uid l->to) put on an entry it held,
+	 * naming another local user, would outlive the change of owner:
+	 * "user:1001:rwx" on root's build.sh let that user rewrite it. The
+	 * caller's own ACLs stay on what the run did not touch: changed
+	 * means ACL_MARGIN_NS after the lend's end, since the lend's own
+	 * changes of owner may carry a later time than the coarse clock
+	 * read after them (fine-grained change times) by up to a tick,
+	 * while the sandbox's container is made after the lend by a daemon
+	 * that takes many times that. */
+	if (l->acls && (e == NULL || acl_changed(st, &l->since))) {
+		int rc = sbx_acl_reduce(fd);
+
+		if (rc < 0)
+			fail_entry(l, path, "its ACLs naming other users could not be removed");
+		else if (rc == 1 && l->nacl++ < WARN_NAMED)
+			sbx_strv_push(&l->acl_removed, path);
+	}
 	return 0;
 }
 
@@ -1023,6 +1058,20 @@ sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings)
 			sbx_buf_printf(&b, " and %zu more", l->nfailed - l->failed.n);
 		sbx_strv_push_take(warnings, sbx_buf_steal(&b));
 	}
+	if (warnings != NULL && l->nacl > 0) {
+		struct sbx_buf b = { 0 };
+
+		sbx_buf_printf(&b,
+		    "the run left %zu entr%s in %s with ACL entries that gave other users or "
+		    "groups access; those ACLs were removed (the mode stays, its group bits the "
+		    "owning group's): ",
+		    l->nacl, l->nacl == 1 ? "y" : "ies", l->root);
+		for (size_t i = 0; i < l->acl_removed.n; i++)
+			sbx_buf_printf(&b, "%s%s", i ? ", " : "", l->acl_removed.v[i]);
+		if (l->nacl > l->acl_removed.n)
+			sbx_buf_puts(&b, ", ...");
+		sbx_strv_push_take(warnings, sbx_buf_steal(&b));
+	}
 	sbx_owner_drop(l);
 }
 
@@ -1036,6 +1085,7 @@ sbx_owner_drop(struct sbx_lease *l)
 	free(l->native);
 	sbx_strv_free(&l->skip);
 	sbx_strv_free(&l->failed);
+	sbx_strv_free(&l->acl_removed);
 	memset(l, 0, sizeof(*l));
 	l->root_fd = -1;
 }

@@ -61,6 +61,13 @@ struct sbx_lease {
 	size_t nnative;
 	struct sbx_strv failed; /* the first entries a walk could not do, and why */
 	size_t nfailed; /* how many there were in all */
+	/* Set by the caller after the lend when nothing kept the sandbox
+	 * from setting POSIX ACLs (docker): the hand-back takes those naming
+	 * a user or group from each entry the run changed (sbx_acl_reduce())
+	 * and names the entries in its warnings. */
+	bool acls;
+	struct sbx_strv acl_removed; /* the first of those entries */
+	size_t nacl; /* how many there were in all */
 	struct sbx_scan *scan; /* a scan's state (sbx_owner_scan), else NULL */
 	/* The coarse clock when the lend was done, on a local filesystem:
 	 * an entry whose change time is earlier was not touched after it.

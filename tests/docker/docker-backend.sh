@@ -81,6 +81,40 @@ is "$(stat -c %u "$W/made" 2>/dev/null)" "$me" "... owned by the caller ($me)"
 is "$(stat -c %u "$W")" "$me" "the workdir is the caller's again"
 is "$(tr '\n' ' ' <"$W/where")" "/work /work " "working directory and HOME are /work"
 
+# --- an image's VOLUME goes with the container ---------------------------------
+# The engine makes an anonymous volume for each VOLUME line of the image;
+# removed without --volumes, every run left one, with what the sandbox
+# wrote there, on the daemon's disk (docker volume ls).
+VIMG=local/sbx-vol-$$
+cid=$(docker create --user 0 --entrypoint /bin/sh "$IMAGE" -c 'mkdir -p /data && chmod 1777 /data' 2>/dev/null)
+docker start -a "$cid" >/dev/null 2>&1
+docker commit --change 'VOLUME /data' --change 'ENTRYPOINT []' "$cid" "$VIMG" >/dev/null 2>&1
+docker rm "$cid" >/dev/null 2>&1
+if docker image inspect "$VIMG" >/dev/null 2>&1; then
+	vols() {
+		docker volume ls -q | sort
+	}
+	vols >"$T/vols.before"
+	sbx --backend docker --docker-image "$VIMG" -w "$W" <<'SH'
+echo left >/data/marker && echo wrote >/work/vol-wrote
+SH
+	is "$SBX_STATUS:$(cat "$W/vol-wrote" 2>/dev/null)" 0:wrote \
+	    "an image with a VOLUME: the script wrote in it (it is writable inside)"
+	vols >"$T/vols.after"
+	is "$(comm -13 "$T/vols.before" "$T/vols.after" | tr '\n' ' ')" "" \
+	    "... and no volume is left after the run (docker volume ls)"
+	sbx --backend docker --docker-image "$VIMG" -w "$W" --docker-keep "vkeep-$$" </dev/null
+	is "$SBX_STATUS" 0 "a kept container of that image: made"
+	sbx --docker-rm "vkeep-$$" </dev/null
+	vols >"$T/vols.after"
+	is "$SBX_STATUS:$(comm -13 "$T/vols.before" "$T/vols.after" | tr '\n' ' ')" "0:" \
+	    "... --docker-rm removes it with its volume"
+	rm -f "$W/vol-wrote"
+	docker rmi "$VIMG" >/dev/null 2>&1
+else
+	fail "an image with a VOLUME could be made (docker commit)"
+fi
+
 # --- no set-id file is left in the workdir --------------------------------------
 # The engine's seccomp profile lets the container chmod its files set-id,
 # and a caller other than root owns them; a root caller's are handed back
@@ -106,12 +140,105 @@ else
 	like "$(jget warnings)" "writable by other users" "... and a warning names the directory"
 fi
 
+# A set-id file in a directory the run made unsearchable for its owner
+# (mode 0001): the search after the run opens it for the caller for the
+# search alone, takes the bits, and gives the directory its mode back.
+if [ "$me" != 0 ]; then
+	V=$T/v-setid-hid
+	mkdir "$V"
+	dk_script 'mkdir /work/d && cp /bin/busybox /work/d/x && chmod 6755 /work/d/x && chmod 0001 /work/d' -w "$V"
+	is "$(stat -c %a "$V/d" 2>/dev/null)" 1 "set-id in a directory of mode 0001: it has its mode back"
+	chmod u+rx "$V/d"
+	is "$(stat -c %A "$V/d/x" 2>/dev/null)" -rwxr-xr-x "... and the file in it has no set-id bit"
+	chmod -R u+rwx "$V"
+else
+	skip "a caller other than root: root's hand-back clears the bits at any depth" 2
+fi
+
+# --- no ACL entry for other users is left on the caller's files --------------
+# The container is in the host's user namespace and the engine's seccomp
+# profile lets it set POSIX ACLs: a named entry may name any local user,
+# who could then write the caller's files after the run. A static helper
+# (the image has no setfacl) writes the raw xattr, as the kernel takes it.
+cat >"$T/setacl.c" <<'C'
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+static unsigned char buf[44];
+static int off = 4;
+static void ent(unsigned tag, unsigned perm, uint32_t id) {
+	unsigned char *p = buf + off;
+	off += 8;
+	p[0] = tag; p[1] = tag >> 8; p[2] = perm; p[3] = 0;
+	p[4] = id; p[5] = id >> 8; p[6] = id >> 16; p[7] = id >> 24;
+}
+int main(int argc, char **argv) {
+	buf[0] = 2;
+	ent(1, 7, ~0u); ent(2, 7, (uint32_t)strtoul(argv[3], 0, 10));
+	ent(4, 5, ~0u); ent(0x10, 7, ~0u); ent(0x20, 5, ~0u);
+	return setxattr(argv[1], strcmp(argv[2], "default") ? "system.posix_acl_access"
+	    : "system.posix_acl_default", buf, off, 0) != 0;
+}
+C
+# acl_of PATH: the ACL xattrs PATH has, "access default", "access", or "".
+acl_of() {
+	"$PY" -c '
+import os, sys
+print(" ".join(k for k in ("access", "default") if "system.posix_acl_" + k in os.listxattr(sys.argv[1])))' "$1"
+}
+V=$T/v-acl
+mkdir "$V"
+chmod 755 "$V"
+printf '#!/bin/sh\necho building\n' >"$V/build.sh"
+chmod 755 "$V/build.sh"
+echo kept >"$V/keep.txt"
+if ! cc -static -o "$V/setacl" "$T/setacl.c" 2>/dev/null; then
+	skip "no C compiler that links statically for the ACL helper" 6
+elif ! "$V/setacl" "$V/keep.txt" access 12345 2>/dev/null; then
+	skip "the filesystem of $T has no POSIX ACLs" 6
+else
+	dk_script 'cd /work && ./setacl build.sh access 12345 && ./setacl . access 12345 &&
+./setacl . default 12345 && echo set >acl-set; rm -f setacl' -w "$V"
+	is "$(cat "$V/acl-set" 2>/dev/null)" set "ACLs: the container set entries naming uid 12345"
+	is "$(acl_of "$V")" "" "... the workdir has no ACL after the run"
+	is "$(acl_of "$V/build.sh")" "" "... nor build.sh"
+	is "$(stat -c %A "$V/build.sh")" -rwxr-xr-x "... whose mode is what it was"
+	like "$(jget warnings)" "ACL" "... and a warning names them"
+	is "$(acl_of "$V/keep.txt")" access "... a file the run left alone keeps the caller's own ACL"
+fi
+
 # --- the environment is built, not inherited ---------------------------------
 SBX_CANARY_ENV=leaked-canary-$$ SBX_PASSED=passed-$$ \
 	dk_script 'env >/work/env.txt' -w "$W" --pass-env SBX_PASSED -e SET_BY_FLAG=yes
 unlike "$(cat "$W/env.txt")" "leaked-canary-$$" "the caller's environment does not leak"
 like "$(cat "$W/env.txt")" "SBX_PASSED=passed-$$" "--pass-env passes its variable"
 like "$(cat "$W/env.txt")" "SET_BY_FLAG=yes" "--env sets one"
+
+# Values set with --env or [env] are not on any command line while the
+# run lasts (/proc/PID/cmdline is readable by every local user): the
+# client takes them from its own environment. Judged from the host's
+# /proc during the run.
+printf '[env]\nPROFILE_TOKEN = profile-canary-%s\n' $$ >"$T/env.ini"
+printf '%s\n' 'env >/work/env2.txt; touch /work/env-started; i=0
+while [ ! -e /work/env-go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done' >"$T/env-script"
+"$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W" --diag none -p "$T/env.ini" \
+    -e FLAG_TOKEN="flag-canary-$$" <"$T/env-script" >/dev/null 2>&1 &
+env_pid=$!
+wait_for '[ -e "$W/env-started" ]' 60
+# The clients' command lines (sbxrun's own holds the -e the caller typed).
+for f in /proc/[0-9]*/cmdline; do
+	tr '\0' ' ' <"$f" 2>/dev/null
+	echo
+done 2>/dev/null | grep '^docker run ' >"$T/clients"
+touch "$W/env-go"
+wait "$env_pid"
+like "$(cat "$T/clients")" "--env=FLAG_TOKEN" "control: the docker client's command line was read (/proc)"
+is "$(grep -o -e "profile-canar[y]-$$" -e "flag-canar[y]-$$" "$T/clients" | sort -u | tr '\n' ' ')" "" \
+    "--env and [env] values: not on the docker client's command line during the run"
+like "$(cat "$W/env2.txt" 2>/dev/null)" "PROFILE_TOKEN=profile-canary-$$" "... the container has the [env] value"
+like "$(cat "$W/env2.txt" 2>/dev/null)" "FLAG_TOKEN=flag-canary-$$" "... and the --env value"
+rm -f "$W/env2.txt" "$W/env-started" "$W/env-go"
 
 # --- the binds lower the filesystem view ---------------------------------------
 # Each verdict from the host: what is in the workdir after the run.
@@ -129,6 +256,30 @@ rm -f /work/config/app.yml; echo evil >/work/config/app.yml; echo ran >/work/ran
 is "$(cat "$V/ran" 2>/dev/null)" ran "protect deploy -> config: the writing script ran"
 is "$(cat "$V/config/app.yml" 2>/dev/null)" original \
 	"... and the link's target config/app.yml is unchanged on the host"
+
+# A protected path below a directory: renaming the directory would put
+# a new one of the name on the host (the read-only bind follows the
+# entry, not its name). Each directory on the way is pinned.
+V=$T/v-prot-mv
+mkdir -p "$V/ci"
+echo original >"$V/ci/deploy.sh"
+printf '[protect]\npath = ci/deploy.sh\n' >"$T/protect-mv.ini"
+dk_script 'cd /work; mv ci ci.orig; mkdir -p ci; echo evil >ci/deploy.sh; echo ran >ran' \
+	-w "$V" -p "$T/protect-mv.ini"
+is "$(cat "$V/ran" 2>/dev/null)" ran "protect ci/deploy.sh: the renaming script ran"
+is "$(cat "$V/ci/deploy.sh" 2>/dev/null)" original \
+	"... and the host's ci/deploy.sh is the original (its directory could not be renamed)"
+# The built-in list with the workdir the caller's home: .config/git/config.
+H=$T/v-home
+mkdir -p "$H/.config/git"
+printf '[user]\n\tname = me\n' >"$H/.config/git/config"
+cp "$H/.config/git/config" "$T/gitconfig.orig"
+printf '%s\n' 'cd /work; mv .config .config.orig; mkdir -p .config/git
+printf "[core]\n\tfsmonitor = evil\n" >.config/git/config; echo ran >ran' >"$T/stdin"
+HOME=$H "$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$H" --diag fd:3 \
+	<"$T/stdin" >"$T/out" 2>"$T/err" 3>"$T/diag"
+is "$(cat "$H/ran" 2>/dev/null)" ran "the home as workdir: the renaming script ran"
+ok "... and the host's .config/git/config is the original" cmp -s "$H/.config/git/config" "$T/gitconfig.orig"
 
 # A git worktree's .git is a file naming the repository: it is protected
 # like a .git directory.
@@ -206,6 +357,32 @@ if [ "$me" = 0 ]; then
 else
 	skip "a root caller with a secret directory: needs root (uid $me)" 4
 fi
+
+# --- a control character in a path handed to the client ---------------------
+# The client reads --mount as CSV, and its reader turns "\r\n" inside a
+# quoted field into "\n": the daemon bound or covered another name than
+# the one sbxrun checked. A resolved path holding a control character is
+# refused (125, naming it); judged by the workdir's files afterwards.
+V=$T/v-crlf
+mkdir "$V"
+crlf=$(printf 'key\r\nfile')
+lf=$(printf 'key\nfile')
+echo secret-canary-$$ >"$V/$crlf"
+ln -s "$crlf" "$V/secret.key"
+dk_script 'cat /work/secret.key >/work/leak 2>/dev/null; exit 0' -w "$V" --deny-read "$V/secret.key"
+is "$SBX_STATUS" 125 "--deny-read of a link to a name holding CR LF: refused with 125"
+like "$(jget error)" 'key\x0d\x0afile' "... the error names the path, its control characters shown"
+unlike "$(cat "$V/leak" 2>/dev/null)" secret-canary "... the secret was not read"
+ok "... and no cover was made on the name with LF only" test ! -e "$V/$lf"
+# The workdir reached through a link to "proj\r\nx", its LF-only twin
+# another directory: the container must not be given the twin.
+mkdir "$T/crlf-w" "$T/crlf-w/$(printf 'proj\r\nx')" "$T/crlf-w/$(printf 'proj\nx')"
+chmod 777 "$T/crlf-w/$(printf 'proj\nx')"
+ln -s "$(printf 'proj\r\nx')" "$T/crlf-w/link"
+dk_script 'echo ran >/work/ran' -w "$T/crlf-w/link"
+is "$SBX_STATUS" 125 "a workdir whose real path holds CR LF: refused with 125"
+ok "... nothing ran in the directory with LF only" test ! -e "$T/crlf-w/$(printf 'proj\nx')/ran"
+ok "... nor in the workdir" test ! -e "$T/crlf-w/$(printf 'proj\r\nx')/ran"
 
 # --- network off: nothing reachable, judged by a host listener ----------------
 # The listener is on the engine's bridge address: an address of this host
@@ -311,6 +488,49 @@ if wait_for '[ -z "$(ours)" ]' 30; then
 else
 	fail "SIGKILL to sbxrun: a container is left: $(ours)"
 	docker rm -f $(ours) >/dev/null 2>&1
+fi
+
+# A root caller's workdir is lent through the keeper: SIGKILL to sbxrun
+# while it reads the container's state or removes it after the run (its
+# init is gone by then) still has it handed back. Lent by sbxrun itself,
+# the workdir stayed uid 65534's.
+if [ "$me" = 0 ]; then
+	V=$T/v-kill
+	mkdir -p "$V/sub"
+	echo data >"$V/sub/f"
+	echo 'exit 0' >"$T/kill-script"
+	hit=
+	n=0
+	while [ -z "$hit" ] && [ $n -lt 5 ]; do
+		n=$((n + 1))
+		"$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$V" --diag none \
+		    <"$T/kill-script" >/dev/null 2>&1 &
+		kpid=$!
+		i=0
+		while [ -z "$hit" ] && [ $i -lt 20000 ] && kill -0 "$kpid" 2>/dev/null; do
+			for c in $(cat /proc/$kpid/task/$kpid/children 2>/dev/null); do
+				case "$(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null)" in
+				"docker inspect"* | "docker rm"*)
+					kill -KILL "$kpid"
+					hit=$(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | cut -d' ' -f1-2)
+					break
+					;;
+				esac
+			done
+			i=$((i + 1))
+		done
+		wait "$kpid" 2>/dev/null
+	done
+	if [ -z "$hit" ]; then
+		skip "sbxrun could not be killed during its docker inspect or rm (5 tries)" 2
+	else
+		ok "SIGKILL to a root caller's sbxrun during its $hit: the workdir is handed back" \
+		    wait_for '[ "$(stat -c %u "$V")" = 0 ] && [ -z "$(find "$V" -uid 65534)" ]' 10
+		is "$(stat -c %u "$V/sub/f")" 0 "... a file in it is root's again"
+	fi
+	docker rm -f $(ours) >/dev/null 2>&1
+else
+	skip "needs a root caller: the workdir is lent to uid 65534" 2
 fi
 
 # --- a listen port answers from the host ----------------------------------------

@@ -3,11 +3,13 @@
 # clean-up after the run, which runs as the caller, then cannot look below
 # it. It took EACCES for "nothing made there" and left what was planted
 # there without a word (a git config whose core.fsmonitor the caller's next
-# git ran, a nested repository). Now a warning names each such directory
-# and says what was not looked at. The clean-up does not open it up: a
-# directory the caller locked itself looks the same (a rename changes its
-# ctime), and it stays locked. Root's clean-up reads through any mode.
-# Judged on the host. Run for $SBX_BACKEND.
+# git ran, a nested repository). Where the clean-up cannot look (the
+# moving aside of protected names), a warning names each such directory
+# and says what was not looked at. The search for repositories opens a
+# directory of the caller's for itself only, and gives it its exact mode
+# back: a directory the caller locked itself looks the same (a rename
+# changes its ctime), and it stays locked. Root's clean-up reads through
+# any mode. Judged on the host. Run for $SBX_BACKEND.
 . "$(dirname "$0")/jail-lib.sh"
 
 if [ "$(id -u)" = 0 ]; then
@@ -50,11 +52,20 @@ new_wd
 jail_sh 'mkdir -p hid/r/.git/objects hid/r/.git/refs && echo "ref: refs/heads/m" >hid/r/.git/HEAD
 chmod 0111 hid; exit 0' -w "$WD"
 is_status 0 "0111: the planting script ran"
-if [ -z "$root_note" ]; then
-	like "$(jget warnings)" "was not looked for, and stays: hid" "0111: a warning names the directory"
-else
-	like "$(jget warnings)" "hid/r/.git" "0111: a warning names the nested repository$root_note"
-fi
+like "$(jget warnings)" "hid/r/.git" "0111: a warning names the nested repository$root_note"
+is "$(stat -c %a "$WD/hid")" 111 "... and the directory has its mode 0111 back"
+chmod -R u+rwx "$WD" 2>/dev/null
+
+# 3b. The same below a directory of mode 0001, which its owner can neither
+# list nor search (others can search it), two levels down.
+new_wd
+jail_sh 'mkdir -p a/b/r/.git/objects a/b/r/.git/refs && echo "ref: refs/heads/m" >a/b/r/.git/HEAD
+chmod 0001 a/b; chmod 0001 a; exit 0' -w "$WD"
+is_status 0 "0001: the planting script ran"
+like "$(jget warnings)" "a/b/r/.git" "0001: a warning names the nested repository$root_note"
+is "$(stat -c %a "$WD/a")" 1 "... the directory has its mode 0001 back"
+chmod u+rwx "$WD/a"
+is "$(stat -c %a "$WD/a/b")" 1 "... and so has the one below it"
 chmod -R u+rwx "$WD" 2>/dev/null
 
 # 4. A directory the caller locked before the run stays locked, the run

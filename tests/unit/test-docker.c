@@ -187,14 +187,32 @@ test_runs(void)
 		static char *env[] = { "PATH=/bin", "HOME=" WORKDIR, "PWD=" WORKDIR, "TOKEN=s3cret",
 			"TERM=vt100", "QUOTED=it's \"x\"\nline two", NULL };
 
+		struct sbx_strv cenv = { 0 };
+
 		run.envp = env;
+		run.client_env = &cenv;
 		v = golden("env", "[env]\npass = TOKEN\npass = TERM\n", &run);
 		ok(has(&v, "--env=TOKEN"), "env: a passed value goes by name only");
-		ok(!has(&v, "--env=TOKEN=s3cret"), "env: ... never on the command line");
-		ok(has(&v, "--env=TERM=vt100"),
-		    "env: a passed name whose value was replaced goes with its value");
-		ok(has(&v, "--env=QUOTED=it's \"x\"\nline two"), "env: any value, unchanged");
+		ok(!has(&v, "--env=TOKEN=s3cret") && !has(&cenv, "TOKEN=s3cret"),
+		    "env: ... never on the command line, and the caller's value is the client's");
+		ok(has(&v, "--env=TERM") && has(&cenv, "TERM=vt100"),
+		    "env: a passed name whose value was replaced: by name, its value in the "
+		    "client's environment");
+		ok(has(&v, "--env=QUOTED") && has(&cenv, "QUOTED=it's \"x\"\nline two"),
+		    "env: any value, unchanged, in the client's environment");
+		for (size_t i = 0; i < v.n; i++)
+			if (strstr(v.v[i], "vt100") || strstr(v.v[i], "line two"))
+				ok(0, "env: a value on the command line: %s", v.v[i]);
+		ok(has(&v, "--env=PATH=/bin") && has(&v, "--env=HOME=/work") &&
+			!has(&cenv, "PATH=/bin") && !sbx_str_has_prefix(cenv.v[0], "HOME="),
+		    "env: PATH and HOME, which the client reads itself, stay on the command line");
+		ok(sbx_docker_client_reads("DOCKER_HOST") &&
+			sbx_docker_client_reads("LD_PRELOAD") &&
+			sbx_docker_client_reads("https_proxy") &&
+			!sbx_docker_client_reads("TOKEN") && !sbx_docker_client_reads("LANG"),
+		    "env: the names the client reads itself");
 		sbx_strv_free(&v);
+		sbx_strv_free(&cenv);
 		run = default_run();
 	}
 
@@ -249,6 +267,23 @@ test_mount_syntax(void)
 	bind.source = "relative";
 	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "a relative mount source is refused");
 	sbx_strv_free(&v);
+	/* The client's CSV reader turns "\r\n" into "\n" inside quotes. */
+	bind.source = "/srv/key\r\nfile";
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0 && strstr(err.msg, "/srv/key\\x0d\\x0afile"),
+	    "a control character in a mount source is refused, the path named");
+	sbx_strv_free(&v);
+	bind.source = "/srv/a";
+	bind.target = "/work/key\r\nfile";
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "... in a mount target too");
+	sbx_strv_free(&v);
+	bind.target = "/work/x";
+	run.workdir = "/home/proj\r\nx";
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "... and in the workdir");
+	sbx_strv_free(&v);
+	run.workdir = "/home/proj\tx";
+	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "... any control character (a tab)");
+	sbx_strv_free(&v);
+	run.workdir = "/home/proj";
 	run.nbinds = 0;
 	run.argv = (char *[]){ NULL };
 	ok(sbx_docker_argv(&p, &run, &v, &err) < 0, "an empty command is refused");
@@ -402,8 +437,9 @@ test_helpers(void)
 	struct sbx_strv v = { 0 };
 
 	sbx_docker_rm_argv(NULL, "-n", &v);
-	ok(v.n == 5 && strcmp(v.v[3], "--") == 0 && strcmp(v.v[4], "-n") == 0,
+	ok(v.n == 6 && strcmp(v.v[4], "--") == 0 && strcmp(v.v[5], "-n") == 0,
 	    "rm: the name after --");
+	ok(has(&v, "--volumes"), "rm: the container's anonymous volumes go with it");
 	sbx_strv_free(&v);
 	sbx_docker_info_argv("podman", &v);
 	ok(v.n == 3 && strcmp(v.v[0], "podman") == 0 && strcmp(v.v[1], "info") == 0,
