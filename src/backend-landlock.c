@@ -19,7 +19,9 @@
  *                       the caller's ids, outside any Landlock domain (so
  *                       the payload's signal scope keeps it out of the
  *                       sandbox's reach); kills the tree when the payload
- *                       exits or sbxrun dies (EOF on the life pipe).
+ *                       exits or sbxrun dies (EOF on the life pipe), and
+ *                       then, when sbxrun died, puts back the protected
+ *                       entries from their copies (ll_orphaned).
  *   payload             (the setup hook, after init forked it, before the
  *                       rlimits and exec) a root caller's payload checks
  *                       its bounding set is empty (dropping what is
@@ -559,6 +561,24 @@ state_free(struct ll_state *st, struct sbx_report *r, bool ask_only)
 	free(st);
 }
 
+/* In init, once the tree is killed and reaped, when sbxrun died first
+ * (launch.h): the protected entries the sandbox touched are put back as
+ * state_free() puts them back after a run sbxrun saw to its end, and
+ * before the same order's next step, the keeper's undo, which waits for
+ * init to close its hold pipe. Nothing of the sandbox's is left to
+ * plant them again. Init has the caller's ids, as sbxrun, and no
+ * Landlock filesystem rule or seccomp filter. No report is left to
+ * warn in: a copy that cannot be put back stays where it is (the keeper
+ * is told to leave it). */
+static void
+ll_orphaned(void *ctx)
+{
+	struct ll_payload *pl = ctx;
+
+	sbx_protsnap_restore(pl->state->snap, NULL);
+	pl->state->snap = NULL;
+}
+
 /* After the run (the tree is gone): links away, the workdir back. */
 static void
 ll_cleanup(struct sbx_child *c, struct sbx_report *r)
@@ -704,6 +724,13 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	st->throwaway = throwaway;
 	watch_or_rebuild(j, st, &plan, &own, r);
 	pl.plan = plan;
+	/* sbxrun puts the copies back in ll_cleanup(), init when sbxrun was
+	 * killed: one of the two, never both (launch.h). */
+	if (st->snap) {
+		hooks.orphaned = ll_orphaned;
+		hooks.norphaned_fds =
+		    sbx_protsnap_fds(st->snap, hooks.orphaned_fds, SBX_ORPHANED_FDS);
+	}
 	st->keeper = x->keeper;
 	make_frozen(plan, &st->frozen);
 	/* The core asked for it only where the supervisor can judge names

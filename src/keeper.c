@@ -1494,6 +1494,21 @@ sbx_keeper_forget(struct sbx_keeper *k, const char *path)
 		}
 }
 
+size_t
+sbx_keeper_forget_fds(const struct sbx_keeper *k, const char *path, int *fds, size_t max)
+{
+	size_t n = 0;
+
+	if (k == NULL)
+		return 0;
+	if (n < max)
+		fds[n++] = k->sock;
+	for (size_t i = 0; n < max && i < k->nmade; i++)
+		if (strcmp(k->made[i].path, path) == 0)
+			fds[n++] = k->made[i].fd;
+	return n;
+}
+
 int
 sbx_keeper_script(struct sbx_keeper *k, int wd, const char *workdir, const char *name, uid_t owner,
     int *fd, struct sbx_err *err)

@@ -74,6 +74,13 @@ int sbx_keeper_count_take(struct sbx_keeper *k, uint64_t *n);
 /* Stops the removal of a directory made by sbx_keeper_mkdtemp (--keep). */
 void sbx_keeper_forget(struct sbx_keeper *k, const char *path);
 
+/* The descriptors sbx_keeper_forget(k, path) uses (the request socket
+ * and sbxrun's copy of the directory's), at most max of them, into fds;
+ * returns how many. For a process forked from sbxrun that closes every
+ * other descriptor and may still call it (the jail's init, launch.h's
+ * orphaned). */
+size_t sbx_keeper_forget_fds(const struct sbx_keeper *k, const char *path, int *fds, size_t max);
+
 /* Makes WORKDIR/.sbxrun/NAME as sbx_script_store() does (fsutil.h), in
  * the directory wd (the pinned workdir, sent with the request; workdir
  * names it in messages), and returns it opened for writing in *fd; what

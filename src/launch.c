@@ -229,13 +229,15 @@ listener_left_in_init(const struct sbx_init_args *a)
 }
 
 /* In init's memory, which such a payload shares: what init keeps of the
- * table (set before the payload starts; all close-on-exec) and the
+ * table (set before the payload starts; all close-on-exec; the pipes,
+ * then the orphaned hook's descriptors) and the
  * listener's number there (set by the payload). Init keeps the listener
  * until sbxrun has taken it: sbxrun closes its end of the
  * acknowledgement socket once it has, and init does not exit before
  * that end of file (a command that fails at once ends before sbxrun
  * takes it). */
-static int init_keeps[5] = { -1, -1, -1, -1, -1 };
+#define INIT_KEEPS (5 + SBX_ORPHANED_FDS)
+static int init_keeps[INIT_KEEPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 static int held_listener = -1;
 
 /* Where setup finds the descriptor prepare kept (launch.h). */
@@ -331,9 +333,9 @@ payload_main(const struct sbx_init_args *a)
 		if (shared) {
 			/* Left in init's table: of that table only what init
 			 * keeps and the error pipe stay open till the exec. */
-			int keep[] = { errfd, ready.fd, init_keeps[0], init_keeps[1], init_keeps[2],
-				init_keeps[3], init_keeps[4] };
+			int keep[2 + INIT_KEEPS] = { errfd, ready.fd };
 
+			memcpy(keep + 2, init_keeps, sizeof(init_keeps));
 			held_listener = ready.fd;
 			sbx_close_fds_except(keep, SBX_ARRAY_LEN(keep));
 			ready.kind = SBX_MSG_READY_HELD;
@@ -462,6 +464,32 @@ signal_tree(bool pid1, int sig)
 		sbx_proc_signal_descendants(getpid(), 0, sig);
 }
 
+/* Kills and reaps every process of the tree that is left: orphans keep
+ * arriving here (init is their reaper) until none is left, and waitpid()
+ * says ECHILD. Notes the payload's wait status when it comes. */
+static void
+reap_tree(const struct sbx_init_args *a, pid_t payload, int *status, bool *payload_done)
+{
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+
+		if (pid == 0) {
+			/* Someone is still alive: kill, then wait. */
+			signal_tree(a->pid1, SIGKILL);
+			pid = waitpid(-1, &st, 0);
+		}
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			return;
+		if (pid == payload && !*payload_done) {
+			*status = st;
+			*payload_done = true;
+		}
+	}
+}
+
 noreturn void
 sbx_init_main(const struct sbx_init_args *a)
 {
@@ -496,6 +524,9 @@ sbx_init_main(const struct sbx_init_args *a)
 	init_keeps[2] = a->life_fd;
 	init_keeps[3] = hold;
 	init_keeps[4] = a->ack_fd;
+	if (a->hooks && a->hooks->orphaned)
+		for (size_t i = 0; i < a->hooks->norphaned_fds && i < SBX_ORPHANED_FDS; i++)
+			init_keeps[5 + i] = a->hooks->orphaned_fds[i];
 	if (SPAWN_IN_PLACE && a->hooks && a->hooks->vfork_safe)
 		payload = spawn_in_place(a);
 	else
@@ -509,11 +540,13 @@ sbx_init_main(const struct sbx_init_args *a)
 
 	/* Init keeps nothing of the caller's: no terminal, no pipes, none of
 	 * sbxrun's descriptors, but its copy of the keeper's hold pipe, whose
-	 * end of file tells the keeper that the tree is gone (keeper.h). */
+	 * end of file tells the keeper that the tree is gone (keeper.h), and
+	 * what the backend's orphaned hook needs. */
 	{
-		int keep[] = { sfd, a->status_fd, a->life_fd, hold, held_listener,
-			held_listener >= 0 ? a->ack_fd : -1 };
+		int keep[6 + SBX_ORPHANED_FDS] = { sfd, a->status_fd, a->life_fd, hold,
+			held_listener, held_listener >= 0 ? a->ack_fd : -1 };
 
+		memcpy(keep + 6, init_keeps + 5, SBX_ORPHANED_FDS * sizeof(int));
 		sbx_close_fds_except(keep, SBX_ARRAY_LEN(keep));
 	}
 	sbx_stdio_to_null();
@@ -535,25 +568,8 @@ sbx_init_main(const struct sbx_init_args *a)
 		if (pid < 0 && errno == ECHILD)
 			break;
 		if (payload_done || orphaned) {
-			/* Whatever the payload left behind dies with it; orphans
-			 * keep arriving here (we are their reaper) until none is
-			 * left. */
-			for (;;) {
-				pid = waitpid(-1, &st, WNOHANG);
-				if (pid == 0) {
-					/* Someone is still alive: kill, then wait. */
-					signal_tree(a->pid1, SIGKILL);
-					pid = waitpid(-1, &st, 0);
-				}
-				if (pid < 0 && errno == EINTR)
-					continue;
-				if (pid < 0)
-					break;
-				if (pid == payload && !payload_done) {
-					status = st;
-					payload_done = true;
-				}
-			}
+			/* Whatever the payload left behind dies with it. */
+			reap_tree(a, payload, &status, &payload_done);
 			break;
 		}
 		if (poll(pfd, SBX_ARRAY_LEN(pfd), -1) < 0 && errno != EINTR)
@@ -593,8 +609,12 @@ sbx_init_main(const struct sbx_init_args *a)
 
 		orphaned = poll(&life, 1, 0) > 0;
 	}
-	if (orphaned && a->hooks && a->hooks->orphaned)
+	/* The hook undoes what the sandbox could still change: nothing of
+	 * the tree may be left then, however the loop above ended. */
+	if (orphaned && a->hooks && a->hooks->orphaned) {
+		reap_tree(a, payload, &status, &payload_done);
 		a->hooks->orphaned(a->hooks->ctx);
+	}
 	/* Every process of the tree is reaped: the keeper may undo from
 	 * here on, beside init's exit, which would hold the pipe open until
 	 * its memory is gone (~0.1 ms). A pid namespace's init keeps it to

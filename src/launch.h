@@ -43,6 +43,9 @@ struct sbx_child_msg {
  * shares init's descriptor table then (launch.c). */
 #define SBX_PAYLOAD_KEPT_FD 5
 
+/* How many descriptors init keeps for a backend's orphaned hook. */
+#define SBX_ORPHANED_FDS 4
+
 int sbx_payload_kept_fd(void);
 
 struct sbx_payload_hooks {
@@ -76,10 +79,19 @@ struct sbx_payload_hooks {
 	 * the payload's exec or exit (clone with CLONE_VM | CLONE_VFORK),
 	 * instead of copying its page tables with fork (launch.c). */
 	bool vfork_safe;
-	/* Run by init (not the payload) once the tree is gone, when sbxrun
-	 * died first and so cannot undo what the backend changed on the
-	 * host; may be NULL. */
+	/* Run by init (not the payload) once the tree is gone (every
+	 * process of it killed and reaped), when sbxrun died first and so
+	 * cannot undo what the backend changed on the host; may be NULL.
+	 * It runs before init closes the keeper's hold pipe, so before the
+	 * keeper's own undo (keeper.h). Never when sbxrun lives: sbxrun
+	 * closes init's life pipe only once init has sent its end message,
+	 * or killed it. */
 	void (*orphaned)(void *ctx);
+	/* The descriptors orphaned uses (close-on-exec): init keeps them
+	 * open, under their numbers, where it closes every other one of
+	 * sbxrun's. */
+	int orphaned_fds[SBX_ORPHANED_FDS];
+	size_t norphaned_fds;
 	void *ctx;
 };
 

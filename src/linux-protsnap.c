@@ -586,3 +586,19 @@ sbx_protsnap_restore(struct sbx_protsnap *s, struct sbx_strv *warnings)
 		close(s->wd);
 	free(s);
 }
+
+size_t
+sbx_protsnap_fds(const struct sbx_protsnap *s, int *fds, size_t max)
+{
+	size_t n = 0;
+
+	if (s == NULL)
+		return 0;
+	if (n < max && s->wd >= 0)
+		fds[n++] = s->wd;
+	if (n < max && s->dfd >= 0)
+		fds[n++] = s->dfd;
+	if (s->keeper && s->dir)
+		n += sbx_keeper_forget_fds(s->keeper, s->dir, fds + n, max - n);
+	return n;
+}

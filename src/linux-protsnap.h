@@ -29,4 +29,11 @@ int sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch
  * be put back (a warning names where it stays). Frees s; NULL is fine. */
 void sbx_protsnap_restore(struct sbx_protsnap *s, struct sbx_strv *warnings);
 
+/* The descriptors sbx_protsnap_restore(s) uses (the workdir's, the
+ * copy's, and the keeper's for it), at most max of them, into fds;
+ * returns how many (0 for NULL). The jail's init, which closes every
+ * other descriptor of sbxrun's, keeps them to restore when sbxrun was
+ * killed (launch.h, orphaned). All close-on-exec. */
+size_t sbx_protsnap_fds(const struct sbx_protsnap *s, int *fds, size_t max);
+
 #endif

@@ -58,6 +58,39 @@ for mode in strict open; do
 	    "$mode: a new top-level file next to them still appears (control)"
 done
 
+# --- sbxrun killed during the run --------------------------------------------------
+# A CI cancel or the OOM killer ends sbxrun with SIGKILL while the sandbox
+# has replaced .envrc and .vscode/: once the jail's init and
+# the keeper are done (init puts the copies back under landlock, before
+# the keeper's hand-back), the caller's entries are back, with their
+# content, mode and owner, and the planted .envrc is moved aside.
+# Under namespaces the entries are read-only binds and nothing changes.
+new_wd
+populate
+state >"$T/before"
+printf '%s\n' 'mv .envrc .envrc.old; echo "echo planted" >.envrc
+mv .vscode .vscode.old; mkdir .vscode; echo evil >.vscode/f; echo ready >ready; sleep 60' >"$T/script.bg"
+BG_STDIN=$T/script.bg
+sbx_bg -w "$WD"
+BG_STDIN=
+wait_for "[ -s '$WD/ready' ]" 30 || diag "the script did not start: $(cat "$T/bg.err")"
+keeper=$(pgrep -x -P "$SBX_PID" sbxrun-keeper | head -n 1)
+kill -KILL "$SBX_PID"
+sbx_bg_wait 30
+# Done when the keeper, which waits for init's restore, has exited (a
+# zombie of its new parent's counts as exited).
+wait_for "! kill -0 '${keeper:-0}' 2>/dev/null ||
+    grep -q '^State:[[:space:]]*Z' /proc/'${keeper:-0}'/status 2>/dev/null" 30 ||
+    diag "the keeper ($keeper) still runs 30 s after sbxrun's SIGKILL"
+is "$(state)" "$(cat "$T/before")" \
+    "sbxrun SIGKILLed: every built-in entry keeps its content, mode and listing"
+is "$(stat -c %u "$WD/.envrc" 2>&1)" "$(id -u)" "sbxrun SIGKILLed: .envrc is the caller's"
+if [ "$SBX_BACKEND" = landlock ]; then
+	is "$(cat "$WD/.envrc.sbxrun-untrusted.1" 2>&1)" "echo planted" \
+	    "sbxrun SIGKILLed: the planted .envrc is moved aside"
+fi
+is "$(leftovers)" "" "sbxrun SIGKILLed: nothing is left in TMPDIR (the copies)"
+
 # --- missing entries ------------------------------------------------------------
 new_wd
 jail_sh "for f in $FILES; do echo evil >\$f; done
