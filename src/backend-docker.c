@@ -71,6 +71,8 @@ struct dk_state {
 	struct sbx_keeper *keeper; /* holds a root caller's lend (keeper.h) */
 	bool leased;
 	struct sbx_strv scrub; /* protected paths absent before the run */
+	struct sbx_strv orphan; /* ... and moved aside only in init, when sbxrun was
+				  killed (sbx_gitguard_orphan_names()) */
 	struct sbx_strv made; /* mount targets made for the run, outermost first */
 	bool keep_made; /* a kept container binds them: they stay (keep_ready) */
 	int wd; /* the workdir, O_PATH, for them */
@@ -397,6 +399,12 @@ undo(struct dk_state *st, bool kill_run, bool orphaned)
 					  "it was moved aside to %s",
 				st->scrub.v[i], aside));
 	}
+	/* sbxrun's checks after the run do not come when it was killed. */
+	for (size_t i = 0; orphaned && st->wd >= 0 && i < st->orphan.n; i++) {
+		struct sbx_err merr = { 0 };
+
+		free(sbx_move_aside_at(st->wd, st->orphan.v[i], &merr));
+	}
 	/* Through the workdir's descriptor, following no symbolic link: the
 	 * workdir may be lent to uid 65534 still, and a second sandbox on it
 	 * may have put one on the way. A kept container's mounts are bound
@@ -419,6 +427,7 @@ state_free(struct dk_state *st)
 	sbx_strv_free(&st->inspect);
 	sbx_strv_free(&st->kill);
 	sbx_strv_free(&st->scrub);
+	sbx_strv_free(&st->orphan);
 	sbx_strv_free(&st->made);
 	if (st->wd >= 0)
 		close(st->wd);
@@ -874,6 +883,10 @@ docker_spawn(
 		sbx_err_sys(err, "docker: cannot open the workdir %s", x->fs->workdir);
 		goto fail;
 	}
+	/* Init keeps it for the orphaned hook (launch.h): its moves and
+	 * removals go through it, and init closes everything else of ours. */
+	hooks.orphaned_fds[0] = st->wd;
+	hooks.norphaned_fds = 1;
 	if (make_targets(st->wd, &j->view, &st->made, err) < 0)
 		goto fail;
 	if (build_argv(p, x, name, pgid_file, b, &argv, &env, &create, &spec, err) < 0)
@@ -925,6 +938,7 @@ docker_spawn(
 	 * (linux-gitguard.h). */
 	git_guard = sbx_gitguard_add_mounts(
 	    sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir), &j->view, x->fs);
+	sbx_gitguard_orphan_names(git_guard, &st->orphan);
 	/* The engine's default seccomp profile lets the container chmod a
 	 * file set-id, and a caller other than root owns what it leaves:
 	 * the bits go after the run (a root caller's hand-back clears them

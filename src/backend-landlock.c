@@ -758,10 +758,12 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	/* Recorded before anything runs: the keeper moves these aside after
 	 * the run, or after sbxrun's death. */
 	{
-		struct sbx_strv none = { 0 };
+		struct sbx_strv none = { 0 }, orphan = { 0 };
 
+		sbx_gitguard_orphan_names(git_guard, &orphan);
 		sbx_keeper_watch(st->keeper, sbx_fsview_workdir_fd(x->fs), "landlock", &none,
-		    &plan->scrub, NULL);
+		    &plan->scrub, &orphan, NULL);
+		sbx_strv_free(&orphan);
 	}
 	sbx_phase("landlock: plan, copies, guard");
 	if (prepare_filters(&pl, err) < 0 || ready_host(p, x, st, &pl, err) < 0 ||

@@ -896,7 +896,7 @@ watch_trees(struct sbx_keeper *k, const struct sbx_fsview *fs, const struct sbx_
 		pin = sbx_fsview_pin(fs, src);
 		if (pin != NULL || (own = sbx_open_nofollow(AT_FDCWD, src, &st)) >= 0) {
 			tag = sbx_xasprintf("namespaces, in %s", src);
-			sbx_keeper_watch(k, pin ? pin->fd : own, tag, &none, &rels, NULL);
+			sbx_keeper_watch(k, pin ? pin->fd : own, tag, &none, &rels, NULL, NULL);
 		}
 		sbx_strv_free(&rels);
 	}
@@ -1155,13 +1155,15 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	st = sbx_xcalloc(1, sizeof(*st));
 	st->keeper = x->keeper;
 	{
-		struct sbx_strv created = { 0 };
+		struct sbx_strv created = { 0 }, orphan = { 0 };
 
 		for (size_t i = 0; i < plan->created.n; i++)
 			sbx_strv_push(&created, plan->created.v[i] + strlen(x->fs->workdir) + 1);
+		sbx_gitguard_orphan_names(git_guard, &orphan);
 		sbx_keeper_watch(st->keeper, sbx_fsview_workdir_fd(x->fs), "namespaces", &created,
-		    &plan->scrub, &plan->held);
+		    &plan->scrub, &orphan, &plan->held);
 		sbx_strv_free(&created);
+		sbx_strv_free(&orphan);
 		watch_trees(st->keeper, x->fs, &plan->scrub_trees);
 	}
 	pl.state = st;

@@ -139,7 +139,7 @@ struct k_leaf {
 struct k_watch {
 	int wd;
 	char *tag;
-	struct sbx_strv created, scrub, held;
+	struct sbx_strv created, scrub, orphan, held;
 	struct stat *held_st; /* what each held name was at the watch (st_ino 0: none) */
 };
 
@@ -609,7 +609,7 @@ do_watch(struct k_state *st, struct k_msg *m)
 {
 	struct k_watch *w;
 
-	if (m->fd < 0 || m->h.nstr < 1 || (uint64_t)m->h.a + m->h.b > m->h.nstr - 1)
+	if (m->fd < 0 || m->h.nstr < 1 || (uint64_t)m->h.a + m->h.b + m->h.c > m->h.nstr - 1)
 		return;
 	st->w = sbx_xreallocarray(st->w, st->nw + 1, sizeof(*st->w));
 	w = &st->w[st->nw++];
@@ -617,9 +617,10 @@ do_watch(struct k_state *st, struct k_msg *m)
 	w->wd = steal_fd(&m->fd);
 	w->tag = sbx_xstrdup(m->str[0]);
 	for (uint32_t i = 1; i < m->h.nstr; i++)
-		sbx_strv_push(i <= m->h.a                ? &w->created
-			: i <= (uint64_t)m->h.a + m->h.b ? &w->scrub
-							 : &w->held,
+		sbx_strv_push(i <= m->h.a                         ? &w->created
+			: i <= (uint64_t)m->h.a + m->h.b          ? &w->scrub
+			: i <= (uint64_t)m->h.a + m->h.b + m->h.c ? &w->orphan
+								  : &w->held,
 		    m->str[i]);
 	w->held_st = sbx_xcalloc(w->held.n + 1, sizeof(*w->held_st));
 	for (size_t i = 0; i < w->held.n; i++)
@@ -834,12 +835,27 @@ lease_thrown_away(const struct k_state *st)
 }
 #endif
 
-/* What the run changed in the workdirs: moved aside, removed, handed back. */
+/* What the run changed in the workdirs: moved aside, removed, handed
+ * back; orphaned: sbxrun died before its FINISH, so its own checks after
+ * the run may not have been made (the watches' orphan names). */
 static void
-undo_run(struct k_state *st)
+undo_run(struct k_state *st, bool orphaned)
 {
 	for (size_t k = 0; k < st->nw; k++) {
 		struct k_watch *w = &st->w[k];
+
+		for (size_t i = 0; orphaned && i < w->orphan.n; i++) {
+			struct sbx_err err = { 0 };
+			_cleanup_free_ char *aside = sbx_move_aside_at(w->wd, w->orphan.v[i], &err);
+
+			if (aside)
+				k_warn(st,
+				    sbx_xasprintf(
+					"%s: sbxrun ended before its checks; %s, which "
+					"would make the workdir a git repository, was moved "
+					"aside to %s",
+					w->tag, w->orphan.v[i], aside));
+		}
 
 		for (size_t i = 0; i < w->scrub.n; i++) {
 			struct sbx_err err = { 0 };
@@ -884,6 +900,7 @@ undo_run(struct k_state *st)
 		free(w->tag);
 		sbx_strv_free(&w->created);
 		sbx_strv_free(&w->scrub);
+		sbx_strv_free(&w->orphan);
 		sbx_strv_free(&w->held);
 		free(w->held_st);
 	}
@@ -975,7 +992,7 @@ serve_one(struct k_state *st, int flags)
 	case K_CGROUP: do_cgroup(st, &m); break;
 	case K_COUNT: do_count(st, &m); break;
 	case K_UNDO_RUN:
-		undo_run(st);
+		undo_run(st, false);
 		report(st);
 		break;
 	case K_FINISH: k_msg_free(&m); return 1;
@@ -1112,7 +1129,7 @@ keeper_main(int sock, int hold, bool spin)
 		else if (r != 0)
 			break;
 	}
-	undo_run(&st);
+	undo_run(&st, !finish);
 	undo_files(&st);
 	undo_cgroups(&st);
 	if (finish)
@@ -1591,9 +1608,12 @@ sbx_keeper_link(
 
 void
 sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx_strv *created,
-    const struct sbx_strv *scrub, const struct sbx_strv *held)
+    const struct sbx_strv *scrub, const struct sbx_strv *orphan, const struct sbx_strv *held)
 {
-	struct k_hdr h = { .op = K_WATCH, .a = (uint32_t)created->n, .b = (uint32_t)scrub->n };
+	struct k_hdr h = { .op = K_WATCH,
+		.a = (uint32_t)created->n,
+		.b = (uint32_t)scrub->n,
+		.c = orphan ? (uint32_t)orphan->n : 0 };
 	struct sbx_strv s = { 0 };
 
 	if (k == NULL)
@@ -1603,6 +1623,8 @@ sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx
 		sbx_strv_push(&s, created->v[i]);
 	for (size_t i = 0; i < scrub->n; i++)
 		sbx_strv_push(&s, scrub->v[i]);
+	for (size_t i = 0; orphan && i < orphan->n; i++)
+		sbx_strv_push(&s, orphan->v[i]);
 	for (size_t i = 0; held && i < held->n; i++)
 		sbx_strv_push(&s, held->v[i]);
 	k_send(k->sock, &h, &s, wd);

@@ -124,11 +124,13 @@ int sbx_keeper_link(
 
 /* Records, before the jail starts, what the run may leave in the
  * directory wd: created (relative, outermost first) are removed by the
- * undo while empty, scrub is moved aside when there, and held (may be
- * NULL), whose files the keeper notes now, is moved aside when another
+ * undo while empty, scrub is moved aside when there, orphan (may be NULL)
+ * too but only when sbxrun died before its FINISH (what sbxrun's own
+ * checks would have judged, sbx_gitguard_orphan_names()), and held (may
+ * be NULL), whose files the keeper notes now, is moved aside when another
  * file has that name after the run (each warning starts with tag). */
 void sbx_keeper_watch(struct sbx_keeper *k, int wd, const char *tag, const struct sbx_strv *created,
-    const struct sbx_strv *scrub, const struct sbx_strv *held);
+    const struct sbx_strv *scrub, const struct sbx_strv *orphan, const struct sbx_strv *held);
 
 struct sbx_cg_write;
 

@@ -155,6 +155,24 @@ sbx_gitguard_clear_setid(struct sbx_gitguard *g)
 }
 
 void
+sbx_gitguard_orphan_names(const struct sbx_gitguard *g, struct sbx_strv *out)
+{
+	const struct tree *t = g != NULL && g->n > 0 && !g->t[0].mount ? &g->t[0] : NULL;
+
+	if (t == NULL || is_repo(t->before) || (t->before & B_DOTGIT))
+		return;
+	/* HEAD is in both of is_repo()'s forms: one piece of each form that
+	 * the run made is enough to undo it. */
+	if (!(t->before & B_HEAD)) {
+		sbx_strv_push(out, "HEAD");
+		return;
+	}
+	for (size_t i = 1; i < SBX_ARRAY_LEN(bare_names); i++)
+		if ((1u << i) != B_CONFIG && !(t->before & (1u << i)))
+			sbx_strv_push(out, bare_names[i]);
+}
+
+void
 sbx_gitguard_reduce_acls(struct sbx_gitguard *g)
 {
 	if (g != NULL)

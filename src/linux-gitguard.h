@@ -58,6 +58,16 @@ void sbx_gitguard_reduce_acls(struct sbx_gitguard *g);
  * there was none to remove, -1 when it could not. */
 int sbx_acl_reduce(int fd);
 
+/* The top-level names of the workdir that, made in a run sbxrun did not
+ * see to its end, would make the workdir a repository for the caller's
+ * next git command, into out: the guard's own move after the run never
+ * comes then, and the keeper (or docker's init) moves these aside
+ * instead, whatever they are. HEAD when it was missing at the start;
+ * else objects, refs and commondir, those that were missing. Nothing
+ * when the workdir was a repository or held .git (moved aside by the
+ * scrub list). */
+void sbx_gitguard_orphan_names(const struct sbx_gitguard *g, struct sbx_strv *out);
+
 /* For tests only (SBXRUN_TEST_SCAN_MAX, sbxrun(1)): both bounds of the
  * search after the run, entries and directories, lowered to n. */
 void sbx_gitguard_set_scan_max(size_t n);

@@ -490,6 +490,27 @@ else
 	docker rm -f $(ours) >/dev/null 2>&1
 fi
 
+# What may not be made is moved aside by init's orphaned hook when sbxrun
+# was killed: a .git the sandbox made at the top of a workdir without one.
+# Init closed everything of sbxrun's, the workdir's descriptor the hook
+# moves through included, so the move failed and the .git stayed, for the
+# caller's next git command to run its config; nor did the checks after
+# the run, sbxrun's, ever come for a bare layout (HEAD, objects, refs).
+W2=$T/w-orphan
+mkdir -p "$W2"
+printf 'mkdir .git objects refs; echo "[core]" >.git/config; echo "ref: refs/heads/m" >HEAD\nsleep 300\n' >"$T/stdin2"
+"$SBXRUN" --backend docker --docker-image "$IMAGE" -w "$W2" --diag none <"$T/stdin2" \
+	>/dev/null 2>&1 &
+pid=$!
+wait_for "[ -e '$W2/.git/config' ]" 30
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+wait_for '[ -z "$(ours)" ] && [ ! -e "$W2/.git" ]' 30
+ok "SIGKILL to sbxrun: the .git the sandbox made is moved aside (host side)" \
+    test ! -e "$W2/.git"
+ok "... to a name beside it" test -n "$(ls -A "$W2" | grep '^\.git\.sbxrun')"
+ok "... and so is the HEAD of a bare layout made at the top" test -f "$W2/HEAD.sbxrun-untrusted.1"
+
 # A root caller's workdir is lent through the keeper: SIGKILL to sbxrun
 # while it reads the container's state or removes it after the run (its
 # init is gone by then) still has it handed back. Lent by sbxrun itself,

@@ -8,7 +8,7 @@
 # by the caller's own git. Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=14
+N_TESTS=16
 if ! command -v git >/dev/null 2>&1; then
 	fail "git is not installed: cannot run the caller's git afterwards (install git)"
 	done_testing
@@ -58,6 +58,28 @@ jail_sh "mkdir objects refs; echo 'ref: refs/heads/main' >HEAD; ln -s /etc/passw
 exit 0" -w "$WD"
 ok "a symlink planted as config was moved aside, its target untouched" \
     sh -c "test -L '$WD/config.sbxrun-untrusted.1' && test -s /etc/passwd && test -f /etc/passwd"
+
+# --- sbxrun killed before its checks ------------------------------------------------
+# The move above is sbxrun's, after the run: a CI cancel or the OOM killer
+# that ends sbxrun with SIGKILL while the layout is there left it for the
+# caller's next git status. The keeper (docker: init), which outlives
+# sbxrun, now moves HEAD aside then.
+rm -f "$ran"
+new_wd
+printf '%s\n' "$bare" 'echo ready >ready; sleep 60' >"$T/script.bg"
+BG_STDIN=$T/script.bg
+sbx_bg -w "$WD"
+BG_STDIN=
+wait_for "[ -s '$WD/ready' ]" 30 || diag "the script did not start: $(cat "$T/bg.err")"
+keeper=$(pgrep -x -P "$SBX_PID" sbxrun-keeper | head -n 1)
+kill -KILL "$SBX_PID"
+sbx_bg_wait 30
+wait_for "! kill -0 '${keeper:-0}' 2>/dev/null ||
+    grep -q '^State:[[:space:]]*Z' /proc/'${keeper:-0}'/status 2>/dev/null" 30 ||
+	diag "the keeper ($keeper) still runs 30 s after sbxrun's SIGKILL"
+git_host status >/dev/null 2>&1
+absent "sbxrun SIGKILLed: the caller's git status runs no command of the layout" "$ran"
+ok "sbxrun SIGKILLed: HEAD was moved aside" test -f "$WD/HEAD.sbxrun-untrusted.1"
 
 # --- a workdir that was a bare repository before the run is left alone --------------
 new_wd
