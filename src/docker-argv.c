@@ -88,22 +88,25 @@ add_bind(struct sbx_docker_binds *b, const char *source, char *target, bool ro)
 	};
 }
 
-/* Where the container sees the host path path of the view: below a mount
- * source at its place, else below the workdir under SBX_DOCKER_WORK; NULL
- * when it does not see it. */
-static char *
-seen_at(const struct sbx_fsplan *v, const char *path)
+/* Every place the container sees the host path path of the view, into
+ * out: below each mount source that holds it, at that mount's place, and
+ * below the workdir under SBX_DOCKER_WORK. A read-only mount of the
+ * workdir (or of a directory holding it) shows it twice: a cover put on
+ * one of them only left a secret readable at the other. */
+static void
+seen_at(const struct sbx_fsplan *v, const char *path, struct sbx_strv *out)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		const struct sbx_fsentry *e = &v->v[i];
 
 		if (e->origin == SBX_FSO_MOUNT && sbx_path_is_under(path, e->path))
-			return sbx_xasprintf(
-			    "%s/%s%s", SBX_DOCKER_WORK, e->rel, path + strlen(e->path));
+			sbx_strv_push_take(out,
+			    sbx_xasprintf(
+				"%s/%s%s", SBX_DOCKER_WORK, e->rel, path + strlen(e->path)));
 	}
 	if (sbx_path_is_under(path, v->workdir))
-		return sbx_xasprintf("%s%s", SBX_DOCKER_WORK, path + strlen(v->workdir));
-	return NULL;
+		sbx_strv_push_take(
+		    out, sbx_xasprintf("%s%s", SBX_DOCKER_WORK, path + strlen(v->workdir)));
 }
 
 static void
@@ -151,44 +154,45 @@ bound_at(const struct sbx_docker_binds *b, const char *target)
 	return false;
 }
 
-/* The directory path lies in for the container: the deepest mount source
- * above it, else the workdir; NULL when neither is. */
-static const char *
-top_of(const struct sbx_fsplan *v, const char *path)
+/* Whether path is at or below an entry the container does not see
+ * (hidden: a secret, covered). */
+static bool
+under_hidden(const struct sbx_fsplan *v, const char *path)
 {
-	const char *top = sbx_path_is_under(path, v->workdir) ? v->workdir : NULL;
-
-	for (size_t i = 0; i < v->n; i++) {
-		const struct sbx_fsentry *e = &v->v[i];
-
-		if (e->origin == SBX_FSO_MOUNT && sbx_path_is_under(path, e->path) &&
-		    (top == NULL || strlen(e->path) > strlen(top)))
-			top = e->path;
-	}
-	return top;
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].disp == SBX_FSD_HIDDEN && v->v[i].kind != SBX_KIND_NONE &&
+		    sbx_path_is_under(path, v->v[i].path))
+			return true;
+	return false;
 }
 
-/* Binds each directory between the top (the workdir or a mount source)
- * and the protected entry at path onto itself, read-write: a read-only
- * bind of the entry alone held its name only while its parent kept
- * its own, and "mv /work/ci /work/ci.orig; mkdir /work/ci" put a new
+/* Binds each directory between the workdir and the protected entry at
+ * path onto itself, read-write, where the workdir shows it: a read-only
+ * bind of the entry alone held its name only while its parent kept its
+ * own, and "mv /work/ci /work/ci.orig; mkdir /work/ci" put a new
  * ci/deploy.sh on the host. The kernel refuses to rename a mount point
  * (EBUSY), so each directory on the way stays where it is, as under the
- * namespaces backend, whose binds pin them the same way. */
+ * namespaces backend, whose binds pin them the same way. Only there: a
+ * read-only mount's view of the same directory cannot rename it (and a
+ * read-write bind there made its protected entry writable), a read-write
+ * mount's source holds no protected entry (jail.c), and an entry below
+ * a hidden one is not in the container at all (a bind there put the
+ * secret back on top of its cover). */
 static void
 pin_ancestors(const struct sbx_fsplan *v, const char *path, struct sbx_docker_binds *b)
 {
-	const char *top = top_of(v, path);
 	_cleanup_free_ char *p = sbx_xstrdup(path);
+	size_t top = strlen(v->workdir);
 
-	if (top == NULL || strcmp(top, path) == 0)
+	if (!sbx_path_is_under(path, v->workdir) || strcmp(path, v->workdir) == 0 ||
+	    under_hidden(v, path))
 		return;
-	for (char *c = p + strlen(top) + 1; (c = strchr(c, '/')) != NULL; c++) {
+	for (char *c = p + top + 1; (c = strchr(c, '/')) != NULL; c++) {
 		char *target;
 
 		*c = '\0';
-		target = seen_at(v, p);
-		if (target && !bound_at(b, target))
+		target = sbx_xasprintf("%s%s", SBX_DOCKER_WORK, p + top);
+		if (!bound_at(b, target))
 			add_bind(b, p, target, false);
 		else
 			free(target);
@@ -235,14 +239,18 @@ sbx_docker_binds_lower(const struct sbx_fsplan *v, struct sbx_docker_binds *b, s
 	}
 	for (size_t i = 0; i < v->n; i++) {
 		const struct sbx_fsentry *e = &v->v[i];
-		char *target;
+		struct sbx_strv at = { 0 };
 
 		/* Absent, or a link whose target is not in the container (or
 		 * is an entry of its own). */
 		if (e->disp != SBX_FSD_HIDDEN || e->kind == SBX_KIND_NONE ||
-		    e->kind == SBX_KIND_SYMLINK || (target = seen_at(v, e->path)) == NULL)
+		    e->kind == SBX_KIND_SYMLINK)
 			continue;
-		add_bind(b, e->kind == SBX_KIND_DIR ? NULL : "/dev/null", target, true);
+		seen_at(v, e->path, &at);
+		for (size_t k = 0; k < at.n; k++)
+			add_bind(b, e->kind == SBX_KIND_DIR ? NULL : "/dev/null",
+			    sbx_xstrdup(at.v[k]), true);
+		sbx_strv_free(&at);
 	}
 	/* Last, so that a directory bound for its own sake keeps its bind. */
 	for (size_t i = 0, n = b->n; i < n; i++) {

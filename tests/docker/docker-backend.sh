@@ -269,6 +269,27 @@ dk_script 'cd /work; mv ci ci.orig; mkdir -p ci; echo evil >ci/deploy.sh; echo r
 is "$(cat "$V/ran" 2>/dev/null)" ran "protect ci/deploy.sh: the renaming script ran"
 is "$(cat "$V/ci/deploy.sh" 2>/dev/null)" original \
 	"... and the host's ci/deploy.sh is the original (its directory could not be renamed)"
+# The pins are where the workdir shows each directory, never more: a
+# read-only mount of the workdir (-m W:mirror:ro) showed the same
+# directories, and pinned there read-write they made the protected file
+# writable through the mirror; a protected path below a secret directory
+# had its directories bound over the secret's cover, and the secret was
+# read and rewritten in the container.
+V=$T/v-prot-ro
+mkdir -p "$V/ci/scripts" "$V/private/sub"
+echo original >"$V/ci/scripts/deploy.sh"
+echo TOP-SECRET >"$V/private/sub/key.pem"
+echo 'echo x' >"$V/private/sub/x.sh"
+dk_script 'echo evil >/work/mirror/ci/scripts/deploy.sh; cat /work/private/sub/key.pem
+echo evil >/work/private/sub/key.pem; echo ran >/work/ran' \
+	-w "$V" -m "$V:mirror:ro" --protect ci/scripts/deploy.sh --deny-read "$V/private" \
+	--protect private/sub/x.sh
+is "$(cat "$V/ran" 2>/dev/null)" ran "pins: the writing script ran"
+is "$(cat "$V/ci/scripts/deploy.sh")" original \
+	"... the protected file is unchanged through a read-only mount's view (host side)"
+is "$(cat "$V/private/sub/key.pem")" TOP-SECRET "... the secret below a protected path is unchanged (host side)"
+unlike "$(cat "$T/out")" TOP-SECRET "... and was not read"
+
 # The built-in list with the workdir the caller's home: .config/git/config.
 H=$T/v-home
 mkdir -p "$H/.config/git"
