@@ -915,12 +915,16 @@ docker_spawn(
 		 * engine's seccomp profile lets the container set POSIX ACLs,
 		 * and the container is in the host's user namespace: a named
 		 * entry may name any local user, so the hand-back takes them
-		 * off (acls). */
+		 * off (acls): from every entry when the container is a kept
+		 * one, whose leftover processes may set one while the lend
+		 * is made, before the time it takes as its end. */
 		st->keeper = x->keeper;
 		rc = st->keeper
 		    ? sbx_keeper_lend(st->keeper, sbx_fsview_workdir_fd(x->fs), x->fs->workdir,
 			  NULL, x->caller_uid, x->caller_gid, DK_NOBODY, DK_NOBODY, &skip,
-			  x->fs->workdir_temp && !p->keep, true, NULL, NULL, err)
+			  x->fs->workdir_temp && !p->keep,
+			  p->docker_keep ? SBX_KEEPER_ACLS_ALL : SBX_KEEPER_ACLS_CHANGED, NULL,
+			  NULL, err)
 		    : sbx_err_set(err, EINVAL,
 			  "docker: a root caller's workdir is lent through the keeper, "
 			  "and there is none");

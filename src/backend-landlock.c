@@ -524,8 +524,8 @@ lend_to_nobody(const struct sbx_policy *p, const struct sbx_exec *x, struct ll_s
 	/* A temp workdir that is not kept is removed whole at the end:
 	 * nothing of it needs handing back. */
 	r = sbx_keeper_lend(st->keeper, sbx_fsview_workdir_fd(x->fs), x->fs->workdir, x->tmpdir,
-	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, st->throwaway, false,
-	    empty_own_bounding, &pl->bset_empty, err);
+	    x->caller_uid, x->caller_gid, SBX_LL_NOBODY, SBX_LL_NOBODY, &skip, st->throwaway,
+	    SBX_KEEPER_ACLS_NONE, empty_own_bounding, &pl->bset_empty, err);
 	sbx_strv_free(&skip);
 	return r;
 }

@@ -81,8 +81,10 @@ struct k_hdr {
 /* LEND: the workdir is a temp directory this keeper made, removed at the
  * end (no --keep): nothing of it is handed back, it goes whole. */
 #define K_THROWAWAY 1u
-/* LEND: the hand-back takes ACLs naming others off (sbx_lease.acls). */
+/* LEND: the hand-back takes ACLs naming others off (sbx_lease.acls);
+ * with K_ACLS_ALL from every entry, changed after the lend or not. */
 #define K_ACLS 2u
+#define K_ACLS_ALL 4u
 
 /* One message as read: the header and its strings. */
 struct k_msg {
@@ -443,6 +445,7 @@ do_lend(struct k_state *st, const struct k_msg *m)
 		&skip, &err) == 0) {
 		st->leased = true;
 		st->lease.acls = (m->h.flags & K_ACLS) != 0;
+		st->lease.acls_all = (m->h.flags & K_ACLS_ALL) != 0;
 	}
 	/* Believed only of a directory made here (the very inode). */
 	if (st->leased && (m->h.flags & K_THROWAWAY)) {
@@ -1570,7 +1573,7 @@ sbx_keeper_tmp_stat(const struct sbx_keeper *k, const char *path, struct stat *s
 
 int
 sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpdir, uid_t owner,
-    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway, bool acls,
+    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway, int acls,
     void (*meanwhile)(void *), void *ctx, struct sbx_err *err)
 {
 	struct k_hdr h = { .op = K_LEND,
@@ -1578,7 +1581,9 @@ sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpd
 		.b = owner_gid,
 		.c = to,
 		.d = to_gid,
-		.flags = (throwaway ? K_THROWAWAY : 0) | (acls ? K_ACLS : 0) };
+		.flags = (throwaway ? K_THROWAWAY : 0) |
+		    (acls != SBX_KEEPER_ACLS_NONE ? K_ACLS : 0) |
+		    (acls == SBX_KEEPER_ACLS_ALL ? K_ACLS_ALL : 0) };
 	struct sbx_strv s = { 0 };
 	int r;
 

@@ -106,13 +106,17 @@ int sbx_keeper_tmp_stat(const struct sbx_keeper *k, const char *path, struct sta
  * throwaway: root is a temp directory this keeper made that will not be
  * kept (no sbx_keeper_forget() of it will come): then nothing of it is
  * handed back, as its removal takes all of it (doc/design/handback.md);
- * the keeper believes it only of the very directory it made. acls: the
- * hand-back also takes the ACLs naming a user or group from the entries
- * the sandbox changed (sbx_lease.acls, linux-owner.h). meanwhile (when
+ * the keeper believes it only of the very directory it made. acls
+ * (SBX_KEEPER_ACLS_*): the hand-back also takes the ACLs naming a user
+ * or group from the entries the sandbox changed (sbx_lease.acls,
+ * linux-owner.h), or from every entry when the sandbox may have changed
+ * them before the lend ended (a kept container, which outlives runs,
+ * ACLS_ALL). meanwhile (when
  * not NULL) runs, given ctx, after the request is sent and before its
  * answer is awaited: sbxrun's own work, made while the keeper walks. */
+enum { SBX_KEEPER_ACLS_NONE, SBX_KEEPER_ACLS_CHANGED, SBX_KEEPER_ACLS_ALL };
 int sbx_keeper_lend(struct sbx_keeper *k, int wd, const char *root, const char *tmpdir, uid_t owner,
-    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway, bool acls,
+    gid_t owner_gid, uid_t to, gid_t to_gid, const struct sbx_strv *skip, bool throwaway, int acls,
     void (*meanwhile)(void *ctx), void *ctx, struct sbx_err *err);
 
 /* Makes rel (below the directory wd, with its missing parents) a

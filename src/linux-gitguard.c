@@ -283,12 +283,13 @@ struct scan {
 	const struct tree *t; /* the tree searched */
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
-	size_t seen, found, opened, acl_opened, acl_named, setid, untaken, unlocked, dirs;
+	size_t seen, found, opened, acl_opened, acl_named, acl_linked, setid, untaken, unlocked,
+	    dirs;
 	bool moved; /* the tree moved under the search, which stopped */
 	bool files_over; /* past SCAN_MAX entries: directories only */
 	size_t scan_max, dirs_max; /* SCAN_MAX and DIRS_MAX, or the tests' */
-	struct sbx_buf named, named_open, named_acl, named_acl_named, named_setid, named_untaken,
-	    named_unlocked;
+	struct sbx_buf named, named_open, named_acl, named_acl_named, named_acl_linked, named_setid,
+	    named_untaken, named_unlocked;
 	unsigned char *acl; /* XATTR_SIZE_MAX bytes for close_default_acl(), or NULL */
 	char path[PATH_MAX]; /* relative to the workdir */
 	struct frame *f;
@@ -395,6 +396,11 @@ sbx_acl_reduce(int fd)
 	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))
 		return S_ISLNK(st.st_mode) ? 0 : -1;
 	n = getxattr(path, access, v, XATTR_SIZE_MAX);
+	/* A file with another link may be one outside the tree, linked in
+	 * by someone its ACL lets write it: its ACL is not the run's to
+	 * take. Named, not changed. */
+	if (n >= 0 && !S_ISDIR(st.st_mode) && st.st_nlink > 1)
+		return acl_names_others(v, n, &group) ? 2 : 0;
 	if (n >= 0 && acl_names_others(v, n, &group)) {
 		/* Without its ACL the mode's group bits are the group's: what
 		 * the owning group had, never the mask (which covered the
@@ -526,8 +532,14 @@ check_file(struct scan *s, int dir, const char *name, size_t plen)
 	    now.st_ino == st.st_ino) {
 		if (s->g->setid)
 			clear_setid(s, fd, &now, plen, name);
-		if (acl && sbx_acl_reduce(fd) == 1)
-			note(s, &s->named_acl_named, &s->acl_named, plen, name);
+		if (acl) {
+			int rc = sbx_acl_reduce(fd);
+
+			if (rc == 1)
+				note(s, &s->named_acl_named, &s->acl_named, plen, name);
+			else if (rc == 2)
+				note(s, &s->named_acl_linked, &s->acl_linked, plen, name);
+		}
 	}
 	close(fd);
 }
@@ -1018,7 +1030,12 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	    "with ACL entries that gave other users or groups access; those ACLs were removed "
 	    "(the mode stays, its group bits the owning group's)",
 	    &s.named_acl_named);
+	left(g, t, where, s.acl_linked, "entr",
+	    "with ACL entries that give other users or groups access, and another link that "
+	    "may lie outside (their ACLs were left as they are: check them)",
+	    &s.named_acl_linked);
 	sbx_buf_free(&s.named);
+	sbx_buf_free(&s.named_acl_linked);
 	sbx_buf_free(&s.named_open);
 	sbx_buf_free(&s.named_acl);
 	sbx_buf_free(&s.named_acl_named);

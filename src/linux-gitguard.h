@@ -55,7 +55,8 @@ void sbx_gitguard_reduce_acls(struct sbx_gitguard *g);
  * too) when it names a user or group, the mode's group bits becoming what
  * the owning group's entry granted under the mask, and a directory's
  * default ACL when it names one. Returns 1 when it removed one, 0 when
- * there was none to remove, -1 when it could not. */
+ * there was none to remove, 2 when a file with more than one link has one
+ * (left as it is: another link may lie outside), -1 when it could not. */
 int sbx_acl_reduce(int fd);
 
 /* The top-level names of the workdir that, made in a run sbxrun did not

@@ -488,11 +488,15 @@ visit_return(
 	 * read after them (fine-grained change times) by up to a tick,
 	 * while the sandbox's container is made after the lend by a daemon
 	 * that takes many times that. */
-	if (l->acls && (e == NULL || acl_changed(st, &l->since))) {
+	if (l->acls && (e == NULL || l->acls_all || acl_changed(st, &l->since))) {
 		int rc = sbx_acl_reduce(fd);
 
 		if (rc < 0)
 			fail_entry(l, path, "its ACLs naming other users could not be removed");
+		else if (rc == 2)
+			fail_entry(l, path,
+			    "it has ACL entries naming other users and another link, which may lie "
+			    "outside: its ACLs were left as they are");
 		else if (rc == 1 && l->nacl++ < WARN_NAMED)
 			sbx_strv_push(&l->acl_removed, path);
 	}

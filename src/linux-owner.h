@@ -66,6 +66,9 @@ struct sbx_lease {
 	 * a user or group from each entry the run changed (sbx_acl_reduce())
 	 * and names the entries in its warnings. */
 	bool acls;
+	/* ... from every entry: the sandbox may have changed one before the
+	 * lend ended (a kept container outlives the runs). */
+	bool acls_all;
 	struct sbx_strv acl_removed; /* the first of those entries */
 	size_t nacl; /* how many there were in all */
 	struct sbx_scan *scan; /* a scan's state (sbx_owner_scan), else NULL */

@@ -208,6 +208,79 @@ else
 	is "$(acl_of "$V/keep.txt")" access "... a file the run left alone keeps the caller's own ACL"
 fi
 
+# A kept container outlives its runs: a process the first run left there
+# put an entry naming another user on root's build.sh the moment the next
+# run's lend made the file uid 65534's, before the lend's end; the
+# hand-back took off only ACLs changed after that end, and the named user
+# then wrote root's file. For a kept container every entry loses them.
+cat >"$T/aclwait.c" <<'C'
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+	struct stat st;
+	int i;
+	if (argc < 3 || fork() != 0)
+		return 0;
+	setsid();
+	for (i = 0; i < 1200000 && !(stat(argv[1], &st) == 0 && st.st_uid == 0); i++)
+		usleep(50);
+	for (i = 0; i < 1200000 && !(stat(argv[1], &st) == 0 && st.st_uid == 65534); i++)
+		usleep(50);
+	execl(argv[2], argv[2], argv[1], "access", "12345", (char *)0);
+	return 1;
+}
+C
+V=$T/v-keepacl
+mkdir "$V"
+printf '#!/bin/sh\necho building\n' >"$V/build.sh"
+if [ "$me" != 0 ]; then
+	skip "a caller other than root: no lend, the git search takes the ACLs off" 2
+elif ! cc -static -o "$V/aclwait" "$T/aclwait.c" 2>/dev/null ||
+    ! cc -static -o "$V/setacl" "$T/setacl.c" 2>/dev/null; then
+	skip "no C compiler that links statically for the ACL helpers" 2
+else
+	dk_script '/work/aclwait /work/build.sh /work/setacl' -w "$V" --docker-keep sbxt-keepacl
+	dk_script 'echo hello' -w "$V" --docker-keep sbxt-keepacl
+	"$SBXRUN" --docker-rm sbxt-keepacl >/dev/null 2>&1
+	is "$(stat -c %u "$V/build.sh")" 0 "kept container: build.sh is root's after the second run"
+	is "$(acl_of "$V/build.sh")" "" "... with no ACL a leftover process set during the lend"
+fi
+
+# The ACL step after a caller's run (not root's) changes the files the run
+# changed: another local user whom an ACL lets write a file of the
+# caller's outside the workdir linked it into a directory the sandbox had
+# opened to everyone, and its ACL was taken off (and its mode rewritten)
+# where it lay outside. A file with several links is named, not changed.
+V=$T/v-linkacl
+mkdir -p "$V/w"
+if [ "$me" != 0 ]; then
+	skip "needs root to play the caller and another user" 3
+elif ! id -nG sbxtest 2>/dev/null | tr ' ' '\n' | grep -qx docker; then
+	skip "sbxtest is not in the group docker here" 3
+elif ! cc -static -o "$V/setacl" "$T/setacl.c" 2>/dev/null; then
+	skip "no C compiler that links statically for the ACL helper" 3
+else
+	echo shared >"$V/shared.txt"
+	"$V/setacl" "$V/shared.txt" access 65534
+	chown -R sbxtest: "$V"
+	mode=$(stat -c %a "$V/shared.txt")
+	chmod 755 "$V" "$T"
+	printf '%s\n' 'mkdir /work/drop; chmod 777 /work/drop; i=0
+while [ ! -e /work/drop/x ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done' >"$T/link-script"
+	/usr/sbin/runuser -u sbxtest -- env DOCKER_HOST="${DOCKER_HOST:-}" "$SBXRUN" --backend docker \
+	    --docker-image "$IMAGE" -w "$V/w" --diag none <"$T/link-script" >"$T/link.out" 2>&1 &
+	lpid=$!
+	wait_for "[ -d '$V/w/drop' ]" 60
+	sleep 0.5
+	setpriv --reuid=65534 --regid=65534 --clear-groups ln "$V/shared.txt" "$V/w/drop/x"
+	wait "$lpid"
+	is "$(stat -c %h "$V/shared.txt")" 2 "linked in: another user linked the caller's file into the workdir" ||
+		diag "$(cat "$T/link.out")"
+	is "$(acl_of "$V/shared.txt")" access "... the file keeps its ACL"
+	is "$(stat -c %a "$V/shared.txt")" "$mode" "... and its mode" || diag "$(cat "$T/link.out")"
+fi
+
 # --- the environment is built, not inherited ---------------------------------
 SBX_CANARY_ENV=leaked-canary-$$ SBX_PASSED=passed-$$ \
 	dk_script 'env >/work/env.txt' -w "$W" --pass-env SBX_PASSED -e SET_BY_FLAG=yes
