@@ -153,11 +153,18 @@
  * may hold together, as sbxrun's copies: with the workers blocked, calls
  * queued behind them each held up to SBX_DECODE_MAX_RIGHTS, and filled
  * sbxrun's table (every later trapped call failed, and the copies kept
- * the sandbox's sockets open past its end). Half of sbxrun's own limit,
- * at most this; a call that would go past it fails with ETOOMANYREFS, as
- * the kernel's bound on descriptors in flight does; one alone is always
- * taken. */
+ * the sandbox's sockets open past its end). A quarter of sbxrun's own
+ * limit, at most this; a call that would go past it fails with
+ * ETOOMANYREFS, as the kernel's bound on descriptors in flight does; one
+ * alone is always taken. */
 #define MAX_HELD_FDS 512u
+/* How many calls may wait for a worker: each holds descriptors of its
+ * own (a name call up to four), and calls queued behind blocked workers
+ * filled sbxrun's table the same way. An eighth of sbxrun's limit, within
+ * these; a call past it fails with EAGAIN. With the quarter above, at
+ * most three quarters of the table go to the sandbox's calls. */
+#define MIN_QUEUED 16u
+#define MAX_QUEUED 1024u
 /* How many loopback listeners of the sandbox are remembered (landlock). */
 #define MAX_OWNED 65536
 /* How long the end of a run waits for the supervisor's threads. */
@@ -215,6 +222,7 @@ struct sbx_netsup {
 	atomic_size_t held; /* MAX_HELD: bytes held by submitted calls */
 	atomic_size_t held_fds; /* ... passed descriptors held by gathered calls */
 	size_t max_held_fds; /* ... and their bound (MAX_HELD_FDS) */
+	int max_queued; /* MAX_QUEUED: calls waiting for a worker */
 	uint64_t host_netns; /* SBX_NETSUP_OWN_NETNS: the host's netns cookie */
 	int relay_fd; /* SBX_NETSUP_DNS_RELAY: the jail's port 53, or -1 */
 	pthread_t relay_thread;
@@ -316,8 +324,15 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->meta.as_uid = ns->meta.as_gid = -1;
 	ns->wake[0] = ns->wake[1] = -1;
 	ns->max_held_fds = MAX_HELD_FDS;
-	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur / 2 < MAX_HELD_FDS)
-		ns->max_held_fds = (size_t)nofile.rlim_cur / 2;
+	ns->max_queued = MAX_QUEUED;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+		if (nofile.rlim_cur / 4 < MAX_HELD_FDS)
+			ns->max_held_fds = (size_t)nofile.rlim_cur / 4;
+		if (nofile.rlim_cur / 8 < MAX_QUEUED)
+			ns->max_queued =
+			    (int)(nofile.rlim_cur / 8 < MIN_QUEUED ? MIN_QUEUED
+								   : nofile.rlim_cur / 8);
+	}
 	pthread_mutex_init(&ns->lock, NULL);
 	pthread_mutex_init(&ns->diag_lock, NULL);
 	pthread_condattr_init(&ca);
@@ -898,6 +913,13 @@ submit(struct sbx_netsup *ns, struct call *c)
 		call_free(c);
 		return;
 	}
+	if (ns->nqueued >= ns->max_queued) {
+		pthread_mutex_unlock(&ns->lock);
+		respond(ns, c->id, 0, EAGAIN);
+		emit(ns, c, false, "too many calls waiting for the supervisor's workers", -EAGAIN);
+		call_free(c);
+		return;
+	}
 	list_append(&ns->queue, &ns->queue_end, c);
 	ns->nqueued++;
 	if (ns->nqueued > ns->idle && ns->nworkers < MAX_WORKERS &&
@@ -1038,7 +1060,8 @@ take_passed(void *ctx, int fd)
 	size_t was = atomic_fetch_add(&c->ns->held_fds, 1);
 	int ours;
 
-	if (was > 0 && was >= c->ns->max_held_fds) {
+	/* Those of other calls held: one call alone always gets its own. */
+	if (was > c->npassed && was >= c->ns->max_held_fds) {
 		atomic_fetch_sub(&c->ns->held_fds, 1);
 		return -ETOOMANYREFS;
 	}

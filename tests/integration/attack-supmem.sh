@@ -26,7 +26,7 @@ N_TESTS=4
 # The descriptors' case: landlock traps every send of a Unix socket with
 # the network on; namespaces sends them untrapped there (the kernel's own
 # bound on descriptors in flight applies).
-[ "$SBX_BACKEND" = landlock ] && N_TESTS=6
+[ "$SBX_BACKEND" = landlock ] && N_TESTS=8
 # 128 MiB: above the bound and sbxrun's own few MiB, far below the copies.
 LIMIT_KB=131072
 
@@ -125,6 +125,41 @@ while not os.path.exists("go"):
 os._exit(0)
 EOF
 
+# queue.py: eight openers of FIFOs that no reader opens hold every worker
+# (with a repository in the workdir the supervisor makes opens for
+# writing); renames queue behind them, each holding sbxrun's descriptors
+# of both directories, the source and the target.
+cat >"$WD/names.py" <<'EOF'
+import errno, os, threading, time
+os.makedirs("q", exist_ok=True)
+for i in range(300):
+    open("q/a%d" % i, "w").close()
+    open("q/b%d" % i, "w").close()
+for i in range(8):
+    os.mkfifo("fifo%d" % i)
+    if os.fork() == 0:
+        try:
+            os.open("fifo%d" % i, os.O_WRONLY)
+        finally:
+            os._exit(0)
+time.sleep(1)
+threading.stack_size(64 * 1024)
+res = []
+def ren(i):
+    try:
+        os.rename("q/a%d" % i, "q/b%d" % i)
+    except OSError as e:
+        res.append(errno.errorcode.get(e.errno, str(e.errno)))
+for i in range(300):
+    threading.Thread(target=ren, args=(i,), daemon=True).start()
+time.sleep(1)
+print(res.count("EAGAIN"), "EAGAIN", flush=True)
+open("sent", "w").close()
+while not os.path.exists("go"):
+    time.sleep(0.05)
+os._exit(0)
+EOF
+
 # peak PY [WHAT]: runs PY in the jail on $WD (with a descriptor limit of
 # 512; --network $PEAK_NET if set), waits for its "sent", prints sbxrun's VmHWM in kB (WHAT "fds": its
 # count of descriptors), then lets it end.
@@ -173,6 +208,15 @@ if [ "$SBX_BACKEND" = landlock ]; then
 	    test "${n:-512}" -lt 400
 	n=$(sed -n 's/^\([0-9]*\) ETOOMANYREFS$/\1/p' "$T/peak.out")
 	ok "... the sends past the bound failed with ETOOMANYREFS (${n:-?} of 4)" test "${n:-0}" -gt 0
+	# The same with name calls, queued behind workers held by FIFOs.
+	rm -rf "$WD/q" "$WD"/fifo*
+	git init -q "$WD" 2>/dev/null || mkdir -p "$WD/.git"
+	n=$(peak names.py fds)
+	diag "queued renames: $(cat "$T/peak.out"), sbxrun's descriptors ${n:-?}"
+	ok "300 renames behind blocked workers: sbxrun holds under 400 (${n:-?} of 512)" \
+	    test "${n:-512}" -lt 400
+	n=$(sed -n 's/^\([0-9]*\) EAGAIN$/\1/p' "$T/peak.out")
+	ok "... the calls past the bound failed with EAGAIN (${n:-?} of 300)" test "${n:-0}" -gt 0
 fi
 
 done_testing
