@@ -361,20 +361,6 @@ push_env(struct sbx_strv *out, const struct sbx_policy *p, const struct sbx_dock
 	sbx_strv_push_take(out, sbx_xasprintf("--env=%s", name));
 }
 
-/* s with each control byte written as \xNN, for a one-line message. */
-static char *
-escaped(const char *s)
-{
-	struct sbx_buf b = { 0 };
-
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		if (*c < 0x20 || *c == 0x7f)
-			sbx_buf_printf(&b, "\\x%02x", *c);
-		else
-			sbx_buf_putc(&b, (char)*c);
-	return b.data ? sbx_buf_steal(&b) : sbx_xstrdup("");
-}
-
 /* A path the client is handed: absolute, and without a control byte. The
  * client reads a --mount value as CSV, and its reader turns "\r\n" inside
  * a quoted field into "\n": the daemon bound "a\nb" (another name, which
@@ -390,7 +376,7 @@ check_path(const char *what, const char *path, struct sbx_err *err)
 		    path ? path : "(none)");
 	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
 		if (*c < 0x20 || *c == 0x7f) {
-			_cleanup_free_ char *shown = escaped(path);
+			_cleanup_free_ char *shown = sbx_str_escaped(path);
 
 			return sbx_err_set(err, EINVAL,
 			    "docker: %s %s holds the control character 0x%02x, which the "

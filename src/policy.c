@@ -1133,20 +1133,6 @@ ini_value_problem(const char *s)
 	return NULL;
 }
 
-/* s with each control byte written as \xNN, for a one-line message. */
-static char *
-escaped(const char *s)
-{
-	struct sbx_buf b = { 0 };
-
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		if (*c < 0x20 || *c == 0x7f)
-			sbx_buf_printf(&b, "\\x%02x", *c);
-		else
-			sbx_buf_putc(&b, (char)*c);
-	return b.data ? sbx_buf_steal(&b) : sbx_xstrdup("");
-}
-
 /* The first control byte of s, or 0. */
 static unsigned char
 control_byte(const char *s)
@@ -1175,7 +1161,7 @@ check_ini_text(const struct key_def *k, const char *section, const char *key, co
 	unsigned char c;
 
 	if (why != NULL && (c = control_byte(key)) != 0) {
-		_cleanup_free_ char *shown = escaped(key);
+		_cleanup_free_ char *shown = sbx_str_escaped(key);
 
 		return sbx_err_set(err, EINVAL,
 		    "%s '%s' holds the control character 0x%02x, which a profile line cannot hold",
@@ -1185,7 +1171,7 @@ check_ini_text(const struct key_def *k, const char *section, const char *key, co
 		return sbx_err_set(
 		    err, EINVAL, "%s '%s' %s in a profile line, so it is refused", what, key, why);
 	if ((c = control_byte(value)) != 0) {
-		_cleanup_free_ char *shown = escaped(value);
+		_cleanup_free_ char *shown = sbx_str_escaped(value);
 
 		return sbx_err_set(err, EINVAL,
 		    "value '%s' holds the control character 0x%02x, which a profile line cannot "
@@ -1292,7 +1278,7 @@ ini_origin(struct ini_writer *w, size_t start, const char *key, const char *item
 		sbx_buf_putc(&w->b, '\n');
 		return;
 	}
-	shown = escaped(from ? from : "built-in");
+	shown = sbx_str_escaped(from ? from : "built-in");
 	sbx_buf_printf(
 	    &w->b, "%*s ; %s\n", len < ORIGIN_COLUMN ? (int)(ORIGIN_COLUMN - len) : 0, "", shown);
 }

@@ -186,6 +186,19 @@ sbx_buf_printf(struct sbx_buf *b, const char *fmt, ...)
 }
 
 char *
+sbx_str_escaped(const char *s)
+{
+	struct sbx_buf b = { 0 };
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			sbx_buf_printf(&b, "\\x%02x", *c);
+		else
+			sbx_buf_putc(&b, (char)*c);
+	return sbx_buf_steal(&b);
+}
+
+char *
 sbx_buf_steal(struct sbx_buf *b)
 {
 	char *p = b->data ? b->data : sbx_xstrdup("");

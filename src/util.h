@@ -87,6 +87,8 @@ bool sbx_path_is_under(const char *path, const char *dir); /* path == dir or bel
 char *sbx_path_join(const char *a, const char *b);
 bool sbx_str_has_prefix(const char *s, const char *prefix);
 bool sbx_str_has_suffix(const char *s, const char *suffix);
+/* s with each control byte written as \xNN, for a one-line message. */
+char *sbx_str_escaped(const char *s);
 
 /* The poll(2) timeout in ms from now until the earliest of n instants (0:
  * not set), 0 when one has passed, or -1 when none is set; capped at

@@ -71,12 +71,7 @@ BG_STDIN=$T/script.bg
 sbx_bg -w "$WD"
 BG_STDIN=
 wait_for "[ -s '$WD/ready' ]" 30 || diag "the script did not start: $(cat "$T/bg.err")"
-keeper=$(pgrep -x -P "$SBX_PID" sbxrun-keeper | head -n 1)
-kill -KILL "$SBX_PID"
-sbx_bg_wait 30
-wait_for "! kill -0 '${keeper:-0}' 2>/dev/null ||
-    grep -q '^State:[[:space:]]*Z' /proc/'${keeper:-0}'/status 2>/dev/null" 30 ||
-	diag "the keeper ($keeper) still runs 30 s after sbxrun's SIGKILL"
+sbx_kill_wait
 git_host status >/dev/null 2>&1
 absent "sbxrun SIGKILLed: the caller's git status runs no command of the layout" "$ran"
 ok "sbxrun SIGKILLed: HEAD was moved aside" test -f "$WD/HEAD.sbxrun-untrusted.1"

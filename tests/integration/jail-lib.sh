@@ -216,6 +216,19 @@ os.execv(sys.argv[1], sys.argv[1:])
 	JAIL_PIDS="$JAIL_PIDS $SBX_PID"
 }
 
+# sbx_kill_wait: SIGKILLs the sbxrun sbx_bg started (a CI cancel, the
+# OOM killer) and waits for it, then for its keeper, which outlives it and
+# undoes the run, to have exited (a zombie of its new parent's counts),
+# 30 s at most each.
+sbx_kill_wait() {
+	_keeper=$(pgrep -x -P "$SBX_PID" sbxrun-keeper | head -n 1)
+	kill -KILL "$SBX_PID"
+	sbx_bg_wait 30
+	wait_for "! kill -0 '${_keeper:-0}' 2>/dev/null ||
+	    grep -q '^State:[[:space:]]*Z' /proc/'${_keeper:-0}'/status 2>/dev/null" 30 ||
+		diag "the keeper ($_keeper) still runs 30 s after sbxrun's SIGKILL"
+}
+
 sbx_bg_wait() {
 	_i=0
 	while kill -0 "$SBX_PID" 2>/dev/null; do

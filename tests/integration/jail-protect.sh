@@ -74,14 +74,8 @@ BG_STDIN=$T/script.bg
 sbx_bg -w "$WD"
 BG_STDIN=
 wait_for "[ -s '$WD/ready' ]" 30 || diag "the script did not start: $(cat "$T/bg.err")"
-keeper=$(pgrep -x -P "$SBX_PID" sbxrun-keeper | head -n 1)
-kill -KILL "$SBX_PID"
-sbx_bg_wait 30
-# Done when the keeper, which waits for init's restore, has exited (a
-# zombie of its new parent's counts as exited).
-wait_for "! kill -0 '${keeper:-0}' 2>/dev/null ||
-    grep -q '^State:[[:space:]]*Z' /proc/'${keeper:-0}'/status 2>/dev/null" 30 ||
-    diag "the keeper ($keeper) still runs 30 s after sbxrun's SIGKILL"
+# Done when the keeper, which waits for init's restore, has exited.
+sbx_kill_wait
 is "$(state)" "$(cat "$T/before")" \
     "sbxrun SIGKILLed: every built-in entry keeps its content, mode and listing"
 is "$(stat -c %u "$WD/.envrc" 2>&1)" "$(id -u)" "sbxrun SIGKILLed: .envrc is the caller's"
