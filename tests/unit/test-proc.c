@@ -63,8 +63,13 @@ in_namespace(void)
 		for (;;)
 			pause();
 	}
-	nap_ms(50);
-	n = sbx_proc_tree(root, 0, &tree);
+	/* Bounded waits, long enough for a loaded machine (a sanitized
+	 * build forks slowly). */
+	for (int i = 0; i < 500 && (n = sbx_proc_tree(root, 0, &tree)) != 1; i++) {
+		free(tree);
+		tree = NULL;
+		nap_ms(10);
+	}
 	if (n != 1)
 		return 2;
 	x = tree[0].pid;
@@ -72,18 +77,27 @@ in_namespace(void)
 	nap_ms(50);
 	kill(x, SIGKILL);
 	snprintf(buf, sizeof(buf), "/proc/%d", (int)x);
-	for (int i = 0; i < 500 && access(buf, F_OK) == 0; i++)
+	for (int i = 0; i < 2500 && access(buf, F_OK) == 0; i++)
 		nap_ms(2);
-	/* x's number, given to y: a child of pid 1's, outside the tree. */
+	/* x's number, given to y: a child of pid 1's, outside the tree. The
+	 * number is free a moment after /proc stops showing x: tried again
+	 * until y gets it (bounded). */
 	snprintf(buf, sizeof(buf), "%d", (int)x - 1);
-	if (put("/proc/sys/kernel/ns_last_pid", buf) < 0)
-		return 2;
-	if ((y = fork()) == 0)
-		for (;;)
-			pause();
-	if (y != x) {
-		kill(y, SIGKILL);
-		return 2;
+	for (int i = 0;; i++) {
+		if (put("/proc/sys/kernel/ns_last_pid", buf) < 0)
+			return 2;
+		if ((y = fork()) == 0)
+			for (;;)
+				pause();
+		if (y == x)
+			break;
+		if (y > 0) {
+			kill(y, SIGKILL);
+			waitpid(y, &st, 0);
+		}
+		if (i == 200)
+			return 2;
+		nap_ms(10);
 	}
 	sbx_proc_signal_tree(tree, n, SIGKILL);
 	nap_ms(20);
