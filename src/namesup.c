@@ -545,6 +545,7 @@ struct sbx_name_op {
 	int flags;
 	unsigned rflags;
 	bool reopen; /* open an existing file: through w[0].fd */
+	bool regular; /* that file is a regular one */
 	bool follow; /* link: the source's target */
 	mode_t mode;
 	dev_t dev;
@@ -681,6 +682,7 @@ decide(const struct sbx_namesup *n, const struct sbx_meta_ctx *m, int pid, const
 			if (file_kept(m, w->fd, reason))
 				return EPERM;
 			op->reopen = true;
+			op->regular = S_ISREG(st.st_mode);
 			return 0;
 		}
 		if (!create)
@@ -816,8 +818,128 @@ sbx_namesup_prepare(const struct sbx_namesup *n, const struct sbx_meta_ctx *m, i
 	return 0;
 }
 
+/* Opens the file the call names with flags: the very file judged, or
+ * the name in the directory judged, never through a link made since. */
+static int
+open_named(const struct sbx_name_op *op, int flags)
+{
+	const struct where *w = op->w;
+	char proc[64];
+
+	if (op->reopen) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", w->fd);
+		return open(proc, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC, op->mode);
+	}
+	return openat(w->dir, w->name, flags | O_NOFOLLOW | O_CLOEXEC, op->mode);
+}
+
+/* Whether the trapped call is still waiting for its answer. */
+static bool
+still_waits(int notify_fd, uint64_t id)
+{
+	return ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* Cuts the regular file fd refers to at len, whatever fd's access mode. */
+static int
+cut(int fd, off_t len)
+{
+	char proc[64];
+	int wfd, r, saved;
+
+	if (fcntl(fd, F_GETFL) & (O_WRONLY | O_RDWR))
+		return ftruncate(fd, len);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if ((wfd = open(proc, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return -1;
+	r = ftruncate(wfd, len);
+	saved = errno;
+	close(wfd);
+	errno = saved;
+	return r;
+}
+
+/* An open that truncates, and truncate(2), wait in the kernel while a
+ * lease on the file is broken (up to fs.lease-break-time), and a sandbox
+ * that holds a lease on its own file ends it by ending: the call then cut
+ * the file after the run. So the open is first tried without waiting;
+ * on EWOULDBLOCK the file is opened without O_TRUNC, which waits, and cut
+ * only if the caller still waits (doc/design/supervisor.md, "Calls made
+ * after the run"). */
+static int
+open_truncating(const struct sbx_name_op *op, int notify_fd, uint64_t id)
+{
+	int fd = open_named(op, op->flags | O_NONBLOCK), saved;
+	struct stat st;
+
+	if (fd >= 0) {
+		if (op->flags & O_NONBLOCK)
+			return fd;
+		/* A FIFO only for reading would have waited for a writer;
+		 * O_TRUNC does nothing to it. */
+		if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+		    (op->flags & O_ACCMODE) == O_RDONLY) {
+			close(fd);
+			return open_named(op, op->flags);
+		}
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+			saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		return fd;
+	}
+	/* A FIFO for writing with no reader yet: wait, as asked. */
+	if (errno == ENXIO && !(op->flags & O_NONBLOCK))
+		return open_named(op, op->flags);
+	if (errno != EWOULDBLOCK || (op->flags & O_NONBLOCK))
+		return -1;
+	if ((fd = open_named(op, op->flags & ~O_TRUNC)) < 0)
+		return -1;
+	errno = ECANCELED;
+	if (!still_waits(notify_fd, id) ||
+	    (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && cut(fd, 0) < 0)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/* truncate(2) of the file judged: through a descriptor for writing,
+ * opened as open_truncating() opens one. */
+static int
+truncate_judged(const struct sbx_name_op *op, int notify_fd, uint64_t id)
+{
+	char proc[64];
+	struct stat st;
+	int fd, r, saved;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", op->w->fd);
+	/* A directory, a FIFO, a device: the kernel's own answer, at once. */
+	if (fstat(op->w->fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return truncate(proc, op->len);
+	fd = open(proc, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == EWOULDBLOCK) {
+		if ((fd = open(proc, O_WRONLY | O_CLOEXEC)) >= 0 && !still_waits(notify_fd, id)) {
+			close(fd);
+			errno = ECANCELED;
+			return -1;
+		}
+	}
+	if (fd < 0)
+		return -1;
+	r = ftruncate(fd, op->len);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
+}
+
 int64_t
-sbx_namesup_apply(const struct sbx_name_op *op)
+sbx_namesup_apply(const struct sbx_name_op *op, int notify_fd, uint64_t id)
 {
 	const struct where *w = op->w;
 	char proc[64];
@@ -825,20 +947,12 @@ sbx_namesup_apply(const struct sbx_name_op *op)
 
 	switch (op->kind) {
 	case N_OPEN:
-		if (op->reopen) {
-			/* The very file judged, not its name again. */
-			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", w->fd);
-			r = open(proc, (op->flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC,
-			    op->mode);
-		} else {
-			/* Never through a link made since the check. */
-			r = openat(w->dir, w->name, op->flags | O_NOFOLLOW | O_CLOEXEC, op->mode);
-		}
+		if ((op->flags & O_TRUNC) && (op->regular || !op->reopen))
+			r = open_truncating(op, notify_fd, id);
+		else
+			r = open_named(op, op->flags);
 		break;
-	case N_TRUNC:
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", w->fd);
-		r = truncate(proc, op->len);
-		break;
+	case N_TRUNC: r = truncate_judged(op, notify_fd, id); break;
 	case N_MKDIR: r = mkdirat(w->dir, w->name, op->mode); break;
 	case N_MKNOD: r = mknodat(w->dir, w->name, op->mode, op->dev); break;
 	case N_SYMLINK: r = symlinkat(op->target, w->dir, w->name); break;

@@ -61,8 +61,9 @@ int sbx_namesup_prepare(const struct sbx_namesup *n, const struct sbx_meta_ctx *
     char *what, size_t what_size);
 
 /* Makes the call on a worker: the result (>= 0; for an open, a
- * descriptor of ours) or -errno. */
-int64_t sbx_namesup_apply(const struct sbx_name_op *op);
+ * descriptor of ours) or -errno. notify_fd and id: the notification,
+ * asked again before a cut that had to wait for a lease. */
+int64_t sbx_namesup_apply(const struct sbx_name_op *op, int notify_fd, uint64_t id);
 
 /* For an open: the flags for SECCOMP_IOCTL_NOTIF_ADDFD's newfd_flags
  * (O_CLOEXEC when the caller asked for it); -1 when op is not an open. */

@@ -672,7 +672,7 @@ perform(struct call *c)
 	if (c->meta != NULL)
 		return sbx_metasup_apply(c->meta);
 	if (c->name != NULL)
-		return sbx_namesup_apply(c->name);
+		return sbx_namesup_apply(c->name, c->ns->fd, c->id);
 	if (c->rehome && c->newsock < 0) {
 		c->newsock = socket(c->domain, c->type | SOCK_CLOEXEC, c->protocol);
 		if (c->newsock < 0)
@@ -734,6 +734,8 @@ static const char *const worker_calls[] = {
 	"open",
 	"openat",
 	"truncate",
+	"ftruncate", /* a cut after a lease: namesup.c */
+	"newfstatat", /* the kind of file opened to be cut */
 	"mkdirat",
 	"mknodat",
 	"symlinkat",
@@ -773,6 +775,33 @@ list_remove(struct call **head, struct call **end, struct call *c)
 
 static int hand_in(struct sbx_netsup *ns, struct call *c, int64_t *r);
 
+/* Gives the caller the descriptor a name call opened for it, at its
+ * lowest free number, and that number as the answer. Ours is closed
+ * before the caller resumes: the same open file, still open here, kept
+ * the file open for writing, so the sandbox's exec of a file it had just
+ * written failed with ETXTBSY and its lease with EAGAIN (the listener's
+ * sync wake-up runs the caller before this thread). So the descriptor is
+ * added without the answer, ours closed, and then the answer sent. A
+ * caller interrupted in between keeps the descriptor (its call is
+ * restarted): a file the rules let it open. */
+static void
+hand_over(struct sbx_netsup *ns, struct call *c)
+{
+	struct seccomp_notif_addfd add = {
+		.id = c->id,
+		.srcfd = (__u32)c->result,
+		.newfd_flags = (__u32)sbx_namesup_addfd_flags(c->name),
+	};
+	int fd = ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add), saved = errno;
+
+	close((int)c->result);
+	c->result = -EBADF; /* handed over or dropped: never closed again */
+	if (fd >= 0)
+		respond(ns, c->id, fd, 0);
+	else if (saved != ENOENT)
+		respond(ns, c->id, 0, saved);
+}
+
 /* Gives the caller the result of a call performed for it: the host
  * socket made for it first, if any, then the result. */
 static void
@@ -780,6 +809,10 @@ answer(struct sbx_netsup *ns, struct call *c)
 {
 	int64_t r = c->result;
 
+	if (c->name != NULL && r >= 0 && sbx_namesup_addfd_flags(c->name) >= 0) {
+		hand_over(ns, c);
+		return;
+	}
 	if (c->newsock >= 0 && (r >= 0 || r == -EINPROGRESS) && hand_in(ns, c, &r) < 0)
 		return; /* the caller went away */
 	respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
@@ -787,15 +820,14 @@ answer(struct sbx_netsup *ns, struct call *c)
 
 /* Whether the worker that performed a call may answer it itself: nothing
  * is left that needs the dispatcher (a trace line, the caller's memory
- * written for sendmmsg, a listener to remember, a descriptor opened for a
- * name call, a metadata change), and no stop has begun (the stop closes
- * the listener only once every thread is out, and then no worker answers
- * any more through the dispatcher either). */
+ * written for sendmmsg, a listener to remember, a metadata change), and
+ * no stop has begun (the stop closes the listener only once every thread
+ * is out, and then no worker answers any more through the dispatcher
+ * either). */
 static bool
 answers_alone(const struct sbx_netsup *ns, const struct call *c)
 {
-	return ns->log == NULL && c->meta == NULL && c->name == NULL &&
-	    c->nr != SCMP_SYS(sendmmsg) &&
+	return ns->log == NULL && c->meta == NULL && c->nr != SCMP_SYS(sendmmsg) &&
 	    !(c->nr == SCMP_SYS(listen) && (ns->flags & SBX_NETSUP_OWN_LISTENERS)) && !ns->stopping;
 }
 
@@ -1004,17 +1036,7 @@ conclude(struct sbx_netsup *ns, struct call *c)
 	if (c->nr == SCMP_SYS(listen) && r == 0 && (ns->flags & SBX_NETSUP_OWN_LISTENERS))
 		own_listener(ns, c);
 	if (c->name != NULL && r >= 0 && sbx_namesup_addfd_flags(c->name) >= 0) {
-		/* An open: our descriptor goes to the caller at its
-		 * lowest free number, and that number is the answer. */
-		struct seccomp_notif_addfd add = {
-			.id = c->id,
-			.flags = SECCOMP_ADDFD_FLAG_SEND,
-			.srcfd = (__u32)r,
-			.newfd_flags = (__u32)sbx_namesup_addfd_flags(c->name),
-		};
-
-		if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
-			respond(ns, c->id, 0, errno);
+		hand_over(ns, c);
 	} else {
 		respond(ns, c->id, r < 0 ? 0 : r, r < 0 ? (int)-r : 0);
 	}
