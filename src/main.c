@@ -207,15 +207,61 @@ diag_needs_newline(const struct run *run, int fd)
 	return false;
 }
 
-/* Made now, following no symlink in the last component; a FIFO there is
- * opened only if someone reads it (else ENXIO): the open never waits. */
-static int
-open_diag_path(const char *path)
+/* The workdir's identity, for the walk to a --diag file: its pin once
+ * resolved, else the workdir the policy names (NULL: a temp workdir, new
+ * to this run, or none known yet). */
+static const struct stat *
+diag_workdir(const struct run *run, struct stat *st)
 {
-	int fd =
-	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-	int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+	int wd = run->have_policy ? sbx_fsview_workdir_fd(&run->fs) : -1;
 
+	if (wd >= 0 && fstat(wd, st) == 0)
+		return st;
+	if (run->have_policy && run->policy.workdir && stat(run->policy.workdir, st) == 0)
+		return st;
+	return NULL;
+}
+
+/* Made now. Its directory is walked as a mount source is (a symlink on the
+ * way followed only when the caller or root owns it, never one in the
+ * workdir: sbx_open_dir_walked()), the last component is never followed,
+ * and a file there already must be the caller's or root's: another user
+ * could change the line after the run (or hold a FIFO open and never
+ * read). A FIFO is opened only if someone reads it (else ENXIO): the
+ * open never waits. */
+static int
+open_diag_path(const struct run *run, const char *path, struct sbx_err *err)
+{
+	_cleanup_free_ char *dir = NULL, *what = NULL;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	struct stat st, wst;
+	int dfd, fd, fl;
+
+	if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return sbx_err_set(err, EISDIR, "--diag %s: not a file name", path);
+	dir = slash == NULL ? sbx_xstrdup(".")
+	    : slash == path ? sbx_xstrdup("/")
+			    : sbx_xasprintf("%.*s", (int)(slash - path), path);
+	what = sbx_xasprintf("--diag %s: its directory", path);
+	dfd = sbx_open_dir_walked(what, dir, diag_workdir(run, &wst), err);
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	close(dfd);
+	if (fd < 0)
+		return sbx_err_sys(err, "--diag: cannot create %s", path);
+	if (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid())) {
+		close(fd);
+		return sbx_err_set(err, EPERM,
+		    "--diag %s: owned by another user, who could change the line after the run",
+		    path);
+	}
+	if (S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
+		close(fd);
+		return sbx_err_sys(err, "--diag: cannot empty %s", path);
+	}
+	fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return fd;
@@ -267,6 +313,7 @@ emit_diag(const struct run *run)
 	    sbx_diag_render(&run->report, run->have_policy ? &run->policy : NULL);
 	_cleanup_free_ char *nl = sbx_xasprintf("%s\n", line);
 	size_t len = strlen(nl);
+	struct sbx_err err = { 0 };
 	int fd = -1;
 
 	switch (d->kind) {
@@ -277,10 +324,9 @@ emit_diag(const struct run *run)
 		break;
 	case SBX_DIAG_FD: fd = d->fd; break;
 	case SBX_DIAG_PATH:
-		fd = run->diag_fd >= 0 ? run->diag_fd : open_diag_path(d->path);
+		fd = run->diag_fd >= 0 ? run->diag_fd : open_diag_path(run, d->path, &err);
 		if (fd < 0) {
-			_cleanup_free_ char *msg = sbx_xasprintf(
-			    "sbxrun: --diag: cannot create %s: %s\n", d->path, strerror(errno));
+			_cleanup_free_ char *msg = sbx_xasprintf("sbxrun: %s\n", err.msg);
 
 			sbx_write_shared(STDERR_FILENO, msg, strlen(msg));
 			return;
@@ -1239,18 +1285,6 @@ run_main(struct run *run, int argc, char **argv)
 		sbx_err_set(&err, EBADF, "--diag fd:%d: descriptor %d is not open", fd, fd);
 		return fail(run, &err);
 	}
-	/* A run's line must not be lost after the run: the file is made now
-	 * (--print-* and --probe write no line when they succeed, and make
-	 * none). */
-	if (run->cli.diag.kind == SBX_DIAG_PATH &&
-	    !(run->cli.print_policy || run->cli.print_backend || run->cli.probe)) {
-		run->diag_fd = open_diag_path(run->cli.diag.path);
-		if (run->diag_fd < 0) {
-			sbx_err_sys(&err, "--diag: cannot create %s", run->cli.diag.path);
-			run->cli.diag.kind = SBX_DIAG_STDERR;
-			return fail(run, &err);
-		}
-	}
 	/* The secret list starts from the caller's home: no run without it. */
 	if (run->caller_failed)
 		return fail(run, &run->caller_err);
@@ -1259,6 +1293,17 @@ run_main(struct run *run, int argc, char **argv)
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
 	    sbx_policy_check(p, &err) < 0 || test_grace(&err) < 0 || test_scan_max(&err) < 0)
 		return fail(run, &err);
+	/* A run's line must not be lost after the run: the file is made now,
+	 * before anything runs, once the policy names the workdir (--print-*
+	 * and --probe write no line when they succeed, and make none). */
+	if (run->cli.diag.kind == SBX_DIAG_PATH &&
+	    !(run->cli.print_policy || run->cli.print_backend || run->cli.probe)) {
+		run->diag_fd = open_diag_path(run, run->cli.diag.path, &err);
+		if (run->diag_fd < 0) {
+			run->cli.diag.kind = SBX_DIAG_STDERR;
+			return fail(run, &err);
+		}
+	}
 	sbx_phase("options and profiles");
 	for (size_t i = 0; i < p->warnings.n; i++)
 		say(run, "warning: %s", p->warnings.v[i]);
@@ -1422,7 +1467,10 @@ run_main(struct run *run, int argc, char **argv)
 
 	/* Made fresh for this run, with no name until it ends (trace.h). */
 	if (p->trace) {
-		if (sbx_trace_open(p->trace, p->trace_all, &run->trace, &err) < 0)
+		struct stat wst;
+
+		if (sbx_trace_open(
+			p->trace, p->trace_all, diag_workdir(run, &wst), &run->trace, &err) < 0)
 			return fail(run, &err);
 		/* The trace grows with what the sandbox does: held to the
 		 * file size the sandbox's own files are held to. */

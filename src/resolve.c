@@ -547,18 +547,18 @@ read_link(const struct walk *w, int fd, const char *name, char *buf, size_t size
  * from its own descriptor and followed only when the caller or root owns
  * it (a link of another user's in a directory of theirs could be aimed
  * anywhere the caller can reach, at any moment), and never at or below
- * the workdir wd, which is the sandbox's to change. Pins the result. */
-static struct sbx_pin *
-pin(struct sbx_fsview *v, const char *what, const char *given, const struct stat *wd,
-    struct sbx_err *err)
+ * the workdir wd, which is the sandbox's to change. On success w->cur is
+ * the object reached and w->canon its canonical name; 0, or -1 with err
+ * set ("WHAT 'GIVEN' refused: ..."). */
+static int
+walk_path(
+    struct walk *w, const char *what, const char *given, const struct stat *wd, struct sbx_err *err)
 {
 	_cleanup_free_ char *rest = absolute(given);
-	struct walk w = { .cur = -1 };
-	struct sbx_pin *p = NULL;
 	int links = 0;
 	char *c = rest;
 
-	if (walk_root(&w, wd) < 0)
+	if (walk_root(w, wd) < 0)
 		goto sys;
 	for (;;) {
 		char name[NAME_MAX + 1], target[PATH_MAX];
@@ -581,47 +581,46 @@ pin(struct sbx_fsview *v, const char *what, const char *given, const struct stat
 		if (strcmp(name, ".") == 0)
 			continue;
 		if (strcmp(name, "..") == 0) {
-			char *slash = strrchr(w.canon, '/');
+			char *slash = strrchr(w->canon, '/');
 
-			fd = openat(w.cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			fd = openat(w->cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0 || fstat(fd, &st) < 0)
 				goto sys;
-			if (w.inside && wd && sbx_same_file(&w.st, wd))
-				w.inside = false;
-			close(w.cur);
-			w.cur = fd;
-			w.st = st;
+			if (w->inside && wd && sbx_same_file(&w->st, wd))
+				w->inside = false;
+			close(w->cur);
+			w->cur = fd;
+			w->st = st;
 			if (slash)
 				*slash = '\0';
 			continue;
 		}
-		fd = openat(w.cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(w->cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &st) < 0)
 			goto sys;
 		if (!S_ISLNK(st.st_mode)) {
-			if (strlen(w.canon) + len + 2 > sizeof(w.canon)) {
+			if (strlen(w->canon) + len + 2 > sizeof(w->canon)) {
 				close(fd);
 				errno = ENAMETOOLONG;
 				goto sys;
 			}
-			strcat(strcat(w.canon, "/"), name);
-			close(w.cur);
-			w.cur = fd;
-			w.st = st;
-			if (!w.inside && wd && sbx_same_file(&st, wd))
-				w.inside = true;
+			strcat(strcat(w->canon, "/"), name);
+			close(w->cur);
+			w->cur = fd;
+			w->st = st;
+			if (!w->inside && wd && sbx_same_file(&st, wd))
+				w->inside = true;
 			continue;
 		}
-		if (w.inside || (st.st_uid != 0 && st.st_uid != geteuid())) {
+		if (w->inside || (st.st_uid != 0 && st.st_uid != geteuid())) {
 			close(fd);
-			sbx_err_set(err, ELOOP,
-			    w.inside
+			return sbx_err_set(err, ELOOP,
+			    w->inside
 				? "%s '%s' refused: %s%s/%s is a symlink inside the workdir"
 				: "%s '%s' refused: %s%s/%s is a symlink owned by another user",
-			    what, given, "", w.canon, name);
-			goto out;
+			    what, given, "", w->canon, name);
 		}
-		n = read_link(&w, fd, name, target, sizeof(target) - 1);
+		n = read_link(w, fd, name, target, sizeof(target) - 1);
 		close(fd);
 		if (n < 0)
 			goto sys;
@@ -637,11 +636,26 @@ pin(struct sbx_fsview *v, const char *what, const char *given, const struct stat
 			rest = next;
 			c = rest;
 		}
-		if (target[0] == '/' && walk_root(&w, wd) < 0)
+		if (target[0] == '/' && walk_root(w, wd) < 0)
 			goto sys;
 	}
-	if (w.canon[0] == '\0')
-		strcpy(w.canon, "/");
+	if (w->canon[0] == '\0')
+		strcpy(w->canon, "/");
+	return 0;
+sys:
+	return sbx_err_sys(err, "%s '%s'", what, given);
+}
+
+/* walk_path(), and the object reached pinned in v. */
+static struct sbx_pin *
+pin(struct sbx_fsview *v, const char *what, const char *given, const struct stat *wd,
+    struct sbx_err *err)
+{
+	struct walk w = { .cur = -1 };
+	struct sbx_pin *p = NULL;
+
+	if (walk_path(&w, what, given, wd, err) < 0)
+		goto out;
 	for (size_t i = 0; i < v->npins; i++)
 		if (sbx_same_file(&v->pins[i].st, &w.st) && strcmp(v->pins[i].path, w.canon) == 0) {
 			p = &v->pins[i];
@@ -651,13 +665,27 @@ pin(struct sbx_fsview *v, const char *what, const char *given, const struct stat
 	p = &v->pins[v->npins++];
 	*p = (struct sbx_pin){ .path = sbx_xstrdup(w.canon), .fd = w.cur, .st = w.st };
 	w.cur = -1;
-	goto out;
-sys:
-	sbx_err_sys(err, "%s '%s'", what, given);
 out:
 	if (w.cur >= 0)
 		close(w.cur);
 	return p;
+}
+
+int
+sbx_open_dir_walked(const char *what, const char *dir, const struct stat *wd, struct sbx_err *err)
+{
+	struct walk w = { .cur = -1 };
+
+	if (walk_path(&w, what, dir, wd, err) < 0) {
+		if (w.cur >= 0)
+			close(w.cur);
+		return -1;
+	}
+	if (!S_ISDIR(w.st.st_mode)) {
+		close(w.cur);
+		return sbx_err_set(err, ENOTDIR, "%s '%s': not a directory", what, dir);
+	}
+	return w.cur;
 }
 
 /* A file's identity: what sbx_same_file() compares. */

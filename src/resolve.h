@@ -108,6 +108,14 @@ int sbx_fsview_workdir_fd(const struct sbx_fsview *v);
  * the result (NULL: not asked). Returns the descriptor, or -1 with errno. */
 int sbx_open_nofollow(int dirfd, const char *path, struct stat *st);
 
+/* Opens the directory dir (O_PATH) as a mount source is walked: every
+ * component opened following nothing, a symlink met on the way followed
+ * only when the caller or root owns it and it does not lie at or below
+ * the workdir wd (NULL: none known), doc/design/paths.md. For the files
+ * sbxrun writes at a path the caller gives (--diag, --trace). Returns the
+ * descriptor, or -1 with err set, naming what. */
+int sbx_open_dir_walked(
+    const char *what, const char *dir, const struct stat *wd, struct sbx_err *err);
 /* fstat() of fd from what the kernel has cached (AT_STATX_DONT_SYNC on
  * Linux): the root of another mount there may be a FUSE server that never
  * answers, and identity and type never change. A network filesystem's

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "resolve.h"
 #include "trace.h"
 #include "util.h"
 
@@ -62,11 +63,12 @@ random_name(const char *base, char *out, size_t size)
 }
 
 int
-sbx_trace_open(const char *path, bool all, struct sbx_trace **out, struct sbx_err *err)
+sbx_trace_open(
+    const char *path, bool all, const struct stat *wd, struct sbx_trace **out, struct sbx_err *err)
 {
 	struct sbx_trace *t;
 	struct stat st;
-	_cleanup_free_ char *dir = NULL;
+	_cleanup_free_ char *dir = NULL, *what = NULL;
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 
@@ -89,9 +91,11 @@ sbx_trace_open(const char *path, bool all, struct sbx_trace **out, struct sbx_er
 	t = sbx_xcalloc(1, sizeof(*t));
 	t->fd = -1;
 	t->all = all;
-	t->dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Walked as a mount source is: the trace is made and later named
+	 * in this very directory. */
+	what = sbx_xasprintf("--trace %s: its directory", path);
+	t->dir = sbx_open_dir_walked(what, dir, wd, err);
 	if (t->dir < 0) {
-		sbx_err_sys(err, "--trace %s: cannot open its directory", path);
 		free(t);
 		return -1;
 	}

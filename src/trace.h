@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "err.h"
 
@@ -59,8 +60,11 @@ struct sbx_trace;
 
 /* Makes the trace for path: a new file, mode 0600, of no name yet (or a
  * fresh hidden name next to path where the filesystem cannot make a file
- * without one), in path's directory opened now. all: keep the noise. */
-int sbx_trace_open(const char *path, bool all, struct sbx_trace **out, struct sbx_err *err);
+ * without one), in path's directory opened now, walked as a mount
+ * source is (sbx_open_dir_walked(); wd: the workdir, or NULL). all: keep
+ * the noise. */
+int sbx_trace_open(
+    const char *path, bool all, const struct stat *wd, struct sbx_trace **out, struct sbx_err *err);
 
 /* The command sbxrun itself executes in the jail (argv, NULL-terminated,
  * kept by reference): its exec is written from here when the call's own

@@ -102,4 +102,45 @@ is "$(stat -c %s "$WD/big")" 0 "truncate past --file-size: the file did not grow
 like "$(cat "$T/out")" "truncate 27" "... the call failed with EFBIG"
 is "$(stat -c %s "$WD/small")" 8192 "... one within it grew (control)"
 
+# 7. The directory on the way to --diag and --trace is walked as a mount
+# source is (sbxrun(1), --diag): a symlink in the workdir (an earlier
+# sandbox's; a root caller's sandbox writes there as root through the
+# idmapped mount) or one owned by another user is not followed, and a file
+# at the name owned by another user is not written. Root truncated and
+# wrote the line, and linked the trace, in a directory of the link's
+# choosing.
+new_wd
+mkdir "$T/kept"
+printf 'old\n' >"$T/kept/diag.json"
+printf 'old\n' >"$T/kept/trace.json"
+ln -s "$T/kept" "$WD/logs"
+out_run 'exit 0' -w "$WD" --diag "$WD/logs/diag.json"
+is_status 125 "diag through a symlink in the workdir: refused"
+is "$(cat "$T/kept/diag.json")" old "... the file it leads to is untouched"
+out_run 'exit 0' -w "$WD" --trace "$WD/logs/trace.json" --diag "$T/diag"
+is_status 125 "trace through a symlink in the workdir: refused"
+is "$(cat "$T/kept/trace.json")" old "... the file it leads to is untouched"
+mkdir "$WD/real"
+out_run 'exit 0' -w "$WD" --diag "$WD/real/diag.json"
+is "$(jget status "$WD/real/diag.json")" 0 "diag in a directory of the workdir, no link: written (control)"
+if [ "$(id -u)" = 0 ]; then
+	# Another user's: a link in a directory of theirs, a file at the name.
+	ln -s "$T/kept" "$T/theirs"
+	chown -h sbxtest "$T/theirs"
+	out_run 'exit 0' --diag "$T/theirs/diag.json"
+	is_status 125 "root: diag through another user's symlink: refused"
+	is "$(cat "$T/kept/diag.json")" old "... the file it leads to is untouched"
+	out_run 'exit 0' --trace "$T/theirs/trace.json" --diag "$T/diag"
+	is_status 125 "root: trace through another user's symlink: refused"
+	is "$(cat "$T/kept/trace.json")" old "... the file it leads to is untouched"
+	printf 'old\n' >"$T/owned.json"
+	chown sbxtest "$T/owned.json"
+	out_run 'exit 0' --diag "$T/owned.json"
+	is_status 125 "root: diag at another user's file: refused"
+	is "$(cat "$T/owned.json")" old "... the file is untouched"
+	ln -s "$T" "$T/mine"
+	out_run 'exit 0' --diag "$T/mine/diag-root.json"
+	is "$(jget status "$T/diag-root.json")" 0 "root: diag through root's own symlink: written (control)"
+fi
+
 done_testing
