@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -369,7 +370,9 @@ do_op(const struct sbx_op *op, struct build *b, struct sbx_err *err)
 			return -1;
 		return attach(b->tree_fds[op->tree], target, op->src, op->dst, err);
 	case SBX_OP_TMPFS: {
-		_cleanup_free_ char *opts = sbx_xasprintf("mode=%04o", op->mode);
+		_cleanup_free_ char *opts = op->size
+		    ? sbx_xasprintf("mode=%04o,size=%" PRIu64, op->mode, op->size)
+		    : sbx_xasprintf("mode=%04o", op->mode);
 
 		if ((target = open_target(b->root, dst, op->flags & ~SBX_OPF_FILE, err)) < 0)
 			return -1;

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -252,6 +253,7 @@ static void
 build_system_mounts(struct builder *b)
 {
 	static const char *const devs[] = { "null", "zero", "full", "random", "urandom", "tty" };
+	static const char *const tmpfs[] = { "/dev/shm", "/tmp" };
 	static const char *const links[][2] = {
 		{ "pts/ptmx", "/dev/ptmx" },
 		{ "/proc/self/fd", "/dev/fd" },
@@ -289,8 +291,18 @@ build_system_mounts(struct builder *b)
 	add_op(plan, SBX_OP_DEVPTS, NULL, "/dev/pts", 0);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(links); i++)
 		add_op(plan, SBX_OP_SYMLINK, links[i][0], links[i][1], 0);
-	add_op(plan, SBX_OP_TMPFS, NULL, "/dev/shm", 0)->mode = 01777;
-	add_op(plan, SBX_OP_TMPFS, NULL, "/tmp", 0)->mode = 01777;
+	/* Each held to a memory limit asked for: a tmpfs's pages are no
+	 * process's, so an rlimit does not count them. The kernel's default
+	 * size, half the machine's memory, is the built-in limit already
+	 * (sbxrun.profile(5), memory). */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(tmpfs); i++) {
+		struct sbx_op *op = add_op(plan, SBX_OP_TMPFS, NULL, tmpfs[i], 0);
+		const struct sbx_limit *mem = &b->p->limits[SBX_LIMIT_MEMORY];
+
+		op->mode = 01777;
+		if (mem->set && !mem->builtin)
+			op->size = mem->value;
+	}
 
 	/* The new root holds only what the plan put there: listing it (and
 	 * the directories made for mount points) reveals nothing else. */
@@ -983,6 +995,8 @@ sbx_plan_describe(const struct sbx_plan *plan, struct sbx_buf *out)
 			sbx_buf_puts(out, " self");
 		if (op->kind == SBX_OP_TMPFS)
 			sbx_buf_printf(out, " mode=%04o", op->mode);
+		if (op->kind == SBX_OP_TMPFS && op->size)
+			sbx_buf_printf(out, " size=%" PRIu64, op->size);
 		sbx_buf_putc(out, '\n');
 	}
 	sbx_buf_puts(out, "# landlock rules (l=list r=read w=write x=execute d=device ioctl)\n");

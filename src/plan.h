@@ -38,6 +38,7 @@ struct sbx_op {
 	char *dst;
 	unsigned flags;
 	unsigned mode; /* TMPFS and HIDE */
+	uint64_t size; /* TMPFS: its size= in bytes, 0 for the kernel's default */
 	int tree; /* ATTACH: index in plan->trees */
 };
 
