@@ -364,6 +364,15 @@ payload_main(const struct sbx_init_args *a)
 				close(ready.fd);
 		}
 	}
+	/* A session of its own: init was in the payload's process group,
+	 * so setpriority(PRIO_PGRP, 0) and ioprio_set(IOPRIO_WHO_PGRP, 0)
+	 * reached it, and a starved init ended the run seconds late; a
+	 * group of init's cannot be joined from another session either
+	 * (doc/design/lifecycle.md). */
+	if (setsid() < 0) {
+		sbx_err_sys(&err, "setsid");
+		sbx_child_fail(errfd, SBX_FAIL_SETUP, &err);
+	}
 	/* Limits last: a low descriptor or memory limit must not break the
 	 * setup above, only the payload. */
 	for (size_t i = 0; i < x->nrlimits; i++) {

@@ -356,6 +356,48 @@ task_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 	return 0;
 }
 
+/* Under a pid namespace (no supervisor judging tasks), init is pid 1 and
+ * has the payload's uid: the kernel lets the payload lower its priority,
+ * I/O class and limits, and a starved init ended the run late. Refused
+ * when they name pid 1, its group (1, init being its session's leader)
+ * or every process of a user (init among them). The payload's own group
+ * is its own session's (launch.c), which init is not in. */
+static int
+init_rules(scmp_filter_ctx ctx, struct sbx_err *err)
+{
+	static const char *const by_pid[] = { "sched_setaffinity", "sched_setscheduler",
+		"sched_setparam", "sched_setattr" };
+	struct scmp_arg_cmp args[2];
+
+	for (const struct sbx_task_call *t = sbx_tasksup_calls; t->name; t++) {
+		int nr = seccomp_syscall_resolve_name(t->name);
+
+		if (nr == __NR_SCMP_ERROR || t->which < 0)
+			continue;
+		args[0] = int_eq((unsigned)t->which, t->self_which);
+		args[1] = int_eq(t->who, 1);
+		if (rule(ctx, EPERM, nr, 2, args, err) < 0)
+			return -1;
+		args[0] = int_eq((unsigned)t->which, t->group_which);
+		if (rule(ctx, EPERM, nr, 2, args, err) < 0)
+			return -1;
+		args[0] = int_eq((unsigned)t->which, t->user_which);
+		if (rule(ctx, EPERM, nr, 1, args, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(by_pid); i++) {
+		int nr = seccomp_syscall_resolve_name(by_pid[i]);
+
+		args[0] = int_eq(0, 1);
+		if (nr != __NR_SCMP_ERROR && rule(ctx, EPERM, nr, 1, args, err) < 0)
+			return -1;
+	}
+	/* prlimit64(1, resource, new, old): only a reading passes. */
+	args[0] = int_eq(0, 1);
+	args[1] = SCMP_A2(SCMP_CMP_NE, 0, 0);
+	return rule(ctx, EPERM, SCMP_SYS(prlimit64), 2, args, err);
+}
+
 static int
 build(scmp_filter_ctx ctx, struct sbx_err *err)
 {
@@ -430,6 +472,8 @@ sbx_seccomp_filter(unsigned flags, struct sbx_err *err)
 		r = trace_rules(ctx, flags, err) < 0 ? -EINVAL : 0;
 	if (r == 0 && (flags & SBX_SECCOMP_META_NOTIFY))
 		r = task_rules(ctx, err) < 0 ? -EINVAL : 0;
+	else if (r == 0)
+		r = init_rules(ctx, err) < 0 ? -EINVAL : 0;
 	for (size_t i = 0; r == 0 && (flags & SBX_SECCOMP_META_NOTIFY) && sbx_metasup_calls[i];
 	     i++) {
 		int nr = seccomp_syscall_resolve_name(sbx_metasup_calls[i]);
