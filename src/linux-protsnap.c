@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,6 +44,11 @@ struct budget {
 	unsigned long long bytes;
 	unsigned entries;
 	bool bounded;
+	/* Taking the copy: a regular file with another link fails it
+	 * (linked), and where (the path being copied, relative to the
+	 * workdir) names it. */
+	bool one_link, linked;
+	char where[4096];
 };
 
 static void
@@ -161,10 +167,24 @@ copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, 
 		return 0;
 	}
 	if (S_ISREG(st.st_mode)) {
+		struct stat is;
+
 		in = sbx_open_here(sdir, sname, O_RDONLY | O_NONBLOCK);
+		if (in < 0 || fstat(in, &is) < 0)
+			goto out;
+		/* The sandbox may write the entry during the run, and a write
+		 * reaches the inode, which every other name of it shows: a
+		 * link to a file outside the workdir would carry the
+		 * sandbox's bytes there, and putting a new file back at this
+		 * name does not undo that. Rules keep the name read-only. */
+		if (b->one_link && is.st_nlink > 1) {
+			b->linked = true;
+			errno = EMLINK;
+			goto out;
+		}
 		out =
 		    openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (in < 0 || out < 0 || copy_data(in, out, b) < 0)
+		if (out < 0 || copy_data(in, out, b) < 0)
 			goto out;
 	} else if (S_ISDIR(st.st_mode)) {
 		DIR *d;
@@ -185,10 +205,18 @@ copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, 
 			goto out;
 		in = -1; /* the DIR's now */
 		r = 0;
-		while (r == 0 && (errno = 0, e = readdir(d)) != NULL)
-			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-				r = copy_tree(
-				    dirfd(d), e->d_name, local, out, e->d_name, depth + 1, b);
+		while (r == 0 && (errno = 0, e = readdir(d)) != NULL) {
+			size_t len = strlen(b->where);
+
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			if (b->one_link)
+				snprintf(b->where + len, sizeof(b->where) - len, "/%s", e->d_name);
+			r = copy_tree(dirfd(d), e->d_name, local, out, e->d_name, depth + 1, b);
+			/* Where the copy stopped stays named. */
+			if (r == 0)
+				b->where[len] = '\0';
+		}
 		if (r == 0 && errno != 0)
 			r = -1;
 		closedir(d);
@@ -214,7 +242,7 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 {
 	struct sbx_protsnap *s = sbx_xcalloc(1, sizeof(*s));
 	const char *tmp = getenv("TMPDIR");
-	struct budget b = { .bounded = true };
+	struct budget b = { .bounded = true, .one_link = true };
 	int dfd = -1;
 
 	*out = NULL;
@@ -268,10 +296,18 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 
 		bool local = pfd >= 0 && sbx_fs_local(pfd);
 
+		strlcpy(b.where, watch->v[i], sizeof(b.where));
 		if (pfd >= 0 && sbx_lstat_here(pfd, leaf, local, &st) == 0)
 			r = copy_tree(pfd, leaf, local, dfd, name, 0, &b);
 		if (pfd >= 0)
 			close(pfd);
+		if (r < 0 && b.linked) {
+			sbx_err_set(err, EMLINK,
+			    "%s has another hard link: what the sandbox wrote there would "
+			    "reach the file under its other names, which no copy puts back",
+			    b.where);
+			goto fail;
+		}
 		if (r < 0 && errno == EXDEV) {
 			sbx_err_set(err, EXDEV,
 			    "cannot copy %s: another filesystem is mounted there or below it",
