@@ -28,6 +28,7 @@ struct snap_entry {
 	dev_t dev;
 	ino_t ino;
 	mode_t type;
+	bool owners_lost; /* the copy could not take every owner and group */
 };
 
 struct sbx_protsnap {
@@ -49,6 +50,9 @@ struct budget {
 	 * workdir) names it. */
 	bool one_link, linked;
 	char where[4096];
+	/* An entry's owner or group could not be given to what was made
+	 * for it (only root gives a file away). */
+	bool owners_lost;
 };
 
 static void
@@ -134,11 +138,44 @@ made_here(int fd)
 	return false;
 }
 
+/* Gives fd, a file or directory made for st, st's owner and group where
+ * it has not got them (a directory's set-group-ID bit may have given the
+ * group); b->owners_lost when it cannot. */
+static void
+chown_made(int fd, const struct stat *st, struct budget *b)
+{
+	struct stat now;
+
+	if (fstat(fd, &now) < 0 ||
+	    ((now.st_uid != st->st_uid || now.st_gid != st->st_gid) &&
+		fchown(fd, st->st_uid, st->st_gid) < 0))
+		b->owners_lost = true;
+}
+
+/* chown_made() for the symlink just made at dir/name, through a
+ * descriptor of what is there now (fchownat() by name would act on
+ * whatever a second sandbox on a lent workdir exchanged the name with,
+ * within the same directory, meanwhile), and only if that is a symlink
+ * of ours. */
+static void
+chown_link(int dir, const char *name, const struct stat *st, struct budget *b)
+{
+	_cleanup_close_ int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat now;
+
+	if (fd < 0 || fstat(fd, &now) < 0 || !S_ISLNK(now.st_mode) || now.st_uid != geteuid())
+		b->owners_lost = true;
+	else if ((now.st_uid != st->st_uid || now.st_gid != st->st_gid) &&
+	    fchownat(fd, "", st->st_uid, st->st_gid, AT_EMPTY_PATH) < 0)
+		b->owners_lost = true;
+}
+
 /* Copies sdir/sname to ddir/dname (which must not exist), following no
  * symlink and entering no other mount (EXDEV: the caller then holds the
  * paths by rules instead): regular files, directories and symlinks, with
- * their mode bits (no set-id) and times; other kinds are skipped. local
- * says sdir is on a local filesystem (sbx_statx_here()). */
+ * their owner and group (where the caller may give them: b->owners_lost
+ * says where not), mode bits (no set-id) and times; other kinds are
+ * skipped. local says sdir is on a local filesystem (sbx_statx_here()). */
 static int
 copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, int depth,
     struct budget *b)
@@ -163,6 +200,7 @@ copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, 
 		target[n] = '\0';
 		if (symlinkat(target, ddir, dname) < 0)
 			return -1;
+		chown_link(ddir, dname, &st, b);
 		utimensat(ddir, dname, times, AT_SYMLINK_NOFOLLOW);
 		return 0;
 	}
@@ -226,6 +264,12 @@ copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, 
 	} else {
 		return 0; /* a fifo, socket or device: nothing a tool loads */
 	}
+	/* What sbxrun makes is the caller's (root's for a root caller),
+	 * and an entry put back in another user's workdir must be theirs
+	 * again: the copy takes the owner and group too, and the put-back
+	 * reads them from it. Before the mode: a change of owner may clear
+	 * set-id bits (the copy keeps none). */
+	chown_made(out, &st, b);
 	if (fchmod(out, st.st_mode & 0777) < 0)
 		goto out;
 	futimens(out, times);
@@ -297,6 +341,7 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 		bool local = pfd >= 0 && sbx_fs_local(pfd);
 
 		strlcpy(b.where, watch->v[i], sizeof(b.where));
+		b.owners_lost = false;
 		if (pfd >= 0 && sbx_lstat_here(pfd, leaf, local, &st) == 0)
 			r = copy_tree(pfd, leaf, local, dfd, name, 0, &b);
 		if (pfd >= 0)
@@ -324,6 +369,7 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 			.dev = st.st_dev,
 			.ino = st.st_ino,
 			.type = st.st_mode & S_IFMT,
+			.owners_lost = b.owners_lost,
 		};
 	}
 	*out = s;
@@ -577,6 +623,13 @@ restore_one(struct sbx_protsnap *s, size_t i, int dfd, struct sbx_strv *warnings
 		return false;
 	}
 	close(pfd);
+	/* Only root gives a file away: another caller puts another user's
+	 * entry back as its own. */
+	if (e->owners_lost || b.owners_lost)
+		warn(warnings,
+		    sbx_xasprintf("protected path %s was put back, but not all of it with "
+				  "the owner and group it had: only root may give a file away",
+			e->rel));
 	if (aside)
 		warn(warnings,
 		    sbx_xasprintf("the sandbox changed %s, which is protected: what it left was "
