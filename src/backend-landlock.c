@@ -283,7 +283,8 @@ ll_describe(const struct sbx_jail *j, struct sbx_buf *out, SBX_UNUSED struct sbx
 		sbx_buf_printf(out,
 		    "# protected (built-in list): %s/%s is copied before the run; if the "
 		    "sandbox touched it, what it left is moved aside and the copy put back "
-		    "(too large to copy: read-only rules instead)\n",
+		    "(too large to copy, or holding a file with another hard link: read-only "
+		    "rules instead)\n",
 		    x->fs->workdir, plan->watch.v[i]);
 	for (size_t i = 0; i < plan->frozen.n; i++)
 		sbx_buf_printf(out,
@@ -592,9 +593,12 @@ ll_cleanup(struct sbx_child *c, struct sbx_report *r)
 
 /* Copies the plan's watched paths before anything of the sandbox runs
  * (and before a root caller's lend, which leaves them alone). When they
- * cannot be copied, *plan becomes the core's other lowering of the same
- * view (sbx_jail_plan_unwatched(), in own), with read-only rules for them:
- * the directories above them then take no new entry. */
+ * cannot be copied (too large, another filesystem, or a file there with
+ * another hard link, whose other names a copy cannot keep), *plan becomes
+ * the core's other lowering of the same view (sbx_jail_plan_unwatched(),
+ * in own), with read-only rules for them:
+ * the directories above them then take no new entry (unless the
+ * supervisor judges the workdir's names: plan->guard_names). */
 static void
 watch_or_rebuild(const struct sbx_jail *j, struct ll_state *st, const struct sbx_plan **plan,
     struct sbx_plan *own, struct sbx_report *r)

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +28,7 @@ struct snap_entry {
 	dev_t dev;
 	ino_t ino;
 	mode_t type;
+	bool owners_lost; /* the copy could not take every owner and group */
 };
 
 struct sbx_protsnap {
@@ -43,6 +45,14 @@ struct budget {
 	unsigned long long bytes;
 	unsigned entries;
 	bool bounded;
+	/* Taking the copy: a regular file with another link fails it
+	 * (linked), and where (the path being copied, relative to the
+	 * workdir) names it. */
+	bool one_link, linked;
+	char where[4096];
+	/* An entry's owner or group could not be given to what was made
+	 * for it (only root gives a file away). */
+	bool owners_lost;
 };
 
 static void
@@ -128,11 +138,44 @@ made_here(int fd)
 	return false;
 }
 
+/* Gives fd, a file or directory made for st, st's owner and group where
+ * it has not got them (a directory's set-group-ID bit may have given the
+ * group); b->owners_lost when it cannot. */
+static void
+chown_made(int fd, const struct stat *st, struct budget *b)
+{
+	struct stat now;
+
+	if (fstat(fd, &now) < 0 ||
+	    ((now.st_uid != st->st_uid || now.st_gid != st->st_gid) &&
+		fchown(fd, st->st_uid, st->st_gid) < 0))
+		b->owners_lost = true;
+}
+
+/* chown_made() for the symlink just made at dir/name, through a
+ * descriptor of what is there now (fchownat() by name would act on
+ * whatever a second sandbox on a lent workdir exchanged the name with,
+ * within the same directory, meanwhile), and only if that is a symlink
+ * of ours. */
+static void
+chown_link(int dir, const char *name, const struct stat *st, struct budget *b)
+{
+	_cleanup_close_ int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat now;
+
+	if (fd < 0 || fstat(fd, &now) < 0 || !S_ISLNK(now.st_mode) || now.st_uid != geteuid())
+		b->owners_lost = true;
+	else if ((now.st_uid != st->st_uid || now.st_gid != st->st_gid) &&
+	    fchownat(fd, "", st->st_uid, st->st_gid, AT_EMPTY_PATH) < 0)
+		b->owners_lost = true;
+}
+
 /* Copies sdir/sname to ddir/dname (which must not exist), following no
  * symlink and entering no other mount (EXDEV: the caller then holds the
  * paths by rules instead): regular files, directories and symlinks, with
- * their mode bits (no set-id) and times; other kinds are skipped. local
- * says sdir is on a local filesystem (sbx_statx_here()). */
+ * their owner and group (where the caller may give them: b->owners_lost
+ * says where not), mode bits (no set-id) and times; other kinds are
+ * skipped. local says sdir is on a local filesystem (sbx_statx_here()). */
 static int
 copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, int depth,
     struct budget *b)
@@ -157,14 +200,29 @@ copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, 
 		target[n] = '\0';
 		if (symlinkat(target, ddir, dname) < 0)
 			return -1;
+		chown_link(ddir, dname, &st, b);
 		utimensat(ddir, dname, times, AT_SYMLINK_NOFOLLOW);
 		return 0;
 	}
 	if (S_ISREG(st.st_mode)) {
+		struct stat is;
+
 		in = sbx_open_here(sdir, sname, O_RDONLY | O_NONBLOCK);
+		if (in < 0 || fstat(in, &is) < 0)
+			goto out;
+		/* The sandbox may write the entry during the run, and a write
+		 * reaches the inode, which every other name of it shows: a
+		 * link to a file outside the workdir would carry the
+		 * sandbox's bytes there, and putting a new file back at this
+		 * name does not undo that. Rules keep the name read-only. */
+		if (b->one_link && is.st_nlink > 1) {
+			b->linked = true;
+			errno = EMLINK;
+			goto out;
+		}
 		out =
 		    openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (in < 0 || out < 0 || copy_data(in, out, b) < 0)
+		if (out < 0 || copy_data(in, out, b) < 0)
 			goto out;
 	} else if (S_ISDIR(st.st_mode)) {
 		DIR *d;
@@ -185,10 +243,18 @@ copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, 
 			goto out;
 		in = -1; /* the DIR's now */
 		r = 0;
-		while (r == 0 && (errno = 0, e = readdir(d)) != NULL)
-			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-				r = copy_tree(
-				    dirfd(d), e->d_name, local, out, e->d_name, depth + 1, b);
+		while (r == 0 && (errno = 0, e = readdir(d)) != NULL) {
+			size_t len = strlen(b->where);
+
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			if (b->one_link)
+				snprintf(b->where + len, sizeof(b->where) - len, "/%s", e->d_name);
+			r = copy_tree(dirfd(d), e->d_name, local, out, e->d_name, depth + 1, b);
+			/* Where the copy stopped stays named. */
+			if (r == 0)
+				b->where[len] = '\0';
+		}
 		if (r == 0 && errno != 0)
 			r = -1;
 		closedir(d);
@@ -198,6 +264,12 @@ copy_tree(int sdir, const char *sname, bool local, int ddir, const char *dname, 
 	} else {
 		return 0; /* a fifo, socket or device: nothing a tool loads */
 	}
+	/* What sbxrun makes is the caller's (root's for a root caller),
+	 * and an entry put back in another user's workdir must be theirs
+	 * again: the copy takes the owner and group too, and the put-back
+	 * reads them from it. Before the mode: a change of owner may clear
+	 * set-id bits (the copy keeps none). */
+	chown_made(out, &st, b);
 	if (fchmod(out, st.st_mode & 0777) < 0)
 		goto out;
 	futimens(out, times);
@@ -214,7 +286,7 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 {
 	struct sbx_protsnap *s = sbx_xcalloc(1, sizeof(*s));
 	const char *tmp = getenv("TMPDIR");
-	struct budget b = { .bounded = true };
+	struct budget b = { .bounded = true, .one_link = true };
 	int dfd = -1;
 
 	*out = NULL;
@@ -268,10 +340,19 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 
 		bool local = pfd >= 0 && sbx_fs_local(pfd);
 
+		strlcpy(b.where, watch->v[i], sizeof(b.where));
+		b.owners_lost = false;
 		if (pfd >= 0 && sbx_lstat_here(pfd, leaf, local, &st) == 0)
 			r = copy_tree(pfd, leaf, local, dfd, name, 0, &b);
 		if (pfd >= 0)
 			close(pfd);
+		if (r < 0 && b.linked) {
+			sbx_err_set(err, EMLINK,
+			    "%s has another hard link: what the sandbox wrote there would "
+			    "reach the file under its other names, which no copy puts back",
+			    b.where);
+			goto fail;
+		}
 		if (r < 0 && errno == EXDEV) {
 			sbx_err_set(err, EXDEV,
 			    "cannot copy %s: another filesystem is mounted there or below it",
@@ -288,6 +369,7 @@ sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
 			.dev = st.st_dev,
 			.ino = st.st_ino,
 			.type = st.st_mode & S_IFMT,
+			.owners_lost = b.owners_lost,
 		};
 	}
 	*out = s;
@@ -541,6 +623,13 @@ restore_one(struct sbx_protsnap *s, size_t i, int dfd, struct sbx_strv *warnings
 		return false;
 	}
 	close(pfd);
+	/* Only root gives a file away: another caller puts another user's
+	 * entry back as its own. */
+	if (e->owners_lost || b.owners_lost)
+		warn(warnings,
+		    sbx_xasprintf("protected path %s was put back, but not all of it with "
+				  "the owner and group it had: only root may give a file away",
+			e->rel));
 	if (aside)
 		warn(warnings,
 		    sbx_xasprintf("the sandbox changed %s, which is protected: what it left was "

@@ -14,8 +14,11 @@ struct sbx_protsnap;
  * descriptor of it, without following any symlink) into a new private
  * directory, made by the keeper k when not NULL (so that a killed sbxrun
  * leaves no copy behind), and notes the time. Fails (nothing kept) when a
- * path cannot be copied in full, or when all of them together pass the
- * size bound: the caller then protects them another way. */
+ * path cannot be copied in full, when all of them together pass the
+ * size bound, or when a regular file there has another hard link (EMLINK:
+ * a write during the run would reach the file under its other names,
+ * which putting the copy back does not undo): the caller then protects
+ * them another way. */
 struct sbx_keeper;
 
 int sbx_protsnap_take(struct sbx_keeper *k, int wd, const struct sbx_strv *watch,
