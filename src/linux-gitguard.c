@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "linux-gitguard.h"
 #include "linux-statat.h"
+#include "supcfg.h"
 
 /* The top-level names that make the workdir itself a repository for git
  * (its is_git_directory(): a HEAD, and objects/ and refs/ here or in the
@@ -284,12 +285,12 @@ struct scan {
 	dev_t dev; /* the workdir's: the search never leaves it */
 	bool leaf_skip; /* nlink_counts_subdirs() */
 	size_t seen, found, opened, acl_opened, acl_named, acl_linked, setid, untaken, unlocked,
-	    dirs;
+	    dirs, planted;
 	bool moved; /* the tree moved under the search, which stopped */
 	bool files_over; /* past SCAN_MAX entries: directories only */
 	size_t scan_max, dirs_max; /* SCAN_MAX and DIRS_MAX, or the tests' */
 	struct sbx_buf named, named_open, named_acl, named_acl_named, named_acl_linked, named_setid,
-	    named_untaken, named_unlocked;
+	    named_untaken, named_unlocked, named_planted;
 	unsigned char *acl; /* XATTR_SIZE_MAX bytes for close_default_acl(), or NULL */
 	char path[PATH_MAX]; /* relative to the workdir */
 	struct frame *f;
@@ -300,6 +301,21 @@ static bool
 made_in_run(const struct tree *t, const struct stat *st)
 {
 	return sbx_changed_since(st, &t->start);
+}
+
+/* Whether the directory st's listing changed during the run (its
+ * modification time): a name made, removed or renamed in it. A change of
+ * owner or mode moves only the change time, so a directory a root
+ * caller's landlock hand-back gave back, or one the caller had opened to
+ * others before the run and whose names the run left alone, is not
+ * listed again entry by entry (attack-gitdeep counts the search's
+ * calls). Only the directory's owner, and the sandbox while it held it,
+ * can set that time back. */
+static bool
+listed_in_run(const struct tree *t, const struct stat *st)
+{
+	return st->st_mtim.tv_sec > t->start.tv_sec ||
+	    (st->st_mtim.tv_sec == t->start.tv_sec && st->st_mtim.tv_nsec >= t->start.tv_nsec);
 }
 
 /* Counts in *n and names in b (the first NAMED_MAX) the search's current
@@ -471,19 +487,115 @@ close_default_acl(struct scan *s, int fd)
  * (the kernel refuses any other), which is the caller's own uid or gid
  * on disk (a root caller's idmapped trees map the sandbox's to root's);
  * a group's write is left to the caller, as in the mode. */
-static void
+static bool
 close_to_others(struct scan *s, int fd, struct stat *st, size_t plen)
 {
+	bool open = false;
+
 	if (st->st_uid != geteuid() || (s->t->local && !made_in_run(s->t, st)))
-		return;
-	if ((st->st_mode & S_IWOTH) && fchmod(fd, st->st_mode & 07777 & ~(mode_t)S_IWOTH) == 0) {
-		note(s, &s->named_open, &s->opened, plen, NULL);
-		st->st_mode &= ~(mode_t)S_IWOTH;
+		return false;
+	if (st->st_mode & S_IWOTH) {
+		open = true;
+		if (fchmod(fd, st->st_mode & 07777 & ~(mode_t)S_IWOTH) == 0) {
+			note(s, &s->named_open, &s->opened, plen, NULL);
+			st->st_mode &= ~(mode_t)S_IWOTH;
+		}
 	}
-	if (close_default_acl(s, fd))
+	if (close_default_acl(s, fd)) {
 		note(s, &s->named_acl, &s->acl_opened, plen, NULL);
-	if (s->g->acls && sbx_acl_reduce(fd) == 1)
+		open = true;
+	}
+	if (s->g->acls && sbx_acl_reduce(fd) == 1) {
 		note(s, &s->named_acl_named, &s->acl_named, plen, NULL);
+		open = true;
+	}
+	return open;
+}
+
+/* Whether uid is the caller's or the sandbox's: what a run may leave in
+ * the workdir. A root caller's sandbox is uid SBX_SANDBOX_ROOT_ID
+ * (landlock: its entries were handed back before the search; one that is
+ * its still was its before the run). */
+static bool
+run_uid(uid_t uid)
+{
+	return uid == geteuid() || (geteuid() == 0 && uid == SBX_SANDBOX_ROOT_ID);
+}
+
+/* Gives the entry name of dir (not followed) to root, without group or
+ * others' access, when it is still the inode st and not a symlink nor a
+ * file with another link (which may be a third user's file elsewhere);
+ * returns whether it did. Through an O_PATH descriptor: a rename
+ * meanwhile changes nothing else. */
+static bool
+take_planted(int dir, const char *name, const struct stat *st)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat now;
+	char fdp[64];
+
+	if (S_ISLNK(st->st_mode) || (!S_ISDIR(st->st_mode) && st->st_nlink > 1))
+		return false;
+	fd = sbx_open_here(dir, name, O_PATH);
+	if (fd < 0 || fstat(fd, &now) < 0 || !sbx_same_file(&now, st) || run_uid(now.st_uid))
+		return false;
+	if (fchownat(fd, "", geteuid(), getegid(), AT_EMPTY_PATH) < 0)
+		return false;
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
+	return chmod(fdp, now.st_mode & 0700) == 0;
+}
+
+/* The directory fd, the caller's, was left writable by other users
+ * (close_to_others() just took that away): any local user could put
+ * entries of its own there while the run lasted, which the caller's next
+ * build or tool would run, and which their owner could still rewrite
+ * afterwards (threat-model.md, "Nothing is planted for later"). Each
+ * entry directly in it owned by neither the caller nor the sandbox and
+ * made or changed during the run (any, where change times prove nothing)
+ * is moved aside (sbx_rename_aside()) and, for a root caller, given to
+ * root with no access for group or others (take_planted()): what a
+ * planted directory holds is then out of its owner's reach by name. Its
+ * owner can no longer add any: the write permission went first. The
+ * cost is one lstat per entry of such a directory, which the run opened
+ * to others, and none anywhere else. */
+static void
+disarm_planted(struct scan *s, int fd, size_t plen)
+{
+	_cleanup_close_ int rfd = sbx_open_here(fd, ".", O_RDONLY | O_DIRECTORY);
+	struct sbx_strv names = { 0 };
+	char buf[32768];
+	long n;
+
+	if (rfd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, rfd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+				sbx_strv_push(&names, de->d_name);
+		}
+	for (size_t i = 0; i < names.n; i++) {
+		const char *name = names.v[i];
+		_cleanup_free_ char *aside = NULL;
+		_cleanup_free_ char *what = NULL;
+		struct stat st;
+		bool taken;
+
+		if (sbx_lstat_here(fd, name, s->t->local, &st) < 0 || run_uid(st.st_uid) ||
+		    (s->t->local && !made_in_run(s->t, &st)))
+			continue;
+		if (plen == 0 && strstr(name, ".sbxrun-untrusted.") != NULL)
+			continue;
+		taken = geteuid() == 0 && take_planted(fd, name, &st);
+		aside = sbx_rename_aside(fd, name);
+		what = sbx_xasprintf("%s (uid %u%s%s%s)", name, (unsigned)st.st_uid,
+		    aside ? ", moved aside to " : ", could not be moved aside", aside ? aside : "",
+		    taken ? ", now the caller's" : "");
+		note(s, &s->named_planted, &s->planted, plen, what);
+	}
+	sbx_strv_free(&names);
 }
 
 /* An entry of the caller's that the run changed and left set-user-ID or
@@ -725,7 +837,8 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 	/* First: close_to_others() writes the mode it is given back. */
 	if (s->g->setid)
 		clear_setid(s, fd, &cur, plen, NULL);
-	close_to_others(s, fd, &cur, plen);
+	if (close_to_others(s, fd, &cur, plen) && (!s->t->local || listed_in_run(s->t, st)))
+		disarm_planted(s, fd, plen);
 	if (lent) {
 		/* The checks wrote the old mode, less their bits: the search
 		 * needs the caller's read and search until it leaves. */
@@ -1007,6 +1120,10 @@ check(struct sbx_gitguard *g, const struct tree *t)
 			s.found > NAMED_MAX ? ", ..." : ""));
 	left(g, t, where, s.opened, "director",
 	    "writable by other users; their write permission was removed", &s.named_open);
+	left(g, t, where, s.planted, "entr",
+	    "of other users in directories it left writable by them (made or changed during the "
+	    "run, where the caller's tools would find them)",
+	    &s.named_planted);
 	left(g, t, where, s.untaken, "director",
 	    "that the caller cannot read or search (locked before the run, or by it): what the "
 	    "run made below them was not looked for, and stays",
@@ -1042,6 +1159,7 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	sbx_buf_free(&s.named_setid);
 	sbx_buf_free(&s.named_untaken);
 	sbx_buf_free(&s.named_unlocked);
+	sbx_buf_free(&s.named_planted);
 	free(s.acl);
 }
 

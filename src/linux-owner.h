@@ -14,11 +14,22 @@
 #include "resolve.h"
 #include "util.h"
 
+struct file_handle;
+
 struct sbx_lease_entry {
 	dev_t dev;
 	ino_t ino;
 	gid_t gid;
 	mode_t mode; /* as it was lent */
+	/* A lent entry's only: its path when it was lent, its file handle
+	 * (name_to_handle_at(), NULL where the filesystem gives none), and
+	 * whether the hand-back's walk met it. An entry the walk did not
+	 * meet was moved out of the tree during the run (by someone who may
+	 * rename in the directory holding it): it is looked for by its
+	 * handle. */
+	char *path;
+	struct file_handle *fh;
+	bool met;
 };
 
 /* An entry a scan saw: its path relative to the tree's root ("" for the
@@ -71,6 +82,8 @@ struct sbx_lease {
 	bool acls_all;
 	struct sbx_strv acl_removed; /* the first of those entries */
 	size_t nacl; /* how many there were in all */
+	struct sbx_strv moved; /* the first lent entries moved out of the tree */
+	size_t nmoved; /* how many there were in all */
 	struct sbx_scan *scan; /* a scan's state (sbx_owner_scan), else NULL */
 	/* The coarse clock when the lend was done, on a local filesystem:
 	 * an entry whose change time is earlier was not touched after it.
@@ -130,8 +143,12 @@ void sbx_covers_free(struct sbx_covers *c);
  * with their own group, new ones with owner_gid where the sandbox's group
  * was given; each loses its set-id bits and its trusted.* and security.*
  * attributes (file capabilities among them). Entries that were to's
- * before the lend stay so. What could not be handed back is named in one
- * line added to warnings (when not NULL). Frees l. */
+ * before the lend stay so. A lent entry the walk did not meet (moved out
+ * of the tree) is opened by its file handle (open_by_handle_at(), which
+ * needs CAP_DAC_READ_SEARCH) and, when it is still that inode and still
+ * to's, handed back where it is now, a directory with what it holds.
+ * What could not be handed back, and every lent entry moved out, is
+ * named in a line added to warnings (when not NULL). Frees l. */
 void sbx_owner_return(struct sbx_lease *l, struct sbx_strv *warnings);
 
 /* Whether the calling task, with the ids uid stands for (its own, taken

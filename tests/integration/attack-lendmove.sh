@@ -1,0 +1,73 @@
+# Another local user must not keep a root caller's file lent to uid
+# 65534 by moving it out of the workdir during the run and back after the
+# hand-back (handback.md, "Entries moved out of the walk").
+#
+# A root caller's landlock workdir holds a directory of sbxtest's (a
+# shared checkout) with root's files in it: the lend gives them to 65534,
+# and sbxtest, who may rename in its own directory, moves them to a
+# directory of its own outside the workdir while they are lent. The
+# hand-back walks the workdir only; before the fix it never met them, said
+# nothing, and once sbxtest moved them back they stayed 65534's for good:
+# writable by every later root-landlock sandbox.
+#
+# The payload says when it runs (the lend is done) and waits until the
+# names are gone from the workdir; then it ends. After the run sbxtest
+# moves them back. Verdicts on the host: owner and group of the file, of a
+# root directory moved whole and of the file inside it; the warning in the
+# diagnostics and on stderr naming them; a file the sandbox made in the
+# moved directory is root's too. (The diagnostics line is what sbxrun
+# prints on stderr unless told otherwise.)
+SBX_BACKEND=landlock
+. "$(dirname "$0")/jail-lib.sh"
+. "$(dirname "$0")/rootwd-lib.sh"
+
+N_TESTS=9
+rootwd_begin "$N_TESTS" "the payload's wait" || exit 0
+if ! id sbxtest >/dev/null 2>&1; then
+	echo "Bail out! the user sbxtest is missing (.ci/run makes it)"
+	exit 1
+fi
+chmod 711 "$T"
+
+new_wd
+OUT=$T/out-sbxtest
+mkdir "$OUT"
+chown sbxtest: "$OUT"
+mkdir "$WD/S" "$WD/S/rd"
+echo 'root data' >"$WD/S/rootfile"
+echo 'root data too' >"$WD/S/rd/f"
+chgrp 4242 "$WD/S/rootfile"
+chmod 644 "$WD/S/rootfile" "$WD/S/rd/f"
+# A directory moves to another parent only for who may write it (its
+# ".." changes): a scratch directory of root's open to all.
+chmod 777 "$WD/S/rd"
+chown sbxtest: "$WD/S"
+
+printf '%s\n' ': >ready; echo new >S/rd/new
+i=0
+while { [ -e S/rootfile ] || [ -e S/rd ]; } && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+echo waited=$i' >"$T/script"
+BG_STDIN=$T/script sbx_bg -w "$WD"
+wait_for "[ -e '$WD/ready' ] || ! kill -0 $SBX_PID 2>/dev/null" 60
+is "$(stat -c %u "$WD/S/rootfile" "$WD/S/rd" 2>&1 | tr '\n' ' ')" "65534 65534 " \
+    "the run lent root's file and directory in sbxtest's directory"
+runuser -u sbxtest -- mv "$WD/S/rootfile" "$WD/S/rd" "$OUT/" 2>"$T/mv.err"
+is "$?:$(cat "$T/mv.err")" "0:" "sbxtest moved them out of the workdir during the run"
+sbx_bg_wait 60
+is_status 0 "the run ended"
+runuser -u sbxtest -- mv "$OUT/rootfile" "$OUT/rd" "$WD/S/"
+
+is "$(stat -c %u:%g "$WD/S/rootfile")" 0:4242 \
+    "moved out and back, root's file is root's again, with its group"
+is "$(stat -c %u "$WD/S/rd" "$WD/S/rd/f" 2>&1 | tr '\n' ' ')" "0 0 " \
+    "... and so are the directory moved whole and root's file in it"
+is "$(stat -c %u "$WD/S/rd/new")" 0 "... and the file the sandbox made in that directory"
+setpriv --reuid 65534 --regid 65534 --clear-groups sh -c "echo x >>'$WD/S/rootfile'" 2>/dev/null
+is "$(cat "$WD/S/rootfile")" "root data" "a later sandbox's uid 65534 cannot write it"
+like "$(grep -o '"warnings":\[.*' "$T/bg.diag")" "$WD/S/rootfile (now $OUT/rootfile" \
+    "the diagnostics' warnings name the file moved out, and where it was"
+like "$(grep -o '"warnings":\[.*' "$T/bg.diag")" "$WD/S/rd (now $OUT/rd" \
+    "... and the directory moved out"
+
+
+done_testing

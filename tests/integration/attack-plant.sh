@@ -1,0 +1,101 @@
+# Another local user must not leave files of its own in the caller's
+# workdir through a directory the run opened to everyone (threat model,
+# "Nothing is planted for later"; handback.md, section 2).
+#
+# The payload makes sub with mode 0777 and waits; meanwhile another user
+# writes sub/run.sh and makes sub/own/x. Before the fix, the search after
+# the run took write for others from sub and said only that, but run.sh
+# and own/ stayed there, that user's: the caller's next build ran run.sh
+# under its name, and its owner could rewrite it at any time later.
+#
+# Two cases, each a run of its own:
+#   root:    a root caller, the attacker sbxtest; the planted entries
+#            must leave their names, be named in the warnings, and be out
+#            of sbxtest's reach (it cannot write run.sh nor own/x any more)
+#   sbxtest: a sbxtest caller, the attacker uid 65534 (another user of
+#            the machine); a non-root caller cannot take the entries, so
+#            they must leave their names and be named
+# The payload waits for the attacker to be done (own/x exists), so no
+# clock decides. Verdicts on the host. The harness must be root (it acts
+# as the other users); run as another user the file skips with a reason.
+# Run for $SBX_BACKEND (default namespaces).
+. "$(dirname "$0")/jail-lib.sh"
+
+N_TESTS=9
+if ! root_only "the harness runs the caller and the attacker as other users" "$N_TESTS"; then
+	done_testing
+	exit
+fi
+if ! id sbxtest >/dev/null 2>&1; then
+	echo "Bail out! the user sbxtest is missing (.ci/run makes it)"
+	exit 1
+fi
+chmod 711 "$T"
+
+# as USER CMD...: CMD run by USER (a name or a uid), with no other groups.
+as() {
+	_u=$1
+	shift
+	setpriv --reuid "$(id -u "$_u" 2>/dev/null || echo "$_u")" \
+	    --regid "$(id -g "$_u" 2>/dev/null || echo "$_u")" --clear-groups "$@"
+}
+
+# plant_run CALLER ATTACKER: CALLER's run opens sub to everyone and waits
+# until ATTACKER has planted sub/run.sh and sub/own/x; one check (the
+# plant was made during the run, and the run ended well).
+plant_run() {
+	new_wd
+	[ "$1" = root ] || chown "$1": "$WD"
+	printf '%s\n' 'umask 0; mkdir sub; chmod 777 sub; : >ready
+i=0
+while [ ! -e sub/own/x ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e sub/own/x ] && echo saw-plant' >"$T/script"
+	_as=
+	if [ "$1" != root ]; then
+		mkdir -p "$T/tmp-$1"
+		chown "$1": "$T/tmp-$1"
+		_as="runuser -u $1 -- env TMPDIR=$T/tmp-$1"
+	fi
+	# shellcheck disable=SC2086
+	$_as "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 -w "$WD" \
+	    <"$T/script" >"$T/run.out" 2>"$T/run.err" 3>"$T/run.diag" &
+	_run=$!
+	JAIL_PIDS="$JAIL_PIDS $_run"
+	wait_for "[ -e '$WD/ready' ] || ! kill -0 $_run 2>/dev/null" 60
+	as "$2" sh -c "echo 'echo planted by $2' >'$WD/sub/run.sh' &&
+	    mkdir '$WD/sub/own' && echo mine >'$WD/sub/own/x'" 2>"$T/plant.err"
+	wait "$_run"
+	_st=$?
+	is "$_st:$(cat "$T/run.out")" 0:saw-plant \
+	    "$1: $2 planted sub/run.sh and sub/own/x during the run, which ended well"
+	[ -s "$T/plant.err" ] && diag "$(cat "$T/plant.err")"
+	_warn=$(grep -o '"warnings":\[.*' "$T/run.diag")
+}
+
+# left_names CALLER ATTACKER: three checks.
+left_names() {
+	absent "$1: the name sub/run.sh no longer leads to what $2 wrote" "$WD/sub/run.sh"
+	absent "$1: ... nor sub/own to $2's directory" "$WD/sub/own"
+	case $_warn in
+	*'sub/run.sh (uid '*'sub/own (uid '* | *'sub/own (uid '*'sub/run.sh (uid '*)
+		pass "$1: the warnings name both" ;;
+	*)
+		fail "$1: the warnings name both"
+		diag "$_warn" ;;
+	esac
+}
+
+plant_run root sbxtest
+# Whatever the entries are called now, their owner cannot change them
+# (first: absent removes what it finds).
+for f in $(find "$WD/sub" -name 'run.sh*' -o -path '*/own*/x'); do
+	as sbxtest sh -c "echo CHANGED >'$f'" 2>/dev/null
+done
+is "$(grep -rl CHANGED "$WD" 2>&1)" "" \
+    "root: sbxtest cannot rewrite what it planted, wherever it is now"
+left_names root sbxtest
+
+plant_run sbxtest 65534
+left_names sbxtest 65534
+
+done_testing
