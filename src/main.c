@@ -1105,13 +1105,15 @@ run_selftest(struct run *run)
 		fflush(stdout);
 		fd = d->fd;
 	} else if (d->kind == SBX_DIAG_PATH) {
-		fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		/* The file made and checked before the selftest ran, never
+		 * its name again (open_diag_path()). */
+		fd = run->diag_fd >= 0 ? run->diag_fd : open_diag_path(run, d->path, &err);
 		if (fd < 0)
-			say(run, "--diag: cannot create %s: %s", d->path, strerror(errno));
+			say(run, "%s", err.msg);
 	}
-	if (fd >= 0 && write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+	if (fd >= 0 && !sbx_write_shared(fd, line, strlen(line)))
 		say(run, "--diag: cannot write the summary line");
-	if (d->kind == SBX_DIAG_PATH && fd >= 0)
+	if (d->kind == SBX_DIAG_PATH && fd >= 0 && fd != run->diag_fd)
 		close(fd);
 	return status;
 }

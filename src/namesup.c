@@ -840,23 +840,31 @@ still_waits(int notify_fd, uint64_t id)
 	return ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-/* Cuts the regular file fd refers to at len, whatever fd's access mode. */
+/* O_RDONLY | O_TRUNC breaks a lease for reading only, which its holder
+ * has answered once fd (that file, opened without O_TRUNC) is open: the
+ * same open again cuts it as the kernel's would, where a descriptor for
+ * writing would break the lease a second time. Takes fd. */
 static int
-cut(int fd, off_t len)
+reopen_truncating(int fd, int flags)
 {
 	char proc[64];
-	int wfd, r, saved;
+	int again, fl, saved;
 
-	if (fcntl(fd, F_GETFL) & (O_WRONLY | O_RDWR))
-		return ftruncate(fd, len);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if ((wfd = open(proc, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-		return -1;
-	r = ftruncate(wfd, len);
+	again = open(proc, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NONBLOCK | O_CLOEXEC);
 	saved = errno;
-	close(wfd);
-	errno = saved;
-	return r;
+	close(fd);
+	if (again < 0) {
+		errno = saved;
+		return -1;
+	}
+	if ((fl = fcntl(again, F_GETFL)) < 0 || fcntl(again, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		saved = errno;
+		close(again);
+		errno = saved;
+		return -1;
+	}
+	return again;
 }
 
 /* An open that truncates, and truncate(2), wait in the kernel while a
@@ -864,8 +872,8 @@ cut(int fd, off_t len)
  * that holds a lease on its own file ends it by ending: the call then cut
  * the file after the run. So the open is first tried without waiting;
  * on EWOULDBLOCK the file is opened without O_TRUNC, which waits, and cut
- * only if the caller still waits (doc/design/supervisor.md, "Calls made
- * after the run"). */
+ * only if the caller still waits (doc/design/supervisor.md, "A cut waits
+ * for a lease without cutting"). */
 static int
 open_truncating(const struct sbx_name_op *op, int notify_fd, uint64_t id)
 {
@@ -897,15 +905,23 @@ open_truncating(const struct sbx_name_op *op, int notify_fd, uint64_t id)
 		return -1;
 	if ((fd = open_named(op, op->flags & ~O_TRUNC)) < 0)
 		return -1;
-	errno = ECANCELED;
-	if (!still_waits(notify_fd, id) ||
-	    (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && cut(fd, 0) < 0)) {
+	if (!still_waits(notify_fd, id)) {
+		close(fd);
+		errno = ECANCELED;
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return fd;
+	if ((op->flags & O_ACCMODE) != O_RDONLY) {
+		/* Open for writing: no lease is left to break. */
+		if (ftruncate(fd, 0) == 0)
+			return fd;
 		saved = errno;
 		close(fd);
 		errno = saved;
 		return -1;
 	}
-	return fd;
+	return reopen_truncating(fd, op->flags);
 }
 
 /* truncate(2) of the file judged: through a descriptor for writing,

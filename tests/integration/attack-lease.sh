@@ -16,7 +16,7 @@
 SBX_BACKEND=landlock
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=9
+N_TESTS=11
 cat >"$WD/late.py" <<'EOF2'
 import fcntl, os, signal, sys, threading, time
 F_SETLEASE = 1024
@@ -44,15 +44,20 @@ import fcntl, os, signal, sys, time
 F_SETLEASE = 1024
 with open(sys.argv[2], "w") as f:
     f.write("keep" * 100)
+# rdtrunc: a write lease, downgraded when broken (what a reader's break
+# asks for), and an O_RDONLY | O_TRUNC open, which cuts after that alone.
+rd = sys.argv[1] == "rdtrunc"
 fd = os.open(sys.argv[2], os.O_RDONLY)
 def broken(sig, frame):
-    fcntl.fcntl(fd, F_SETLEASE, fcntl.F_UNLCK)
+    fcntl.fcntl(fd, F_SETLEASE, fcntl.F_RDLCK if rd else fcntl.F_UNLCK)
 signal.signal(signal.SIGIO, broken)
-fcntl.fcntl(fd, F_SETLEASE, fcntl.F_RDLCK)
+fcntl.fcntl(fd, F_SETLEASE, fcntl.F_WRLCK if rd else fcntl.F_RDLCK)
 pid = os.fork()
 if pid == 0:
     if sys.argv[1] == "open":
         os.write(os.open(sys.argv[2], os.O_WRONLY | os.O_TRUNC), b"new")
+    elif rd:
+        os.open(sys.argv[2], os.O_RDONLY | os.O_TRUNC)
     else:
         os.truncate(sys.argv[2], 2)
     os._exit(0)
@@ -109,5 +114,8 @@ is "$(cat "$WD/given-open")" new "and cuts the file"
 jail -w "$WD" -- python3 give.py trunc given-trunc
 is_status 0 "a truncate waits for a lease given up"
 is "$(cat "$WD/given-trunc")" ke "and cuts the file"
+jail -w "$WD" -- python3 give.py rdtrunc given-rdtrunc
+is_status 0 "an O_RDONLY | O_TRUNC open waits for a write lease downgraded"
+is "$(stat -c %s "$WD/given-rdtrunc")" 0 "and cuts the file"
 
 done_testing
