@@ -66,11 +66,7 @@ ok "a symlink planted as config was moved aside, its target untouched" \
 # sbxrun, now moves HEAD aside then.
 rm -f "$ran"
 new_wd
-printf '%s\n' "$bare" 'echo ready >ready; sleep 60' >"$T/script.bg"
-BG_STDIN=$T/script.bg
-sbx_bg -w "$WD"
-BG_STDIN=
-wait_for "[ -s '$WD/ready' ]" 30 || diag "the script did not start: $(cat "$T/bg.err")"
+sbx_bg_ready "$bare" -w "$WD"
 sbx_kill_wait
 git_host status >/dev/null 2>&1
 absent "sbxrun SIGKILLed: the caller's git status runs no command of the layout" "$ran"

@@ -89,11 +89,7 @@ is "$(leftovers)" "" "nothing is left in TMPDIR (the copies, other users' files 
 new_wd
 populate
 state >"$T/before"
-printf '%s\n' "$ATTACK" 'echo ready >ready; sleep 60' >"$T/script.bg"
-BG_STDIN=$T/script.bg
-sbx_bg -w "$WD"
-BG_STDIN=
-wait_for "[ -s '$WD/ready' ]" 30 || diag "the script did not start: $(cat "$T/bg.err")"
+sbx_bg_ready "$ATTACK" -w "$WD"
 sbx_kill_wait
 is "$(state)" "$(cat "$T/before")" \
     "sbxrun SIGKILLed: every entry is back with its owner, group, mode and content"

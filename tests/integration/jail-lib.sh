@@ -216,6 +216,18 @@ os.execv(sys.argv[1], sys.argv[1:])
 	JAIL_PIDS="$JAIL_PIDS $SBX_PID"
 }
 
+# sbx_bg_ready SCRIPT ARG...: sbx_bg ARG... with SCRIPT, then a line that
+# writes "ready" in the working directory and waits a minute, on stdin;
+# returns once $WD/ready is there (30 s at most, else a diagnostic).
+sbx_bg_ready() {
+	printf '%s\n' "$1" 'echo ready >ready; sleep 60' >"$T/script.bg"
+	shift
+	BG_STDIN=$T/script.bg
+	sbx_bg "$@"
+	BG_STDIN=
+	wait_for "[ -s '$WD/ready' ]" 30 || diag "the script did not start: $(cat "$T/bg.err")"
+}
+
 # sbx_kill_wait: SIGKILLs the sbxrun sbx_bg started (a CI cancel, the
 # OOM killer) and waits for it, then for its keeper, which outlives it and
 # undoes the run, to have exited (a zombie of its new parent's counts),

@@ -68,12 +68,8 @@ done
 new_wd
 populate
 state >"$T/before"
-printf '%s\n' 'mv .envrc .envrc.old; echo "echo planted" >.envrc
-mv .vscode .vscode.old; mkdir .vscode; echo evil >.vscode/f; echo ready >ready; sleep 60' >"$T/script.bg"
-BG_STDIN=$T/script.bg
-sbx_bg -w "$WD"
-BG_STDIN=
-wait_for "[ -s '$WD/ready' ]" 30 || diag "the script did not start: $(cat "$T/bg.err")"
+sbx_bg_ready 'mv .envrc .envrc.old; echo "echo planted" >.envrc
+mv .vscode .vscode.old; mkdir .vscode; echo evil >.vscode/f' -w "$WD"
 # Done when the keeper, which waits for init's restore, has exited.
 sbx_kill_wait
 is "$(state)" "$(cat "$T/before")" \
