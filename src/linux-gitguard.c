@@ -303,21 +303,6 @@ made_in_run(const struct tree *t, const struct stat *st)
 	return sbx_changed_since(st, &t->start);
 }
 
-/* Whether the directory st's listing changed during the run (its
- * modification time): a name made, removed or renamed in it. A change of
- * owner or mode moves only the change time, so a directory a root
- * caller's landlock hand-back gave back, or one the caller had opened to
- * others before the run and whose names the run left alone, is not
- * listed again entry by entry (attack-gitdeep counts the search's
- * calls). Only the directory's owner, and the sandbox while it held it,
- * can set that time back. */
-static bool
-listed_in_run(const struct tree *t, const struct stat *st)
-{
-	return st->st_mtim.tv_sec > t->start.tv_sec ||
-	    (st->st_mtim.tv_sec == t->start.tv_sec && st->st_mtim.tv_nsec >= t->start.tv_nsec);
-}
-
 /* Counts in *n and names in b (the first NAMED_MAX) the search's current
  * path, plus name when not NULL (an entry of the current directory). */
 static void
@@ -837,7 +822,14 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 	/* First: close_to_others() writes the mode it is given back. */
 	if (s->g->setid)
 		clear_setid(s, fd, &cur, plen, NULL);
-	if (close_to_others(s, fd, &cur, plen) && (!s->t->local || listed_in_run(s->t, st)))
+	/* Its change time, which no one can set back (its modification
+	 * time the sandbox could, while it held the directory): a name made
+	 * or removed there, or its mode opened, moves it. A directory the
+	 * caller had opened to others before the run and the run left alone
+	 * is not listed entry by entry, except after a root caller's
+	 * landlock run, whose hand-back moved every directory's change
+	 * time. */
+	if (close_to_others(s, fd, &cur, plen) && (!s->t->local || made_in_run(s->t, st)))
 		disarm_planted(s, fd, plen);
 	if (lent) {
 		/* The checks wrote the old mode, less their bits: the search

@@ -21,7 +21,7 @@
 # Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=9
+N_TESTS=13
 if ! root_only "the harness runs the caller and the attacker as other users" "$N_TESTS"; then
 	done_testing
 	exit
@@ -40,7 +40,7 @@ as() {
 	    --regid "$(id -g "$_u" 2>/dev/null || echo "$_u")" --clear-groups "$@"
 }
 
-# plant_run CALLER ATTACKER: CALLER's run opens sub to everyone and waits
+# plant_run CALLER ATTACKER [reset]: CALLER's run opens sub to everyone and waits
 # until ATTACKER has planted sub/run.sh and sub/own/x; one check (the
 # plant was made during the run, and the run ended well).
 plant_run() {
@@ -50,6 +50,9 @@ plant_run() {
 i=0
 while [ ! -e sub/own/x ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 [ -e sub/own/x ] && echo saw-plant' >"$T/script"
+	# reset: the payload then sets sub's modification time back to
+	# before the run, which it may (it made sub).
+	[ "${3:-}" = reset ] && echo 'touch -d 2000-01-01 sub' >>"$T/script"
 	_as=
 	if [ "$1" != root ]; then
 		mkdir -p "$T/tmp-$1"
@@ -97,5 +100,10 @@ left_names root sbxtest
 
 plant_run sbxtest 65534
 left_names sbxtest 65534
+
+# The search used to judge "changed in the run" by the directory's
+# modification time, which the sandbox sets back: the plant stayed.
+plant_run root sbxtest reset
+left_names root sbxtest
 
 done_testing
