@@ -341,6 +341,16 @@ walk(struct sbx_lease *l, visit_fn visit, struct sbx_err *err)
 			close(cfd);
 			continue;
 		}
+		/* Moved directories may hold one another: each is walked
+		 * once, or nesting them made the hand-back quadratic. */
+		if (l->moved_walk && S_ISDIR(st.st_mode)) {
+			const struct sbx_lease_entry *e = find(l->lent, l->nlent, &st);
+
+			if (e != NULL && e->met) {
+				close(cfd);
+				continue;
+			}
+		}
 		if (visit(l, cfd, &st, path_of(&w, ok), err) < 0) {
 			close(cfd);
 			rc = -1;
@@ -1133,8 +1143,10 @@ return_moved(struct sbx_lease *l, struct sbx_lease_entry *e, int mount)
 		 * entries inside are met there. */
 		l->root = now;
 		l->root_fd = fd;
+		l->moved_walk = true;
 		if (walk(l, visit_return, &err) < 0 && err.msg[0])
 			fail_entry(l, now, err.msg);
+		l->moved_walk = false;
 		l->root = root;
 		l->root_fd = root_fd;
 		moved_entry(l, e, why);

@@ -84,6 +84,8 @@ struct sbx_lease {
 	size_t nacl; /* how many there were in all */
 	struct sbx_strv moved; /* the first lent entries moved out of the tree */
 	size_t nmoved; /* how many there were in all */
+	bool moved_walk; /* walking one of them: a lent directory met
+	                    before is not entered again */
 	struct sbx_scan *scan; /* a scan's state (sbx_owner_scan), else NULL */
 	/* The coarse clock when the lend was done, on a local filesystem:
 	 * an entry whose change time is earlier was not touched after it.

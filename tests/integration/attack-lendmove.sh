@@ -21,7 +21,7 @@ SBX_BACKEND=landlock
 . "$(dirname "$0")/jail-lib.sh"
 . "$(dirname "$0")/rootwd-lib.sh"
 
-N_TESTS=9
+N_TESTS=11
 rootwd_begin "$N_TESTS" "the payload's wait" || exit 0
 if ! id sbxtest >/dev/null 2>&1; then
 	echo "Bail out! the user sbxtest is missing (.ci/run makes it)"
@@ -69,5 +69,64 @@ like "$(grep -o '"warnings":\[.*' "$T/bg.diag")" "$WD/S/rootfile (now $OUT/rootf
 like "$(grep -o '"warnings":\[.*' "$T/bg.diag")" "$WD/S/rd (now $OUT/rd" \
     "... and the directory moved out"
 
+
+# Lent directories nested in one another (the lowest inode innermost, the
+# order the hand-back takes the unmet ones in) and moved out as one: each
+# was walked whole, every walk again below it, so the keeper's hand-back
+# grew with the square of their count (600 directories and 10,000 files
+# took 39 s). Counted on the host: the keeper's opens, traced from the
+# payload's wait on (strace -p, the keeper alone).
+new_wd
+K=60
+F=200
+OUT2=$T/out2-sbxtest
+mkdir "$OUT2" "$WD/S" "$WD/S/n" "$WD/S/n/files"
+chown sbxtest: "$OUT2"
+i=0
+while [ $i -lt $K ]; do
+	mkdir "$WD/S/n/d$i"
+	i=$((i + 1))
+done
+i=0
+while [ $i -lt $F ]; do
+	: >"$WD/S/n/files/f$i"
+	i=$((i + 1))
+done
+chmod 777 "$WD/S/n"
+chown sbxtest: "$WD/S"
+printf '%s\n' 'cd S/n
+ls -di d* | sort -n | awk "{ print \$2 }" >../../order
+prev=
+while read -r d; do
+	[ -n "$prev" ] && mv "$prev" "$d/"
+	prev=$d
+done <../../order
+inner=$prev
+while [ -n "$(ls "$inner")" ]; do inner=$inner/$(ls "$inner"); done
+mv files "$inner/"
+mv "$prev" top
+chmod 777 top
+cd ../..
+: >ready
+i=0
+while [ -e S/n/top ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done' >"$T/script"
+BG_STDIN=$T/script sbx_bg -w "$WD"
+wait_for "[ -e '$WD/ready' ] || ! kill -0 $SBX_PID 2>/dev/null" 60
+KEEPER=$(pgrep -x -P "$SBX_PID" sbxrun-keeper | head -n 1)
+strace -p "$KEEPER" -o "$T/keeper.strace" -e trace=openat,openat2 2>/dev/null &
+STRACE=$!
+sleep 0.5 # strace attached
+runuser -u sbxtest -- mv "$WD/S/n/top" "$OUT2/top"
+sbx_bg_wait 60
+wait "$STRACE"
+opens=$(grep -c 'openat' "$T/keeper.strace")
+is "$(find "$OUT2" -uid 65534 | wc -l | tr -d ' ')" 0 \
+    "$K nested directories moved out: everything in them handed back"
+if command -v strace >/dev/null 2>&1; then
+	ok "... in one walk each: the keeper opened $opens times for $((K + F)) entries" \
+	    [ "$opens" -gt 0 ] && [ "$opens" -le $((3 * (K + F) + 200)) ]
+else
+	skip "strace is not installed: cannot count the keeper's opens" 1
+fi
 
 done_testing
