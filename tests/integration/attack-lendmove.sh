@@ -126,7 +126,7 @@ is "$(find "$OUT2" -uid 65534 | wc -l | tr -d ' ')" 0 \
     "$K nested directories moved out: everything in them handed back"
 if command -v strace >/dev/null 2>&1; then
 	ok "... in one walk each: the keeper opened $opens times for $((K + F)) entries" \
-	    [ "$opens" -gt 0 ] && [ "$opens" -le $((3 * (K + F) + 200)) ]
+	    test "$opens" -gt 0 -a "$opens" -le $((3 * (K + F) + 200))
 else
 	skip "strace is not installed: cannot count the keeper's opens" 1
 fi

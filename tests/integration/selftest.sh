@@ -125,7 +125,7 @@ if [ "$SBX_BACKEND" = namespaces ]; then
 	is "$(fsum "$sh_bin")" "$sh_sum" "with no barrier, $sh_bin is unchanged"
 	ok "with no barrier, the caller's home was not touched" test ! -e "$HOME/.ssh"
 else
-	skip 17 "the no-barrier run is the same for every backend: done by selftest.sh"
+	skip "the no-barrier run is the same for every backend: done by selftest.sh (namespaces)" 17
 fi
 
 # --- it takes the default policy only --------------------------------------------
