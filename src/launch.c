@@ -364,13 +364,14 @@ payload_main(const struct sbx_init_args *a)
 				close(ready.fd);
 		}
 	}
-	/* A session of its own: init was in the payload's process group,
-	 * so setpriority(PRIO_PGRP, 0) and ioprio_set(IOPRIO_WHO_PGRP, 0)
-	 * reached it, and a starved init ended the run seconds late; a
-	 * group of init's cannot be joined from another session either
-	 * (doc/design/lifecycle.md). */
-	if (setsid() < 0) {
-		sbx_err_sys(&err, "setsid");
+	/* A process group of its own: init was in the payload's, so
+	 * setpriority(PRIO_PGRP, 0) and ioprio_set(IOPRIO_WHO_PGRP, 0)
+	 * reached it, and a starved init ended the run seconds late. Going
+	 * back to init's group is refused (tasksup.c, linux-seccomp.c). Not
+	 * a session of its own: with scheduler autogroups that made and
+	 * freed one per run, 0.1 ms (doc/design/lifecycle.md). */
+	if (setpgid(0, 0) < 0) {
+		sbx_err_sys(&err, "setpgid");
 		sbx_child_fail(errfd, SBX_FAIL_SETUP, &err);
 	}
 	/* Limits last: a low descriptor or memory limit must not break the

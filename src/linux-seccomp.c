@@ -360,8 +360,8 @@ task_rules(scmp_filter_ctx ctx, struct sbx_err *err)
  * has the payload's uid: the kernel lets the payload lower its priority,
  * I/O class and limits, and a starved init ended the run late. Refused
  * when they name pid 1, its group (1, init being its session's leader)
- * or every process of a user (init among them). The payload's own group
- * is its own session's (launch.c), which init is not in. */
+ * or every process of a user (init among them), and so is joining that
+ * group: the payload's own group is its own (launch.c). */
 static int
 init_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 {
@@ -392,6 +392,10 @@ init_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 		if (nr != __NR_SCMP_ERROR && rule(ctx, EPERM, nr, 1, args, err) < 0)
 			return -1;
 	}
+	/* setpgid(pid, 1): init's group, which the payload left. */
+	args[0] = int_eq(1, 1);
+	if (rule(ctx, EPERM, SCMP_SYS(setpgid), 1, args, err) < 0)
+		return -1;
 	/* prlimit64(1, resource, new, old): only a reading passes. */
 	args[0] = int_eq(0, 1);
 	args[1] = SCMP_A2(SCMP_CMP_NE, 0, 0);

@@ -1681,6 +1681,16 @@ handle_task(struct sbx_netsup *ns, const struct seccomp_notif *req)
 		if (tgid <= 0 || target != tgid)
 			v = SBX_TASK_REFUSE;
 	}
+	if (v == SBX_TASK_UNLESS_LEADER) {
+		/* The group of the session's leader is init's: a session id
+		 * is the leader's pid. The arguments are the caller's
+		 * registers, the same when the call goes on. */
+		pid_t sid = getsid((pid_t)req->pid);
+
+		if (ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &resp.id) < 0)
+			return;
+		v = sid <= 0 || target == sid ? SBX_TASK_REFUSE : SBX_TASK_ALLOW;
+	}
 	if (v != SBX_TASK_REFUSE) {
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);

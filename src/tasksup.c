@@ -22,6 +22,8 @@ const struct sbx_task_call sbx_tasksup_calls[] = {
 	{ "sched_setscheduler", SYS_sched_setscheduler, -1, 0, -1, -1, 0, -1 },
 	{ "sched_setparam", SYS_sched_setparam, -1, 0, -1, -1, 0, -1 },
 	{ "sched_setattr", SYS_sched_setattr, -1, 0, -1, -1, 0, -1 },
+	/* Trapped when it names a group (its pgid): judged below. */
+	{ "setpgid", SYS_setpgid, -1, 0, -1, -1, 1, -1 },
 	{ NULL, 0, -1, 0, -1, -1, 0, -1 },
 };
 
@@ -52,6 +54,14 @@ sbx_tasksup_judge(int nr, const uint64_t *args, pid_t *target, const char **why)
 	if (t == NULL)
 		return SBX_TASK_REFUSE;
 	who = (int)(uint32_t)args[t->who];
+	if (nr == SYS_setpgid) {
+		/* The payload's group is its own (launch.c); the one group of
+		 * its session it must not join is init's, whose members
+		 * setpriority(PRIO_PGRP, 0) and ioprio_set reach. */
+		*why = "joining the process group of the jail's init";
+		*target = who;
+		return who == 0 ? SBX_TASK_ALLOW : SBX_TASK_UNLESS_LEADER;
+	}
 	if (t->which >= 0) {
 		int which = (int)(uint32_t)args[(int)t->which];
 

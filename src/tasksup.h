@@ -36,6 +36,9 @@ enum sbx_task_verdict {
 	SBX_TASK_ALLOW, /* acts on the caller, or changes nothing */
 	SBX_TASK_IF_CALLER, /* names *target: allowed if it is the caller */
 	SBX_TASK_REFUSE, /* a process group or every process of a user */
+	SBX_TASK_UNLESS_LEADER, /* setpgid to the group *target: allowed
+	                           unless it is the caller's session's
+	                           leader's (init's) */
 };
 
 /* Whether nr is one of the calls. */

@@ -5,8 +5,9 @@
 # under namespaces, named init as pid 1, its group 1 or its user) left
 # init at nice 19 and in the idle I/O class, and a payload that kept the
 # CPUs busy then delayed the end of its run by seconds. The payload now
-# has a session of its own (init is in no group it can name), and under
-# namespaces the calls that name pid 1, group 1 or a user are refused.
+# has a process group of its own, may not go back to init's (its
+# session's leader's), and under namespaces the calls that name pid 1,
+# group 1 or a user are refused.
 # Verdict on the host: init's nice value, I/O class and limits in /proc
 # while the sandbox waits after trying.
 . "$(dirname "$0")/jail-lib.sh"
@@ -23,6 +24,10 @@ def tries(f):
         pass
 tries(lambda: os.setpriority(os.PRIO_PGRP, 0, 19))
 libc.syscall(251, 2, 0, IOPRIO_IDLE)                  # ioprio_set, IOPRIO_WHO_PGRP
+# Back into init's group (its session's leader's), then the same again.
+tries(lambda: os.setpgid(0, os.getsid(0)))
+tries(lambda: os.setpriority(os.PRIO_PGRP, 0, 19))
+libc.syscall(251, 2, 0, IOPRIO_IDLE)
 tries(lambda: os.setpriority(os.PRIO_PROCESS, 1, 19))
 tries(lambda: os.setpriority(os.PRIO_PGRP, 1, 19))
 tries(lambda: os.setpriority(os.PRIO_USER, 0, 19))

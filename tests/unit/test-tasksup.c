@@ -66,6 +66,14 @@ main(void)
 		    "ioprio_set on process group 8 is refused" },
 		{ SYS_ioprio_set, 3, 0, 0, SBX_TASK_REFUSE, 0,
 		    "ioprio_set on a user's processes is refused" },
+		{ SYS_setpgid, 0, 0, 0, SBX_TASK_ALLOW, 0,
+		    "setpgid to a group of the caller's own passes" },
+		{ SYS_setpgid, 42, 0, 0, SBX_TASK_ALLOW, 0,
+		    "setpgid of a child to a group of its own passes" },
+		{ SYS_setpgid, 0, 77, 0, SBX_TASK_UNLESS_LEADER, 77,
+		    "setpgid into group 77 is compared with the session's leader" },
+		{ SYS_setpgid, 0, 0x100000000ull | 77, 0, SBX_TASK_UNLESS_LEADER, 77,
+		    "setpgid's pgid read as an int" },
 	};
 	pid_t t = -1;
 	char buf[64];
