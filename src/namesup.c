@@ -174,7 +174,24 @@ sbx_namesup_judges(int nr, const __u64 *args)
 		return false;
 	/* The filter traps only the opens that write, create or truncate;
 	 * a plain read trapped for another reason (a trace) is not ours. */
-	return c.kind != N_OPEN || (c.flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
+	return c.kind != N_OPEN ||
+	    ((c.flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0 && !(c.flags & O_PATH));
+}
+
+bool
+sbx_namesup_passes(int nr, const __u64 *args)
+{
+	struct ncall c;
+
+	/* With O_PATH, open(2) and openat(2) ignore every flag but
+	 * O_CLOEXEC, O_DIRECTORY and O_NOFOLLOW: nothing is opened for
+	 * reading or writing, made or cut, as by an O_PATH open without
+	 * those bits, which is never trapped. The flags are the caller's
+	 * register, the same when the call goes on; the descriptor such an
+	 * open makes cannot be added by SECCOMP_IOCTL_NOTIF_ADDFD. creat(2)
+	 * has no flags to give. */
+	return sbx_namesup_handles(nr) && parse(nr, args, &c) == 0 && c.kind == N_OPEN &&
+	    (c.flags & O_PATH) != 0;
 }
 
 static int

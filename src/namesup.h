@@ -44,8 +44,13 @@ bool sbx_namesup_handles(int nr);
 
 /* Whether the trapped call (nr, args) is one this supervisor judges: a
  * name-changing call, or an open that writes, creates or truncates. A
- * read-only open trapped for a trace is not. */
+ * read-only open trapped for a trace is not, nor an O_PATH open. */
 bool sbx_namesup_judges(int nr, const __u64 *args);
+
+/* Whether the trapped call (nr, args) is an open with O_PATH, trapped for
+ * its other flags: one to let go on (doc/design/supervisor.md, "Never
+ * CONTINUE"). */
+bool sbx_namesup_passes(int nr, const __u64 *args);
 
 /* One allowed call, ready to be made (opaque). */
 struct sbx_name_op;

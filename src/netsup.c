@@ -1647,8 +1647,9 @@ handle_meta(struct sbx_netsup *ns, const struct seccomp_notif *req)
 }
 
 /* A call that changes a task's scheduling or limits (tasksup.h): let go
- * on when it acts on the caller, else refused. The one answer here that
- * is SECCOMP_USER_NOTIF_FLAG_CONTINUE, and why that is safe: what the
+ * on when it acts on the caller, else refused. One of the two answers
+ * here that are SECCOMP_USER_NOTIF_FLAG_CONTINUE (the other: an O_PATH
+ * open, namesup.h), and why that is safe: what the
  * call acts on is an int in a register, fixed at the trap, and it is let
  * go on only when it is the calling thread's id or its process's, which
  * stay the caller's while it waits in this call (a thread group's id
@@ -1909,6 +1910,14 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	}
 	if (ns->refuse_all) {
 		respond(ns, req->id, 0, EPERM); /* fail closed */
+		return;
+	}
+	if (ns->names != NULL && sbx_namesup_passes(req->data.nr, req->data.args)) {
+		struct seccomp_notif_resp resp = { .id = req->id,
+			.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+
+		/* An O_PATH open: nothing to judge (namesup.h). */
+		ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 		return;
 	}
 	if ((ns->flags & SBX_NETSUP_META) && sbx_metasup_handles(req->data.nr)) {

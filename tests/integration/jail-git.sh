@@ -63,6 +63,31 @@ absent "no post-checkout hook on the host" "$WD/.git/hooks/post-checkout"
 ok ".git/hooks is still a directory, not a symlink" sh -c "[ -d '$WD/.git/hooks' ] && [ ! -L '$WD/.git/hooks' ]"
 absent "no hard link to .git/config was made in the workdir" "$WD/cfg-link"
 
+# --- opens with O_PATH ------------------------------------------------------------
+# With O_PATH, open(2) ignores every flag but O_CLOEXEC, O_DIRECTORY and
+# O_NOFOLLOW: the descriptor can neither read nor write. Under landlock the
+# name supervisor traps an open by its write bits, and made such an open
+# itself, and failed with EBADF (an O_PATH descriptor cannot be handed
+# over): it lets it go on now, and the kernel still cuts and writes
+# nothing.
+make_repo
+echo keep >"$WD/src/data"
+cat >"$WD/opath.py" <<'EOF2'
+import os
+for p in (".git/config", "src/data"):
+    try:
+        fd = os.open(p, os.O_PATH | os.O_RDWR | os.O_TRUNC | os.O_CREAT, 0o644)
+        print("opath", p, os.path.samestat(os.fstat(fd), os.stat(p)))
+    except OSError as e:
+        print("opath", p, "errno", e.errno)
+EOF2
+jail_sh "$PY opath.py" -w "$WD"
+is_status 0 "O_PATH opens with write bits: the run"
+like "$(cat "$T/out")" "opath .git/config True" "an O_PATH open of .git/config with write bits succeeds"
+like "$(cat "$T/out")" "opath src/data True" "an O_PATH open of a workdir file with write bits succeeds"
+config_unchanged "the O_PATH open with O_TRUNC left .git/config unchanged"
+is "$(cat "$WD/src/data")" keep "the O_PATH open with O_TRUNC cut nothing"
+
 # --- the caller's git afterwards ---------------------------------------------------
 # What counts is what the caller's own git runs later. Besides hooks/ and
 # config, git takes both from the directory named in .git/commondir (the
