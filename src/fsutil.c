@@ -545,6 +545,12 @@ sbx_move_aside_at(int wd, const char *rel, struct sbx_err *err)
 		return NULL;
 	copy = sbx_xstrdup(rel);
 	dir = parent_at(wd, copy, &name);
+	if (dir >= 0 && *name == '\0') {
+		/* "a/": no name to look up; never taken for one not there. */
+		errno = EINVAL;
+		sbx_err_sys(err, "cannot move %s aside", rel);
+		return NULL;
+	}
 	if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return NULL; /* not there, or not below a directory: nothing made */
 	aside = sbx_rename_aside(dir, name);

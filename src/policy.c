@@ -500,6 +500,31 @@ sbx_check_relative_path(const char *what, const char *path, struct sbx_err *err)
 	return 0;
 }
 
+char *
+sbx_relative_path_clean(const char *path)
+{
+	char *out = sbx_xmalloc(strlen(path) + 2);
+	size_t len = 0;
+
+	while (*path) {
+		size_t n = strcspn(path, "/");
+
+		if (n > 0 && !(n == 1 && path[0] == '.')) {
+			if (len > 0)
+				out[len++] = '/';
+			memcpy(out + len, path, n);
+			len += n;
+		}
+		path += n;
+		while (*path == '/')
+			path++;
+	}
+	if (len == 0)
+		out[len++] = '.';
+	out[len] = '\0';
+	return out;
+}
+
 int
 sbx_parse_mount_value(const char *value, char **source, bool *rw, struct sbx_err *err)
 {
@@ -790,11 +815,18 @@ static int
 add_protect(
     struct sbx_policy *p, SBX_UNUSED const char *key, const char *value, struct sbx_err *err)
 {
+	char *path;
+
 	if (sbx_check_relative_path("protected path", value, err) < 0)
 		return -1;
-	note_origin(p, "protect", "path", value);
-	if (!sbx_strv_contains(&p->protect, value))
-		sbx_strv_push(&p->protect, value);
+	/* "hooks/" is the name "hooks": the checks after the run look a
+	 * protected name up in its directory. */
+	path = sbx_relative_path_clean(value);
+	note_origin(p, "protect", "path", path);
+	if (sbx_strv_contains(&p->protect, path))
+		free(path);
+	else
+		sbx_strv_push_take(&p->protect, path);
 	return 0;
 }
 
@@ -802,6 +834,7 @@ static int
 add_mount(struct sbx_policy *p, const char *key, const char *value, struct sbx_err *err)
 {
 	_cleanup_free_ char *raw = NULL;
+	_cleanup_free_ char *target = NULL;
 	char *source;
 	bool rw;
 
@@ -809,6 +842,8 @@ add_mount(struct sbx_policy *p, const char *key, const char *value, struct sbx_e
 
 	if (sbx_check_relative_path("mount target", key, err) < 0)
 		return -1;
+	target = sbx_relative_path_clean(key);
+	key = target;
 	if (sbx_parse_mount_value(value, &raw, &rw, err) < 0)
 		return -1;
 	if (sbx_expand_home(raw, p->home, &source, err) < 0)

@@ -187,6 +187,10 @@ char *sbx_format_size(uint64_t bytes);
  * component. Used for mount targets and [protect] paths. */
 int sbx_check_relative_path(const char *what, const char *path, struct sbx_err *err);
 
+/* A checked relative path (above) without empty or "." components and
+ * without a trailing slash: "./a//b/" is "a/b", "./" is ".". Allocated. */
+char *sbx_relative_path_clean(const char *path);
+
 /* Splits a mount value "SOURCE[:ro|:rw]". */
 int sbx_parse_mount_value(const char *value, char **source, bool *rw, struct sbx_err *err);
 

@@ -95,6 +95,22 @@ for n in $FILES $DIRS; do
 done
 is "$(cat "$WD/newfile" 2>&1)" fine "missing entries: other new files stay (control)"
 
+# --protect with a trailing slash, or with "." and "//" in it, names the
+# same entry: a missing one made in the run is moved aside all the same.
+# ("hooks/" was looked up as an empty name after the run, and what the
+# sandbox made there stayed, unnamed.)
+for spelling in "hooks/" "./hooks//" "x/./y/"; do
+	new_wd
+	n=${spelling%%/*}
+	[ "$n" = . ] && n=hooks
+	[ "$spelling" = "x/./y/" ] && { mkdir "$WD/x"; n=x/y; }
+	jail_sh "mkdir -p $n && echo evil >$n/post-checkout; exit 0" -w "$WD" --protect "$spelling"
+	is_status 0 "--protect '$spelling': the planting script ran"
+	absent "--protect '$spelling': nothing is left under $n" "$WD/$n"
+	like "$(jget warnings)" "made $n, where nothing may be made; it was moved aside to $n.sbxrun-untrusted.1" \
+	    "--protect '$spelling': warnings name where $n went"
+done
+
 # A temp workdir that goes whole (no -w, no --keep): under landlock the
 # keeper's undo is then not waited for (doc/design/startup.md, section
 # 30), and what it moved aside still reaches the diagnostics line, read

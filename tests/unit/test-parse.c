@@ -498,6 +498,36 @@ test_relative_paths(void)
 }
 
 static void
+test_relative_path_clean(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "a", "a" },
+		{ "a/", "a" },
+		{ "a//", "a" },
+		{ "./a", "a" },
+		{ "a/./b", "a/b" },
+		{ "a//b/", "a/b" },
+		{ "a/.", "a" },
+		{ ".", "." },
+		{ "./", "." },
+		{ ".//.", "." },
+		{ "..a/a..", "..a/a.." },
+		{ ".vscode/", ".vscode" },
+		{ "my data/", "my data" },
+	};
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++) {
+		char *got = sbx_relative_path_clean(cases[i].in);
+
+		is_str(got, cases[i].out, "relative path '%s' reads as '%s'", cases[i].in,
+		    cases[i].out);
+		free(got);
+	}
+}
+
+static void
 mount_ok(const char *value, const char *source, bool rw)
 {
 	struct sbx_err err = { 0 };
@@ -707,6 +737,7 @@ main(void)
 	test_hosts();
 	test_methods();
 	test_relative_paths();
+	test_relative_path_clean();
 	test_mount_values();
 	test_expand_home();
 	test_formats();
