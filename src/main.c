@@ -114,6 +114,7 @@ struct run {
 	/* The mount table, read once for the cgroup probe and the
 	 * resolution (sbx_mountinfo_read()); NULL when not read. */
 	char *mountinfo;
+	int mounts_fd; /* /proc/self/mountinfo, opened before that read, or -1 */
 };
 
 static void say(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -265,6 +266,34 @@ open_diag_path(const struct run *run, const char *path, struct sbx_err *err)
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return fd;
+}
+
+/* --diag fd:N and --diag stderr: a descriptor that is not open, or open
+ * for reading only, would lose the line after the run (SPEC section 4).
+ * Not open, the line would go to whatever sbxrun opens there next. */
+static int
+diag_fd_unwritable(struct run *run, struct sbx_err *err)
+{
+	struct sbx_diag_dest *d = &run->cli.diag;
+	int fd = d->kind == SBX_DIAG_FD ? d->fd : STDERR_FILENO;
+	int fl;
+
+	if (d->kind != SBX_DIAG_FD && d->kind != SBX_DIAG_STDERR)
+		return 0;
+	fl = fcntl(fd, F_GETFL);
+#ifdef O_PATH
+	if (fl >= 0 && (fl & O_PATH))
+		fl = O_RDONLY;
+#endif
+	if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY)
+		return 0;
+	d->kind = SBX_DIAG_STDERR;
+	if (fd != STDERR_FILENO)
+		return sbx_err_set(err, EBADF, "--diag fd:%d: descriptor %d is %s", fd, fd,
+		    fl < 0 ? "not open" : "not open for writing");
+	return sbx_err_set(err, EBADF,
+	    "--diag stderr: standard error is %s; the diagnostics line would be lost",
+	    fl < 0 ? "not open" : "not open for writing");
 }
 
 /* Whether --diag PATH, opened before the run, still names that file, now
@@ -836,6 +865,7 @@ build_exec(struct run *run, const struct sbx_backend *b, struct sbx_err *err)
 	run->exec.tmpdir = b->needs_tmpdir ? run->private_tmp : NULL;
 	run->exec.keeper = run->keeper;
 	run->exec.cgroup_fd = -1;
+	run->exec.mounts_fd = run->mountinfo ? run->mounts_fd : -1;
 	if (run->cg_fd >= 0 && (b->id == SBX_BACKEND_NAMESPACES || b->id == SBX_BACKEND_LANDLOCK)) {
 		run->exec.cgroup = true;
 		run->exec.cgroup_fd = run->cg_fd;
@@ -1279,14 +1309,8 @@ run_main(struct run *run, int argc, char **argv)
 		list_profiles(run);
 		return -1;
 	}
-	if (run->cli.diag.kind == SBX_DIAG_FD && fcntl(run->cli.diag.fd, F_GETFD) < 0) {
-		int fd = run->cli.diag.fd;
-
-		/* The line would go to whatever sbxrun opens there next. */
-		run->cli.diag.kind = SBX_DIAG_STDERR;
-		sbx_err_set(&err, EBADF, "--diag fd:%d: descriptor %d is not open", fd, fd);
+	if (diag_fd_unwritable(run, &err) < 0)
 		return fail(run, &err);
-	}
 	/* The secret list starts from the caller's home: no run without it. */
 	if (run->caller_failed)
 		return fail(run, &run->caller_err);
@@ -1387,6 +1411,9 @@ run_main(struct run *run, int argc, char **argv)
 
 		run->cg_want = (p->limits[SBX_LIMIT_MEMORY].set ? SBX_CG_MEMORY : 0) |
 		    (p->limits[SBX_LIMIT_PIDS].set ? SBX_CG_PIDS : 0);
+		/* Opened first: a mount made after it is seen after the run
+		 * (linux-mountwatch.h), even one made before the read. */
+		run->mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 		run->mountinfo = sbx_mountinfo_read();
 		sbx_cgroup_probe(run->cg_want, run->mountinfo, &cg, &run->cg_place);
 		why = cg.why;
@@ -1585,7 +1612,7 @@ run_free(struct run *run)
 int
 main(int argc, char **argv)
 {
-	struct run run = { .sfd = -1, .diag_fd = -1, .cg_fd = -1 };
+	struct run run = { .sfd = -1, .diag_fd = -1, .cg_fd = -1, .mounts_fd = -1 };
 	int status;
 
 	for (int i = 0; i < 3; i++) {
@@ -1648,6 +1675,8 @@ main(int argc, char **argv)
 		close(run.cg_fd);
 	if (run.diag_fd >= 0)
 		close(run.diag_fd);
+	if (run.mounts_fd >= 0)
+		close(run.mounts_fd);
 	/* The jail's init, when the run ended on its message: its exit (the
 	 * jail's namespaces torn down) ran beside the report above, and
 	 * nothing of the run outlives sbxrun. */

@@ -192,6 +192,25 @@ like "$(head -n 1 "$T/err")" "--diag fd:9: descriptor 9 is not open" "... naming
 last_line "$T/err" >"$T/last"
 ok "--diag fd:9 with 9 closed: the JSON line on stderr instead" check_diag "$T/last"
 
+# Open for reading only, the line would be lost after the run: refused
+# before anything runs (the payload would make a marker, backend none:
+# the check comes before any backend), for fd:N and for the default,
+# stderr.
+rm -f "$T/ran"
+echo "touch '$T/ran'" | "$SBXRUN" --backend none --diag fd:9 9<"$T/c1.ini" >"$T/out" 2>"$T/err"
+is "$?" 125 "--diag fd:9 open for reading only: 125"
+like "$(head -n 1 "$T/err")" "--diag fd:9: descriptor 9 is not open for writing" "... naming the flag"
+ok "--diag fd:9 open for reading only: nothing ran" test ! -e "$T/ran"
+echo "touch '$T/ran'" | "$SBXRUN" --backend none 2<"$T/c1.ini" >"$T/out"
+is "$?" 125 "stderr open for reading only (the default --diag): 125"
+ok "stderr open for reading only: nothing ran" test ! -e "$T/ran"
+echo "touch '$T/ran'" | "$SBXRUN" --backend none 2>&- >"$T/out"
+is "$?" 125 "stderr closed (the default --diag): 125"
+ok "stderr closed: nothing ran" test ! -e "$T/ran"
+echo "touch '$T/ran'" | "$SBXRUN" --backend none --diag none 2>&- >"$T/out"
+is "$?" 0 "stderr closed with --diag none: the run goes on (control)"
+ok "stderr closed with --diag none: the payload ran" test -e "$T/ran"
+
 # A run refused before anything ran had no barrier in force.
 sbx_script true --backend seatbelt
 is "$SBX_STATUS:$(jget isolation)" "125:none" "a refused run (seatbelt on Linux): isolation none"
