@@ -209,9 +209,10 @@ decide_out_to(const struct sbx_netrules *r, const struct sbx_netmode *m,
 	return sbx_net_decide(r, &q);
 }
 
-/* A declared listen port is served on loopback only: a wildcard address
- * becomes 127.0.0.1 (::1 for an IPv6-only socket, the mapped 127.0.0.1
- * for a dual-stack one), so that a server inside never answers on the
+/* A declared listen port, or a datagram socket's port while the network
+ * is off, is served on loopback only: a wildcard address becomes
+ * 127.0.0.1 (::1 for an IPv6-only socket, the mapped 127.0.0.1 for a
+ * dual-stack one), so that a server inside never answers on the
  * machine's other addresses; any other address but a loopback one is
  * refused. */
 static struct sbx_netverdict
@@ -240,7 +241,10 @@ serve_on_loopback(const struct sbx_netcall *k, const struct sbx_netfacts *f)
 		return sbx_net_refuse(EINVAL, "malformed address");
 	}
 	if (!sbx_addr_is_loopback(sa, k->addrlen))
-		return sbx_net_refuse(EADDRNOTAVAIL, "a listen port is served on loopback only");
+		return sbx_net_refuse(EADDRNOTAVAIL,
+		    k->type == SOCK_STREAM
+			? "a listen port is served on loopback only"
+			: "datagram sockets bind on loopback only with the network off");
 	return sbx_net_allow();
 }
 
@@ -332,6 +336,11 @@ classify_bind(const struct sbx_netrules *r, const struct sbx_netmode *m,
 	}
 	v = sbx_net_decide(r, &q);
 	if (v.allow && k->type == SOCK_STREAM && port != 0)
+		v = serve_on_loopback(k, f);
+	/* A datagram socket of the host's, with the network off: on any
+	 * address but loopback it would receive from the network, which no
+	 * rule judges (only what is sent is), so it takes its port there. */
+	else if (v.allow && k->type == SOCK_DGRAM && !r->network)
 		v = serve_on_loopback(k, f);
 	return v;
 }

@@ -53,10 +53,17 @@ def unbound_listen():
     keep.append(s)
     s.listen(8)
     return s.getsockname()[1]
-def udp_bind(port):
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+def udp_bind(port, fam=socket.AF_INET):
+    s = socket.socket(fam, socket.SOCK_DGRAM)
     keep.append(s)
-    s.bind(("0.0.0.0", port))
+    if fam == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.bind(("::" if fam == socket.AF_INET6 else "0.0.0.0", port))
+    # Whatever reaches it is noted: the host sends it datagrams.
+    def recv():
+        d, a = s.recvfrom(100)
+        out.write("R:udpgot:%s\n" % d.decode(errors="replace"))
+    threading.Thread(target=recv, daemon=True).start()
     return s.getsockname()[1]
 def loopback_bind(port):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -71,6 +78,7 @@ note("zero4", lambda: bound(socket.AF_INET, 0))
 note("unbound", unbound_listen)
 note("udp", lambda: udp_bind(OTHER))
 note("udp0", lambda: udp_bind(0))
+note("udp06", lambda: udp_bind(0, socket.AF_INET6))
 
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
@@ -250,6 +258,38 @@ for mode in off on; do
 	not_reached ::1 "$OTHER" "network $mode: nor on [::1]:$OTHER"
 	is "$(grep '^R:udp0:' "$NETWD/attempts.txt" | cut -d: -f3)" OK \
 	    "network $mode: a UDP socket may still take an ephemeral port"
+	# ... where, with the network off, nothing from the network reaches
+	# it: under landlock, a host socket, it takes the port on loopback
+	# (ss here shows the address; it was the wildcard, and any machine
+	# could send to the sandbox). A datagram to each of this machine's
+	# other addresses on that port reaches nothing of the run; with the
+	# network on, under landlock it does (the control).
+	for tag in udp0 udp06; do
+		up=$(grep "^R:$tag:OK:" "$NETWD/attempts.txt" | cut -d: -f4)
+		[ -n "$up" ] || continue
+		if [ "$SBX_BACKEND" = landlock ] && [ "$mode" = off ]; then
+			want="127.0.0.1:$up"
+			[ "$tag" = udp06 ] && want="[::ffff:127.0.0.1]:$up"
+			is "$(ss -Hnua "sport = :$up" | awk '{ print $4 }' | tr '\n' ' ')" "$want " \
+			    "network off: $tag is bound on the host's loopback only"
+		fi
+		for a in $(host_addrs | grep -v -e '^127\.' -e '^::1$' -e '%'); do
+			"$PY" -c 'import socket, sys
+a, p = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(("to-%s-%s" % (a, p)).encode(), (a, p))' "$a" "$up" 2>/dev/null
+		done
+	done
+	if [ "$mode" = off ]; then
+		# Given the time a datagram that arrived would take to be noted.
+		wait_for "grep -q '^R:udpgot:' '$NETWD/attempts.txt'" 2
+		is "$(grep -c '^R:udpgot:' "$NETWD/attempts.txt")" 0 \
+		    "network off: no datagram sent to this machine's other addresses reached the run"
+	elif [ "$SBX_BACKEND" = landlock ]; then
+		wait_for "[ \$(grep -c '^R:udpgot:' '$NETWD/attempts.txt') -ge 2 ]" 5
+		ok "network on (control): datagrams to this machine's other addresses reach the run" \
+		    test "$(grep -c '^R:udpgot:' "$NETWD/attempts.txt")" -ge 2
+	fi
 
 	"$PY" "$T/get.py" 127.0.0.1 "$P" /stop >/dev/null
 	sbx_bg_wait 10

@@ -310,7 +310,20 @@ static const struct row rows[] = {
 	{ LL, OFF, BI, V4, TCP, 0, "0.0.0.0", 0, NOMM, 0, RF, EACCES, "bind to port 0", 0, NULL },
 	{ LL, OFF, BI, V4, TCP, 0, "0.0.0.0", 8080, NOMM, 0, RF, EACCES,
 	    "port not in the listen list", 0, NULL },
-	{ LL, OFF, BI, V4, UDP, 0, "0.0.0.0", 0, NOMM, 0, CP, 0, NULL, 0, NULL },
+	/* A datagram socket with the network off: its port on loopback,
+	 * where nothing from the network reaches it. */
+	{ LL, OFF, BI, V4, UDP, 0, "0.0.0.0", 0, NOMM, 0, CP, 0, NULL, 0, "127.0.0.1" },
+	{ LL, PORTS, BI, V4, UDP, 0, "0.0.0.0", 0, NOMM, 0, CP, 0, NULL, 0, "127.0.0.1" },
+	{ LL, OFF, BI, V6, UDP, 0, "::", 0, NOMM, 0, CP, 0, NULL, 0, "::ffff:127.0.0.1" },
+	{ LL, OFF, BI, V6, UDP, 0, "::", 0, NOMM, V6ONLY, CP, 0, NULL, 0, "::1" },
+	{ LL, OFF, BI, V4, UDP, 0, "127.0.0.1", 0, NOMM, 0, CP, 0, NULL, 0, "127.0.0.1" },
+	{ LL, OFF, BI, V4, UDP, 0, HOST_ADDR, 0, NOMM, 0, RF, EADDRNOTAVAIL,
+	    "datagram sockets bind on loopback only with the network off", 0, NULL },
+	{ LL, OFF, BI, V6, UDP, 0, "2001:db8::1", 0, NOMM, 0, RF, EADDRNOTAVAIL,
+	    "datagram sockets bind on loopback only with the network off", 0, NULL },
+	/* The network on: on any address, as the network reaches it anyway. */
+	{ LL, ON, BI, V4, UDP, 0, "0.0.0.0", 0, NOMM, 0, CP, 0, NULL, 0, "0.0.0.0" },
+	{ LL, ON, BI, V4, UDP, 0, HOST_ADDR, 0, NOMM, 0, CP, 0, NULL, 0, HOST_ADDR },
 	{ LL, OFF, BI, V4, UDP, 0, "0.0.0.0", 5353, NOMM, 0, RF, EACCES,
 	    "UDP ports cannot be declared", 0, NULL },
 
