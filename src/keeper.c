@@ -344,6 +344,17 @@ do_mkdtemp(struct k_state *st, const struct k_msg *m)
 	free(path);
 	path = sbx_xasprintf("%s/%s", m->str[0], name);
 	fd = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT && errno != ENOTDIR && errno != ELOOP) {
+		/* Out of descriptors, say: the directory just made is still
+		 * the one at that name, and empty; not left behind. */
+		sbx_err_sys(&err, "cannot open %s", path);
+		(void)unlinkat(parent, name, AT_REMOVEDIR);
+		close(parent);
+		free(name);
+		free(path);
+		k_reply(st, &err, NULL, -1);
+		return;
+	}
 	if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_uid != geteuid() ||
 	    (sb.st_mode & 07777) != 0700) {
 		sbx_err_set(&err, EPERM, "%s was replaced right after it was made", path);

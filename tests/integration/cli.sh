@@ -211,6 +211,21 @@ echo "touch '$T/ran'" | "$SBXRUN" --backend none --diag none 2>&- >"$T/out"
 is "$?" 0 "stderr closed with --diag none: the run goes on (control)"
 ok "stderr closed with --diag none: the payload ran" test -e "$T/ran"
 
+# Out of descriptors at any step of the start (RLIMIT_NOFILE from 5 up):
+# a 125, or the run; never a directory left in TMPDIR. (At 8, the keeper
+# made the private TMPDIR, could not open it, and left it there.)
+for b in namespaces landlock; do
+	bad=
+	for n in 5 6 7 8 9 10 11 12 14 16; do
+		echo true | prlimit --nofile=$n -- "$SBXRUN" --backend "$b" >/dev/null 2>"$T/err"
+		st=$?
+		[ "$st" = 0 ] || [ "$st" = 125 ] || bad="$bad nofile=$n:status=$st"
+		[ -z "$(leftovers)" ] || bad="$bad nofile=$n:left=$(leftovers | tr '\n' ' ')"
+		rm -rf "${TMPDIR:?}"/* 2>/dev/null
+	done
+	is "$bad" "" "$b, RLIMIT_NOFILE 5-16: a 125 or the run, and nothing left in TMPDIR"
+done
+
 # A run refused before anything ran had no barrier in force.
 sbx_script true --backend seatbelt
 is "$SBX_STATUS:$(jget isolation)" "125:none" "a refused run (seatbelt on Linux): isolation none"
