@@ -22,6 +22,10 @@ struct sbx_rlimit {
 	/* value is the sandbox's share: the uid's task count, which comes
 	 * at the launch (sbx_exec.uid_tasks_late), is added to it. */
 	bool plus_tasks;
+	/* A default, not asked for: above the caller's hard limit (the
+	 * uid's task count added) it is that limit instead, never a refusal
+	 * (sbxrun(1), LIMITS). */
+	bool builtin;
 };
 
 #define SBX_MAX_RLIMITS 8

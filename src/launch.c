@@ -27,14 +27,6 @@
 #include "rlimits.h"
 #include "supervise.h"
 
-/* glibc declares setrlimit's first parameter as an enum under
- * _GNU_SOURCE, other C libraries as an int. */
-#ifdef __GLIBC__
-typedef __rlimit_resource_t rlimit_resource;
-#else
-typedef int rlimit_resource;
-#endif
-
 static int
 cmp_int(const void *a, const void *b)
 {
@@ -384,6 +376,11 @@ payload_main(const struct sbx_init_args *a)
 			v = v + tasks < v ? UINT64_MAX : v + tasks;
 		rl.rlim_cur = rl.rlim_max = (rlim_t)v;
 
+		/* A default held at the plan, whose share with the uid's
+		 * tasks counted since passes the caller's hard limit: that
+		 * limit, stricter than the default. */
+		if (x->rlimits[i].builtin && sbx_rlimit_hard(x->rlimits[i].resource) < v)
+			rl.rlim_cur = rl.rlim_max = (rlim_t)sbx_rlimit_hard(x->rlimits[i].resource);
 		if (setrlimit((rlimit_resource)x->rlimits[i].resource, &rl) < 0) {
 			sbx_err_sys(&err,
 			    "cannot set %s to %" PRIu64 " (above what this caller may set)",

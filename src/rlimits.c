@@ -114,6 +114,16 @@ sbx_limits_uid_tasks(uid_t uid)
 	return n;
 }
 
+uint64_t
+sbx_rlimit_hard(int resource)
+{
+	struct rlimit rl;
+
+	if (getrlimit((rlimit_resource)resource, &rl) < 0 || rl.rlim_max == RLIM_INFINITY)
+		return UINT64_MAX;
+	return (uint64_t)rl.rlim_max;
+}
+
 /* Backends without a user namespace of their own: RLIMIT_NPROC counts
  * every task of the uid on the host. */
 static bool
@@ -193,7 +203,13 @@ sbx_limits_plan(const struct sbx_policy *p, const struct sbx_backend *b,
 			if (strcmp(by, "cgroup") != 0)
 				by = "rlimit-uid";
 		}
-		x->rlimits[x->nrlimits++] = (struct sbx_rlimit){ map[i].resource, v, plus };
+		/* A default above what the caller may set (a service's or a
+		 * CI runner's hard limit): the caller's own lower limit
+		 * stays, and the default is not held. */
+		if (l->builtin && sbx_rlimit_hard(map[i].resource) < (plus ? l->value : v))
+			continue;
+		x->rlimits[x->nrlimits++] =
+		    (struct sbx_rlimit){ map[i].resource, v, plus, l->builtin };
 		r->limits[map[i].id].by = by;
 	}
 }

@@ -3,9 +3,24 @@
 #ifndef SBX_RLIMITS_H
 #define SBX_RLIMITS_H
 
+#include <stdint.h>
+#include <sys/resource.h>
+
 #include "backend.h"
 #include "diag.h"
 #include "policy.h"
+
+/* glibc declares setrlimit's first parameter as an enum under
+ * _GNU_SOURCE, other C libraries as an int. */
+#ifdef __GLIBC__
+typedef __rlimit_resource_t rlimit_resource;
+#else
+typedef int rlimit_resource;
+#endif
+
+/* This process's hard limit of resource; UINT64_MAX for none. Safe in a
+ * child that shares its parent's memory. */
+uint64_t sbx_rlimit_hard(int resource);
 
 /* The limit rules that rlimits enforce for p. */
 uint32_t sbx_limits_rlimit_rules(const struct sbx_policy *p);

@@ -47,6 +47,30 @@ else
 	    "the host mounts no cgroup2: the diagnostics say so"
 fi
 
+# --- a caller whose own hard limits are lower ---------------------------------------------
+# A service's LimitNPROC= or a CI runner's ulimit: a default is never a
+# reason to refuse (sbxrun(1), LIMITS). The caller's lower limit stays,
+# the default's "by" is null; a limit asked for above it is still a 125.
+printf '#!/bin/sh\nexec prlimit --nproc=500:500 --as=3000000000:3000000000 -- "%s" "$@"\n' \
+	"$SBXRUN" >"$T/lowlim"
+chmod 755 "$T/lowlim"
+new_wd
+real_sbxrun=$SBXRUN
+SBXRUN=$T/lowlim
+jail_sh 'cat /proc/self/limits >limits.txt' -w "$WD"
+is_status 0 "hard limits below the defaults: the run goes on"
+is "$(awk '/^Max processes/ { print $3 " " $4 }' "$WD/limits.txt" 2>&1)" "500 500" \
+	"... the caller's RLIMIT_NPROC stays"
+is "$(awk '/^Max address space/ { print $4 " " $5 }' "$WD/limits.txt" 2>&1)" "3000000000 3000000000" \
+	"... the caller's RLIMIT_AS stays"
+is "$(jget limits.pids.by):$(jget limits.memory.by)" "null:null" \
+	"... and the defaults are said not held"
+new_wd
+jail_sh ': >ran' -w "$WD" --pids 600
+is_status 125 "--pids above the caller's hard limit: 125"
+absent "... and nothing ran" "$WD/ran"
+SBXRUN=$real_sbxrun
+
 # --- a fork bomb -------------------------------------------------------------------------
 # The inner shell forks until fork fails (dash then exits); the outer one
 # says so and replaces itself with a sleep: no fork needed.
