@@ -1134,6 +1134,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	if (!x->fs->workdir_in_jail)
 		git_guard = sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
 	git_guard = sbx_gitguard_add_mounts(git_guard, &j->view, x->fs);
+	sbx_gitguard_idmapped(git_guard);
 	payload_net(&pl, x->net);
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;

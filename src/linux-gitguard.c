@@ -69,6 +69,7 @@ struct sbx_gitguard {
 	struct sbx_report *report; /* during the cleanup only, or NULL */
 	bool setid; /* sbx_gitguard_clear_setid(): every file is looked at */
 	bool acls; /* sbx_gitguard_reduce_acls(): every file is looked at */
+	bool idmapped; /* sbx_gitguard_idmapped() */
 };
 
 /* The B_* bits of the names at the top of wd, and in st[] (6 entries: the
@@ -171,6 +172,13 @@ sbx_gitguard_orphan_names(const struct sbx_gitguard *g, struct sbx_strv *out)
 	for (size_t i = 1; i < SBX_ARRAY_LEN(bare_names); i++)
 		if ((1u << i) != B_CONFIG && !(t->before & (1u << i)))
 			sbx_strv_push(out, bare_names[i]);
+}
+
+void
+sbx_gitguard_idmapped(struct sbx_gitguard *g)
+{
+	if (g != NULL)
+		g->idmapped = true;
 }
 
 void
@@ -287,6 +295,7 @@ struct scan {
 	size_t seen, found, opened, acl_opened, acl_named, acl_linked, setid, untaken, unlocked,
 	    dirs, planted;
 	bool moved; /* the tree moved under the search, which stopped */
+	bool top_open; /* close_top() took write for others from the top */
 	bool files_over; /* past SCAN_MAX entries: directories only */
 	size_t scan_max, dirs_max; /* SCAN_MAX and DIRS_MAX, or the tests' */
 	struct sbx_buf named, named_open, named_acl, named_acl_named, named_acl_linked, named_setid,
@@ -497,14 +506,17 @@ close_to_others(struct scan *s, int fd, struct stat *st, size_t plen)
 	return open;
 }
 
-/* Whether uid is the caller's or the sandbox's: what a run may leave in
- * the workdir. A root caller's sandbox is uid SBX_SANDBOX_ROOT_ID
- * (landlock: its entries were handed back before the search; one that is
- * its still was its before the run). */
+/* Whether uid is the caller's or the sandbox's on disk: what a run may
+ * leave in the workdir. A root caller's sandbox is uid
+ * SBX_SANDBOX_ROOT_ID under landlock and docker (landlock: its entries
+ * were handed back before the search; one that is its still was its
+ * before the run); under namespaces what it makes is root's on disk (an
+ * idmapped mount), and an entry of 65534's is another process's, a
+ * daemon's running as nobody (sbx_gitguard_idmapped()). */
 static bool
-run_uid(uid_t uid)
+run_uid(const struct sbx_gitguard *g, uid_t uid)
 {
-	return uid == geteuid() || (geteuid() == 0 && uid == SBX_SANDBOX_ROOT_ID);
+	return uid == geteuid() || (geteuid() == 0 && !g->idmapped && uid == SBX_SANDBOX_ROOT_ID);
 }
 
 /* Gives the entry name of dir (not followed) to root, without group or
@@ -513,7 +525,7 @@ run_uid(uid_t uid)
  * returns whether it did. Through an O_PATH descriptor: a rename
  * meanwhile changes nothing else. */
 static bool
-take_planted(int dir, const char *name, const struct stat *st)
+take_planted(const struct sbx_gitguard *g, int dir, const char *name, const struct stat *st)
 {
 	_cleanup_close_ int fd = -1;
 	struct stat now;
@@ -522,7 +534,7 @@ take_planted(int dir, const char *name, const struct stat *st)
 	if (S_ISLNK(st->st_mode) || (!S_ISDIR(st->st_mode) && st->st_nlink > 1))
 		return false;
 	fd = sbx_open_here(dir, name, O_PATH);
-	if (fd < 0 || fstat(fd, &now) < 0 || !sbx_same_file(&now, st) || run_uid(now.st_uid))
+	if (fd < 0 || fstat(fd, &now) < 0 || !sbx_same_file(&now, st) || run_uid(g, now.st_uid))
 		return false;
 	if (fchownat(fd, "", geteuid(), getegid(), AT_EMPTY_PATH) < 0)
 		return false;
@@ -568,12 +580,12 @@ disarm_planted(struct scan *s, int fd, size_t plen)
 		struct stat st;
 		bool taken;
 
-		if (sbx_lstat_here(fd, name, s->t->local, &st) < 0 || run_uid(st.st_uid) ||
+		if (sbx_lstat_here(fd, name, s->t->local, &st) < 0 || run_uid(s->g, st.st_uid) ||
 		    (s->t->local && !made_in_run(s->t, &st)))
 			continue;
 		if (plen == 0 && strstr(name, ".sbxrun-untrusted.") != NULL)
 			continue;
-		taken = geteuid() == 0 && take_planted(fd, name, &st);
+		taken = geteuid() == 0 && take_planted(s->g, fd, name, &st);
 		aside = sbx_rename_aside(fd, name);
 		what = sbx_xasprintf("%s (uid %u%s%s%s)", name, (unsigned)st.st_uid,
 		    aside ? ", moved aside to " : ", could not be moved aside", aside ? aside : "",
@@ -829,7 +841,8 @@ enter(struct scan *s, int fd, const struct stat *st, const char *base, size_t le
 	 * is not listed entry by entry, except after a root caller's
 	 * landlock run, whose hand-back moved every directory's change
 	 * time. */
-	if (close_to_others(s, fd, &cur, plen) && (!s->t->local || made_in_run(s->t, st)))
+	if ((close_to_others(s, fd, &cur, plen) || (level == 0 && s->top_open)) &&
+	    (!s->t->local || made_in_run(s->t, st)))
 		disarm_planted(s, fd, plen);
 	if (lent) {
 		/* The checks wrote the old mode, less their bits: the search
@@ -1046,13 +1059,29 @@ move_top(struct sbx_gitguard *g, const struct tree *t, const char *rel, struct s
 		    sbx_xasprintf("%s: the caller's git could run what it holds", err.msg));
 }
 
-/* After the run, for each tree: the top level first (moved aside), then
- * the search. */
+/* The tree's top, closed to others (close_to_others()) before anything
+ * at its top level is looked at: the search closes each directory before
+ * it lists it, but the top level is looked at first, and another local
+ * user could otherwise rename a .git of its own into a top the run left
+ * writable by others after that look. Whether it was open is kept for
+ * the search (disarm_planted()). */
+static void
+close_top(struct scan *s)
+{
+	_cleanup_close_ int fd = sbx_open_here(s->t->wd, ".", O_RDONLY | O_DIRECTORY);
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		s->top_open = close_to_others(s, fd, &st, 0);
+}
+
+/* After the run, for each tree: the top closed to others, the top level
+ * (moved aside), then the search. */
 static void
 check(struct sbx_gitguard *g, const struct tree *t)
 {
 	struct stat now_st[6];
-	unsigned now = top_level(t->wd, t->local, now_st), made = now & ~t->before;
+	unsigned now, made;
 	_cleanup_free_ char *where = t->mount ? sbx_xasprintf("the read-write mount %s", t->path)
 					      : sbx_xstrdup("the workdir");
 	_cleanup_free_ char *top = t->mount
@@ -1064,6 +1093,9 @@ check(struct sbx_gitguard *g, const struct tree *t)
 		.scan_max = test_scan_max ? test_scan_max : SCAN_MAX,
 		.dirs_max = test_scan_max ? test_scan_max : DIRS_MAX };
 
+	close_top(&s);
+	now = top_level(t->wd, t->local, now_st);
+	made = now & ~t->before;
 	/* A name that was there but is another file now was made during the
 	 * run as well: another run's keeper moved the one this run's jail
 	 * held read-only aside (a mount goes with the entry it covers), and

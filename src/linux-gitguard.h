@@ -51,6 +51,11 @@ void sbx_gitguard_clear_setid(struct sbx_gitguard *g);
  * user). */
 void sbx_gitguard_reduce_acls(struct sbx_gitguard *g);
 
+/* Tells the guard that what the sandbox makes is the caller's on disk
+ * (the namespaces backend's idmapped trees): for a root caller, an entry
+ * of uid 65534 is then not the run's but another process's. */
+void sbx_gitguard_idmapped(struct sbx_gitguard *g);
+
 /* Removes the access ACL of the file behind fd (any descriptor, O_PATH
  * too) when it names a user or group, the mode's group bits becoming what
  * the owning group's entry granted under the mask, and a directory's
