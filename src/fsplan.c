@@ -214,6 +214,8 @@ const struct sbx_protect_default sbx_protect_defaults[] = {
 	{ NULL, false, NULL },
 };
 
+static const char *const gitdir_protected[] = { "hooks", "config", "config.worktree", "commondir" };
+
 bool
 sbx_protect_home(const struct sbx_fsview *fs)
 {
@@ -227,6 +229,12 @@ sbx_protect_list(const struct sbx_policy *p, const struct sbx_fsview *fs, struct
 
 	sbx_strv_push(out, ".git/hooks");
 	sbx_strv_push(out, ".git/config");
+	/* A workdir that is a git directory itself (a bare repository, a
+	 * mirror): what git runs something of, as in .git; commondir and
+	 * config.worktree name more config when made. */
+	if (fs->workdir_gitdir)
+		for (size_t i = 0; i < SBX_ARRAY_LEN(gitdir_protected); i++)
+			sbx_strv_push(out, gitdir_protected[i]);
 	for (size_t i = 0; p->protect_defaults && sbx_protect_defaults[i].path; i++)
 		if (home || !sbx_protect_defaults[i].home_only)
 			sbx_strv_push(out, sbx_protect_defaults[i].path);

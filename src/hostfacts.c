@@ -158,6 +158,26 @@ host_list(void *ctx, const char *path, struct sbx_strv *names)
 	    openat(dir, *name ? name : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), names);
 }
 
+/* One name of dir, not followed, without entering another mount. */
+static bool
+here(int dir, const char *name)
+{
+	struct stat st;
+
+#ifdef __linux__
+	return sbx_lstat_here(dir, name, sbx_fs_local(dir), &st) == 0;
+#else
+	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+#endif
+}
+
+bool
+sbx_host_is_git_dir(int dir)
+{
+	return dir >= 0 && here(dir, "HEAD") &&
+	    ((here(dir, "objects") && here(dir, "refs")) || here(dir, "commondir"));
+}
+
 /* host_list(), refusing to enter another mount or follow a link on the
  * way (openat2's RESOLVE_NO_XDEV fails before the mounted file system is
  * asked anything). */

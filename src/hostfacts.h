@@ -30,6 +30,12 @@ struct sbx_host_ids {
  * when "sealed" does not matter and nothing is pinned. */
 void sbx_host_facts_init(struct sbx_fsfacts *facts, const struct sbx_host_ids *ids);
 
+/* Whether the directory dir is a git directory in itself, as git's
+ * is_git_directory() takes one: a HEAD, and objects and refs next to it,
+ * or a commondir naming where they are. Never enters another mount (a
+ * hung FUSE server on one of those names is not asked). */
+bool sbx_host_is_git_dir(int dir);
+
 /* The ids of a sandbox run for the caller: the caller's own, or for root
  * the unprivileged mapped id with no groups. */
 void sbx_host_ids_for(

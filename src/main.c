@@ -208,6 +208,15 @@ diag_needs_newline(const struct run *run, int fd)
 	return false;
 }
 
+/* A workdir the caller gave that is a git directory itself keeps its
+ * config and hooks as .git's (resolve.h, workdir_gitdir). */
+static void
+mark_gitdir(struct run *run)
+{
+	run->fs.workdir_gitdir =
+	    !run->fs.workdir_temp && sbx_host_is_git_dir(sbx_fsview_workdir_fd(&run->fs));
+}
+
 /* The workdir's identity, for the walk to a --diag file: its pin once
  * resolved, else the workdir the policy names (NULL: a temp workdir, new
  * to this run, or none known yet). */
@@ -1015,6 +1024,7 @@ rehome_workdir(struct run *run, struct sbx_err *err)
 	if (sbx_resolve(&run->policy, &run->homes, run->temp_workdir, false, &run->fs, err) < 0 ||
 	    check_temp_workdir(run, err) < 0)
 		return -1;
+	mark_gitdir(run);
 	/* Said once already, by the first resolve. */
 	while (run->policy.warnings.n > nwarn)
 		free(run->policy.warnings.v[--run->policy.warnings.n]);
@@ -1455,6 +1465,7 @@ run_main(struct run *run, int argc, char **argv)
 		run->jail_workdir != NULL, &run->fs, &err) < 0 ||
 	    check_temp_workdir(run, &err) < 0)
 		return fail(run, &err);
+	mark_gitdir(run);
 	r->workdir = sbx_xstrdup(run->fs.workdir);
 	sbx_phase("paths resolved");
 

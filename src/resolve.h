@@ -32,6 +32,11 @@ struct sbx_fsview {
 	bool workdir_in_jail; /* a throwaway directory made inside the jail
 	                         (doc/design/startup.md): no host object, no pin */
 	bool workdir_home; /* the workdir is one of homes (by identity) */
+	/* The workdir is itself a git directory (a bare repository: a HEAD
+	 * next to objects and refs, or to commondir): its config and hooks
+	 * are protected as .git's are (fsplan.c). Set by the caller of the
+	 * resolution (sbx_host_is_git_dir()). */
+	bool workdir_gitdir;
 	struct sbx_strv homes; /* the caller's home directories */
 	struct sbx_strv hidden; /* never readable: secrets + [deny], each
 	                                   as written and, when it exists, resolved */

@@ -63,6 +63,36 @@ absent "no post-checkout hook on the host" "$WD/.git/hooks/post-checkout"
 ok ".git/hooks is still a directory, not a symlink" sh -c "[ -d '$WD/.git/hooks' ] && [ ! -L '$WD/.git/hooks' ]"
 absent "no hard link to .git/config was made in the workdir" "$WD/cfg-link"
 
+# --- a workdir that is a git directory itself ----------------------------------------
+# A bare repository (a CI mirror) as the workdir: its config and hooks are
+# what .git's are elsewhere, so they stay read-only, and a commondir or
+# config.worktree made there is moved aside. They were neither: appending
+# core.fsmonitor to config ran the command at the caller's next git.
+new_wd
+mkdir -p "$WD/hooks" "$WD/objects" "$WD/refs"
+echo 'ref: refs/heads/main' >"$WD/HEAD"
+printf '[core]\n\tbare = true\n' >"$WD/config"
+fsum "$WD/config" >"$T/bare.before"
+jail_sh "$SBX_T_PRELUDE
+t config sh -c 'printf \"[core]\\n\\tfsmonitor = evil\\n\" >>config'
+t hook sh -c 'echo evil >hooks/post-update'
+t worktree sh -c 'echo evil >config.worktree'
+t common sh -c 'echo ../elsewhere >commondir'
+t other sh -c 'echo fine >description'
+exit 0" -w "$WD"
+is_status 0 "a bare repository as the workdir: the script ran"
+is "$(fsum "$WD/config")" "$(cat "$T/bare.before")" "... its config is unchanged"
+absent "... no hook was written" "$WD/hooks/post-update"
+absent "... a config.worktree made there was moved aside" "$WD/config.worktree"
+absent "... and a commondir" "$WD/commondir"
+is "$(cat "$WD/description" 2>&1)" fine "... the rest of it stays writable (control)"
+# The control: in a workdir that is no git directory, config and hooks
+# are names like any other.
+new_wd
+jail_sh "mkdir hooks && echo mine >hooks/x && echo mine >config; exit 0" -w "$WD"
+is "$(cat "$WD/config" "$WD/hooks/x" 2>&1 | tr '\n' ' ')" "mine mine " \
+    "in a workdir that is no git directory, config and hooks/ may be made (control)"
+
 # --- opens with O_PATH ------------------------------------------------------------
 # With O_PATH, open(2) ignores every flag but O_CLOEXEC, O_DIRECTORY and
 # O_NOFOLLOW: the descriptor can neither read nor write. Under landlock the
