@@ -707,6 +707,21 @@ hooks_changed(struct scan *s, int dir)
 	return false;
 }
 
+/* Whether what git runs something of in the git directory dir changed in
+ * the run (appending core.fsmonitor to a config that was there, or
+ * writing a hook, changes no change time of the directory's own). */
+static bool
+gitdir_names_changed(struct scan *s, int dir)
+{
+	struct stat h;
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(gitdir_names); i++)
+		if (sbx_lstat_here(dir, gitdir_names[i], s->t->local, &h) == 0 &&
+		    made_in_run(s->t, &h))
+			return true;
+	return hooks_changed(s, dir);
+}
+
 /* Whether the git directory dir (st) was made or changed in the run: the
  * directory itself, or what git runs something of in it changed in
  * place (appending core.fsmonitor to a config that was there, or writing
@@ -715,15 +730,7 @@ hooks_changed(struct scan *s, int dir)
 static bool
 gitdir_changed(struct scan *s, int dir, const struct stat *st)
 {
-	struct stat h;
-
-	if (made_in_run(s->t, st))
-		return true;
-	for (size_t i = 0; i < SBX_ARRAY_LEN(gitdir_names); i++)
-		if (sbx_lstat_here(dir, gitdir_names[i], s->t->local, &h) == 0 &&
-		    made_in_run(s->t, &h))
-			return true;
-	return hooks_changed(s, dir);
+	return made_in_run(s->t, st) || gitdir_names_changed(s, dir);
 }
 
 /* The directory dir itself (st), at the search's current path, named
@@ -1118,6 +1125,16 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	sbx_buf_free(&moved);
 
 	search(&s, t->wd);
+	/* A tree that was a git directory itself (a bare repository): the
+	 * workdir's config and hooks are kept read-only (sbxrun(1)), a
+	 * read-write mount's source's are not; changed, a caller's git
+	 * there runs what they hold. */
+	if (is_repo(t->before) && s.dev != 0 && gitdir_names_changed(&s, t->wd))
+		warn(g->report,
+		    sbx_xasprintf(
+			"the run changed the git directory at %s (its config, hooks, "
+			"commondir or HEAD): the caller's git there would run what it holds",
+			where));
 	if (s.moved)
 		warn(g->report,
 		    sbx_xasprintf("git repositories made in the run could not be looked for: %s "

@@ -53,6 +53,24 @@ exit 0" -m "$JT/rw:data-rw:rw" -m "$JT/ro:data-ro" -m "$JT/file-ro.txt:cfg-ro.tx
 	absent "nothing of the rw mount is left in the workdir's data-rw" "$WD/data-rw/f"
 fi
 
+# --- a read-write mount of a bare repository -----------------------------------------
+# Its config and hooks are not held read-only (the workdir's are): a
+# change to them in the run is named, since a caller's git there would run
+# what they hold. A plain directory's config is no git's (the control).
+if ns_only "mounts at WORKDIR/TARGET need a mount namespace" 2; then
+	mkdir -p "$JT/mirror/objects" "$JT/mirror/refs" "$JT/mirror/hooks" "$JT/plain"
+	echo 'ref: refs/heads/main' >"$JT/mirror/HEAD"
+	printf '[core]\n\tbare = true\n' >"$JT/mirror/config"
+	echo x >"$JT/plain/config"
+	new_wd
+	jail_sh 'printf "[core]\n\tfsmonitor = evil\n" >>lib/config; echo y >plain/config; exit 0' \
+	    -m "$JT/mirror:lib:rw" -m "$JT/plain:plain:rw" -w "$WD"
+	like "$(jget warnings)" "the run changed the git directory at the read-write mount $JT/mirror" \
+	    "a bare repository's config changed through a rw mount is named"
+	unlike "$(jget warnings)" "git directory at the read-write mount $JT/plain" \
+	    "... a plain directory's config is not (control)"
+fi
+
 # --- refused sources --------------------------------------------------------
 mkdir -p "$HOME/.ssh" "$HOME/.config/gh"
 echo key >"$HOME/.ssh/id_rsa"
