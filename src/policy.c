@@ -1269,6 +1269,17 @@ sbx_policy_check(const struct sbx_policy *p, struct sbx_err *err)
 		    "read paths ([read] path, -r: %s) need fs = allowlist (--fs allowlist); "
 		    "fs is strict",
 		    p->read.v[0]);
+	/* Without an allow list no proxy runs: a deny list or methods would
+	 * be parsed and then ignored. */
+	if (p->proxy_allow.n == 0 && (p->proxy_deny.n > 0 || p->proxy_methods.n > 0))
+		return sbx_err_set(err, EINVAL,
+		    "%s needs an allow list ([proxy] allow, --allow-host): without one no proxy "
+		    "runs",
+		    p->proxy_deny.n > 0 ? "[proxy] deny (--deny-host)"
+					: "[proxy] methods (--allow-method)");
+	if (p->trace_all && p->trace == NULL)
+		return sbx_err_set(err, EINVAL,
+		    "trace_all (--trace-all) needs a trace ([sandbox] trace, --trace)");
 	for (size_t i = 0; i < p->loopback.n; i++)
 		if (sbx_ports_contains(&p->listen, p->loopback.v[i]))
 			return sbx_err_set(err, EINVAL,

@@ -104,6 +104,11 @@ bad_input "--script-name" --interp python3 --script-name ../x.py
 bad_input "--interp" --interp python3 -- true
 bad_input "--protect" --protect /etc
 bad_input "--allow-host" --allow-host "bad host"
+# Rules that would be parsed and then ignored: no proxy runs without an
+# allow list, no trace without --trace.
+bad_input "--deny-host) needs an allow list" --deny-host x.example --network on
+bad_input "--allow-method) needs an allow list" --allow-method GET
+bad_input "--trace-all) needs a trace" --trace-all
 bad_input "--docker-image" --docker-image -x
 bad_input "--workdir" -w "~nosuchuser/x"
 bad_input "$T/missing.ini" -p "$T/missing.ini"
