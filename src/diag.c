@@ -242,7 +242,11 @@ json_limits(struct sbx_json *j, const struct sbx_report *r, const struct sbx_pol
 		sbx_json_key(j, sbx_limit_name((enum sbx_limit_id)i));
 		sbx_json_obj_begin(j);
 		sbx_json_key(j, unit[i]);
-		sbx_json_uint(j, p->limits[i].value);
+		/* What is enforced: RLIMIT_CPU counts whole seconds, every
+		 * backend's (sbxrun(1), LIMITS). */
+		sbx_json_uint(j,
+		    i == SBX_LIMIT_CPU ? (p->limits[i].value + 999) / 1000 * 1000
+				       : p->limits[i].value);
 		sbx_json_key(j, "by");
 		/* A default is not among the requested rules: the limits plan
 		 * leaves its "by" unset where the backend cannot hold it. */

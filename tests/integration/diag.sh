@@ -216,6 +216,12 @@ fi
 is "$(jget limits.cpu)" '{"by":"rlimit","ms":10000}' "limits.cpu"
 is "$(jget limits.file_size)" '{"by":"rlimit","bytes":1048576}' "limits.file_size"
 is "$(jget limits.open_files)" '{"by":"rlimit","count":64}' "limits.open_files"
+# RLIMIT_CPU counts whole seconds: what is enforced is said, not what was
+# asked (the payload's own limits agree).
+sbx_script 'grep "^Max cpu time" /proc/self/limits' --backend none -w "$WD" --cpu 1500ms \
+    --allow-degraded
+is "$(jget limits.cpu)" '{"by":"rlimit","ms":2000}' "--cpu 1500ms: limits.cpu says the 2 s enforced"
+like "$(cat "$T/out")" "Max cpu time              2                    2" "... as the payload's limits do"
 sbx_script 'head -c 2000000 /dev/zero > big' --backend none -w "$WD" --file-size 1M
 ok "--file-size 1M stops a 2 MB write (status $SBX_STATUS)" test "$SBX_STATUS" -ne 0
 # A limit the kernel will not set (above fs.nr_open) fails the start with
