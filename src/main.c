@@ -195,6 +195,8 @@ diag_needs_newline(const struct run *run, int fd)
 	r = sbx_fd_at_line_start(fd);
 	if (r >= 0)
 		return r == 0;
+	bool shared = false, ours_last = false;
+
 	if (fstat(fd, &st) < 0)
 		return true;
 	for (int std = STDOUT_FILENO; std <= STDERR_FILENO; std++) {
@@ -202,10 +204,13 @@ diag_needs_newline(const struct run *run, int fd)
 		    (fstat(std, &out) < 0 || out.st_dev != st.st_dev || out.st_ino != st.st_ino))
 			continue;
 		/* Shared with the payload: only a line sbxrun wrote on stderr
-		 * after the whole tree was gone is known to end the output. */
-		return !(std == STDERR_FILENO && run->said_after);
+		 * after the whole tree was gone is known to end the output
+		 * (stdout too, when both are the same pipe). */
+		shared = true;
+		if (std == STDERR_FILENO)
+			ours_last = run->said_after;
 	}
-	return false;
+	return shared && !ours_last;
 }
 
 /* A workdir the caller gave that is a git directory itself keeps its
@@ -1542,8 +1547,11 @@ run_main(struct run *run, int argc, char **argv)
 		 * could not start) says what its backend undid. */
 		sbx_child_close(&child, r);
 		sbx_phase("spawn failed");
-		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO)
+		if (err.errnum != SBX_EUNAVAIL || p->backend != SBX_BACKEND_AUTO) {
+			/* The tree is gone: this message ends its output. */
+			run->finished = true;
 			return fail(run, &err);
+		}
 		/* "auto" measured this backend unusable by trying it: next,
 		 * with the step that failed named in -v and in the warnings. */
 		{
@@ -1570,8 +1578,10 @@ run_main(struct run *run, int argc, char **argv)
 	ended = run_jail(run, &child, start, &err) == 0;
 	run->reap_late = child.reap_late;
 	end_jail(run, &child, ended);
-	if (!ended)
+	if (!ended) {
+		run->finished = true; /* the tree is gone: this message ends its output */
 		return fail(run, &err);
+	}
 	/* What the sandbox wrote comes before sbxrun's own lines. */
 	sbx_relay_finish(&run->relay);
 	r->status = status_of(r);

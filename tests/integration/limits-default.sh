@@ -69,6 +69,10 @@ new_wd
 jail_sh ': >ran' -w "$WD" --pids 600
 is_status 125 "--pids above the caller's hard limit: 125"
 absent "... and nothing ran" "$WD/ran"
+# The message, written once the tree was gone, ends the output: the line
+# follows it with no blank line, on a pipe shared by stdout and stderr.
+is "$(echo true | "$T/lowlim" --backend "$SBX_BACKEND" -w "$WD" --pids 600 2>&1 | grep -c '^$')" 0 \
+    "... and on a pipe the diagnostics line follows the message without a blank line"
 SBXRUN=$real_sbxrun
 
 # --- a fork bomb -------------------------------------------------------------------------
