@@ -72,6 +72,7 @@
 #include "linux-landlock.h"
 #include "linux-mount.h"
 #include "linux-gitguard.h"
+#include "linux-mountwatch.h"
 #include "linux-owner.h"
 #include "linux-probe.h"
 #include "linux-protsnap.h"
@@ -103,8 +104,13 @@ struct ll_state {
 	int names_ruleset;
 	struct sbx_protsnap *snap; /* the plan's watched paths, copied */
 	/* A temp workdir that is not kept: the keeper removes it whole at the
-	 * end, and nothing reads it before (no git guard either). */
+	 * end, and nothing reads it before (no git guard either), but for
+	 * another user's mounts on it, which the removal would not cross
+	 * (linux-mountwatch.h). */
 	bool throwaway;
+	int mounts_fd; /* not ours */
+	char *mounts; /* the table read before the run */
+	char *workdir;
 };
 
 /* What init and the payload need after the fork (a copy of the parent's
@@ -557,6 +563,8 @@ state_free(struct ll_state *st, struct sbx_report *r, bool ask_only)
 	sbx_strv_free(&st->links);
 	sbx_strv_free(&st->targets);
 	sbx_strv_free(&st->frozen);
+	free(st->mounts);
+	free(st->workdir);
 	if (st->names_ruleset >= 0)
 		close(st->names_ruleset);
 	free(st);
@@ -586,6 +594,8 @@ ll_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
 	struct ll_state *st = c->priv;
 
+	if (st && st->throwaway && st->mounts)
+		sbx_mountwatch_check(st->mounts_fd, &st->mounts, st->workdir, false, &r->warnings);
 	if (st)
 		state_free(st, r, st->throwaway);
 	c->priv = NULL;
@@ -726,6 +736,11 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 	}
 	st->names_ruleset = -1;
 	st->throwaway = throwaway;
+	st->mounts_fd = x->mounts_fd;
+	if (throwaway && x->fs->mountinfo) {
+		st->mounts = sbx_xstrdup(x->fs->mountinfo);
+		st->workdir = sbx_xstrdup(x->fs->workdir);
+	}
 	watch_or_rebuild(j, st, &plan, &own, r);
 	pl.plan = plan;
 	/* sbxrun puts the copies back in ll_cleanup(), init when sbxrun was
@@ -797,6 +812,7 @@ ll_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 		r->layers.seccomp_notify = true;
 	c->priv = st;
 	c->cleanup = ll_cleanup;
+	sbx_gitguard_watch_mounts(git_guard, x->mounts_fd, x->fs->mountinfo);
 	sbx_gitguard_attach(&git_guard, c);
 
 	for (size_t i = 0; i < st->links.n; i++)

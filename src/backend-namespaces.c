@@ -1135,6 +1135,7 @@ ns_spawn(const struct sbx_jail *j, struct sbx_child *c, struct sbx_report *r, st
 		git_guard = sbx_gitguard_new(sbx_fsview_workdir_fd(x->fs), x->fs->workdir);
 	git_guard = sbx_gitguard_add_mounts(git_guard, &j->view, x->fs);
 	sbx_gitguard_idmapped(git_guard);
+	sbx_gitguard_watch_mounts(git_guard, x->mounts_fd, x->fs->mountinfo);
 	payload_net(&pl, x->net);
 	pl.guard = guard;
 	pl.trap = x->net != NULL || guard;

@@ -42,6 +42,10 @@ struct sbx_exec {
 	                               its TMPDIR (needs_tmpdir), else NULL */
 	int stdin_fd; /* handed to the payload as fd 0; -1 keeps 0 */
 	struct sbx_keeper *keeper; /* records what the run changes (keeper.h) */
+	/* /proc/self/mountinfo, opened before fs->mountinfo was read, so
+	 * that a change of the table since is seen (linux-mountwatch.h); -1
+	 * when the table was not read. */
+	int mounts_fd;
 	bool trace; /* --trace: the jail also traps what the trace observes */
 	uid_t caller_uid;
 	gid_t caller_gid;

@@ -17,7 +17,9 @@
 
 #include "fsutil.h"
 #include "linux-gitguard.h"
+#include "linux-mountwatch.h"
 #include "linux-statat.h"
+#include "secrets.h"
 #include "supcfg.h"
 
 /* The top-level names that make the workdir itself a repository for git
@@ -70,6 +72,8 @@ struct sbx_gitguard {
 	bool setid; /* sbx_gitguard_clear_setid(): every file is looked at */
 	bool acls; /* sbx_gitguard_reduce_acls(): every file is looked at */
 	bool idmapped; /* sbx_gitguard_idmapped() */
+	int mounts_fd; /* sbx_gitguard_watch_mounts(): not ours, or -1 */
+	char *mounts; /* the mount table last read */
 };
 
 /* The B_* bits of the names at the top of wd, and in st[] (6 entries: the
@@ -99,8 +103,10 @@ add_tree(struct sbx_gitguard *g, int wd, const char *path, bool mount)
 {
 	struct tree *t;
 
-	if (g == NULL)
+	if (g == NULL) {
 		g = sbx_xcalloc(1, sizeof(*g));
+		g->mounts_fd = -1;
+	}
 	g->t = sbx_xreallocarray(g->t, g->n + 1, sizeof(*g->t));
 	t = &g->t[g->n++];
 	*t = (struct tree){ .path = sbx_xstrdup(path), .wd = wd, .mount = mount };
@@ -175,6 +181,16 @@ sbx_gitguard_orphan_names(const struct sbx_gitguard *g, struct sbx_strv *out)
 }
 
 void
+sbx_gitguard_watch_mounts(struct sbx_gitguard *g, int fd, const char *before)
+{
+	if (g == NULL || fd < 0 || before == NULL)
+		return;
+	g->mounts_fd = fd;
+	free(g->mounts);
+	g->mounts = sbx_xstrdup(before);
+}
+
+void
 sbx_gitguard_idmapped(struct sbx_gitguard *g)
 {
 	if (g != NULL)
@@ -198,6 +214,7 @@ sbx_gitguard_free(struct sbx_gitguard *g)
 		free(g->t[i].path);
 	}
 	free(g->t);
+	free(g->mounts);
 	free(g);
 }
 
@@ -1204,11 +1221,31 @@ check(struct sbx_gitguard *g, const struct tree *t)
 	free(s.acl);
 }
 
+/* Mounts another user made below a tree while the run lasted
+ * (linux-mountwatch.h): detached for a root caller, named either way.
+ * Looked for before anything of the trees is (the backend's hand-back
+ * and undo included) and again after the checks, when the table
+ * changed since it was last read: one poll(2) otherwise. */
+static void
+strangers(struct sbx_gitguard *g, struct sbx_report *r, bool late)
+{
+	_cleanup_free_ char *now = NULL;
+
+	if (g->mounts == NULL || !sbx_mountwatch_changed(g->mounts_fd) ||
+	    (now = sbx_mountinfo_read()) == NULL)
+		return;
+	for (size_t i = 0; i < g->n; i++)
+		sbx_mountwatch_strangers(g->mounts, now, g->t[i].path, late, &r->warnings);
+	free(g->mounts);
+	g->mounts = steal_ptr(&now);
+}
+
 static void
 guard_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
 	struct sbx_gitguard *g = c->priv;
 
+	strangers(g, r, false);
 	c->priv = g->priv;
 	c->cleanup = g->cleanup;
 	if (c->cleanup)
@@ -1217,6 +1254,7 @@ guard_cleanup(struct sbx_child *c, struct sbx_report *r)
 	g->report = r;
 	for (size_t i = 0; i < g->n; i++)
 		check(g, &g->t[i]);
+	strangers(g, r, true);
 	sbx_gitguard_free(g);
 }
 

@@ -56,6 +56,12 @@ void sbx_gitguard_reduce_acls(struct sbx_gitguard *g);
  * of uid 65534 is then not the run's but another process's. */
 void sbx_gitguard_idmapped(struct sbx_gitguard *g);
 
+/* Has the guard look, after the run, for mounts another user made below
+ * its trees meanwhile (linux-mountwatch.h): fd is /proc/self/mountinfo,
+ * opened before before (the table then) was read; the caller keeps it
+ * open until the guard is done. */
+void sbx_gitguard_watch_mounts(struct sbx_gitguard *g, int fd, const char *before);
+
 /* Removes the access ACL of the file behind fd (any descriptor, O_PATH
  * too) when it names a user or group, the mode's group bits becoming what
  * the owning group's entry granted under the mask, and a directory's
