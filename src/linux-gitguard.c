@@ -22,6 +22,13 @@
 #include "secrets.h"
 #include "supcfg.h"
 
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+
 /* The top-level names that make the workdir itself a repository for git
  * (its is_git_directory(): a HEAD, and objects/ and refs/ here or in the
  * directory commondir names), and the config that would come with them. */
@@ -43,6 +50,14 @@ enum { B_HEAD = 1, B_OBJECTS = 2, B_REFS = 4, B_CONFIG = 8, B_COMMONDIR = 16, B_
 
 /* SBXRUN_TEST_SCAN_MAX (sbx_gitguard_set_scan_max()), or 0. */
 static size_t test_scan_max;
+/* SBXRUN_TEST_MOUNT_PASS=late (sbx_gitguard_test_late_mount_pass()). */
+static bool test_late_mount_pass;
+
+void
+sbx_gitguard_test_late_mount_pass(void)
+{
+	test_late_mount_pass = true;
+}
 
 void
 sbx_gitguard_set_scan_max(size_t n)
@@ -73,6 +88,7 @@ struct sbx_gitguard {
 	bool acls; /* sbx_gitguard_reduce_acls(): every file is looked at */
 	bool idmapped; /* sbx_gitguard_idmapped() */
 	int mounts_fd; /* sbx_gitguard_watch_mounts(): not ours, or -1 */
+	char *before; /* the mount table read before the run */
 	char *mounts; /* the mount table last read */
 };
 
@@ -187,7 +203,9 @@ sbx_gitguard_watch_mounts(struct sbx_gitguard *g, int fd, const char *before)
 		return;
 	g->mounts_fd = fd;
 	free(g->mounts);
+	free(g->before);
 	g->mounts = sbx_xstrdup(before);
+	g->before = sbx_xstrdup(before);
 }
 
 void
@@ -215,6 +233,7 @@ sbx_gitguard_free(struct sbx_gitguard *g)
 	}
 	free(g->t);
 	free(g->mounts);
+	free(g->before);
 	free(g);
 }
 
@@ -969,6 +988,39 @@ open_locked(struct scan *s, int dir, const char *name, struct stat *st)
 	return -1;
 }
 
+/* The entry name of dir (the search's current path, plen) is the root of
+ * another mount. One made during the run is another user's
+ * (linux-mountwatch.h) that the pass before the checks did not see below
+ * the tree (its parent was elsewhere then, renamed away and back): for
+ * root it is detached, and the directory below searched (returns true);
+ * either way it is named. A mount that was there before the run is the
+ * caller's business, left alone as before. */
+static bool
+stranger_mount(struct scan *s, int dir, const char *name, size_t plen)
+{
+	struct statx sx;
+	bool gone;
+
+	if (s->g->before == NULL ||
+	    sbx_statx_here(dir, name, s->t->local, STATX_TYPE | STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
+	    sbx_mountwatch_had(s->g->before, (unsigned)sx.stx_mnt_id))
+		return false;
+	gone = sbx_mountwatch_detach_at(dir, name, (unsigned)sx.stx_mnt_id);
+	if (s->g->report)
+		sbx_strv_push_take(&s->g->report->warnings,
+		    sbx_xasprintf(
+			"a mount made on %s/%s during the run (not the sandbox's: another "
+			"process's) %s",
+			s->t->path, plen == SIZE_MAX ? "(a path longer than PATH_MAX)" : s->path,
+			gone ? "was detached during the search, after the hand-back: what lies "
+			       "below "
+			       "it was searched, and may still be the sandbox's"
+			     : "covers what the run left there: the checks after the run did not "
+			       "see it, and it stays"));
+	return gone;
+}
+
 /* Looks for repositories made or changed in the run at every depth below
  * the workdir, directories only: files are never opened or stat'ed, and
  * directories without subdirectories are not even listed (enter()),
@@ -1034,6 +1086,8 @@ search(struct scan *s, int wd)
 			note(s, &s->named_unlocked, &s->unlocked, plen, NULL);
 			lent = true;
 		}
+		if (cfd < 0 && errno == EXDEV && stranger_mount(s, f->fd, name, plen))
+			cfd = sbx_open_here(f->fd, name, O_RDONLY | O_DIRECTORY);
 		if (cfd < 0)
 			continue; /* gone, not a directory any more, or a mount point */
 		if (!lent && (fstat(cfd, &st) < 0 || st.st_dev != s->dev)) {
@@ -1245,7 +1299,8 @@ guard_cleanup(struct sbx_child *c, struct sbx_report *r)
 {
 	struct sbx_gitguard *g = c->priv;
 
-	strangers(g, r, false);
+	if (!test_late_mount_pass)
+		strangers(g, r, false);
 	c->priv = g->priv;
 	c->cleanup = g->cleanup;
 	if (c->cleanup)

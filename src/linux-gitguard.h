@@ -62,6 +62,10 @@ void sbx_gitguard_idmapped(struct sbx_gitguard *g);
  * open until the guard is done. */
 void sbx_gitguard_watch_mounts(struct sbx_gitguard *g, int fd, const char *before);
 
+/* For tests only (SBXRUN_TEST_MOUNT_PASS=late): no look for other users'
+ * mounts before the checks; the search and the look after them remain. */
+void sbx_gitguard_test_late_mount_pass(void);
+
 /* Removes the access ACL of the file behind fd (any descriptor, O_PATH
  * too) when it names a user or group, the mode's group bits becoming what
  * the owning group's entry granted under the mask, and a directory's

@@ -61,9 +61,8 @@ parse_line(const char *line, unsigned *id, char *mp, size_t size)
 	return n > 0;
 }
 
-/* Whether the table text holds a mount with this id. */
-static bool
-has_id(const char *text, unsigned id)
+bool
+sbx_mountwatch_had(const char *text, unsigned id)
 {
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		char *end;
@@ -113,12 +112,12 @@ fd_mnt_id(int fd)
  * meanwhile leads elsewhere, and nothing else is touched; a descriptor
  * below the mount's root is refused by umount2 itself). */
 static bool
-detach(unsigned id, const char *mp)
+detach(unsigned id, int dir, const char *path)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
 	char proc[64];
 	bool done = false;
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, mp, &how, sizeof(how));
+	int fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
 
 	if (fd < 0)
 		return false;
@@ -128,6 +127,12 @@ detach(unsigned id, const char *mp)
 	}
 	close(fd);
 	return done;
+}
+
+bool
+sbx_mountwatch_detach_at(int dir, const char *name, unsigned id)
+{
+	return geteuid() == 0 && strchr(name, '/') == NULL && detach(id, dir, name);
 }
 
 size_t
@@ -147,19 +152,19 @@ sbx_mountwatch_strangers(
 		bool gone, with = false;
 
 		if (!parse_line(l, &id, mp, sizeof(mp)) || !at_or_below(mp, path) ||
-		    has_id(before, id))
+		    sbx_mountwatch_had(before, id))
 			continue;
 		found++;
 		for (size_t i = 0; i < detached.n && !with; i++)
 			with = at_or_below(mp, detached.v[i]);
 		if (with)
 			continue;
-		gone = geteuid() == 0 && detach(id, mp);
+		gone = geteuid() == 0 && detach(id, AT_FDCWD, mp);
 		if (gone)
 			sbx_strv_push(&detached, mp);
 		sbx_strv_push_take(out,
 		    sbx_xasprintf("a mount made on %s during the run (not the sandbox's: another "
-				  "user's) %s",
+				  "process's) %s",
 			mp,
 			late && gone ? "was detached, after the checks, which did not see below it"
 			    : gone   ? "was detached before the checks"

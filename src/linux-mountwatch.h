@@ -31,6 +31,14 @@ bool sbx_mountwatch_changed(int fd);
 size_t sbx_mountwatch_strangers(
     const char *before, const char *now, const char *path, bool late, struct sbx_strv *out);
 
+/* Whether the table text holds a mount with this id. */
+bool sbx_mountwatch_had(const char *text, unsigned id);
+
+/* For root: detaches the mount id whose root is the entry name (one
+ * component) of the directory dir, as sbx_mountwatch_strangers() does:
+ * through a descriptor of it confirmed to be on that mount. */
+bool sbx_mountwatch_detach_at(int dir, const char *name, unsigned id);
+
 /* sbx_mountwatch_changed(fd) and, when it did, sbx_mountwatch_strangers()
  * on the table read now; *before becomes that table (allocated). */
 void sbx_mountwatch_check(int fd, char **before, const char *path, bool late, struct sbx_strv *out);

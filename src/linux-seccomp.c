@@ -220,13 +220,15 @@ rule(scmp_filter_ctx ctx, int errnum, int nr, unsigned n, const struct scmp_arg_
 /* Sockets: unix, IPv4 and IPv6 only (no netlink, packet, vsock, alg...),
  * and of those only TCP, UDP and ping: MPTCP ignores Landlock's TCP port
  * rules, SCTP and DCCP carry addresses the supervisor does not judge, raw
- * sockets craft any packet. */
+ * sockets craft any packet, and UDP-Lite, judged as UDP, is a protocol
+ * the namespaces backend's UDP relay does not carry. */
 static int
 socket_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 {
 	static const int inet[] = { AF_INET, AF_INET6 };
 	static const int bad_types[] = { SOCK_RAW, SOCK_SEQPACKET, 6 /* SOCK_DCCP */, SOCK_PACKET };
-	static const int bad_protos[] = { IPPROTO_MPTCP, IPPROTO_SCTP, 33 /* DCCP */ };
+	static const int bad_protos[] = { IPPROTO_MPTCP, IPPROTO_SCTP, 33 /* DCCP */,
+		136 /* UDP-Lite */ };
 	struct scmp_arg_cmp args[2];
 
 	/* The one comparison that cannot be masked (libseccomp has no masked

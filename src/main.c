@@ -1262,6 +1262,24 @@ test_grace(struct sbx_err *err)
 	return 0;
 }
 
+/* SBXRUN_TEST_MOUNT_PASS=late, for tests only (sbxrun(1), ENVIRONMENT):
+ * the look for other users' mounts before the checks after the run is
+ * skipped, so that the search's own is seen at work. */
+static int
+test_mount_pass(struct sbx_err *err)
+{
+	const char *v = getenv("SBXRUN_TEST_MOUNT_PASS");
+
+	if (v == NULL)
+		return 0;
+	if (strcmp(v, "late") != 0)
+		return sbx_err_set(err, EINVAL, "SBXRUN_TEST_MOUNT_PASS: '%s' is not 'late'", v);
+#ifdef __linux__
+	sbx_gitguard_test_late_mount_pass();
+#endif
+	return 0;
+}
+
 /* SBXRUN_TEST_SCAN_MAX, for tests only (sbxrun(1), ENVIRONMENT): the git
  * guard's bounds lowered, so that a test of what lies past them needs no
  * million entries. */
@@ -1332,7 +1350,8 @@ run_main(struct run *run, int argc, char **argv)
 	sbx_policy_init(p, run->caller.home);
 	run->have_policy = true;
 	if (load_profiles(run, &err) < 0 || sbx_cli_apply(&run->cli, p, &err) < 0 ||
-	    sbx_policy_check(p, &err) < 0 || test_grace(&err) < 0 || test_scan_max(&err) < 0)
+	    sbx_policy_check(p, &err) < 0 || test_grace(&err) < 0 || test_scan_max(&err) < 0 ||
+	    test_mount_pass(&err) < 0)
 		return fail(run, &err);
 	/* A run's line must not be lost after the run: the file is made now,
 	 * before anything runs, once the policy names the workdir (--print-*

@@ -18,8 +18,8 @@
 # the file skips with a reason. Run for $SBX_BACKEND (default namespaces).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=10
-[ "${SBX_BACKEND:-namespaces}" = landlock ] && N_TESTS=13
+N_TESTS=13
+[ "${SBX_BACKEND:-namespaces}" = landlock ] && N_TESTS=16
 if ! root_only "the harness runs the caller and the attacker as other users" "$N_TESTS"; then
 	done_testing
 	exit
@@ -91,7 +91,7 @@ strange_run() {
 		_w=
 	fi
 	# shellcheck disable=SC2086
-	$_as env TMPDIR="$JT/tmp-$1" "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 $_w \
+	$_as env TMPDIR="$JT/tmp-$1" ${SM_ENV:-} "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 $_w \
 	    <"$T/script" >"$T/run.out" 2>"$T/run.err" 3>"$T/run.diag" &
 	_run=$!
 	JAIL_PIDS="$JAIL_PIDS $_run"
@@ -118,7 +118,7 @@ strange_run() {
 # aside as one the run made.
 new_wd
 strange_run root sbxtest .git "$WD"
-like "$WARN" "a mount made on $MP during the run (not the sandbox's: another user's) was detached before the checks" \
+like "$WARN" "a mount made on $MP during the run (not the sandbox's: another process's) was detached before the checks" \
     "root: the warnings name the mount, detached"
 nok "root: no mount is left on the workdir's .git" mounted "$MP"
 absent "root: no .git is left at the workdir's top" "$WD/.git"
@@ -129,7 +129,7 @@ like "$WARN" "made .git, where nothing may be made; it was moved aside to .git.s
 # named as covering what the checks did not see.
 new_wd
 strange_run sbxtest 65534 .git "$WD"
-like "$WARN" "a mount made on $MP during the run (not the sandbox's: another user's) covers what the run left there" \
+like "$WARN" "a mount made on $MP during the run (not the sandbox's: another process's) covers what the run left there" \
     "sbxtest: the warnings name the mount and what it covers"
 umount -l "$MP" 2>/dev/null
 # ... and a mount on a directory below the top that the search would enter.
@@ -137,6 +137,18 @@ new_wd
 strange_run root sbxtest sub/x "$WD"
 nok "root: no mount is left on sub/x" mounted "$MP"
 like "$WARN" "the run left" "root: sub/x is searched: the directories it opened are named"
+
+# A mount the look before the checks did not see below the tree (another
+# user renamed its parent away for that moment, and back): the search,
+# which meets it, detaches it. The look before the checks is skipped here
+# (SBXRUN_TEST_MOUNT_PASS=late) to see the search's own at work.
+new_wd
+SM_ENV=SBXRUN_TEST_MOUNT_PASS=late
+strange_run root sbxtest sub/x "$WD"
+SM_ENV=
+like "$WARN" "a mount made on $MP during the run (not the sandbox's: another process's) was detached during the search" \
+    "root, look skipped: the search detaches the mount and names it"
+nok "root, look skipped: no mount is left on sub/x" mounted "$MP"
 
 # A temp workdir the landlock backend removes whole (the namespaces
 # backend's lives in the jail): the removal never crossed the mount, and

@@ -1,6 +1,6 @@
 # The sockets and syscalls that never work inside (sbxrun(1), NETWORK;
 # doc/design/network.md): raw, packet and netlink-route sockets, SCTP, DCCP and MPTCP
-# (which Landlock's TCP rules do not see), io_uring (a full bypass of any
+# (which Landlock's TCP rules do not see), UDP-Lite, io_uring (a full bypass of any
 # seccomp network rule), and syscalls of a foreign architecture (int 0x80
 # on x86-64 skips an x86-64-only filter). Tried with the network fully
 # off and with it on, where the supervisor is in charge. Host-side
@@ -32,6 +32,7 @@ socks = [
     ("sctp6", 10, 1, 132), ("mptcp4", 2, 1, 262), ("mptcp6", 10, 1, 262),
     ("mptcp_flags", 2, 1 | NB | CX, 262), ("dccp", 2, 6, 33), ("vsock", 40, 1, 0),
     ("alg", 38, 5, 0), ("pfkey", 15, 3, 2), ("bluetooth", 31, 3, 0), ("xdp", 44, 3, 0),
+    ("udplite4", 2, 2, 136), ("udplite6", 10, 2, 136),
 ]
 if sys.argv[1] == "sockets":
     for tag, f, t, p in socks:
@@ -77,7 +78,7 @@ chmod 644 "$NETWD/kern.py"
 
 refused_socks="raw_icmp raw_tcp raw_icmp6 raw_cloexec packet_raw packet_dgram inet_packet \
 netlink_route netlink_route_dgram netlink_diag sctp_stream sctp_seqpacket sctp6 mptcp4 mptcp6 \
-mptcp_flags dccp vsock alg pfkey bluetooth xdp"
+mptcp_flags dccp vsock alg pfkey bluetooth xdp udplite4 udplite6"
 
 # Controls: outside, io_uring and the i386 entry work, and MPTCP connects.
 (cd "$NETWD" && "$PY" kern.py sockets && "$PY" kern.py uring) >"$T/control" 2>&1
@@ -107,7 +108,7 @@ for mode in "--network off" "--network on"; do
 	is_status 0 "network $m: the socket prober ran"
 	for s in $refused_socks; do
 		r=$(res_of "$s")
-		ok "network $m: no $s socket ($r)" [ -n "$r" ] && [ "$r" != OK ]
+		ok "network $m: no $s socket ($r)" test -n "$r" -a "$r" != OK
 	done
 	if [ "$m" = on ]; then
 		is "$(res_of tcp4) $(res_of udp6)" "OK OK" "network on: TCP and UDP sockets can still be made"
