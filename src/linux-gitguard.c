@@ -998,13 +998,19 @@ open_locked(struct scan *s, int dir, const char *name, struct stat *st)
 static bool
 stranger_mount(struct scan *s, int dir, const char *name, size_t plen)
 {
+	_cleanup_free_ char *mp = NULL;
 	struct statx sx;
 	bool gone;
 
 	if (s->g->before == NULL ||
 	    sbx_statx_here(dir, name, s->t->local, STATX_TYPE | STATX_MNT_ID, &sx) < 0 ||
-	    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
-	    sbx_mountwatch_had(s->g->before, (unsigned)sx.stx_mnt_id))
+	    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return false;
+	/* Its path as the table would show it: a path too long for the
+	 * search's buffer is compared with none, and taken as new. */
+	mp = plen == SIZE_MAX ? sbx_xstrdup("") : sbx_xasprintf("%s/%s", s->t->path, s->path);
+	if (sbx_mountwatch_had(
+		s->g->before, (unsigned)sx.stx_mnt_id, sx.stx_dev_major, sx.stx_dev_minor, mp))
 		return false;
 	gone = sbx_mountwatch_detach_at(dir, name, (unsigned)sx.stx_mnt_id);
 	if (s->g->report)

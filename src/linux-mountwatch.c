@@ -25,17 +25,26 @@ sbx_mountwatch_changed(int fd)
 	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
 }
 
-/* One line of /proc/self/mountinfo: its mount id, and its mount point
- * unescaped (the kernel writes space, tab, newline and backslash as \ooo)
- * into mp (size bytes). Returns false for a line it cannot read. */
+/* A mount as the table shows it. Mount ids and anonymous device numbers
+ * are reused once freed (another user can unmount one of its own and
+ * mount again): a mount is the same only with the same id, device and
+ * mount point. */
+struct mnt {
+	unsigned id, major, minor;
+	char mp[4096];
+};
+
+/* One line of /proc/self/mountinfo into m, its mount point unescaped
+ * (the kernel writes space, tab, newline and backslash as \ooo). Returns
+ * false for a line it cannot read. */
 static bool
-parse_line(const char *line, unsigned *id, char *mp, size_t size)
+parse_line(const char *line, struct mnt *m)
 {
 	const char *f = line;
 	size_t n = 0;
 	char *end;
 
-	*id = (unsigned)strtoul(line, &end, 10);
+	m->id = (unsigned)strtoul(line, &end, 10);
 	if (end == line || *end != ' ')
 		return false;
 	/* Fields: id, parent, major:minor, root, mount point. */
@@ -44,6 +53,8 @@ parse_line(const char *line, unsigned *id, char *mp, size_t size)
 		if (f == NULL)
 			return false;
 		f++;
+		if (i == 1 && sscanf(f, "%u:%u", &m->major, &m->minor) != 2)
+			return false;
 	}
 	for (; *f && *f != ' ' && *f != '\n'; f++) {
 		char c = *f;
@@ -53,23 +64,23 @@ parse_line(const char *line, unsigned *id, char *mp, size_t size)
 			c = (char)((f[1] - '0') << 6 | (f[2] - '0') << 3 | (f[3] - '0'));
 			f += 3;
 		}
-		if (n + 1 >= size)
+		if (n + 1 >= sizeof(m->mp))
 			return false;
-		mp[n++] = c;
+		m->mp[n++] = c;
 	}
-	mp[n] = '\0';
+	m->mp[n] = '\0';
 	return n > 0;
 }
 
 bool
-sbx_mountwatch_had(const char *text, unsigned id)
+sbx_mountwatch_had(const char *text, unsigned id, unsigned major, unsigned minor, const char *mp)
 {
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		char *end;
+	struct mnt m;
 
-		if ((unsigned)strtoul(l, &end, 10) == id && end != l && *end == ' ')
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (parse_line(l, &m) && m.id == id && m.major == major && m.minor == minor &&
+		    strcmp(m.mp, mp) == 0)
 			return true;
-	}
 	return false;
 }
 
@@ -140,7 +151,8 @@ sbx_mountwatch_strangers(
     const char *before, const char *now, const char *path, bool late, struct sbx_strv *out)
 {
 	struct sbx_strv detached = { 0 };
-	char mp[4096];
+	struct mnt m;
+	const char *mp = m.mp;
 	size_t found = 0;
 
 	if (now == NULL || before == NULL)
@@ -148,18 +160,17 @@ sbx_mountwatch_strangers(
 	/* The table in its order: a mount comes after the one it is on, so
 	 * one below another stranger's is met after it, and went with it. */
 	for (const char *l = now; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		unsigned id;
 		bool gone, with = false;
 
-		if (!parse_line(l, &id, mp, sizeof(mp)) || !at_or_below(mp, path) ||
-		    sbx_mountwatch_had(before, id))
+		if (!parse_line(l, &m) || !at_or_below(mp, path) ||
+		    sbx_mountwatch_had(before, m.id, m.major, m.minor, mp))
 			continue;
 		found++;
 		for (size_t i = 0; i < detached.n && !with; i++)
 			with = at_or_below(mp, detached.v[i]);
 		if (with)
 			continue;
-		gone = geteuid() == 0 && detach(id, AT_FDCWD, mp);
+		gone = geteuid() == 0 && detach(m.id, AT_FDCWD, mp);
 		if (gone)
 			sbx_strv_push(&detached, mp);
 		sbx_strv_push_take(out,

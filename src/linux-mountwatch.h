@@ -31,8 +31,10 @@ bool sbx_mountwatch_changed(int fd);
 size_t sbx_mountwatch_strangers(
     const char *before, const char *now, const char *path, bool late, struct sbx_strv *out);
 
-/* Whether the table text holds a mount with this id. */
-bool sbx_mountwatch_had(const char *text, unsigned id);
+/* Whether the table text holds this mount: the same id, device and mount
+ * point (ids and anonymous devices are reused once freed). */
+bool sbx_mountwatch_had(
+    const char *text, unsigned id, unsigned major, unsigned minor, const char *mp);
 
 /* For root: detaches the mount id whose root is the entry name (one
  * component) of the directory dir, as sbx_mountwatch_strangers() does:
