@@ -25,23 +25,7 @@
 
 N_TESTS=13
 [ "${SBX_BACKEND:-namespaces}" = namespaces ] && N_TESTS=17
-if ! root_only "the harness runs the caller and the attacker as other users" "$N_TESTS"; then
-	done_testing
-	exit
-fi
-if ! id sbxtest >/dev/null 2>&1; then
-	echo "Bail out! the user sbxtest is missing (.ci/run makes it)"
-	exit 1
-fi
-chmod 711 "$T"
-
-# as USER CMD...: CMD run by USER (a name or a uid), with no other groups.
-as() {
-	_u=$1
-	shift
-	setpriv --reuid "$(id -u "$_u" 2>/dev/null || echo "$_u")" \
-	    --regid "$(id -g "$_u" 2>/dev/null || echo "$_u")" --clear-groups "$@"
-}
+other_users_only "$N_TESTS"
 
 # plant_run CALLER ATTACKER [reset]: CALLER's run opens sub to everyone and waits
 # until ATTACKER has planted sub/run.sh and sub/own/x; one check (the

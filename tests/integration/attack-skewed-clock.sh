@@ -13,12 +13,7 @@
 # the non-root caller running the suite.
 . "$(dirname "$0")/jail-lib.sh"
 
-SKEWFS=${SKEWFS:-$(dirname "$SBXRUN")/tests/skewfs}
-if [ ! -x "$SKEWFS" ]; then
-	echo "Bail out! tests/skewfs is missing at $SKEWFS (make check builds it when" \
-	    "libfuse3-dev is installed: ./bootstrap installs it)"
-	exit 1
-fi
+need_skewfs
 if [ ! -c /dev/fuse ]; then
 	skip "the kernel has no FUSE (/dev/fuse)" 1
 	done_testing

@@ -20,26 +20,13 @@
 
 N_TESTS=13
 [ "${SBX_BACKEND:-namespaces}" = landlock ] && N_TESTS=16
-if ! root_only "the harness runs the caller and the attacker as other users" "$N_TESTS"; then
-	done_testing
-	exit
-fi
-SKEWFS=${SKEWFS:-$(dirname "$SBXRUN")/tests/skewfs}
-if [ ! -x "$SKEWFS" ]; then
-	echo "Bail out! tests/skewfs is missing at $SKEWFS (make check builds it when" \
-	    "libfuse3-dev is installed: ./bootstrap installs it)"
-	exit 1
-fi
+other_users_only "$N_TESTS"
+need_skewfs
 if [ ! -c /dev/fuse ]; then
 	skip "the kernel has no FUSE (/dev/fuse)" "$N_TESTS"
 	done_testing
 	exit
 fi
-if ! id sbxtest >/dev/null 2>&1; then
-	echo "Bail out! the user sbxtest is missing (.ci/run makes it)"
-	exit 1
-fi
-chmod 711 "$T"
 # The attackers run their own copy of the server.
 cp "$SKEWFS" "$JT/skewfs"
 chmod 755 "$JT/skewfs"
@@ -103,9 +90,7 @@ strange_run() {
 	wait_for "[ -e '$_wd/ready' ] || ! kill -0 $_run 2>/dev/null" 60
 	MP=$_wd/$3
 	MOUNTS="$MP $MOUNTS"
-	setpriv --reuid "$(id -u "$2" 2>/dev/null || echo "$2")" \
-	    --regid "$(id -g "$2" 2>/dev/null || echo "$2")" --clear-groups \
-	    "$JT/skewfs" -l 0 "$_src" "$MP" 2>"$T/mount.err"
+	as "$2" "$JT/skewfs" -l 0 "$_src" "$MP" 2>"$T/mount.err"
 	wait_for "mounted '$MP'" 10
 	mounted "$MP" || diag "the mount on $MP did not appear: $(cat "$T/mount.err")"
 	: >"$_wd/go"

@@ -22,15 +22,7 @@
 . "$(dirname "$0")/jail-lib.sh"
 
 N_TESTS=8
-if ! root_only "the harness runs the caller and the attacker as other users" "$N_TESTS"; then
-	done_testing
-	exit
-fi
-if ! id sbxtest >/dev/null 2>&1; then
-	echo "Bail out! the user sbxtest is missing (.ci/run makes it)"
-	exit 1
-fi
-chmod 711 "$T"
+other_users_only "$N_TESTS"
 
 cat >"$T/watch.py" <<'EOF'
 # watch.py WD OUT: waits for HEAD to be renamed away from WD, then writes
@@ -98,9 +90,7 @@ top_race() {
 	fi
 	(
 		wait_for "[ -e '$WD/ready' ]" 60 &&
-		    setpriv --reuid "$(id -u "$2" 2>/dev/null || echo "$2")" \
-			--regid "$(id -g "$2" 2>/dev/null || echo "$2")" --clear-groups \
-			timeout 60 "$PY" "$T/watch.py" "$WD" "$T/att-$2/seen"
+		    as "$2" timeout 60 "$PY" "$T/watch.py" "$WD" "$T/att-$2/seen"
 	) 2>"$T/watch.err" &
 	_w=$!
 	JAIL_PIDS="$JAIL_PIDS $_w"

@@ -156,6 +156,41 @@ root_only() {
 	return 1
 }
 
+# other_users_only N: for a harness that acts as the caller and as other
+# local users (root only): elsewhere its N checks are skipped with the
+# reason and the test ends here; the user sbxtest must exist (.ci/run
+# makes it). $T becomes searchable by them.
+other_users_only() {
+	if ! root_only "the harness runs the caller and the attacker as other users" "$1"; then
+		done_testing
+		exit
+	fi
+	if ! id sbxtest >/dev/null 2>&1; then
+		echo "Bail out! the user sbxtest is missing (.ci/run makes it)"
+		exit 1
+	fi
+	chmod 711 "$T"
+}
+
+# as USER CMD...: CMD run by USER (a name or a uid), with no other groups.
+as() {
+	_u=$1
+	shift
+	setpriv --reuid "$(id -u "$_u" 2>/dev/null || echo "$_u")" \
+	    --regid "$(id -g "$_u" 2>/dev/null || echo "$_u")" --clear-groups "$@"
+}
+
+# need_skewfs: $SKEWFS, tests/skewfs next to $SBXRUN unless given;
+# bails out when it is missing.
+need_skewfs() {
+	SKEWFS=${SKEWFS:-$(dirname "$SBXRUN")/tests/skewfs}
+	if [ ! -x "$SKEWFS" ]; then
+		echo "Bail out! tests/skewfs is missing at $SKEWFS (make check builds it when" \
+		    "libfuse3-dev is installed: ./bootstrap installs it)"
+		exit 1
+	fi
+}
+
 is_status() {
 	is "$SBX_STATUS" "$1" "$2" || { diag "stderr:"; diag "$(tail -n 5 "$T/err")"; return 1; }
 }
