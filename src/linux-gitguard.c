@@ -1154,9 +1154,21 @@ close_top(struct scan *s)
 {
 	_cleanup_close_ int fd = sbx_open_here(s->t->wd, ".", O_RDONLY | O_DIRECTORY);
 	struct stat st;
+	char fdp[64];
 
-	if (fd >= 0 && fstat(fd, &st) == 0)
+	if (fd >= 0 && fstat(fd, &st) == 0) {
 		s->top_open = close_to_others(s, fd, &st, 0);
+		return;
+	}
+	/* Locked by the run (the search cannot read it, and says so): its
+	 * write for others still goes, through the descriptor held since
+	 * before the run. */
+	if (fd < 0 && errno == EACCES && fstat(s->t->wd, &st) == 0 && st.st_uid == geteuid() &&
+	    (st.st_mode & S_IWOTH) && (!s->t->local || made_in_run(s->t, &st))) {
+		snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", s->t->wd);
+		if (chmod(fdp, st.st_mode & 07777 & ~(mode_t)S_IWOTH) == 0)
+			note(s, &s->named_open, &s->opened, 0, NULL);
+	}
 }
 
 /* After the run, for each tree: the top closed to others, the top level

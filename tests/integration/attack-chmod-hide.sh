@@ -46,6 +46,16 @@ else
 fi
 chmod u+rwx "$WD" 2>/dev/null
 
+# 2b. The workdir itself locked and open to others (0073): another local
+# user could put entries in it after the run. It loses write for others
+# through the descriptor held since before the run, though the search
+# cannot read it. (It kept 0073.)
+new_wd
+jail_sh 'chmod 0073 .; exit 0' -w "$WD"
+is_status 0 "workdir 0073: the script ran"
+is "$(stat -c %a "$WD")" 71 "workdir 0073: it is left 0071, closed to others"
+chmod 755 "$WD"
+
 # 3. A nested repository below a directory of mode 0111 (searchable, not
 # listable: the caller's tools still work there).
 new_wd
