@@ -78,14 +78,14 @@ t config sh -c 'printf \"[core]\\n\\tfsmonitor = evil\\n\" >>config'
 t hook sh -c 'echo evil >hooks/post-update'
 t worktree sh -c 'echo evil >config.worktree'
 t common sh -c 'echo ../elsewhere >commondir'
-t other sh -c 'echo fine >description'
+t other sh -c 'echo fine >refs/x'
 exit 0" -w "$WD"
 is_status 0 "a bare repository as the workdir: the script ran"
 is "$(fsum "$WD/config")" "$(cat "$T/bare.before")" "... its config is unchanged"
 absent "... no hook was written" "$WD/hooks/post-update"
 absent "... a config.worktree made there was moved aside" "$WD/config.worktree"
 absent "... and a commondir" "$WD/commondir"
-is "$(cat "$WD/description" 2>&1)" fine "... the rest of it stays writable (control)"
+is "$(cat "$WD/refs/x" 2>&1)" fine "... the rest of it stays writable (control)"
 # The control: in a workdir that is no git directory, config and hooks
 # are names like any other.
 new_wd
