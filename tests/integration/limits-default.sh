@@ -55,8 +55,10 @@ fi
 # of address space for its shadow memory and cannot start under a lower
 # RLIMIT_AS at all: there the caller's address space is left as it is,
 # and the memory default is held as usual.
+# (Asked of the binary, not by starting it: a start that fails writes a
+# sanitizer report, which CI counts.)
 AS_LIM=--as=3000000000:3000000000
-prlimit $AS_LIM -- "$SBXRUN" --version >/dev/null 2>&1 || AS_LIM=
+grep -q __asan_init "$SBXRUN" 2>/dev/null && AS_LIM=
 printf '#!/bin/sh\nexec prlimit --nproc=500:500 %s -- "%s" "$@"\n' "$AS_LIM" \
 	"$SBXRUN" >"$T/lowlim"
 chmod 755 "$T/lowlim"
