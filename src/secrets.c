@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,10 @@
 #include <unistd.h>
 
 #include "secrets.h"
+
+/* How deep the walks go: far below any real tree, and a bound on a
+ * crafted one. */
+#define WALK_DEPTH 64
 
 /* --- the host filesystem ------------------------------------------------- */
 
@@ -22,6 +27,7 @@ to_id(const struct stat *st, struct sbx_fileid *id)
 		.nlink = (uint64_t)st->st_nlink,
 		.dir = S_ISDIR(st->st_mode),
 		.reg = S_ISREG(st->st_mode),
+		.own = st->st_uid == geteuid(),
 	};
 }
 
@@ -485,35 +491,23 @@ sbx_mount_aliases(const struct sbx_mounttab *t, const char *path, bool whole, st
 
 /* --- secrets that cannot be examined ------------------------------------- */
 
-char *
-sbx_secret_opaque(const struct sbx_idfs *fs, const char *path)
+/* Where the lookup of path (no wildcard) stops for another reason than
+ * ENOENT or ENOTDIR: the deepest directory that could be examined, or
+ * NULL when path exists or certainly does not. */
+static char *
+unsearchable_dir(const struct sbx_idfs *fs, const char *path)
 {
-	_cleanup_free_ char *copy = NULL;
+	_cleanup_free_ char *copy = sbx_xstrdup(path);
 	_cleanup_free_ char *prev = NULL;
-	const char *wild;
 	struct sbx_fileid id;
 
-	if (path[0] != '/')
-		return NULL;
-	copy = sbx_xstrdup(path);
-	wild = strpbrk(copy, "*?[");
-	if (wild) {
-		/* Only the directory holding the first wildcard is walked. */
-		char *slash = copy + (wild - copy);
-
-		while (slash > copy && *slash != '/')
-			slash--;
-		slash[slash == copy ? 1 : 0] = '\0';
-	}
 	/* One stat of the whole path answers for every step on the way when
 	 * it succeeds or fails with ENOENT or ENOTDIR: the kernel's lookup
 	 * goes step by step and stops at the first that fails, with that
 	 * step's error, so the walk below would stop at the same step for
 	 * the same reason (or not at all). Only another error needs the walk,
 	 * to learn which directory could not be searched. */
-	if (fs->stat(fs->ctx, copy, &id) == 0)
-		goto walked;
-	if (errno == ENOENT || errno == ENOTDIR)
+	if (fs->stat(fs->ctx, copy, &id) == 0 || errno == ENOENT || errno == ENOTDIR)
 		return NULL;
 	prev = sbx_xstrdup("/");
 	for (char *c = copy + 1;; c++) {
@@ -539,13 +533,60 @@ sbx_secret_opaque(const struct sbx_idfs *fs, const char *path)
 		if (saved == '\0')
 			break;
 	}
-walked:
-	/* Listed only to know whether it can be (the memo's listing is not
-	 * copied). */
-	if (wild && fs->list(fs->ctx, copy, NULL) < 0 && errno != ENOENT && errno != ENOTDIR &&
-	    strcmp(copy, "/") != 0)
-		return steal_ptr(&copy);
 	return NULL;
+}
+
+/* The opaque directories of an absolute pattern: the walk to the
+ * directory holding its first wildcard, that directory's listing and,
+ * when more of the pattern follows, the same again below every name the
+ * wildcard matches. glob(3) passes over a directory it cannot list or
+ * search without a word; here each such directory is named. */
+static void
+opaque_pattern(const struct sbx_idfs *fs, const char *pattern, int depth, struct sbx_strv *out)
+{
+	const char *wild = strpbrk(pattern, "*?["), *slash, *rest;
+	_cleanup_free_ char *dir = NULL, *comp = NULL;
+	struct sbx_strv names = { 0 };
+	char *d;
+
+	if (wild == NULL) {
+		if ((d = unsearchable_dir(fs, pattern)) != NULL)
+			push_new(out, d);
+		return;
+	}
+	for (slash = wild; slash > pattern && *slash != '/'; slash--)
+		;
+	dir =
+	    slash == pattern ? sbx_xstrdup("/") : sbx_xstrndup(pattern, (size_t)(slash - pattern));
+	rest = strchr(wild, '/');
+	comp = rest ? sbx_xstrndup(slash + 1, (size_t)(rest - slash - 1)) : sbx_xstrdup(slash + 1);
+	if ((d = unsearchable_dir(fs, dir)) != NULL) {
+		push_new(out, d);
+		return;
+	}
+	if (fs->list(fs->ctx, dir, rest ? &names : NULL) < 0) {
+		if (errno != ENOENT && errno != ENOTDIR && strcmp(dir, "/") != 0)
+			push_new(out, steal_ptr(&dir));
+		return;
+	}
+	/* A pattern's components bound the depth; a crafted one is cut. */
+	for (size_t i = 0; rest && depth < WALK_DEPTH && i < names.n; i++) {
+		_cleanup_free_ char *child = NULL;
+
+		if (fnmatch(comp, names.v[i], FNM_PERIOD) != 0)
+			continue;
+		child =
+		    sbx_xasprintf("%s%s%s%s", dir, strcmp(dir, "/") ? "/" : "", names.v[i], rest);
+		opaque_pattern(fs, child, depth + 1, out);
+	}
+	sbx_strv_free(&names);
+}
+
+void
+sbx_secret_opaque(const struct sbx_idfs *fs, const char *path, struct sbx_strv *out)
+{
+	if (path[0] == '/')
+		opaque_pattern(fs, path, 0, out);
 }
 
 static void
@@ -573,15 +614,19 @@ sbx_secrets_widen(const struct sbx_idfs *fs, struct sbx_policy *p, const struct 
 	sbx_secret_list_system(&raw);
 	sbx_strv_copy(&raw, &p->deny);
 	for (size_t i = 0; i < raw.n; i++) {
-		_cleanup_free_ char *dir = sbx_secret_opaque(fs, raw.v[i]);
+		struct sbx_strv dirs = { 0 };
 
-		if (dir == NULL || sbx_strv_contains(&v->hidden, dir))
-			continue;
-		add_hidden_path(fs, &v->hidden, dir);
-		sbx_strv_push_take(&p->warnings,
-		    sbx_xasprintf("%s cannot be searched now, so whether the secret %s lies in it "
-				  "cannot be known: it is hidden whole",
-			dir, raw.v[i]));
+		sbx_secret_opaque(fs, raw.v[i], &dirs);
+		for (size_t k = 0; k < dirs.n; k++) {
+			if (sbx_strv_contains(&v->hidden, dirs.v[k]))
+				continue;
+			add_hidden_path(fs, &v->hidden, dirs.v[k]);
+			sbx_strv_push_take(&p->warnings,
+			    sbx_xasprintf("%s cannot be searched now, so whether the secret %s "
+					  "lies in it cannot be known: it is hidden whole",
+				dirs.v[k], raw.v[i]));
+		}
+		sbx_strv_free(&dirs);
 	}
 	sbx_strv_free(&raw);
 
@@ -668,7 +713,13 @@ out:
 }
 
 /* The secret files that have other names somewhere: regular files with
- * more than one link, at or below a secret path. */
+ * more than one link, at or below a secret path. An entry whose id is a
+ * directory stands for what could not be listed below a secret path in
+ * a directory of the caller's own: any regular file with other names on
+ * that filesystem may be one of its files (the caller, or an earlier
+ * sandbox acting as the caller, can take the search right away after
+ * making such a link). A directory of another owner's that the caller
+ * cannot search holds nothing the caller could have linked. */
 struct linkset {
 	struct sbx_fileid *id;
 	char **name;
@@ -687,12 +738,17 @@ linkset_add(struct linkset *s, const struct sbx_fileid *id, const char *name)
 	s->name[s->n++] = sbx_xstrdup(name);
 }
 
-static const char *
-linkset_find(const struct linkset *s, const struct sbx_fileid *id)
+static const struct sbx_fileid *
+linkset_find(const struct linkset *s, const struct sbx_fileid *id, const char **name)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->id[i].dev == id->dev && s->id[i].ino == id->ino)
-			return s->name[i];
+	/* The secret itself first, when it is known. */
+	for (int any = 0; any < 2; any++)
+		for (size_t i = 0; i < s->n; i++)
+			if (s->id[i].dev == id->dev &&
+			    (any ? s->id[i].dir : !s->id[i].dir && s->id[i].ino == id->ino)) {
+				*name = s->name[i];
+				return &s->id[i];
+			}
 	return NULL;
 }
 
@@ -706,10 +762,6 @@ linkset_free(struct linkset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* How deep the walks go: far below any real tree, and a bound on a
- * crafted one. */
-#define WALK_DEPTH 64
-
 static void
 collect_secret_files(
     const struct sbx_idfs *fs, const char *path, bool follow, int depth, struct linkset *s)
@@ -721,8 +773,13 @@ collect_secret_files(
 		return;
 	if (id.reg && id.nlink > 1)
 		linkset_add(s, &id, path);
-	if (!id.dir || depth > WALK_DEPTH || fs->list(fs->ctx, path, &names) < 0)
+	if (!id.dir || depth > WALK_DEPTH)
 		return;
+	if (fs->list(fs->ctx, path, &names) < 0) {
+		if (errno != ENOENT && errno != ENOTDIR && id.own)
+			linkset_add(s, &id, path);
+		return;
+	}
 	for (size_t i = 0; i < names.n; i++) {
 		_cleanup_free_ char *child = sbx_path_join(path, names.v[i]);
 
@@ -748,6 +805,7 @@ find_links(const struct sbx_idfs *fs, const struct sbx_fsview *v, const char *pa
     const struct linkset *s, struct sbx_err *err)
 {
 	struct sbx_strv names = { 0 };
+	const struct sbx_fileid *found;
 	struct sbx_fileid id;
 	const char *secret;
 	int r = 0;
@@ -756,10 +814,16 @@ find_links(const struct sbx_idfs *fs, const struct sbx_fsview *v, const char *pa
 		return 0;
 	if (fs->lstat(fs->ctx, path, &id) < 0)
 		return errno == ENOENT ? 0 : sbx_err_sys(err, "cannot examine %s", path);
-	if (id.reg && id.nlink > 1 && (secret = linkset_find(s, &id)) != NULL)
-		return sbx_err_set(err, EPERM,
-		    "refused: %s is a hard link to the secret %s; remove that link first", path,
-		    secret);
+	if (id.reg && id.nlink > 1 && (found = linkset_find(s, &id, &secret)) != NULL)
+		return found->dir
+		    ? sbx_err_set(err, EPERM,
+			  "refused: %s has other names, and %s cannot be listed, so whether "
+			  "it is a hard link to a secret there cannot be known; make that "
+			  "directory searchable again or remove the link",
+			  path, secret)
+		    : sbx_err_set(err, EPERM,
+			  "refused: %s is a hard link to the secret %s; remove that link first",
+			  path, secret);
 	if (!id.dir)
 		return 0;
 	if (depth > WALK_DEPTH)

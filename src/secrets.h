@@ -23,6 +23,7 @@ struct sbx_fileid {
 	uint64_t nlink;
 	bool dir;
 	bool reg;
+	bool own; /* owned by the effective uid: its mode is ours to change */
 };
 
 /* The filesystem as the secret checks see it. Each call returns 0 (or a
@@ -107,13 +108,15 @@ void sbx_mounttab_free(struct sbx_mounttab *t);
 void sbx_mount_aliases(
     const struct sbx_mounttab *t, const char *path, bool whole, struct sbx_strv *out);
 
-/* The deepest directory on the way to path that could be examined, when
- * the next step down fails for another reason than "not there" (EACCES
- * above all): whether path exists cannot be known, so that directory must
- * be hidden whole. NULL when path exists or certainly does not. For a
- * glob pattern, the walk stops at the directory holding the first
- * wildcard, which must also be listable. */
-char *sbx_secret_opaque(const struct sbx_idfs *fs, const char *path);
+/* Appends to out the deepest directory on the way to path that could be
+ * examined, when the next step down fails for another reason than "not
+ * there" (EACCES above all): whether path exists cannot be known, so that
+ * directory must be hidden whole. Nothing when path exists or certainly
+ * does not. For a glob pattern the walk goes to the directory holding the
+ * first wildcard, which must also be listable, and on below each name
+ * that wildcard matches when more of the pattern follows: every
+ * directory that glob(3) would pass over in silence is appended. */
+void sbx_secret_opaque(const struct sbx_idfs *fs, const char *path, struct sbx_strv *out);
 
 /* Widens v->hidden (already holding the secret list, as written and
  * resolved) with the directories that keep a secret from being examined

@@ -94,6 +94,23 @@ like "$(cat "$T/err")" "$RD/sub/k" "the refusal names the link"
 loot_clean "the linked key was not read through -r" "$WD/loot" "$c_key"
 rm -f "$RD/sub/k"
 
+# A hard link to a secret below a directory of the caller's own that
+# cannot be listed at set-up (~/.config mode 0000): whether it leads to a
+# secret cannot be known, so a file with other names is refused. Root
+# lists it anyway, and the link is named as above.
+c_gc2=$(uniq_tag gcloud2)
+mkdir -p "$HOME/.config/gcloud"
+echo "$c_gc2" >"$HOME/.config/gcloud/credentials.db"
+new_wd
+ln "$HOME/.config/gcloud/credentials.db" "$WD/notes.txt"
+chmod 000 "$HOME/.config"
+jail_sh "$(steal notes.txt)" -w "$WD"
+chmod 755 "$HOME/.config"
+is_status 125 "a hard link to a secret below a ~/.config of mode 0000 is refused"
+like "$(cat "$T/err")" "$WD/notes.txt" "the refusal names the link"
+loot_clean "the link below the unlistable ~/.config was not read" "$WD/loot" "$c_gc2"
+rm -f "$WD/notes.txt" "$HOME/.config/gcloud/credentials.db"
+
 # The control: a hard link to a plain file of the home is no secret.
 echo plain >"$HOME/plain"
 new_wd
@@ -158,6 +175,26 @@ if root_only "bind mounts need root" 11; then
 	loot_clean "nothing was read through the home alias" "$WD/loot" "$c_key"
 	unbind "$HA"
 fi
+
+# --- 3b. a --deny-read glob below a directory that cannot be listed ---------
+# glob(3) passes over a matched directory it cannot list (mode 0111: a
+# name in it can still be opened): such a directory is hidden whole, and
+# a warning says so. The sandbox, which owns it, opens it up first.
+c_g=$(uniq_tag globkey)
+new_wd
+mkdir -p "$WD/data/a" "$WD/data/b"
+echo "$c_g" >"$WD/data/a/id.key"
+echo "$c_g" >"$WD/data/b/id.key"
+chmod 111 "$WD/data/a"
+jail_sh "chmod 755 data/a 2>/dev/null; $(steal data/a/id.key data/b/id.key)" \
+    -w "$WD" --deny-read "$WD/data/*/*.key"
+chmod 755 "$WD/data/a"
+is_status 0 "a --deny-read glob over a directory of mode 0111: the script ran"
+loot_clean "a --deny-read glob: a file below a matched directory that cannot be listed is not read" \
+    "$WD/loot" "$c_g"
+unlike "$(output)" "$c_g" "... nor shown"
+[ "$ME" = 0 ] || like "$(jget warnings)" "$WD/data/a cannot be searched now" \
+    "... and a warning names the directory hidden whole"
 
 # --- 4. a name gone between the listing and the jail ---------------------------
 # The list is made from what exists when the run starts; an entry removed

@@ -13,13 +13,15 @@
 #include "tap.h"
 
 /* One stub file: a directory with locked set cannot be searched or listed
- * (mode 0600 for whoever looks). */
+ * (mode 0600 for whoever looks); FOREIGN also makes it another user's
+ * (root's, say), where every other node is the caller's. */
+#define FOREIGN 2
 struct node {
 	const char *path;
 	char type; /* 'd' or 'f' */
 	uint64_t ino;
 	uint64_t nlink;
-	bool locked;
+	int locked;
 };
 
 struct stub {
@@ -59,7 +61,8 @@ stub_stat(void *ctx, const char *path, struct sbx_fileid *id)
 		.ino = n->ino,
 		.nlink = n->nlink ? n->nlink : 1,
 		.dir = n->type == 'd',
-		.reg = n->type == 'f' };
+		.reg = n->type == 'f',
+		.own = n->locked != FOREIGN };
 	return 0;
 }
 
@@ -135,31 +138,71 @@ static const struct node home_nodes[] = {
 	{ "/r", 'd', 20, 0, false },
 	{ "/r/deep", 'd', 21, 0, false },
 	{ "/r/deep/k", 'f', 8, 2, false },
+	{ "/w4", 'd', 22, 0, false },
+	{ "/w4/pnpm-file", 'f', 23, 2, false },
+	{ "/d", 'd', 30, 0, false },
+	{ "/d/a", 'd', 31, 0, true },
+	{ "/d/b", 'd', 32, 0, false },
+	{ "/d/b/id.key", 'f', 33, 1, false },
+	{ "/d/b/x", 'd', 34, 0, false },
+	{ "/d/b/x/y", 'd', 35, 0, true },
+	{ "/d/.dot", 'd', 36, 0, true },
 };
+
+/* sbx_secret_opaque()'s answers for path, joined by spaces ("" for
+ * none). */
+static char *
+opaque(const struct sbx_idfs *fs, const char *path)
+{
+	struct sbx_strv out = { 0 };
+	char *r = sbx_xstrdup("");
+
+	sbx_secret_opaque(fs, path, &out);
+	for (size_t i = 0; i < out.n; i++) {
+		char *next = sbx_xasprintf("%s%s%s", r, i ? " " : "", out.v[i]);
+
+		free(r);
+		r = next;
+	}
+	sbx_strv_free(&out);
+	return r;
+}
 
 static void
 test_opaque(void)
 {
 	struct stub s = { home_nodes, SBX_ARRAY_LEN(home_nodes), NULL, 0 };
 	struct sbx_idfs fs = idfs(&s);
-	char *r;
+	static const struct {
+		const char *path, *want, *what;
+	} cases[] = {
+		{ "/h/.config/gcloud", "/h/.config",
+		    "a secret below an unsearchable directory: that directory" },
+		{ "/h/.config/gcloud/creds/x", "/h/.config", "the same for a deeper path" },
+		{ "/h/.aws", "", "a missing secret: nothing" },
+		{ "/h/.netrc", "", "an existing secret: nothing" },
+		{ "/h/.nope/x", "", "a missing parent: nothing" },
+		{ "/h/.config", "", "the unsearchable directory itself is examined: nothing more" },
+		{ "/h/.config/*.key", "/h/.config",
+		    "a glob in an unlistable directory: that directory" },
+		{ "/etc/sh*", "", "a glob in a listable directory: nothing" },
+		{ "relative/x", "", "a relative path: nothing" },
+		{ "/d/*/*.key", "/d/a",
+		    "a wildcard below a wildcard: the matched directory that cannot be listed" },
+		{ "/d/*/x/*/k", "/d/a /d/b/x/y", "and so on down, each wildcard in turn" },
+		{ "/d/*/x", "/d/a",
+		    "a fixed name below a wildcard: a matched directory that "
+		    "cannot be searched" },
+		{ "/d/b*/*.key", "", "a wildcard matching only listable directories: nothing" },
+		{ "/d/.*/k", "/d/.dot", "a leading dot matches only a leading dot" },
+	};
 
-	r = sbx_secret_opaque(&fs, "/h/.config/gcloud");
-	is_str(r, "/h/.config", "a secret below an unsearchable directory: that directory");
-	free(r);
-	r = sbx_secret_opaque(&fs, "/h/.config/gcloud/creds/x");
-	is_str(r, "/h/.config", "the same for a deeper path");
-	free(r);
-	is_str(sbx_secret_opaque(&fs, "/h/.aws"), NULL, "a missing secret: nothing");
-	is_str(sbx_secret_opaque(&fs, "/h/.netrc"), NULL, "an existing secret: nothing");
-	is_str(sbx_secret_opaque(&fs, "/h/.nope/x"), NULL, "a missing parent: nothing");
-	is_str(sbx_secret_opaque(&fs, "/h/.config"), NULL,
-	    "the unsearchable directory itself is examined: nothing more");
-	r = sbx_secret_opaque(&fs, "/h/.config/*.key");
-	is_str(r, "/h/.config", "a glob in an unlistable directory: that directory");
-	free(r);
-	is_str(sbx_secret_opaque(&fs, "/etc/sh*"), NULL, "a glob in a listable directory: nothing");
-	is_str(sbx_secret_opaque(&fs, "relative/x"), NULL, "a relative path: nothing");
+	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++) {
+		char *r = opaque(&fs, cases[i].path);
+
+		is_str(r, cases[i].want, "%s", cases[i].what);
+		free(r);
+	}
 }
 
 static void
@@ -339,6 +382,10 @@ test_links(void)
 	like(err.msg, "/w3/locked", "the message names it");
 	is_int(check(&s, "/h", NULL, &err), 0,
 	    "workdir = home: the secret itself, under a hidden path, is no link");
+	is_int(check(&s, "/w4", NULL, &err), -1,
+	    "a file with other names while the caller's ~/.config cannot be listed: refused");
+	like(err.msg, "/w4/pnpm-file has other names, and /h/.config cannot be listed",
+	    "the message names the file and the directory");
 }
 
 static const struct node single_nodes[] = {
@@ -350,15 +397,28 @@ static const struct node single_nodes[] = {
 	{ "/w3/locked", 'd', 19, 0, true },
 };
 
+static const struct node foreign_nodes[] = {
+	{ "/", 'd', 2, 0, false },
+	{ "/h", 'd', 3, 0, false },
+	{ "/h/.ssh", 'd', 7, 0, FOREIGN },
+	{ "/w4", 'd', 22, 0, false },
+	{ "/w4/pnpm-file", 'f', 23, 2, false },
+};
+
 static void
 test_no_walk(void)
 {
 	struct stub s = { single_nodes, SBX_ARRAY_LEN(single_nodes), NULL, 0 };
+	struct stub f = { foreign_nodes, SBX_ARRAY_LEN(foreign_nodes), NULL, 0 };
 	struct sbx_err err;
 
 	is_int(check(&s, "/w3", NULL, &err), 0,
 	    "no secret file has a second link: accepted, even with a locked directory");
 	is_int(s.lists, 1, "and only ~/.ssh was listed, no exposed tree");
+	is_int(check(&f, "/w4", NULL, &err), 0,
+	    "another owner's secret directory that cannot be listed: a file with other "
+	    "names is accepted");
+	is_int(f.lists, 1, "and no tree was walked");
 }
 
 static void
