@@ -111,6 +111,7 @@
 #include "namesup.h"
 #include "netsup.h"
 #include "notifydecode.h"
+#include "proxy.h"
 #include "supervise.h"
 #include "tasksup.h"
 #include "udprelay.h"
@@ -228,6 +229,7 @@ struct sbx_netsup {
 	pthread_t relay_thread;
 	bool relay_started;
 	int tun_fd; /* SBX_NETSUP_UDP_RELAY: the jail's tun device, or -1 */
+	int proxy_admit; /* the proxy's announcements (proxy.h), or -1 */
 	pthread_t udp_thread;
 	bool udp_started;
 	int inet_diag; /* SBX_NETSUP_OWN_LISTENERS: sock_diag here, or -1 */
@@ -252,6 +254,7 @@ struct call {
 	bool rehome;
 	bool cloexec; /* the caller's descriptor has FD_CLOEXEC */
 	bool resumed; /* a connect the dispatcher began, still in progress */
+	bool to_proxy; /* a connect to the allowlist proxy: announced to it */
 	int newsock; /* that socket, or -1 */
 	struct sockaddr_storage addr;
 	socklen_t addrlen; /* 0: no address */
@@ -318,6 +321,7 @@ sbx_netsup_new(const struct sbx_netrules *rules, unsigned flags)
 	ns->inet_diag = -1;
 	ns->relay_fd = -1;
 	ns->tun_fd = -1;
+	ns->proxy_admit = -1;
 	ns->done_fd = -1;
 	ns->refused_fd = -1;
 	ns->ruleset = -1;
@@ -653,6 +657,78 @@ send_rest(struct call *c)
 	return n < 0 ? (int64_t)c->sent : n + (int64_t)c->sent;
 }
 
+/* Whether an allowed connect goes to the allowlist proxy: a stream to its
+ * port at 127.0.0.1, where it listens (or the unspecified address, which
+ * Linux takes for loopback), in either family's spelling. */
+static bool
+reaches_proxy(const struct sbx_netsup *ns, const struct call *c)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&c->addr;
+	uint32_t a;
+
+	if (c->type != SOCK_STREAM || ns->rules->proxy_port == 0 || c->addrlen == 0 ||
+	    sbx_sockaddr_port(sa, c->addrlen) != ns->rules->proxy_port)
+		return false;
+	if (sa->sa_family == AF_INET && c->addrlen >= sizeof(struct sockaddr_in))
+		a = ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
+	else if (sa->sa_family == AF_INET6 && c->addrlen >= sizeof(struct sockaddr_in6) &&
+	    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)sa)->sin6_addr))
+		memcpy(&a, &((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr[12], 4);
+	else
+		return false;
+	return a == htonl(INADDR_LOOPBACK) || a == htonl(INADDR_ANY);
+}
+
+/* Tells the proxy the source that socket s will connect to it from
+ * (add), or that the connect failed: it serves no other (proxy.h). An
+ * unbound socket is bound first, to loopback and port 0 as the connect
+ * would bind it, so that its source is known before the connect. A
+ * socket of the sandbox's bound to the unspecified address connects to
+ * loopback from 127.0.0.1. Nothing is sent when the source cannot be
+ * told: the proxy then closes the connection, unserved. */
+static void
+proxy_announce(struct call *c, int s, bool add)
+{
+	struct sbx_proxy_admit a = { .add = add };
+	struct sockaddr_storage me;
+	socklen_t len = sizeof(me);
+
+	if (getsockname(s, (struct sockaddr *)&me, &len) < 0)
+		return;
+	if (add && sbx_sockaddr_port((struct sockaddr *)&me, len) == 0) {
+		struct sockaddr_in in4 = { .sin_family = AF_INET };
+		struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+
+		in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		in6.sin6_addr.s6_addr[10] = in6.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&in6.sin6_addr.s6_addr[12], &in4.sin_addr, 4);
+		if ((me.ss_family == AF_INET ? bind(s, (struct sockaddr *)&in4, sizeof(in4))
+					     : bind(s, (struct sockaddr *)&in6, sizeof(in6))) < 0)
+			return;
+		len = sizeof(me);
+		if (getsockname(s, (struct sockaddr *)&me, &len) < 0)
+			return;
+	}
+	if (me.ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&me;
+
+		a.addr = in->sin_addr.s_addr;
+		a.port = in->sin_port;
+	} else if (me.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in = (const struct sockaddr_in6 *)&me;
+
+		if (IN6_IS_ADDR_V4MAPPED(&in->sin6_addr))
+			memcpy(&a.addr, &in->sin6_addr.s6_addr[12], 4);
+		else if (!IN6_IS_ADDR_UNSPECIFIED(&in->sin6_addr))
+			return;
+		a.port = in->sin6_port;
+	} else
+		return;
+	if (a.addr == htonl(INADDR_ANY))
+		a.addr = htonl(INADDR_LOOPBACK);
+	(void)send(c->ns->proxy_admit, &a, sizeof(a), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 /* Performs an allowed call on our copy of the socket (or the metadata
  * change); returns the result as the syscall would (>= 0) or -errno. Runs
  * on a worker, with the sandbox's credentials: the kernel judges the call
@@ -682,7 +758,16 @@ perform(struct call *c)
 	if (c->rehome)
 		s = c->newsock;
 	if (c->nr == SCMP_SYS(connect)) {
+		if (c->to_proxy && !c->resumed)
+			proxy_announce(c, s, true);
 		r = connect(s, sa, c->addrlen);
+		if (c->to_proxy && r < 0 && errno != EINPROGRESS && errno != EALREADY &&
+		    errno != EINTR) {
+			int saved = errno;
+
+			proxy_announce(c, s, false);
+			errno = saved;
+		}
 		/* Resumed, and still in progress when the wait ended (the
 		 * socket's SO_SNDTIMEO, or the sandbox made it non-blocking):
 		 * the kernel says EALREADY where the first call would have said
@@ -713,6 +798,7 @@ perform(struct call *c)
 static const char *const worker_calls[] = {
 	"connect",
 	"bind",
+	"getsockname", /* a connect to the proxy, announced (proxy_announce()) */
 	"listen",
 	"sendto",
 	"sendmsg",
@@ -1991,6 +2077,7 @@ handle(struct sbx_netsup *ns, const struct seccomp_notif *req)
 	}
 	if (!v.allow)
 		goto refused;
+	c->to_proxy = c->nr == SCMP_SYS(connect) && ns->proxy_admit >= 0 && reaches_proxy(ns, c);
 	if (c->nr == SCMP_SYS(connect) && (domain == AF_INET || domain == AF_INET6) &&
 	    ns->connects_inline && connect_now(ns, c))
 		return;
@@ -2385,6 +2472,12 @@ sbx_netsup_set_tun(struct sbx_netsup *ns, int tun_fd)
 	ns->tun_fd = tun_fd;
 }
 
+void
+sbx_netsup_set_proxy(struct sbx_netsup *ns, int admit_fd)
+{
+	ns->proxy_admit = fcntl(admit_fd, F_DUPFD_CLOEXEC, 3);
+}
+
 int
 sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_fn log, void *ctx,
     struct sbx_err *err)
@@ -2600,6 +2693,8 @@ sbx_netsup_free(struct sbx_netsup *ns)
 		close(ns->relay_fd);
 	if (ns->tun_fd >= 0)
 		close(ns->tun_fd);
+	if (ns->proxy_admit >= 0)
+		close(ns->proxy_admit);
 	free(ns->owned);
 	free(ns->meta.ids);
 	sbx_namesup_free(ns->names);

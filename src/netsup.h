@@ -67,6 +67,11 @@ int sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_
  * free). Called before start. */
 void sbx_netsup_set_tun(struct sbx_netsup *ns, int tun_fd);
 
+/* With the allowlist proxy: its announcement descriptor (proxy.h; a copy
+ * is kept). Each connect of the sandbox's to the proxy is announced there
+ * first. Called before start. */
+void sbx_netsup_set_proxy(struct sbx_netsup *ns, int admit_fd);
+
 /* Stops: no more answers (pending calls fail); every socket a worker
  * holds for the sandbox is shut down, and the threads are joined within a
  * bound (STOP_GRACE_MS); one still stuck then is left to the process exit

@@ -196,6 +196,8 @@ supervise(
 		sbx_netsup_set_guard(n->sup, &guard);
 	sbx_netsup_set_refusal_hook(n->sup, refused, n, n->on_refusal ? n->on_refusal_fd : -1);
 	sbx_netsup_set_trace(n->sup, n->trace);
+	if (n->proxy)
+		sbx_netsup_set_proxy(n->sup, sbx_proxy_admit_fd(n->proxy));
 	/* Without it (the jail could make no tun device) the supervisor
 	 * hands in host datagram sockets, as the jail's filter still traps
 	 * sendmsg. */

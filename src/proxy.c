@@ -87,6 +87,12 @@
 #define SBX_PROXY_LINGER_MS 500
 #define SBX_PROXY_STOP_WAIT_MS 2000
 #define SBX_PROXY_MAX_CONNS 256
+/* Announced sources not yet connected (struct sbx_proxy_admit): a
+ * loopback connect completes at once, so an announcement older than
+ * ADMIT_TTL_MS is stale (a connect the sandbox gave up on) and dropped;
+ * past ADMIT_MAX the oldest goes first. */
+#define ADMIT_MAX 512
+#define ADMIT_TTL_MS 30000
 #define SBX_PROXY_BUF_MIN (64 * 1024)
 #define SBX_PROXY_BUF_MAX (1024 * 1024)
 #define SBX_PROXY_STACK_SIZE (512 * 1024)
@@ -101,6 +107,16 @@ struct server {
 	void *log_ctx;
 	pthread_t acceptor;
 	bool started;
+	/* The announcements (the helper's end; -1: every client is served,
+	 * as in the tests that drive the server directly), and those taken
+	 * so far: read and changed by the accepting thread only. */
+	int admit_fd;
+	struct admitted {
+		uint32_t addr;
+		uint16_t port;
+		uint64_t at_ms;
+	} admitted[ADMIT_MAX];
+	size_t nadmitted;
 
 	pthread_mutex_t mu; /* guards everything below */
 	pthread_cond_t idle; /* signalled when a connection ends */
@@ -1410,24 +1426,88 @@ conn_spawn(struct server *p, int fd)
 		(void)conn_release(c); /* never the last: the owner joins the acceptor first */
 }
 
+/* Takes every announcement waiting on admit_fd. */
+static void
+admit_read(struct server *p)
+{
+	struct sbx_proxy_admit a;
+	uint64_t now = now_ms();
+	size_t k = 0;
+
+	while (recv(p->admit_fd, &a, sizeof(a), MSG_DONTWAIT) == (ssize_t)sizeof(a)) {
+		for (size_t i = 0; i < p->nadmitted; i++)
+			if (p->admitted[i].addr == a.addr && p->admitted[i].port == a.port) {
+				p->admitted[i] = p->admitted[--p->nadmitted];
+				break;
+			}
+		if (!a.add)
+			continue;
+		if (p->nadmitted == ADMIT_MAX) {
+			size_t oldest = 0;
+
+			for (size_t i = 1; i < p->nadmitted; i++)
+				if (p->admitted[i].at_ms < p->admitted[oldest].at_ms)
+					oldest = i;
+			p->admitted[oldest] = p->admitted[--p->nadmitted];
+		}
+		p->admitted[p->nadmitted++] = (struct admitted){ a.addr, a.port, now };
+	}
+	for (size_t i = 0; i < p->nadmitted; i++)
+		if (now - p->admitted[i].at_ms <= ADMIT_TTL_MS)
+			p->admitted[k++] = p->admitted[i];
+	p->nadmitted = k;
+}
+
+/* Whether the client at peer was announced; its announcement is used up. */
+static bool
+admit_take(struct server *p, const struct sockaddr_in *peer)
+{
+	if (p->admit_fd < 0)
+		return true;
+	admit_read(p);
+	if (peer->sin_family != AF_INET)
+		return false;
+	for (size_t i = 0; i < p->nadmitted; i++)
+		if (p->admitted[i].addr == peer->sin_addr.s_addr &&
+		    p->admitted[i].port == peer->sin_port) {
+			p->admitted[i] = p->admitted[--p->nadmitted];
+			return true;
+		}
+	return false;
+}
+
 static void *
 accept_main(void *arg)
 {
 	struct server *p = arg;
 
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = p->lfd, .events = POLLIN },
 			{ .fd = p->wake[0], .events = POLLIN },
+			{ .fd = p->admit_fd, .events = POLLIN },
 		};
+		struct sockaddr_in peer = { 0 };
+		socklen_t len = sizeof(peer);
 		int fd, n;
 
-		n = poll(pfd, 2, -1);
+		n = poll(pfd, p->admit_fd >= 0 ? 3 : 2, -1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 || pfd[1].revents != 0)
 			break;
-		fd = accept4(p->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (p->admit_fd >= 0 && pfd[2].revents != 0)
+			admit_read(p);
+		if (pfd[0].revents == 0)
+			continue;
+		fd = accept4(p->lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd >= 0 && !admit_take(p, &peer)) {
+			/* Not the sandbox's: another local user, or anything
+			 * else of the machine's. Not served, not counted, not
+			 * in the trace. */
+			close(fd);
+			continue;
+		}
 		if (fd < 0) {
 			/* Out of descriptors or memory: back off instead of
 			 * spinning on a listener that stays readable. */
@@ -1454,6 +1534,7 @@ server_open(struct server **sp, int lfd, const struct sbx_proxy_rules *rules, st
 
 	p = sbx_xcalloc(1, sizeof(*p));
 	p->lfd = lfd;
+	p->admit_fd = -1;
 	p->wake[0] = p->wake[1] = -1;
 	p->refs = 1;
 	pthread_mutex_init(&p->mu, NULL);
@@ -1683,6 +1764,7 @@ wire_recv(int chan, struct wire *w)
 
 #define HELPER_LFD 3
 #define HELPER_CHAN 4
+#define HELPER_ADMIT 5
 #define SBX_PROXY_READY_MS 10000
 
 /* The environment variable through which a test asks the helper to
@@ -1703,7 +1785,7 @@ static void __attribute__((noreturn)) helper_fail(int chan, const struct sbx_err
 
 /* The helper, from fork() to _exit(): never returns. */
 static void __attribute__((noreturn))
-helper_main(pid_t parent, int lfd, int chan, const struct sbx_proxy_rules *rules)
+helper_main(pid_t parent, int lfd, int chan, int admit, const struct sbx_proxy_rules *rules)
 {
 	struct sbx_ports ports = { 0 };
 	static char test_open[4096];
@@ -1726,14 +1808,15 @@ helper_main(pid_t parent, int lfd, int chan, const struct sbx_proxy_rules *rules
 	(void)prctl(PR_SET_NAME, "sbxrun-proxy", 0, 0, 0);
 
 	/* Descriptors: /dev/null on 0-2, the listener on 3, the channel on
-	 * 4, nothing else of sbxrun's (the script on stdin, the caller's
-	 * terminal, the diagnostics descriptor, ...). */
+	 * 4, the announcements on 5, nothing else of sbxrun's (the script
+	 * on stdin, the caller's terminal, the diagnostics descriptor, ...). */
 	/* Copies above any number in use first (F_DUPFD picks a free one),
 	 * so that placing one cannot close the other. */
-	lfd = fcntl(lfd, F_DUPFD_CLOEXEC, HELPER_CHAN + 1);
-	chan = fcntl(chan, F_DUPFD_CLOEXEC, HELPER_CHAN + 1);
-	if (lfd < 0 || chan < 0 || dup3(lfd, HELPER_LFD, O_CLOEXEC) < 0 ||
-	    dup3(chan, HELPER_CHAN, O_CLOEXEC) < 0)
+	lfd = fcntl(lfd, F_DUPFD_CLOEXEC, HELPER_ADMIT + 1);
+	chan = fcntl(chan, F_DUPFD_CLOEXEC, HELPER_ADMIT + 1);
+	admit = fcntl(admit, F_DUPFD_CLOEXEC, HELPER_ADMIT + 1);
+	if (lfd < 0 || chan < 0 || admit < 0 || dup3(lfd, HELPER_LFD, O_CLOEXEC) < 0 ||
+	    dup3(chan, HELPER_CHAN, O_CLOEXEC) < 0 || dup3(admit, HELPER_ADMIT, O_CLOEXEC) < 0)
 		_exit(1);
 	chan = HELPER_CHAN;
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -1743,7 +1826,7 @@ helper_main(pid_t parent, int lfd, int chan, const struct sbx_proxy_rules *rules
 		else if (null < 0)
 			close(fd);
 	}
-	closefrom(HELPER_CHAN + 1);
+	closefrom(HELPER_ADMIT + 1);
 
 	/* The caller's environment stays out of the helper's memory, but
 	 * for the one test variable, copied first. */
@@ -1756,6 +1839,7 @@ helper_main(pid_t parent, int lfd, int chan, const struct sbx_proxy_rules *rules
 
 	if (server_open(&srv, HELPER_LFD, rules, &err) < 0)
 		helper_fail(chan, &err);
+	srv->admit_fd = HELPER_ADMIT;
 	/* The helper connects only to the ports the allow entries name, and
 	 * to 53, where the resolver retries a truncated answer over TCP. */
 	sbx_host_allow_ports(rules->allow, &ports);
@@ -1796,6 +1880,7 @@ struct sbx_proxy {
 	pid_t pid; /* the helper; 0 once reaped */
 	int pidfd; /* -1 when the kernel has no pidfd_open() */
 	int chan;
+	int admit; /* sbxrun's end of the announcements (sbx_proxy_admit_fd) */
 	pthread_t reader;
 	bool started;
 	bool stopped;
@@ -1862,6 +1947,8 @@ proxy_release(struct sbx_proxy *p)
 {
 	if (p->chan >= 0)
 		close(p->chan);
+	if (p->admit >= 0)
+		close(p->admit);
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	free(p);
@@ -1877,7 +1964,7 @@ sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_proxy_rules *rules, struc
 	struct wire w;
 	socklen_t len = sizeof(sin);
 	pid_t parent = getpid();
-	int lfd, sv[2];
+	int lfd, sv[2], av[2];
 	ssize_t n;
 
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -1899,9 +1986,19 @@ sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_proxy_rules *rules, struc
 		close(lfd);
 		return -1;
 	}
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, av) < 0) {
+		sbx_err_sys(err, "proxy: socketpair");
+		close(lfd);
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	/* Only sbxrun speaks on it. */
+	(void)shutdown(av[0], SHUT_RD);
 	p = sbx_xcalloc(1, sizeof(*p));
 	p->port = ntohs(sin.sin_port);
 	p->chan = sv[0];
+	p->admit = av[0];
 	p->pidfd = -1;
 	/* The caller is single-threaded here (see proxy.h), so the child
 	 * may do anything before it starts its own threads. */
@@ -1910,13 +2007,15 @@ sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_proxy_rules *rules, struc
 		sbx_err_sys(err, "proxy: fork");
 		close(lfd);
 		close(sv[1]);
+		close(av[1]);
 		proxy_release(p);
 		return -1;
 	}
 	if (p->pid == 0)
-		helper_main(parent, lfd, sv[1], rules);
+		helper_main(parent, lfd, sv[1], av[1], rules);
 	close(lfd);
 	close(sv[1]);
+	close(av[1]);
 	p->pidfd = (int)syscall(__NR_pidfd_open, p->pid, 0);
 
 	/* The helper answers once it is confined, or says why it cannot be. */
@@ -1941,6 +2040,12 @@ int
 sbx_proxy_port(const struct sbx_proxy *p)
 {
 	return p->port;
+}
+
+int
+sbx_proxy_admit_fd(const struct sbx_proxy *p)
+{
+	return p->admit;
 }
 
 /* Hands one counted denial to the refusal hook, naming what was asked

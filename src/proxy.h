@@ -91,6 +91,21 @@ int sbx_proxy_open(struct sbx_proxy **pp, const struct sbx_proxy_rules *rules, s
 /* The loopback port the proxy listens on. */
 int sbx_proxy_port(const struct sbx_proxy *p);
 
+/* Any local user can reach 127.0.0.1, so the helper serves only the
+ * connections announced to it: before the supervisor connects a socket
+ * of the sandbox's to the proxy, it sends one of these on this
+ * descriptor (a datagram socket; sbxrun keeps it, the helper reads the
+ * other end) with that socket's source address and port, and drops it
+ * again if the connect failed. A connection from any other source is
+ * closed unanswered, uncounted (doc/design/proxy.md, "Who may connect"). */
+struct sbx_proxy_admit {
+	uint32_t addr; /* IPv4, network order */
+	uint16_t port; /* network order */
+	uint16_t add; /* 1: admit, 0: drop */
+};
+
+int sbx_proxy_admit_fd(const struct sbx_proxy *p);
+
 /* Starts taking the helper's events on one thread, which runs with all
  * signals blocked, so sbxrun's signalfd still gets SIGTERM/SIGINT/SIGHUP/
  * SIGCHLD. log (may be NULL) receives each event. Call once. */

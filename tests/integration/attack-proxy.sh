@@ -11,7 +11,8 @@
 # canary and a caller-only one must not. Then the sandbox attacks the
 # helper (signals, /proc), a refused request must still be counted in the
 # JSON line, the helper must be reaped at the end, and it must die with
-# sbxrun when sbxrun is killed. Run for $SBX_BACKEND.
+# sbxrun when sbxrun is killed. Last, another process on the proxy's port
+# must be neither served nor counted. Run for $SBX_BACKEND.
 . "$(dirname "$0")/jail-lib.sh"
 
 if ! command -v curl >/dev/null; then
@@ -136,9 +137,9 @@ for c in CapEff CapPrm CapInh CapAmb; do
 done
 is "$(status_line "$H" NoNewPrivs)" 1 "the proxy has no_new_privs"
 is "$(status_line "$H" Seccomp)" 2 "the proxy runs under a seccomp filter"
-HFDS="0:/dev/null 1:/dev/null 2:/dev/null 3:socket 4:socket 5:pipe 6:pipe"
-is "$(fds_settled "$H" "$HFDS 7:/etc/hosts ")" "$HFDS 7:/etc/hosts " \
-    "the proxy holds its listener, its channel, its stop pipe and the probe's /etc/hosts only"
+HFDS="0:/dev/null 1:/dev/null 2:/dev/null 3:socket 4:socket 5:socket 6:pipe 7:pipe"
+is "$(fds_settled "$H" "$HFDS 8:/etc/hosts ")" "$HFDS 8:/etc/hosts " \
+    "the proxy holds its listener, its channel, its announcements, its stop pipe and the probe's /etc/hosts only"
 is "$(cat "$WD/stolen" 2>/dev/null)" "" "the sandbox read nothing of the proxy's environment"
 touch "$WD/go"
 sbx_bg_wait 30
@@ -181,5 +182,68 @@ done
 ok "the proxy dies when sbxrun is killed" $gone
 touch "$WD/go"
 sbx_bg_wait 30
+
+# --- another process on the proxy's port --------------------------------------
+# The proxy listens on the host's 127.0.0.1, which every local user can
+# reach: it serves only the connections the supervisor announced for the
+# sandbox (proxy.h). Another user (here uid 4243; the caller's own uid
+# when the test is not root: no announcement is no announcement) asks for
+# names the run never asked for, then holds more connections than the
+# proxy serves at once. Its requests must go unanswered and uncounted,
+# and the sandbox's own must still get its 403, not a 503.
+cat >"$JT/stranger.py" <<'EOF'
+import socket, sys, time
+port, wd = int(sys.argv[1]), sys.argv[2]
+for i in range(3):
+    s = socket.create_connection(("127.0.0.1", port), 5)
+    s.settimeout(5)
+    try:
+        s.sendall(b"CONNECT stranger-%d.invalid:443 HTTP/1.1\r\nHost: x\r\n\r\n" % i)
+        d = s.recv(100)
+        print("A:%s" % (d.split(b"\r\n")[0].decode(errors="replace") if d else "closed"), flush=True)
+    except ConnectionResetError:
+        print("A:closed", flush=True)   # closed with the request unread
+    except OSError as e:
+        print("A:%s" % e.__class__.__name__, flush=True)
+    s.close()
+held = []
+for i in range(300):
+    try:
+        held.append(socket.create_connection(("127.0.0.1", port), 5))
+    except OSError:
+        break
+print("H:%d" % len(held), flush=True)
+open(wd + "/go", "w").close()
+for i in range(300):
+    if not __import__("os").path.exists(wd + "/ready"):
+        time.sleep(0.1)
+EOF
+chmod 644 "$JT/stranger.py"
+new_wd
+chmod 777 "$WD"
+cat >"$WD/own.sh" <<'EOF'
+echo "$HTTP_PROXY" >proxy
+i=0
+while [ ! -e go ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+curl -s -m 10 -o /dev/null -w 'C:%{http_code}\n' http://sandbox-own.invalid/ || echo "C:failed"
+: >ready
+EOF
+sbx_bg -w "$WD" --allow-host listed.invalid -- sh own.sh
+wait_for '[ -s "$WD/proxy" ] || ! kill -0 "$SBX_PID" 2>/dev/null' 30
+PORT=$(sed -n 's/.*:\([0-9]*\)$/\1/p' "$WD/proxy")
+diag "the proxy listens on 127.0.0.1:$PORT"
+if [ "$(id -u)" = 0 ]; then
+	as 4243 "$PY" "$JT/stranger.py" "$PORT" "$WD" >"$T/stranger.out" 2>&1
+else
+	"$PY" "$JT/stranger.py" "$PORT" "$WD" >"$T/stranger.out" 2>&1
+fi
+sbx_bg_wait 30
+is_status 0 "a run whose proxy another process used: it ended normally"
+is "$(grep '^A:' "$T/stranger.out" | sort -u)" "A:closed" \
+    "the other process's requests were closed unanswered"
+like "$(cat "$T/stranger.out")" "H:" "... and it held connections"
+like "$(cat "$T/bg.out")" "C:403" "the sandbox's own request still got its 403, not a 503"
+is "$(jget denials "$T/bg.diag")" 1 "only the sandbox's refusal is counted"
+unlike "$(cat "$T/bg.diag")" "stranger-" "the other process's names are not in the JSON line"
 
 done_testing
