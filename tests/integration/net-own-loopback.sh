@@ -181,4 +181,44 @@ else
 fi
 sbx_bg_wait 10
 
+# --- another process's IPv6-only listener on the same port --------------------
+# [::]:P with IPV6_V6ONLY takes no IPv4 connection, so it must not make
+# the sandbox's server on 127.0.0.1:P (--listen P) look shared: under
+# landlock each connect to it is judged by the listeners the kernel
+# lists on P. Another local user could otherwise refuse the sandbox its
+# own server by holding one (found by review). Landlock only: under
+# namespaces a --listen server is the host's, bound for the sandbox.
+if [ "$SBX_BACKEND" = landlock ]; then
+	P=$(free_port)
+	cat >"$T/v6only.py" <<'EOF2'
+import socket, sys, time
+s = socket.socket(socket.AF_INET6)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+s.bind(("::", int(sys.argv[1])))
+s.listen(1)
+open(sys.argv[2], "w").close()
+time.sleep(30)
+EOF2
+	cat >"$NETWD/ownsrv.py" <<'EOF2'
+import socket, sys
+srv = socket.socket()
+srv.bind(("127.0.0.1", int(sys.argv[1])))
+srv.listen(1)
+for i in range(3):
+    c = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 10)
+    srv.accept()[0].close()
+    c.close()
+print("R:own:OK")
+EOF2
+	chmod 644 "$NETWD/ownsrv.py"
+	"$PY" "$T/v6only.py" "$P" "$T/v6only-ready" &
+	V6PID=$!
+	JAIL_PIDS="$JAIL_PIDS $V6PID"
+	wait_for "[ -e '$T/v6only-ready' ]" 10
+	jail -w "$NETWD" --listen "$P" -- python3 ownsrv.py "$P"
+	kill "$V6PID" 2>/dev/null
+	is_status 0 "a host IPv6-only listener on [::]:$P: the run ended cleanly"
+	is "$(res_of own)" OK "... and the sandbox's connects to its own 127.0.0.1:$P all went through"
+fi
+
 done_testing
