@@ -1463,7 +1463,8 @@ run_main(struct run *run, int argc, char **argv)
 				: sbx_xasprintf(
 				      "memory and pids are rlimits, not a cgroup: %s; memory "
 				      "is RLIMIT_AS (the address space, so swap cannot add to "
-				      "it), pids is RLIMIT_NPROC",
+				      "it, and memory held in files such as a memfd is not "
+				      "counted), pids is RLIMIT_NPROC",
 				      why));
 	}
 	/* Set but meaningless for this backend: said, not silently dropped. */
