@@ -286,6 +286,21 @@ classify_send(const struct sbx_netrules *r, const struct sbx_netmode *m,
 	return v;
 }
 
+/* Whether a connect from the jail goes to a server of the sandbox's own on
+ * a listen port, which its bind put on the host's loopback: a stream to a
+ * loopback address on that port where every host listener is one the
+ * sandbox made. */
+static bool
+to_own_server(const struct sbx_netrules *r, const struct sbx_netmode *m,
+    const struct sbx_netcall *k, const struct sbx_netfacts *f, const struct sockaddr *sa,
+    socklen_t len)
+{
+	return m->listen_self && leaves_jail(m, k) && k->type == SOCK_STREAM &&
+	    inet_form(sa, len) && sbx_addr_is_loopback(sa, len) &&
+	    sbx_ports_contains(&r->listen, sbx_sockaddr_port(sa, len)) &&
+	    f->owned_listener(f->ctx, sa, len);
+}
+
 static struct sbx_netverdict
 classify_connect(const struct sbx_netrules *r, const struct sbx_netmode *m,
     const struct sbx_netcall *k, const struct sbx_netfacts *f, bool *on_host)
@@ -294,6 +309,10 @@ classify_connect(const struct sbx_netrules *r, const struct sbx_netmode *m,
 	bool dissolve = k->addrlen >= sizeof(sa_family_t) && sa->sa_family == AF_UNSPEC;
 	struct sbx_netverdict v;
 
+	if (!dissolve && to_own_server(r, m, k, f, sa, k->addrlen)) {
+		*on_host = true;
+		return sbx_net_allow();
+	}
 	if (!dissolve && stays_in_jail(r, m, k, sa, k->addrlen))
 		return sbx_net_allow();
 	v = decide_out_to(r, m, k, f, sa, k->addrlen, true);

@@ -28,6 +28,11 @@ struct sbx_netmode {
 	/* The sandbox shares the host's network (landlock backend) and may
 	 * serve its own loopback on an ephemeral port. */
 	bool own_listeners;
+	/* With own_netns and listen ports: a server of the sandbox's on one
+	 * of them is the host's (served on its loopback), and the sandbox's
+	 * own connect to it goes there too, when every listener on that
+	 * port is the sandbox's (owned_listener). */
+	bool listen_self;
 	/* A unix path must name a socket bound in the jail's own network
 	 * namespace (a sock_diag socket there is at hand). */
 	bool unix_owned;

@@ -178,6 +178,10 @@
  * uses, sent by a timer to the dispatcher alone. */
 #define CONNECT_SIGNAL (SIGRTMIN + 4)
 
+/* The flags under which the sandbox's listeners are remembered and the
+ * host's listeners asked of the kernel (owned_listener()). */
+#define OWNS_LISTENERS (SBX_NETSUP_OWN_LISTENERS | SBX_NETSUP_LISTEN_SELF)
+
 struct sbx_netsup {
 	const struct sbx_netrules *rules;
 	unsigned flags;
@@ -914,7 +918,7 @@ static bool
 answers_alone(const struct sbx_netsup *ns, const struct call *c)
 {
 	return ns->log == NULL && c->meta == NULL && c->nr != SCMP_SYS(sendmmsg) &&
-	    !(c->nr == SCMP_SYS(listen) && (ns->flags & SBX_NETSUP_OWN_LISTENERS)) && !ns->stopping;
+	    !(c->nr == SCMP_SYS(listen) && (ns->flags & OWNS_LISTENERS)) && !ns->stopping;
 }
 
 static void *
@@ -1084,8 +1088,9 @@ hand_in(struct sbx_netsup *ns, struct call *c, int64_t *r)
 }
 
 /* Remembers a listener the sandbox made on its loopback (the landlock
- * backend), by its socket cookie: unique for the life of the system, so
- * a later listener on the same port, the host's, is never taken for it. */
+ * backend; under namespaces, on a listen port, where it is the host's),
+ * by its socket cookie: unique for the life of the system, so a later
+ * listener on the same port, the host's, is never taken for it. */
 static void
 own_listener(struct sbx_netsup *ns, const struct call *c)
 {
@@ -1119,7 +1124,7 @@ conclude(struct sbx_netsup *ns, struct call *c)
 		call_free(c); /* the caller went away */
 		return;
 	}
-	if (c->nr == SCMP_SYS(listen) && r == 0 && (ns->flags & SBX_NETSUP_OWN_LISTENERS))
+	if (c->nr == SCMP_SYS(listen) && r == 0 && (ns->flags & OWNS_LISTENERS))
 		own_listener(ns, c);
 	if (c->name != NULL && r >= 0 && sbx_namesup_addfd_flags(c->name) >= 0) {
 		hand_over(ns, c);
@@ -2532,6 +2537,7 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 		.own_netns = (ns->flags & SBX_NETSUP_OWN_NETNS) != 0,
 		.dns_relay = (ns->flags & SBX_NETSUP_DNS_RELAY) != 0,
 		.own_listeners = (ns->flags & SBX_NETSUP_OWN_LISTENERS) != 0,
+		.listen_self = (ns->flags & SBX_NETSUP_LISTEN_SELF) != 0,
 		.unix_owned = (ns->flags & SBX_NETSUP_UNIX_OWNED) && ns->diag >= 0,
 		.unix_view = (ns->flags & SBX_NETSUP_UNIX_VIEW) != 0,
 		.host_view = (ns->flags & SBX_NETSUP_META) != 0,
@@ -2552,7 +2558,7 @@ sbx_netsup_start(struct sbx_netsup *ns, int notify_fd, int diag_fd, sbx_net_log_
 		if (s >= 0)
 			close(s);
 	}
-	if (ns->flags & SBX_NETSUP_OWN_LISTENERS)
+	if (ns->flags & OWNS_LISTENERS)
 		ns->inet_diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	/* Wake the sandbox's thread on the CPU that answers (Linux 6.6). */
 	ioctl(ns->fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags);

@@ -55,7 +55,8 @@ namespaces_cfg(const struct sbx_supcfg_in *in, struct sbx_supcfg *cfg)
 	cfg->flags = SBX_NETSUP_OWN_NETNS |
 	    (in->net == NULL ? SBX_NETSUP_UNIX_OWNED : SBX_NETSUP_UNIX_VIEW) |
 	    (sbx_supcfg_relays_resolvers(in->net) ? SBX_NETSUP_DNS_RELAY : 0) |
-	    (sbx_supcfg_relays_udp(in->net) ? SBX_NETSUP_UDP_RELAY : 0);
+	    (sbx_supcfg_relays_udp(in->net) ? SBX_NETSUP_UDP_RELAY : 0) |
+	    (in->net != NULL && in->net->listen.n > 0 ? SBX_NETSUP_LISTEN_SELF : 0);
 	/* The sandbox has its own loopback on any port: no TCP port domain
 	 * (the supervisor alone makes sockets in the host's namespace). A
 	 * root caller's dispatcher keeps CAP_SYS_PTRACE over the sandbox's
@@ -162,6 +163,7 @@ sbx_supcfg_render(const struct sbx_supcfg *cfg)
 		{ SBX_NETSUP_OWN_LISTENERS, "own-listeners" },
 		{ SBX_NETSUP_DNS_RELAY, "dns-relay" },
 		{ SBX_NETSUP_UDP_RELAY, "udp-relay" },
+		{ SBX_NETSUP_LISTEN_SELF, "listen-self" },
 	};
 	static const char *const domains[] = { "none", "ports", "reader" };
 	struct sbx_buf b = { 0 };

@@ -69,6 +69,11 @@
  * (sbx_child.tun_fd): without one, the supervisor works as without this
  * flag. */
 #define SBX_NETSUP_UDP_RELAY 0x100u
+/* With SBX_NETSUP_OWN_NETNS and listen ports: a server of the sandbox's
+ * on one is the host's (its bind is made there), and the sandbox's own
+ * connects to it are made there too, when every listener on the port is
+ * one the sandbox made (netclass.h, listen_self). */
+#define SBX_NETSUP_LISTEN_SELF 0x200u
 
 /* The uid and gid a root caller's sandbox runs as under both Linux
  * backends (namespaces maps root to it, landlock takes it), so the

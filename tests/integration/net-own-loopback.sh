@@ -181,16 +181,16 @@ else
 fi
 sbx_bg_wait 10
 
-# --- another process's IPv6-only listener on the same port --------------------
-# [::]:P with IPV6_V6ONLY takes no IPv4 connection, so it must not make
-# the sandbox's server on 127.0.0.1:P (--listen P) look shared: under
-# landlock each connect to it is judged by the listeners the kernel
-# lists on P. Another local user could otherwise refuse the sandbox its
-# own server by holding one (found by review). Landlock only: under
-# namespaces a --listen server is the host's, bound for the sandbox.
-if [ "$SBX_BACKEND" = landlock ]; then
-	P=$(free_port)
-	cat >"$T/v6only.py" <<'EOF2'
+# --- the sandbox's own server on a listen port ---------------------------------
+# A server on --listen P is served on the host's 127.0.0.1:P (under
+# namespaces its bind is made there), and the sandbox's own connects to
+# it must reach it under both backends: each is judged by the listeners
+# the kernel lists on P, all of which must be the sandbox's. Another
+# process's [::]:P with IPV6_V6ONLY takes no IPv4 connection, so it must
+# not make the port look shared: another local user could otherwise
+# refuse the sandbox its own server by holding one (found by review).
+P=$(free_port)
+cat >"$T/v6only.py" <<'EOF2'
 import socket, sys, time
 s = socket.socket(socket.AF_INET6)
 s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
@@ -199,7 +199,7 @@ s.listen(1)
 open(sys.argv[2], "w").close()
 time.sleep(30)
 EOF2
-	cat >"$NETWD/ownsrv.py" <<'EOF2'
+cat >"$NETWD/ownsrv.py" <<'EOF2'
 import socket, sys
 srv = socket.socket()
 srv.bind(("127.0.0.1", int(sys.argv[1])))
@@ -210,15 +210,50 @@ for i in range(3):
     c.close()
 print("R:own:OK")
 EOF2
-	chmod 644 "$NETWD/ownsrv.py"
-	"$PY" "$T/v6only.py" "$P" "$T/v6only-ready" &
-	V6PID=$!
-	JAIL_PIDS="$JAIL_PIDS $V6PID"
-	wait_for "[ -e '$T/v6only-ready' ]" 10
-	jail -w "$NETWD" --listen "$P" -- python3 ownsrv.py "$P"
-	kill "$V6PID" 2>/dev/null
-	is_status 0 "a host IPv6-only listener on [::]:$P: the run ended cleanly"
-	is "$(res_of own)" OK "... and the sandbox's connects to its own 127.0.0.1:$P all went through"
-fi
+chmod 644 "$NETWD/ownsrv.py"
+"$PY" "$T/v6only.py" "$P" "$T/v6only-ready" &
+V6PID=$!
+JAIL_PIDS="$JAIL_PIDS $V6PID"
+wait_for "[ -e '$T/v6only-ready' ]" 10
+jail -w "$NETWD" --listen "$P" -- python3 ownsrv.py "$P"
+kill "$V6PID" 2>/dev/null
+is_status 0 "a host IPv6-only listener on [::]:$P: the run ended cleanly"
+is "$(res_of own)" OK "... and the sandbox's connects to its own 127.0.0.1:$P all went through"
+
+# The other way round: a host server already on 127.0.0.1:P, a listen
+# port of the run. The sandbox cannot bind P, and its connect there must
+# not reach that server (its log, read here, stays empty).
+P=$(free_port)
+cat >"$T/hostsrv.py" <<'EOF2'
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(4)
+open(sys.argv[2] + ".ready", "w").close()
+s.settimeout(30)
+try:
+    while True:
+        c, peer = s.accept()
+        open(sys.argv[2], "a").write("connection from %s\n" % (peer,))
+        c.close()
+except OSError:
+    pass
+EOF2
+rm -f "$T/hostsrv.log" "$T/hostsrv.log.ready"
+"$PY" "$T/hostsrv.py" "$P" "$T/hostsrv.log" &
+HSPID=$!
+JAIL_PIDS="$JAIL_PIDS $HSPID"
+wait_for "[ -e '$T/hostsrv.log.ready' ]" 10
+jail -w "$NETWD" --listen "$P" -- python3 -c '
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), 10).close()
+    print("R:host:OK")
+except OSError as e:
+    print("R:host:%s" % e.__class__.__name__)' "$P"
+kill "$HSPID" 2>/dev/null
+is_status 0 "a host server on the listen port $P: the run ended cleanly"
+unlike "$(res_of host)" OK "... the sandbox's connect to 127.0.0.1:$P failed"
+is "$(cat "$T/hostsrv.log" 2>/dev/null)" "" "... and the host server logged no connection"
 
 done_testing

@@ -27,7 +27,7 @@
 
 /* The deployments the backends build (backend-namespaces.c,
  * backend-landlock.c, network.c). */
-enum { JAIL, JAILV, JAILU, LL, LLOLD, BARE };
+enum { JAIL, JAILV, JAILU, JAILL, LL, LLOLD, BARE };
 static const struct {
 	const char *name;
 	struct sbx_netmode mode;
@@ -40,6 +40,9 @@ static const struct {
 	 * tun device, and the resolver relay for a loopback stub */
 	[JAILU] = { "jail-udp",
 	    { .own_netns = true, .unix_view = true, .dns_relay = true, .udp_relay = true } },
+	/* namespaces with listen ports: the sandbox's own connects to its
+	 * servers there (the host's) */
+	[JAILL] = { "jail-listen", { .own_netns = true, .unix_view = true, .listen_self = true } },
 	/* landlock, with Landlock's abstract unix scope */
 	[LL] = { "landlock",
 	    { .own_listeners = true, .host_view = true, .abstract_scoped = true } },
@@ -134,6 +137,17 @@ static const struct row rows[] = {
 	{ JAIL, OFF, CO, V4, TCP, 0, "0.0.0.0", 8080, NOMM, 0, CP, 0, NULL, 0, NULL },
 	{ JAIL, OFF, CO, V6, TCP, 0, "::", 8080, NOMM, 0, CP, 0, NULL, 0, NULL },
 	{ JAIL, OFF, CO, V6, TCP, 0, "::ffff:127.0.0.1", 5432, NOMM, 0, CP, 0, NULL, 0, NULL },
+	/* A server of the sandbox's on a listen port is the host's: its own
+	 * connect goes there when every listener on the port is its own,
+	 * and stays in the jail otherwise (or without listen_self). */
+	{ JAILL, PORTS, CO, V4, TCP, 0, "127.0.0.1", 8080, NOMM, OWNED, HO, 0, NULL, 0, NULL },
+	{ JAILL, PORTS, CO, V6, TCP, 0, "::1", 8080, NOMM, OWNED, HO, 0, NULL, 0, NULL },
+	{ JAILL, PORTS, CO, V6, TCP, 0, "::ffff:127.0.0.1", 8080, NOMM, OWNED, HO, 0, NULL, 0,
+	    NULL },
+	{ JAILL, PORTS, CO, V4, TCP, 0, "127.0.0.1", 8080, NOMM, 0, CP, 0, NULL, 0, NULL },
+	{ JAILL, PORTS, CO, V4, TCP, 0, "127.0.0.1", 8081, NOMM, OWNED, CP, 0, NULL, 0, NULL },
+	{ JAILL, PORTS, CO, V4, UDP, 0, "127.0.0.1", 8080, NOMM, OWNED, CP, 0, NULL, 0, NULL },
+	{ JAIL, PORTS, CO, V4, TCP, 0, "127.0.0.1", 8080, NOMM, OWNED, CP, 0, NULL, 0, NULL },
 	/* A loopback port given back is the host's, in every spelling. */
 	{ JAIL, PORTS, CO, V4, TCP, 0, "127.0.0.1", 5432, NOMM, 0, HO, 0, NULL, 0, NULL },
 	{ JAIL, PORTS, CO, V6, TCP, 0, "::1", 5432, NOMM, 0, HO, 0, NULL, 0, NULL },

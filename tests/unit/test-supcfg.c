@@ -76,6 +76,10 @@ static const struct row rows[] = {
 	    SBX_BACKEND_NAMESPACES, 0, false, NET_RULES,
 	    "launch thread domain reader\nlistener expected\n"
 	    "flags unix-view own-netns udp-relay\nids 65534 65534\nguard no\n" },
+	{ "namespaces, a listen port: the sandbox's own connects to it leave the jail",
+	    "[ports]\nlisten = 8080\n", SBX_BACKEND_NAMESPACES, 1000, false, NET_RULES,
+	    "launch thread domain none\nlistener expected\n"
+	    "flags unix-view own-netns listen-self\nids -1 -1\nguard no\n" },
 	{ "landlock, network on: no relay", "[sandbox]\nnetwork = on\n", SBX_BACKEND_LANDLOCK, 1000,
 	    false, NET_RULES,
 	    "launch thread domain ports\nlistener expected\n"
