@@ -1839,7 +1839,7 @@ helper_main(pid_t parent, int lfd, int chan, int admit, const struct sbx_proxy_r
 
 	if (server_open(&srv, HELPER_LFD, rules, &err) < 0)
 		helper_fail(chan, &err);
-	srv->admit_fd = HELPER_ADMIT;
+	srv->admit_fd = rules->serve_unannounced ? -1 : HELPER_ADMIT;
 	/* The helper connects only to the ports the allow entries name, and
 	 * to 53, where the resolver retries a truncated answer over TCP. */
 	sbx_host_allow_ports(rules->allow, &ports);

@@ -78,6 +78,10 @@ struct sbx_proxy_rules {
 	const struct sbx_strv *allow; /* [proxy] allow: "host" or "host:port" */
 	const struct sbx_strv *deny; /* [proxy] deny; NULL for none */
 	const struct sbx_strv *methods; /* plain-HTTP methods; NULL or empty: all */
+	/* Every client is served, announced or not (struct sbx_proxy_admit):
+	 * for tests/proxy-driver, which drives the proxy with no sandbox and
+	 * no supervisor. sbxrun never sets it. */
+	bool serve_unannounced;
 };
 
 /* Binds 127.0.0.1 on a free port, listens and starts the confined helper

@@ -77,7 +77,10 @@ int
 main(int argc, char **argv)
 {
 	struct sbx_strv allow = { 0 }, deny = { 0 }, methods = { 0 };
-	struct sbx_proxy_rules rules = { .allow = &allow, .deny = &deny, .methods = &methods };
+	/* No supervisor announces the clients here (proxy.h). */
+	struct sbx_proxy_rules rules = {
+		.allow = &allow, .deny = &deny, .methods = &methods, .serve_unannounced = true
+	};
 	struct sbx_proxy *p = NULL;
 	struct sbx_err err = { 0 };
 	char buf[256];
