@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -258,6 +259,7 @@ payload_main(const struct sbx_init_args *a)
 	struct sbx_err err = { 0 };
 
 	sbx_signals_reset();
+	umask(x->umask);
 	if (x->stdin_fd >= 0 && dup2(x->stdin_fd, 0) < 0) {
 		sbx_err_sys(&err, "cannot set up standard input");
 		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);

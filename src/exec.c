@@ -105,6 +105,8 @@ sbx_exec_build(struct sbx_exec *x, const struct sbx_policy *p, const char *workd
 	x->cwd = workdir;
 	x->stdin_fd = -1;
 	x->caller_uid = caller->uid;
+	x->umask = caller->umask;
+	x->sched_normal = caller->realtime;
 	x->caller_gid = caller->gid;
 	return 0;
 }

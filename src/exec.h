@@ -49,6 +49,10 @@ struct sbx_exec {
 	bool trace; /* --trace: the jail also traps what the trace observes */
 	uid_t caller_uid;
 	gid_t caller_gid;
+	mode_t umask; /* the payload's, set just before its exec: the caller's */
+	/* The caller's realtime policy is not the payload's: it is put back
+	 * to SCHED_OTHER before its exec (launch.c). */
+	bool sched_normal;
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
 	size_t nrlimits;
 	/* The uid's tasks for the pids rlimit, when counted before the plan
@@ -71,6 +75,8 @@ struct sbx_exec {
 struct sbx_caller {
 	uid_t uid;
 	gid_t gid;
+	mode_t umask; /* the caller's; sbxrun itself works under 022 (main.c) */
+	bool realtime; /* the caller runs under a realtime scheduling policy */
 	char *user;
 	char *home;
 };

@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/openat2.h>
@@ -266,15 +269,44 @@ create_new(int dir, const char *name, const char *shown, struct sbx_err *err)
 	return sbx_err_set(err, EEXIST, "%s keeps being re-created by someone else", shown);
 }
 
-static int
-copy_fd(int out, int in, const char *shown, struct sbx_err *err)
+static uint64_t
+mono_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Copies in to its end into out: SBX_SCRIPT_MAX bytes at most and, with
+ * timeout_ms, no longer than that (an endless or never-closed standard
+ * input would otherwise fill the disk, or wait for ever, before any
+ * timeout runs). */
+static int
+copy_fd(int out, int in, const char *shown, uint64_t timeout_ms, struct sbx_err *err)
+{
+	uint64_t deadline = timeout_ms ? mono_ms() + timeout_ms : 0, total = 0;
 	char buf[65536];
 	ssize_t n;
 
 	for (;;) {
 		char *p = buf;
 
+		if (deadline) {
+			uint64_t now = mono_ms();
+			struct pollfd pfd = { .fd = in, .events = POLLIN };
+			uint64_t left = deadline > now ? deadline - now : 0;
+			int r =
+			    left == 0 ? 0 : poll(&pfd, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r == 0)
+				return sbx_err_set(err, ETIMEDOUT,
+				    "the script on standard input did not end within the timeout "
+				    "(%" PRIu64 " ms): --interp needs all of it before the run",
+				    timeout_ms);
+		}
 		n = read(in, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -282,6 +314,11 @@ copy_fd(int out, int in, const char *shown, struct sbx_err *err)
 			return sbx_err_sys(err, "cannot read the script from standard input");
 		if (n == 0)
 			return 0;
+		total += (uint64_t)n;
+		if (total > SBX_SCRIPT_MAX)
+			return sbx_err_set(err, EFBIG,
+			    "the script on standard input is larger than %d MiB (--interp)",
+			    SBX_SCRIPT_MAX >> 20);
 		while (n > 0) {
 			ssize_t w = write(out, p, (size_t)n);
 
@@ -347,9 +384,9 @@ sbx_script_create(struct sbx_script *s, int wd, const char *workdir, const char 
 }
 
 int
-sbx_script_fill(int fd, const char *shown, int in, struct sbx_err *err)
+sbx_script_fill(int fd, const char *shown, int in, uint64_t timeout_ms, struct sbx_err *err)
 {
-	if (copy_fd(fd, in, shown, err) < 0) {
+	if (copy_fd(fd, in, shown, timeout_ms, err) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -360,14 +397,14 @@ sbx_script_fill(int fd, const char *shown, int in, struct sbx_err *err)
 
 int
 sbx_script_store(struct sbx_script *s, int wd, const char *workdir, const char *name, int in,
-    uid_t owner, struct sbx_err *err)
+    uid_t owner, uint64_t timeout_ms, struct sbx_err *err)
 {
 	_cleanup_free_ char *shown = sbx_xasprintf("%s/" SBX_SCRIPT_DIR "/%s", workdir, name);
 	int fd;
 
 	if (sbx_script_create(s, wd, workdir, name, owner, &fd, err) < 0)
 		return -1;
-	return sbx_script_fill(fd, shown, in, err);
+	return sbx_script_fill(fd, shown, in, timeout_ms, err);
 }
 
 void

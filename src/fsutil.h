@@ -39,16 +39,20 @@ struct sbx_script {
  * is not a directory is removed first). On failure, s still records what
  * was made, for sbx_script_remove. */
 int sbx_script_store(struct sbx_script *s, int wd, const char *workdir, const char *name, int in,
-    uid_t owner, struct sbx_err *err);
+    uid_t owner, uint64_t timeout_ms, struct sbx_err *err);
 
 /* The first half of sbx_script_store(): makes the file and returns it,
  * opened for writing, in *out. */
 int sbx_script_create(struct sbx_script *s, int wd, const char *workdir, const char *name,
     uid_t owner, int *out, struct sbx_err *err);
 
+/* The largest script --interp takes from standard input. */
+#define SBX_SCRIPT_MAX (64 << 20)
+
 /* The second half: copies in into fd (taken and closed); shown names the
- * file in errors. */
-int sbx_script_fill(int fd, const char *shown, int in, struct sbx_err *err);
+ * file in errors. At most SBX_SCRIPT_MAX bytes and, with timeout_ms, no
+ * longer than that: an error past either. */
+int sbx_script_fill(int fd, const char *shown, int in, uint64_t timeout_ms, struct sbx_err *err);
 
 /* Removes what sbx_script_store made, through its descriptors only, and
  * releases s. Safe on a zeroed s whose descriptors are -1. */

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -269,6 +270,18 @@ payload_main(const struct sbx_init_args *a)
 		close(a->tasks_fd);
 	}
 	sbx_signals_reset_mask(a->sigs_noted ? &a->sigs_nondefault : NULL);
+	umask(x->umask);
+	/* A caller's SCHED_FIFO or SCHED_RR, handed on, would let a busy
+	 * loop of the sandbox's starve sbxrun's own threads at the same
+	 * priority, and the timeout and every kill with them. */
+	if (x->sched_normal) {
+		struct sched_param sp = { 0 };
+
+		if (sched_setscheduler(0, SCHED_OTHER, &sp) < 0) {
+			sbx_err_sys(&err, "cannot leave the caller's realtime scheduling");
+			sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);
+		}
+	}
 	if (x->stdin_fd >= 0 && dup2(x->stdin_fd, 0) < 0) {
 		sbx_err_sys(&err, "cannot set up standard input");
 		sbx_child_fail(a->err_fd, SBX_FAIL_SETUP, &err);

@@ -182,8 +182,14 @@ out_step(struct sbx_relay_chan *c, char *buf)
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
+			/* Said after the run (a full disk, a file-size limit of
+			 * the caller's): a direct write would have failed too.
+			 * A reader gone (EPIPE) is a pipeline's usual end. */
+			if (w < 0 && errno != EPIPE && c->werr == 0)
+				c->werr = errno;
 			return -2;
+		}
 		off += w;
 	}
 	/* At the limit: the pipe closes, and the sandbox's next write fails
@@ -373,6 +379,9 @@ sbx_relay_finish(struct sbx_relay *r)
 			r->capped |= 1u << c->std;
 			r->cap = c->cap;
 		}
+		r->werr[c->std] = c->werr;
+		if (c->also_stderr)
+			r->werr[2] = c->werr;
 	}
 	free(own);
 	for (size_t i = 0; i < 3; i++) {

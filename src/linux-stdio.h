@@ -25,6 +25,7 @@ struct sbx_relay_chan {
 	size_t off, len; /* stdin: what the buffer holds yet to be written */
 	uint64_t cap; /* output to a regular file: the file-size limit, or 0 */
 	bool capped; /* the copying stopped there */
+	int werr; /* output: the errno of the write the caller's file refused, or 0 */
 };
 
 struct sbx_relay {
@@ -39,6 +40,7 @@ struct sbx_relay {
 	bool stdout_shared; /* fd 2 goes through fd 1's pipe */
 	unsigned capped; /* after finish: bit N, fd N's copying stopped at cap */
 	uint64_t cap;
+	int werr[3]; /* after finish: why fd N's copying stopped early, or 0 */
 };
 
 /* Where sbxrun's own lines go: while fds 0-2 are the pipes (from setup to

@@ -6,11 +6,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
@@ -81,6 +85,7 @@ struct run {
 	struct sbx_script script; /* --interp, without a keeper: what was made */
 	bool have_script;
 	int diag_fd; /* --diag PATH, opened before anything runs */
+	mode_t umask; /* the caller's (sbxrun's own is 022 from the start) */
 	bool spawned; /* a payload was started: it may have written to stderr */
 	/* The status flags of the caller's descriptors 0-2 at the start (-1:
 	 * closed), put back once the tree is gone (restore_std_flags()). */
@@ -244,6 +249,33 @@ diag_workdir(const struct run *run, struct stat *st)
  * could change the line after the run (or hold a FIFO open and never
  * read). A FIFO is opened only if someone reads it (else ENXIO): the
  * open never waits. */
+/* Room for the line in the file --diag PATH names, made sure of before
+ * the run (a full disk or a small file-size limit refuses the run, never
+ * loses the line after it): DIAG_ROOM bytes reserved without changing
+ * the file's size, where the filesystem can. */
+#define DIAG_ROOM 65536
+
+static int
+diag_room(int fd, const char *path, struct sbx_err *err)
+{
+	struct rlimit fsize;
+
+	if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+	    fsize.rlim_cur < DIAG_ROOM)
+		return sbx_err_set(err, EFBIG,
+		    "--diag %s: the file-size limit (%llu bytes) leaves no room for the "
+		    "diagnostics line",
+		    path, (unsigned long long)fsize.rlim_cur);
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, DIAG_ROOM) < 0 &&
+	    (errno == ENOSPC || errno == EDQUOT))
+		return sbx_err_sys(err, "--diag %s: no room for the diagnostics line", path);
+#else
+	(void)fd;
+#endif
+	return 0;
+}
+
 static int
 open_diag_path(const struct run *run, const char *path, struct sbx_err *err)
 {
@@ -276,6 +308,10 @@ open_diag_path(const struct run *run, const char *path, struct sbx_err *err)
 		close(fd);
 		return sbx_err_sys(err, "--diag: cannot empty %s", path);
 	}
+	if (S_ISREG(st.st_mode) && diag_room(fd, path, err) < 0) {
+		close(fd);
+		return -1;
+	}
 	fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
@@ -294,7 +330,8 @@ diag_fd_unwritable(struct run *run, struct sbx_err *err)
 
 	if (d->kind != SBX_DIAG_FD && d->kind != SBX_DIAG_STDERR)
 		return 0;
-	fl = fcntl(fd, F_GETFL);
+	/* 0-2 closed at the start are /dev/null now (main()). */
+	fl = fd >= 0 && fd <= 2 && run->std_flags[fd] < 0 ? -1 : fcntl(fd, F_GETFL);
 #ifdef O_PATH
 	if (fl >= 0 && (fl & O_PATH))
 		fl = O_RDONLY;
@@ -466,6 +503,20 @@ caller_init(struct run *run)
 	const char *env_home = getenv("HOME");
 
 	run->caller.uid = getuid();
+	run->caller.umask = run->umask;
+#ifdef __linux__
+	{
+		int pol = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+
+		run->caller.realtime =
+		    pol == SCHED_FIFO || pol == SCHED_RR || pol == SCHED_DEADLINE;
+		if (run->caller.realtime)
+			sbx_strv_push(&run->report.warnings,
+			    "sbxrun runs under a realtime scheduling policy: the sandbox runs "
+			    "under "
+			    "SCHED_OTHER, so that it cannot starve sbxrun and its timeout");
+	}
+#endif
 	run->caps.caller_uid = run->caller.uid;
 	run->caller.gid = getgid();
 	run->caller_failed = sbx_account_lookup(run->caller.uid, &acct, &run->caller_err) < 0;
@@ -739,11 +790,11 @@ store_script(struct run *run, struct sbx_err *err)
 	    sbx_keeper_script(run->keeper, sbx_fsview_workdir_fd(&run->fs), run->fs.workdir, name,
 		geteuid(), &fd, err) < 0)
 		return -1;
-	return sbx_script_fill(fd, run->script_path, STDIN_FILENO, err);
+	return sbx_script_fill(fd, run->script_path, STDIN_FILENO, run->policy.timeout_ms, err);
 #else
 	run->have_script = true;
 	return sbx_script_store(&run->script, sbx_fsview_workdir_fd(&run->fs), run->fs.workdir,
-	    name, STDIN_FILENO, geteuid(), err);
+	    name, STDIN_FILENO, geteuid(), run->policy.timeout_ms, err);
 #endif
 }
 
@@ -1660,8 +1711,17 @@ main(int argc, char **argv)
 		run.std_flags[i] = fcntl(i, F_GETFL);
 		run.tty_saved[i] = run.std_flags[i] >= 0 && tcgetattr(i, &run.tty[i]) == 0;
 	}
+	/* A closed one is /dev/null from here on: otherwise the next
+	 * descriptor sbxrun opens takes its number, and whatever reads
+	 * standard input (the script's copier, --interp) or writes standard
+	 * output would use that one instead (the host's mount table was once
+	 * the script). std_flags keeps that it was closed (--diag stderr is
+	 * refused then). Filled in order, each open takes the lowest number. */
+	for (int i = 0; i < 3; i++)
+		if (run.std_flags[i] < 0)
+			(void)open("/dev/null", i == 0 ? O_RDONLY : O_WRONLY);
 
-	/* The payload of --selftest, re-executed inside its jail. */
+			/* The payload of --selftest, re-executed inside its jail. */
 #ifdef __linux__
 	if (argc > 1 && strcmp(argv[1], SBX_ST_PAYLOAD_ARG) == 0)
 		return sbx_selftest_payload(argc, argv);
@@ -1673,6 +1733,17 @@ main(int argc, char **argv)
 	 * itself: no wait could see the jail's status (the run failed and
 	 * hung). The default again, before the first child. */
 	signal(SIGCHLD, SIG_DFL);
+	/* Past a file-size limit of the caller's, a write of sbxrun's (the
+	 * diagnostics line into a file) fails with EFBIG and is said, instead
+	 * of killing sbxrun with the line lost. The payload gets the default
+	 * back with every other disposition (launch-common.c). */
+	signal(SIGXFSZ, SIG_IGN);
+	/* What sbxrun makes (the temp dirs, checked to be 0700; the jail's
+	 * own root under namespaces) does not take the caller's umask: one
+	 * of 0177 or 0777 made them unusable, and the run failed with a
+	 * message that blamed a swap. The payload gets the caller's back
+	 * just before its exec (launch.c). */
+	run.umask = umask(022);
 	status = run_main(&run, argc, argv);
 	sbx_relay_finish(&run.relay);
 	for (int fd = 1; fd <= 2; fd++)
@@ -1682,6 +1753,11 @@ main(int argc, char **argv)
 				"standard %s, a file, reached the file-size limit (%" PRIu64
 				" bytes): what the sandbox wrote past it was not copied",
 				fd == 1 ? "output" : "error", run.relay.cap));
+		else if (run.relay.werr[fd] != 0)
+			sbx_strv_push_take(&run.report.warnings,
+			    sbx_xasprintf("standard %s could not be written (%s): what the "
+					  "sandbox wrote from then on was dropped",
+				fd == 1 ? "output" : "error", strerror(run.relay.werr[fd])));
 	if (status < 0) {
 		/* --help, --version, --print-*, --probe: no run, no diagnostics. */
 		cleanup_files(&run);

@@ -558,6 +558,13 @@ walk_path(
 	int links = 0;
 	char *c = rest;
 
+	/* A relative name and no current directory (removed since the
+	 * caller entered it): never walked from "/" instead. */
+	if (rest[0] != '/')
+		return sbx_err_set(err, ENOENT,
+		    "%s '%s' refused: the current directory cannot be found (removed?), so a "
+		    "relative name leads nowhere",
+		    what, given);
 	if (walk_root(w, wd) < 0)
 		goto sys;
 	for (;;) {

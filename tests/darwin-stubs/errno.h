@@ -24,6 +24,8 @@ extern int *__error(void);
 #define ETIMEDOUT 60
 #define ENOSYS 78
 #define EIO 5
+#define EFBIG 27
+#define ENOSPC 28
 #define EBADF 9
 #define EFAULT 14
 #define EXDEV 18

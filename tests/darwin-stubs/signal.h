@@ -37,6 +37,7 @@ struct sigaction {
 #define SIGQUIT 3
 #define SIGKILL 9
 #define SIGPIPE 13
+#define SIGXFSZ 25
 #define SIGALRM 14
 #define SIGTERM 15
 #define SIGSTOP 17

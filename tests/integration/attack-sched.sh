@@ -14,7 +14,7 @@
 # Run for $SBX_BACKEND (default namespaces), as root and as another user.
 . "$(dirname "$0")/jail-lib.sh"
 
-plan 17
+plan 20
 
 TAG=$(uniq_tag sched)
 payload_uid_sleepers 1 "30$$"
@@ -135,5 +135,24 @@ if [ "$SBX_BACKEND" = landlock ]; then
 	    "the refusals are in the denied list"
 else
 	pass "namespaces: the pid namespace hides the targets (no refusal to count)"
+fi
+
+# --- a caller under a realtime policy -------------------------------------------
+# Handed on, SCHED_FIFO let a busy loop of the sandbox's starve sbxrun's
+# own threads at the same priority on the same CPU: the timeout never
+# fired, and sbxrun could not even die of a SIGKILL (found by review).
+# The payload runs under SCHED_OTHER, and the diagnostics say so.
+if [ "$(id -u)" = 0 ]; then
+	out=$(echo 'chrt -p $$' | chrt -f 10 "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 \
+	    3>"$T/rt.diag" 2>&1)
+	like "$out" "policy: SCHED_OTHER" "a caller at SCHED_FIFO: the sandbox runs under SCHED_OTHER"
+	like "$(cat "$T/rt.diag")" "realtime scheduling policy" "... and a warning says so"
+	# The loop ends by itself after 5 s of CPU (RLIMIT_CPU) should the
+	# timeout not hold: a failing check must not keep the CPU.
+	echo 'ulimit -t 5; while :; do :; done' | timeout -s KILL 15 taskset -c 0 chrt -f 10 "$SBXRUN" \
+	    --backend "$SBX_BACKEND" -t 1 --diag none >/dev/null 2>&1
+	is "$?" 124 "... and its busy loop on sbxrun's only CPU still ends at the timeout"
+else
+	skip "a caller other than root cannot take a realtime policy (RLIMIT_RTPRIO is 0)" 3
 fi
 done_testing

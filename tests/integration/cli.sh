@@ -498,4 +498,12 @@ like "$(cat "$T/out")" "backend none" "--print-backend names the backend"
 like "$(cat "$T/out")" "RLIMIT_AS" "--print-backend shows the memory rlimit"
 is "$(leftovers)" "" "--print-backend leaves no workdir behind"
 
+# A relative workdir with the current directory removed: said so, not
+# taken for "/" (found by review).
+mkdir "$T/gone"
+(cd "$T/gone" && rmdir "$T/gone" && "$SBXRUN" --backend none --diag none -w . -- true \
+    >"$T/out" 2>"$T/err"; echo "$?" >"$T/st")
+is "$(cat "$T/st")" 125 "-w . in a removed directory: refused"
+like "$(cat "$T/err")" "the current directory cannot be found" "... and the error says why"
+
 done_testing

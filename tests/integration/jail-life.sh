@@ -143,4 +143,44 @@ used=$(($(jget cpu_user_ms) + $(jget cpu_sys_ms)))
 ok "its CPU time counts after the kill ($used ms >= the $burnt ms it recorded)" \
     test "$used" -ge "$burnt"
 
+# --- the caller's umask, file-size limit, and a file stdout that cannot grow ----
+# A umask that takes an owner bit away made sbxrun's own temp dirs
+# unusable: the run failed ("replaced right after it was made") and left
+# them behind (found by review). sbxrun works under 022; the payload
+# still gets the caller's umask.
+mkdir -p "$JT/tmpu"
+printf 'umask\n' >"$T/um.sh"
+for m in 0177 0777; do
+	(
+		umask "$m"
+		TMPDIR=$JT/tmpu "$SBXRUN" --backend "$SBX_BACKEND" --diag none <"$T/um.sh" \
+		    >"$T/um.out" 2>"$T/um.err"
+		echo "$?" >"$T/um.st"
+	)
+	is "$(cat "$T/um.st")" 0 "umask $m: the run works"
+	is "$(cat "$T/um.out")" "$m" "... and the payload has the caller's umask"
+	is "$(ls -A "$JT/tmpu")" "" "... and nothing is left in TMPDIR"
+done
+# Past a file-size limit of the caller's, sbxrun is not killed (SIGXFSZ)
+# with the line lost: a --diag file without room is refused before the
+# run, and standard output that cannot grow is said in the warnings,
+# where a direct write would have failed too (found by review).
+printf 'head -c 20000 /dev/zero\n' >"$T/big.sh"
+(
+	ulimit -f 8
+	"$SBXRUN" --backend "$SBX_BACKEND" --diag "$T/fs.json" <"$T/big.sh" >"$T/fs.out" 2>"$T/fs.err"
+	echo "$?" >"$T/fs.st"
+)
+is "$(cat "$T/fs.st")" 125 "a file-size limit of 8 KiB: --diag PATH is refused before the run"
+like "$(cat "$T/fs.err")" "leaves no room for the diagnostics line" "... and the error says why"
+(
+	ulimit -f 4
+	"$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 <"$T/big.sh" >"$T/fs.out" 2>"$T/fs.err" \
+	    3>"$T/fs.diag"
+	echo "$?" >"$T/fs.st"
+)
+is "$(cat "$T/fs.st")" 0 "a file-size limit of 4 KiB on standard output: the run ends normally"
+like "$(jget warnings "$T/fs.diag")" "standard output could not be written (File too large)" \
+    "... and the warnings say what was dropped"
+
 done_testing

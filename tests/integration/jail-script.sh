@@ -220,4 +220,35 @@ if root_only "tests/holdcall traces sbxrun (ptrace)" 8; then
 	done
 fi
 
+# --- standard input that never ends, or is closed --------------------------------
+# --interp reads all of standard input before the run: 64 MiB at most, and
+# no longer than the timeout (found by review: /dev/zero wrote 2.5 GB
+# into the workdir in 4 s, a FIFO never closed kept sbxrun past -t).
+new_wd
+head -c 80M /dev/zero >"$T/zero"
+jail --interp sh -w "$WD" <"$T/zero"
+rm -f "$T/zero"
+is_status 125 "--interp with an 80 MiB standard input: refused"
+like "$(cat "$T/err")" "larger than 64 MiB" "... the error says why"
+absent "... and no script is left" "$WD/.sbxrun"
+mkfifo "$T/never"
+sleep 30 >"$T/never" &
+HOLD=$!
+JAIL_PIDS="$JAIL_PIDS $HOLD"
+jail --interp sh -t 1 -w "$WD" <"$T/never"
+kill "$HOLD" 2>/dev/null
+is_status 125 "--interp -t 1 with a standard input never closed: refused"
+like "$(cat "$T/err")" "did not end within the timeout" "... the error says why"
+# Closed: descriptor 0 is /dev/null to sbxrun, never the next file it
+# opens (found by review: under namespaces the copier fed the host's
+# mount table, read on descriptor 0, to the script's shell).
+"$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 >"$T/out" 2>"$T/err" 3>"$T/diag" 0<&-
+SBX_STATUS=$?
+is_status 0 "standard input closed: an empty script, run"
+unlike "$(cat "$T/err")" "not found" "... and nothing of sbxrun's was run as the script"
+timeout -s KILL 30 "$SBXRUN" --backend "$SBX_BACKEND" --diag fd:3 --interp cat -t 20 -w "$WD" \
+    >"$T/out" 2>"$T/err" 3>"$T/diag" 0<&-
+SBX_STATUS=$?
+is_status 0 "--interp with standard input closed: an empty script, not a wait"
+
 done_testing
