@@ -762,30 +762,39 @@ linkset_free(struct linkset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void
+/* -1 when path could not be examined for another reason than ENOENT or
+ * ENOTDIR (its directory lists but cannot be searched: mode 0444). */
+static int
 collect_secret_files(
     const struct sbx_idfs *fs, const char *path, bool follow, int depth, struct linkset *s)
 {
 	struct sbx_strv names = { 0 };
 	struct sbx_fileid id;
+	bool unknown = false;
 
 	if ((follow ? fs->stat : fs->lstat)(fs->ctx, path, &id) < 0)
-		return;
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	if (id.reg && id.nlink > 1)
 		linkset_add(s, &id, path);
 	if (!id.dir || depth > WALK_DEPTH)
-		return;
+		return 0;
 	if (fs->list(fs->ctx, path, &names) < 0) {
 		if (errno != ENOENT && errno != ENOTDIR && id.own)
 			linkset_add(s, &id, path);
-		return;
+		return 0;
 	}
 	for (size_t i = 0; i < names.n; i++) {
 		_cleanup_free_ char *child = sbx_path_join(path, names.v[i]);
 
-		collect_secret_files(fs, child, false, depth + 1, s);
+		if (collect_secret_files(fs, child, false, depth + 1, s) < 0)
+			unknown = true;
 	}
+	/* Names listed that could not be looked at: what they are is as
+	 * unknown as in a directory that cannot be listed. */
+	if (unknown && id.own)
+		linkset_add(s, &id, path);
 	sbx_strv_free(&names);
+	return 0;
 }
 
 static bool
@@ -817,7 +826,7 @@ find_links(const struct sbx_idfs *fs, const struct sbx_fsview *v, const char *pa
 	if (id.reg && id.nlink > 1 && (found = linkset_find(s, &id, &secret)) != NULL)
 		return found->dir
 		    ? sbx_err_set(err, EPERM,
-			  "refused: %s has other names, and %s cannot be listed, so whether "
+			  "refused: %s has other names, and %s cannot be searched, so whether "
 			  "it is a hard link to a secret there cannot be known; make that "
 			  "directory searchable again or remove the link",
 			  path, secret)
@@ -857,7 +866,7 @@ check_links(const struct sbx_idfs *fs, const struct sbx_policy *p, const struct 
 	 * again (the list is a snapshot: resolve.h). */
 	for (size_t i = 0; i < v->hidden.n; i++)
 		if (!sbx_strv_contains(&v->missing, v->hidden.v[i]))
-			collect_secret_files(fs, v->hidden.v[i], true, 0, &s);
+			(void)collect_secret_files(fs, v->hidden.v[i], true, 0, &s);
 	/* No secret file has a second name anywhere: nothing to look for,
 	 * and no tree is walked (the usual case, at the cost of one stat
 	 * per secret file). */

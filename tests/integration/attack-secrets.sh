@@ -109,6 +109,15 @@ chmod 755 "$HOME/.config"
 is_status 125 "a hard link to a secret below a ~/.config of mode 0000 is refused"
 like "$(cat "$T/err")" "$WD/notes.txt" "the refusal names the link"
 loot_clean "the link below the unlistable ~/.config was not read" "$WD/loot" "$c_gc2"
+# The same with ~/.config/gcloud of mode 0444: its names can be listed,
+# nothing of them looked at (found by review).
+new_wd
+ln "$HOME/.config/gcloud/credentials.db" "$WD/notes.txt"
+chmod 444 "$HOME/.config/gcloud"
+jail_sh "$(steal notes.txt)" -w "$WD"
+chmod 755 "$HOME/.config/gcloud"
+is_status 125 "a hard link to a secret in a ~/.config/gcloud of mode 0444 is refused"
+loot_clean "the link below the unsearchable ~/.config/gcloud was not read" "$WD/loot" "$c_gc2"
 rm -f "$WD/notes.txt" "$HOME/.config/gcloud/credentials.db"
 
 # The control: a hard link to a plain file of the home is no secret.

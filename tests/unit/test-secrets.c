@@ -16,6 +16,8 @@
  * (mode 0600 for whoever looks); FOREIGN also makes it another user's
  * (root's, say), where every other node is the caller's. */
 #define FOREIGN 2
+/* Listed, not searched (mode 0444): its names are known, nothing of them. */
+#define LISTONLY 3
 struct node {
 	const char *path;
 	char type; /* 'd' or 'f' */
@@ -77,7 +79,7 @@ stub_list(void *ctx, const char *dir, struct sbx_strv *names)
 	if (stub_stat(ctx, dir, &id) < 0)
 		return -1;
 	d = find(s, dir);
-	if (d->locked) {
+	if (d->locked && d->locked != LISTONLY) {
 		errno = EACCES;
 		return -1;
 	}
@@ -384,7 +386,7 @@ test_links(void)
 	    "workdir = home: the secret itself, under a hidden path, is no link");
 	is_int(check(&s, "/w4", NULL, &err), -1,
 	    "a file with other names while the caller's ~/.config cannot be listed: refused");
-	like(err.msg, "/w4/pnpm-file has other names, and /h/.config cannot be listed",
+	like(err.msg, "/w4/pnpm-file has other names, and /h/.config cannot be searched",
 	    "the message names the file and the directory");
 }
 
@@ -404,6 +406,27 @@ static const struct node foreign_nodes[] = {
 	{ "/w4", 'd', 22, 0, false },
 	{ "/w4/pnpm-file", 'f', 23, 2, false },
 };
+
+static const struct node listonly_nodes[] = {
+	{ "/", 'd', 2, 0, false },
+	{ "/h", 'd', 3, 0, false },
+	{ "/h/.ssh", 'd', 7, 0, LISTONLY },
+	{ "/h/.ssh/id_rsa", 'f', 8, 2, false },
+	{ "/w5", 'd', 24, 0, false },
+	{ "/w5/k", 'f', 8, 2, false },
+};
+
+static void
+test_listonly(void)
+{
+	struct stub s = { listonly_nodes, SBX_ARRAY_LEN(listonly_nodes), NULL, 0 };
+	struct sbx_err err;
+
+	is_int(check(&s, "/w5", NULL, &err), -1,
+	    "a link to a file of a ~/.ssh that lists but cannot be searched: refused");
+	like(err.msg, "/w5/k has other names, and /h/.ssh cannot be searched",
+	    "the message names the link and the directory");
+}
 
 static void
 test_no_walk(void)
@@ -442,6 +465,7 @@ main(void)
 	test_widen();
 	test_links();
 	test_no_walk();
+	test_listonly();
 	test_alias_refusals();
 	return done_testing();
 }
