@@ -694,7 +694,7 @@ static void
 proxy_announce(struct call *c, int s, bool add)
 {
 	struct sbx_proxy_admit a = { .add = add };
-	struct sockaddr_storage me;
+	struct sockaddr_storage me = { 0 };
 	socklen_t len = sizeof(me);
 
 	if (getsockname(s, (struct sockaddr *)&me, &len) < 0)
