@@ -440,22 +440,34 @@ payload_listener(void *ctx, int *fd, struct sbx_err *err)
 static int
 prepare_filters(struct ll_payload *pl, struct sbx_err *err)
 {
+	unsigned what = SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID |
+	    (pl->own_lo           ? SBX_HOSTF_INETONLY
+		    : pl->net_off ? SBX_HOSTF_NOSOCKET
+				  : 0);
+	unsigned flags = SBX_SECCOMP_META_NOTIFY | (pl->trap_net ? SBX_SECCOMP_NET_NOTIFY : 0) |
+	    (pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0) |
+	    (pl->trap_names ? SBX_SECCOMP_NAME_NOTIFY : 0);
+	struct sbx_bpf m;
+
 	if (!pl->seccomp)
 		return 0;
+	/* The payload loads the common filter (without a listener), the host
+	 * filter, then the listener's: a pair made one program at build time
+	 * is loaded as that one (linux-seccomp.h). */
+	if (!pl->net_notify && sbx_bpf_merged_find(0, what, true, &m)) {
+		pl->common = (struct sbx_bpf_prog){ .insns = m.insns, .len = m.len };
+		return 0;
+	}
+	if (pl->net_notify && sbx_bpf_merged_find(flags, what, false, &m)) {
+		pl->listen =
+		    (struct sbx_bpf_prog){ .insns = m.insns, .len = m.len, .listener = true };
+		return 0;
+	}
 	if (!pl->net_notify && sbx_seccomp_prepare(0, &pl->common, err) < 0)
 		return -1;
-	if (sbx_hostfilter_prepare(SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID |
-		    (pl->own_lo           ? SBX_HOSTF_INETONLY
-			    : pl->net_off ? SBX_HOSTF_NOSOCKET
-					  : 0),
-		&pl->host, err) < 0)
+	if (sbx_hostfilter_prepare(what, &pl->host, err) < 0)
 		return -1;
-	if (pl->net_notify &&
-	    sbx_seccomp_prepare(SBX_SECCOMP_META_NOTIFY |
-		    (pl->trap_net ? SBX_SECCOMP_NET_NOTIFY : 0) |
-		    (pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0) |
-		    (pl->trap_names ? SBX_SECCOMP_NAME_NOTIFY : 0),
-		&pl->listen, err) < 0)
+	if (pl->net_notify && sbx_seccomp_prepare(flags, &pl->listen, err) < 0)
 		return -1;
 	return 0;
 }

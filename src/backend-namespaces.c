@@ -827,11 +827,10 @@ child_main(const struct sbx_plan *plan, const struct sbx_exec *x, struct sbx_lau
 		goto fail;
 	}
 	if (sbx_caps_drop_all(&e) < 0 || sbx_no_new_privs(&e) < 0 ||
-	    sbx_seccomp_load((pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0) |
+	    sbx_seccomp_load_host((pl->trap ? SBX_SECCOMP_NET_NOTIFY : 0) |
 		    (pl->trace ? SBX_SECCOMP_TRACE_NOTIFY : 0) |
 		    (send_free ? SBX_SECCOMP_NET_SEND_FREE : 0),
-		&notify_fd, &e) < 0 ||
-	    sbx_hostfilter_load(SBX_HOSTF_NOSETID, &e) < 0)
+		SBX_HOSTF_NOSETID, &notify_fd, &e) < 0)
 		goto fail;
 	sbx_phase("init: caps dropped, filters loaded");
 	{

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bpfmerge.h"
 #include "linux-hostfilter.h"
 #include "linux-seccomp.h"
 #include "util.h"
@@ -53,6 +54,28 @@ emit(scmp_filter_ctx ctx, const char *name)
 		exit(1);
 	}
 	return n;
+}
+
+/* The program libseccomp makes of ctx as configured, as emit() prints it;
+ * n set to its length. The caller frees it. */
+static struct sock_filter *
+export_as_is(scmp_filter_ctx ctx, size_t *n)
+{
+	int fd = memfd_create("bpf", MFD_CLOEXEC);
+	struct sock_filter *f = NULL;
+	off_t size;
+
+	if (fd < 0 || seccomp_export_bpf(ctx, fd) < 0 || (size = lseek(fd, 0, SEEK_END)) <= 0 ||
+	    lseek(fd, 0, SEEK_SET) < 0) {
+		fprintf(stderr, "sbx-bpfgen: cannot export\n");
+		exit(1);
+	}
+	f = malloc((size_t)size);
+	if (f == NULL || read(fd, f, (size_t)size) != size)
+		exit(1);
+	close(fd);
+	*n = (size_t)size / sizeof(*f);
+	return f;
 }
 
 /* The program libseccomp makes of ctx with the given optimization level
@@ -166,7 +189,40 @@ add_word(uint32_t *w, size_t *n, size_t cap, uint32_t k)
 		w[(*n)++] = v[i];
 }
 
-/* Whether the two programs decide alike on every system call number
+/* One side of a comparison: a program, or two loaded one after the other
+ * (f[0] first), decided as the kernel decides with both
+ * (kernel_pick()). */
+struct side {
+	const struct sock_filter *f[2];
+	size_t n[2];
+};
+
+/* The kernel's choice between two filters' values (kernel/seccomp.c,
+ * seccomp_run_filters: the newest filter first, from ALLOW, a value taken
+ * only when its action, signed and without its data, is strictly lower),
+ * written out here apart from bpfmerge.c's, so that the check does not
+ * take the merge's word for it. */
+static uint32_t
+kernel_pick(uint32_t older, uint32_t newer)
+{
+	const uint32_t full = 0xffff0000u;
+	uint32_t ret = SECCOMP_RET_ALLOW, cur[2] = { newer, older };
+
+	for (int i = 0; i < 2; i++)
+		if ((int32_t)(cur[i] & full) < (int32_t)(ret & full))
+			ret = cur[i];
+	return ret;
+}
+
+static uint32_t
+decide(const struct side *s, const struct seccomp_data *d, bool *args)
+{
+	uint32_t r = run(s->f[0], s->n[0], d, args);
+
+	return s->f[1] ? kernel_pick(r, run(s->f[1], s->n[1], d, args)) : r;
+}
+
+/* Whether the two sides decide alike on every system call number
  * below 1024 (and x32's, and a few beyond) for three architectures, and,
  * where either reads an argument, on every argument set to each word the
  * programs compare against (and its neighbours) in its low half, its
@@ -174,22 +230,27 @@ add_word(uint32_t *w, size_t *n, size_t cap, uint32_t k)
  * Prints the first difference; returns the number of inputs tried, or 0
  * on a difference. */
 static unsigned long
-same_decisions(const char *what, const struct sock_filter *a, size_t na,
-    const struct sock_filter *b, size_t nb)
+same_decisions(const char *what, const struct side *a, const struct side *b)
 {
-	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, 0 };
+	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, 0,
+		AUDIT_ARCH_X86_64 - 1, AUDIT_ARCH_X86_64 + 1, 0xffffffffu };
 	uint32_t words[2048];
 	size_t nw = 0;
 	unsigned long tried = 0;
 	unsigned seed = 1;
 
 	add_word(words, &nw, SBX_ARRAY_LEN(words), 0);
-	for (size_t i = 0; i < na + nb; i++) {
-		const struct sock_filter *f = i < na ? &a[i] : &b[i - na];
+	for (int s = 0; s < 2; s++)
+		for (int p = 0; p < 2; p++) {
+			const struct side *sd = s == 0 ? a : b;
 
-		if (BPF_CLASS(f->code) == BPF_JMP || BPF_CLASS(f->code) == BPF_ALU)
-			add_word(words, &nw, SBX_ARRAY_LEN(words), f->k);
-	}
+			for (size_t i = 0; sd->f[p] && i < sd->n[p]; i++) {
+				const struct sock_filter *f = &sd->f[p][i];
+
+				if (BPF_CLASS(f->code) == BPF_JMP || BPF_CLASS(f->code) == BPF_ALU)
+					add_word(words, &nw, SBX_ARRAY_LEN(words), f->k);
+			}
+		}
 	for (size_t ai = 0; ai < SBX_ARRAY_LEN(arches); ai++)
 		for (uint32_t k = 0; k < 1024 + 1024 + 8; k++) {
 			struct seccomp_data d = { .arch = arches[ai] };
@@ -199,8 +260,8 @@ same_decisions(const char *what, const struct sock_filter *a, size_t na,
 			d.nr = (int)(k < 1024 ? k
 				: k < 2048    ? (0x40000000u | (k - 1024))
 					      : (0xffffffffu - (k - 2048)));
-			ra = run(a, na, &d, &args);
-			rb = run(b, nb, &d, &args);
+			ra = decide(a, &d, &args);
+			rb = decide(b, &d, &args);
 			tried++;
 			if (ra != rb)
 				goto differ;
@@ -216,8 +277,8 @@ same_decisions(const char *what, const struct sock_filter *a, size_t na,
 						    : half == 1
 						    ? (uint64_t)words[w] << 32
 						    : (uint64_t)words[w] << 32 | words[w];
-						ra = run(a, na, &d, &args);
-						rb = run(b, nb, &d, &args);
+						ra = decide(a, &d, &args);
+						rb = decide(b, &d, &args);
 						tried++;
 						if (ra != rb)
 							goto differ;
@@ -228,8 +289,8 @@ same_decisions(const char *what, const struct sock_filter *a, size_t na,
 					d.args[arg] = (uint64_t)words[(size_t)rand_r(&seed) % nw]
 						<< 32 |
 					    words[(size_t)rand_r(&seed) % nw];
-				ra = run(a, na, &d, &args);
-				rb = run(b, nb, &d, &args);
+				ra = decide(a, &d, &args);
+				rb = decide(b, &d, &args);
 				tried++;
 				if (ra != rb)
 					goto differ;
@@ -246,6 +307,83 @@ same_decisions(const char *what, const struct sock_filter *a, size_t na,
 			return 0;
 		}
 	return tried;
+}
+
+/* The pairs of filters a jail loads one after the other that are loaded
+ * as one program (bpfmerge.h, doc/design/startup.md, section 33): under
+ * landlock the host filter then the listener's (the metadata traps, with
+ * or without the network's), or the plain common filter then the host
+ * filter; under namespaces the common filter then the host's NOSETID. */
+static const struct {
+	bool common_first;
+	unsigned common, host;
+} pairs[] = {
+#define LL_HOST(x) (SBX_HOSTF_NOIPC | SBX_HOSTF_NOSETID | (x))
+	{ false, SBX_SECCOMP_META_NOTIFY, LL_HOST(0) },
+	{ false, SBX_SECCOMP_META_NOTIFY, LL_HOST(SBX_HOSTF_NOSOCKET) },
+	{ false, SBX_SECCOMP_META_NOTIFY, LL_HOST(SBX_HOSTF_INETONLY) },
+	{ false, SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_NET_NOTIFY, LL_HOST(0) },
+	{ false, SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_NET_NOTIFY, LL_HOST(SBX_HOSTF_NOSOCKET) },
+	{ false, SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_NET_NOTIFY, LL_HOST(SBX_HOSTF_INETONLY) },
+	{ true, 0, LL_HOST(0) },
+	{ true, 0, LL_HOST(SBX_HOSTF_NOSOCKET) },
+	{ true, 0, LL_HOST(SBX_HOSTF_INETONLY) },
+#undef LL_HOST
+	{ true, 0, SBX_HOSTF_NOSETID },
+	{ true, SBX_SECCOMP_NET_NOTIFY, SBX_HOSTF_NOSETID },
+	{ true, SBX_SECCOMP_NET_SEND_FREE, SBX_HOSTF_NOSETID },
+	{ true, SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_NET_SEND_FREE, SBX_HOSTF_NOSETID },
+};
+
+/* The program of the common filter for flags (common) or of the host
+ * filter for what, as the tables hold it (level -1) or at a given
+ * optimization level; n set to its length. The caller frees it. */
+static struct sock_filter *
+shape_program(bool common, unsigned shape, int level, size_t *n)
+{
+	struct sbx_err err = { 0 };
+	scmp_filter_ctx ctx =
+	    common ? sbx_seccomp_filter(shape, &err) : sbx_hostfilter_filter(shape, &err);
+	struct sock_filter *f;
+
+	if (ctx == NULL) {
+		fprintf(stderr, "sbx-bpfgen: %s\n", err.msg);
+		exit(1);
+	}
+	f = level < 0 ? export_as_is(ctx, n) : export_at(ctx, level, n);
+	seccomp_release(ctx);
+	return f;
+}
+
+/* Pair k's two programs (level as shape_program()), older first, and
+ * their merge (room for BPF_MAXINSNS), whose length it returns. A host
+ * program that could answer with a notification, or a pair this merge
+ * does not take, ends the build: the merged filter keeps the common
+ * one's listener, and a pair dropped would cost every run a load. */
+static size_t
+pair_programs(size_t k, int level, struct side *s, struct sock_filter *merged)
+{
+	struct sock_filter *c, *h;
+	size_t nc, nh, n;
+
+	c = shape_program(true, pairs[k].common, level, &nc);
+	h = shape_program(false, pairs[k].host, level, &nh);
+	for (size_t i = 0; i < nh; i++)
+		if (h[i].code == (BPF_RET | BPF_K) &&
+		    (h[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF) {
+			fprintf(stderr, "sbx-bpfgen: host filter %u answers with a notification\n",
+			    pairs[k].host);
+			exit(1);
+		}
+	*s = pairs[k].common_first ? (struct side){ { c, h }, { nc, nh } }
+				   : (struct side){ { h, c }, { nh, nc } };
+	n = sbx_bpf_merge(s->f[0], s->n[0], s->f[1], s->n[1], merged, BPF_MAXINSNS);
+	if (n == 0) {
+		fprintf(stderr, "sbx-bpfgen: common %u and host %u cannot be merged\n",
+		    pairs[k].common, pairs[k].host);
+		exit(1);
+	}
+	return n;
 }
 
 /* --check: every shape's program, as made here (a binary search on the
@@ -275,10 +413,34 @@ check(void)
 		tree = export_at(ctx, 2, &nt);
 		plain = export_at(ctx, 1, &np);
 		snprintf(what, sizeof(what), "%s_%u", common ? "common" : "host", f);
-		n = same_decisions(what, tree, nt, plain, np);
+		n = same_decisions(
+		    what, &(struct side){ { tree }, { nt } }, &(struct side){ { plain }, { np } });
 		free(tree);
 		free(plain);
 		seccomp_release(ctx);
+		if (n == 0)
+			return 1;
+		inputs += n;
+		shapes++;
+	}
+	/* Each merged program, made from the search programs as the tables
+	 * hold them, decides as the two plain programs loaded one after the
+	 * other. */
+	for (size_t k = 0; k < SBX_ARRAY_LEN(pairs); k++) {
+		static struct sock_filter merged[BPF_MAXINSNS], scratch[BPF_MAXINSNS];
+		struct side two, plain;
+		size_t nm = pair_programs(k, -1, &two, merged);
+		char what[48];
+		unsigned long n;
+
+		pair_programs(k, 1, &plain, scratch);
+		snprintf(
+		    what, sizeof(what), "merged common %u host %u", pairs[k].common, pairs[k].host);
+		n = same_decisions(what, &(struct side){ { merged }, { nm } }, &plain);
+		for (int p = 0; p < 2; p++) {
+			free((void *)two.f[p]);
+			free((void *)plain.f[p]);
+		}
 		if (n == 0)
 			return 1;
 		inputs += n;
@@ -324,7 +486,7 @@ pfc(void)
 int
 main(int argc, char **argv)
 {
-	size_t common[SBX_BPF_NCOMMON], host[SBX_BPF_NHOST] = { 0 };
+	size_t common[SBX_BPF_NCOMMON], host[SBX_BPF_NHOST] = { 0 }, nmerged[SBX_ARRAY_LEN(pairs)];
 	struct sbx_err err = { 0 };
 	char name[32];
 
@@ -357,12 +519,31 @@ main(int argc, char **argv)
 		host[w] = emit(ctx, name);
 		seccomp_release(ctx);
 	}
+	for (size_t k = 0; k < SBX_ARRAY_LEN(pairs); k++) {
+		static struct sock_filter merged[BPF_MAXINSNS];
+		struct side two;
+		size_t n = pair_programs(k, -1, &two, merged);
+
+		printf("static const struct sock_filter merged_%zu[] = {\n", k);
+		for (size_t i = 0; i < n; i++)
+			printf("\t{ 0x%04x, %u, %u, 0x%08x },\n", merged[i].code, merged[i].jt,
+			    merged[i].jf, merged[i].k);
+		printf("};\n\n");
+		nmerged[k] = n;
+		free((void *)two.f[0]);
+		free((void *)two.f[1]);
+	}
 	printf("const struct sbx_bpf sbx_bpf_common[SBX_BPF_NCOMMON] = {\n");
 	for (unsigned f = 0; f < SBX_BPF_NCOMMON; f++)
 		printf("\t{ common_%u, %zu },\n", f, common[f]);
 	printf("};\n\nconst struct sbx_bpf sbx_bpf_host[SBX_BPF_NHOST] = {\n\t{ 0, 0 },\n");
 	for (unsigned w = 1; w < SBX_BPF_NHOST; w++)
 		printf("\t{ host_%u, %zu },\n", w, host[w]);
-	printf("};\n");
+	printf("};\n\nconst struct sbx_bpf_merged sbx_bpf_merged[] = {\n");
+	for (size_t k = 0; k < SBX_ARRAY_LEN(pairs); k++)
+		printf("\t{ %s, %u, %u, { merged_%zu, %zu } },\n",
+		    pairs[k].common_first ? "true" : "false", pairs[k].common, pairs[k].host, k,
+		    nmerged[k]);
+	printf("};\n\nconst size_t sbx_bpf_nmerged = %zu;\n", SBX_ARRAY_LEN(pairs));
 	return fflush(stdout) == 0 ? 0 : 1;
 }

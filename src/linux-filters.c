@@ -92,6 +92,40 @@ sbx_seccomp_load(unsigned flags, int *notify_fd, struct sbx_err *err)
 	return r < 0 ? -1 : 0;
 }
 
+bool
+sbx_bpf_merged_find(unsigned flags, unsigned what, bool common_first, struct sbx_bpf *out)
+{
+	for (size_t i = 0; i < sbx_bpf_nmerged; i++) {
+		const struct sbx_bpf_merged *m = &sbx_bpf_merged[i];
+
+		if (m->common == flags && m->host == what && m->common_first == common_first &&
+		    m->prog.len > 0) {
+			*out = m->prog;
+			return true;
+		}
+	}
+	return false;
+}
+
+int
+sbx_seccomp_load_host(unsigned flags, unsigned what, int *notify_fd, struct sbx_err *err)
+{
+	bool listener = flags &
+	    (SBX_SECCOMP_NET_NOTIFY | SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_TRACE_NOTIFY |
+		SBX_SECCOMP_NAME_NOTIFY);
+	struct sbx_bpf m;
+
+	if (what != 0 && sbx_bpf_merged_find(flags, what, true, &m)) {
+		int r = load_precomputed(&m, listener, notify_fd, err);
+
+		if (r <= 0)
+			return r;
+	}
+	if (sbx_seccomp_load(flags, notify_fd, err) < 0)
+		return -1;
+	return sbx_hostfilter_load(what, err);
+}
+
 int
 sbx_hostfilter_load(unsigned what, struct sbx_err *err)
 {

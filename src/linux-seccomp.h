@@ -82,6 +82,28 @@ struct sbx_bpf {
 extern const struct sbx_bpf sbx_bpf_common[SBX_BPF_NCOMMON];
 extern const struct sbx_bpf sbx_bpf_host[SBX_BPF_NHOST];
 
+/* Made by sbx-bpfgen too: for the pairs a jail loads one after the other
+ * (the common filter for flags common and the host filter for host, the
+ * common one first or last), one program that decides as the two
+ * (bpfmerge.h): one load instead of two (doc/design/startup.md, section
+ * 33). */
+struct sbx_bpf_merged {
+	bool common_first;
+	unsigned char common, host;
+	struct sbx_bpf prog;
+};
+extern const struct sbx_bpf_merged sbx_bpf_merged[];
+extern const size_t sbx_bpf_nmerged;
+
+/* The merged program for that pair in *out, true; false when none was
+ * made (the two are then loaded one after the other). */
+bool sbx_bpf_merged_find(unsigned flags, unsigned what, bool common_first, struct sbx_bpf *out);
+
+/* Loads the common filter for flags, then the host filter for what: as
+ * one program when sbx_bpf_merged_find() has one, else as
+ * sbx_seccomp_load() and sbx_hostfilter_load() do. */
+int sbx_seccomp_load_host(unsigned flags, unsigned what, int *notify_fd, struct sbx_err *err);
+
 /* Whether the kernel accepts a filter at all, and whether it hands out a
  * user-notification listener (*notify), measured in a throwaway child. */
 int sbx_seccomp_probe(bool *notify, struct sbx_err *err);

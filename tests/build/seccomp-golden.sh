@@ -31,12 +31,14 @@ fi
 # The programs a run loads are those rules as a binary search on the call
 # number (libseccomp's optimization level 2, a third less time to load):
 # they must decide as the rules read one after another, on every call
-# number and on the argument words the rules compare against.
+# number and on the argument words the rules compare against. And each
+# pair a jail loads as one program (bpfmerge.c) must decide as the kernel
+# decides with the two plain programs loaded one after the other.
 "$BUILDDIR/sbx-bpfgen" --check >"$T/check" 2>&1
 st=$?
-is "$st" 0 "sbx-bpfgen --check: every shape's search decides as its plain program"
+is "$st" 0 "sbx-bpfgen --check: every shape's search and every merged pair decides as its plain programs"
 [ "$st" = 0 ] || sed 's/^/# /' "$T/check"
-like "$(cat "$T/check")" "23 shapes, " "... for all 23 shapes (8 common, 15 host)"
+like "$(cat "$T/check")" "36 shapes, " "... for all 36 (8 common, 15 host, 13 merged pairs)"
 # What the text must say whatever the release: the calls every shape
 # refuses, by name.
 for call in mount_setattr open_tree io_uring_setup bpf userfaultfd; do
