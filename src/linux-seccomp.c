@@ -222,6 +222,10 @@ rule(scmp_filter_ctx ctx, int errnum, int nr, unsigned n, const struct scmp_arg_
  * rules, SCTP and DCCP carry addresses the supervisor does not judge, raw
  * sockets craft any packet, and UDP-Lite, judged as UDP, is a protocol
  * the namespaces backend's UDP relay does not carry. */
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY 60
+#endif
+
 static int
 socket_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 {
@@ -261,7 +265,14 @@ socket_rules(scmp_filter_ctx ctx, struct sbx_err *err)
 		if (rule(ctx, EPERM, SCMP_SYS(setsockopt), 2, args, err) < 0)
 			return -1;
 	}
-	return 0;
+	/* Zero-copy sends: a send the supervisor makes for the sandbox goes
+	 * from sbxrun's memory (netsup.c keeps MSG_ZEROCOPY out of it), and
+	 * a program waiting for completions that never come would hang.
+	 * ENOPROTOOPT, as a kernel without the option answers: programs
+	 * then copy. */
+	args[0] = int_eq(1, SOL_SOCKET);
+	args[1] = int_eq(2, SO_ZEROCOPY);
+	return rule(ctx, ENOPROTOOPT, SCMP_SYS(setsockopt), 2, args, err);
 }
 
 /* The calls that carry a network address go to the supervisor. */
@@ -574,6 +585,9 @@ sbx_seccomp_describe(unsigned flags, struct sbx_buf *out)
 	sbx_buf_puts(out,
 	    "seccomp    setsockopt IPV6_RTHDR, IPV6_2292RTHDR, IPV6_2292PKTOPTIONS (low 32 bits) "
 	    "-> EPERM  # a routing header sends elsewhere\n");
+	sbx_buf_puts(out,
+	    "seccomp    setsockopt SO_ZEROCOPY (low 32 bits) -> ENOPROTOOPT  # a send made for "
+	    "the sandbox is sbxrun's memory\n");
 	if ((flags & SBX_SECCOMP_NET_NOTIFY) && (flags & SBX_SECCOMP_NET_SEND_FREE))
 		sbx_buf_puts(out,
 		    "seccomp    connect, bind, listen, sendto with an address, sendmsg and "

@@ -1188,6 +1188,20 @@ take_passed(void *ctx, int fd)
 }
 
 /* Reads one notification's call out of the caller; -errno on failure. */
+/* The flags a send made for the sandbox keeps: those that say how the
+ * data goes. Never MSG_ZEROCOPY: on a socket the sandbox gave
+ * SO_ZEROCOPY, the kernel would pin the pages of sbxrun's copy of the
+ * data instead of copying them, and what was still queued when
+ * call_free() gave that memory back went out later as whatever sbxrun
+ * wrote there since (pointers, its heap's metadata), to a peer that may
+ * be the sandbox's own listener. Nor a flag a later kernel adds. */
+#ifndef MSG_PROBE
+#define MSG_PROBE 0x10 /* the kernel's name; glibc calls it MSG_PROXY */
+#endif
+#define SEND_FLAGS_KEPT \
+	(MSG_OOB | MSG_DONTROUTE | MSG_PROBE | MSG_DONTWAIT | MSG_EOR | MSG_CONFIRM | \
+	    MSG_NOSIGNAL | MSG_MORE | MSG_FASTOPEN)
+
 static int
 gather(SBX_UNUSED struct sbx_netsup *ns, const struct seccomp_notif *req, struct call *c)
 {
@@ -1227,7 +1241,7 @@ gather(SBX_UNUSED struct sbx_netsup *ns, const struct seccomp_notif *req, struct
 		if (peek_alloc(pid, a[1], a[2], SBX_DECODE_MAX_PAYLOAD, (void **)&c->data) < 0)
 			return -EFAULT;
 		c->len = a[2];
-		c->arg = (uint64_t)(int)a[3];
+		c->arg = (uint64_t)(int)a[3] & SEND_FLAGS_KEPT;
 		return domain;
 	}
 	if (c->nr == SCMP_SYS(sendmsg)) {
@@ -1238,7 +1252,7 @@ gather(SBX_UNUSED struct sbx_netsup *ns, const struct seccomp_notif *req, struct
 			memcpy(&c->addr, c->msg.msg_name, c->msg.msg_namelen);
 			c->addrlen = c->msg.msg_namelen;
 		}
-		c->arg = a[2];
+		c->arg = a[2] & SEND_FLAGS_KEPT;
 		return domain;
 	}
 	if (c->nr == SCMP_SYS(sendmmsg)) {
@@ -1271,7 +1285,7 @@ gather(SBX_UNUSED struct sbx_netsup *ns, const struct seccomp_notif *req, struct
 				sbx_decode_msghdr_free(&c->mmsg[j].msg_hdr);
 			c->vlen = i;
 		}
-		c->arg = a[3];
+		c->arg = a[3] & SEND_FLAGS_KEPT;
 		return domain;
 	}
 	return domain;
