@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -31,11 +32,22 @@
  * (its buffers come from sbxrun's main thread) and never recurses. */
 #define COPIER_STACK (64 * 1024)
 
+/* A socket too: handed down, it let the sandbox shutdown(2) the caller's
+ * socket for writing, so sbxrun's diagnostics line failed (EPIPE) after a
+ * forged one and the caller's own later writes failed as well. A
+ * listening socket stays as it is: the sandbox is meant to accept on it
+ * (inetd's "wait" services), and nothing goes through it to copy. */
 static bool
 needs_relay(int fd, struct stat *st)
 {
+	int listening = 0;
+	socklen_t len = sizeof(listening);
+
 	if (fstat(fd, st) < 0)
 		return false;
+	if (S_ISSOCK(st->st_mode))
+		return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) < 0 ||
+		    !listening;
 	return S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || S_ISBLK(st->st_mode);
 }
 
@@ -93,6 +105,7 @@ sbx_relay_setup(struct sbx_relay *r, uint64_t file_cap, struct sbx_err *err)
 		c->orig = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		c->also_stderr = fd == 1 && r->stdout_shared;
 		c->cap = fd != 0 && S_ISREG(st[fd].st_mode) ? file_cap : 0;
+		c->sock = S_ISSOCK(st[fd].st_mode);
 		r->n++;
 		if (c->orig < 0) {
 			sbx_err_sys(err, "cannot keep standard descriptor %d", fd);
@@ -178,10 +191,22 @@ out_step(struct sbx_relay_chan *c, char *buf)
 		return errno == EAGAIN || errno == EINTR ? -1 : -2;
 	take = c->cap && n > 0 ? (ssize_t)under_cap(c, (size_t)n) : n;
 	for (ssize_t off = 0; off < take;) {
-		ssize_t w = write(c->orig, buf + off, (size_t)(take - off));
+		/* A socket whose reader is gone raises SIGPIPE on write(2),
+		 * and the final drain runs on sbxrun's main thread. */
+		ssize_t w = c->sock ? send(c->orig, buf + off, (size_t)(take - off), MSG_NOSIGNAL)
+				    : write(c->orig, buf + off, (size_t)(take - off));
 
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && errno == EAGAIN) {
+			/* The caller's own socket is non-blocking: wait as a
+			 * blocking write would have. */
+			struct pollfd pf = { .fd = c->orig, .events = POLLOUT };
+
+			if (poll(&pf, 1, -1) < 0 && errno != EINTR)
+				return -2;
+			continue;
+		}
 		if (w <= 0) {
 			/* Said after the run (a full disk, a file-size limit of
 			 * the caller's): a direct write would have failed too.
@@ -211,9 +236,17 @@ in_step(struct sbx_relay_chan *c, char *buf, size_t budget)
 		if (c->off == c->len) {
 			if (got >= budget)
 				return true;
-			n = read(c->orig, buf, RELAY_BUF);
+			/* A socket may have nothing yet: never wait in read(2),
+			 * where neither the stop pipe nor the end of the run
+			 * reaches the copier (nor, at the start, the main
+			 * thread); the copier polls the socket instead. */
+			n = c->sock ? recv(c->orig, buf, RELAY_BUF, MSG_DONTWAIT)
+				    : read(c->orig, buf, RELAY_BUF);
 			if (n < 0 && errno == EINTR)
 				continue;
+			c->wait_in = n < 0 && c->sock && (errno == EAGAIN || errno == EWOULDBLOCK);
+			if (c->wait_in)
+				return true;
 			if (n <= 0)
 				return false; /* EOF (or EISDIR): the sandbox sees EOF */
 			c->off = 0;
@@ -249,8 +282,9 @@ copier(void *arg)
 				chan_close(c);
 				continue;
 			}
-			pfd[np] = (struct pollfd){ .fd = c->ours,
-				.events = c->std == 0 ? POLLOUT : POLLIN };
+			pfd[np] = c->wait_in ? (struct pollfd){ .fd = c->orig, .events = POLLIN }
+					     : (struct pollfd){ .fd = c->ours,
+						       .events = c->std == 0 ? POLLOUT : POLLIN };
 			map[np++] = i;
 		}
 		pfd[np] = (struct pollfd){ .fd = r->stop[0], .events = POLLIN };
@@ -264,7 +298,9 @@ copier(void *arg)
 			if (pfd[k].revents == 0)
 				continue;
 			if (c->std == 0) {
-				if ((pfd[k].revents & (POLLERR | POLLHUP)) ||
+				/* Waiting on the socket, its POLLHUP is its end,
+				 * which the read below sees after what it holds. */
+				if ((!c->wait_in && (pfd[k].revents & (POLLERR | POLLHUP))) ||
 				    !in_step(c, buf[map[k]], SIZE_MAX))
 					chan_close(c);
 				continue;

@@ -1,11 +1,12 @@
 /* The caller's files on the sandbox's standard descriptors. A descriptor
  * handed down shares its open file description, and through it the
  * sandbox could change the file's mode, times and attributes (fchmod,
- * futimens, fsetxattr judge the inode, not the path). So a standard
- * descriptor that is a regular file, a directory or a block device
- * reaches the sandbox as a pipe instead, and a thread of sbxrun copies
- * between that pipe and the caller's file; terminals, pipes, sockets and
- * other character devices are handed down as they are (see sbxrun(1)). */
+ * futimens, fsetxattr judge the inode, not the path), or shut a socket
+ * down. So a standard descriptor that is a regular file, a directory, a
+ * block device or a socket (not a listening one) reaches the sandbox as a
+ * pipe instead, and a thread of sbxrun copies between that pipe and the
+ * caller's file; terminals, pipes and other character devices are handed
+ * down as they are (see sbxrun(1)). */
 #ifndef SBX_LINUX_STDIO_H
 #define SBX_LINUX_STDIO_H
 
@@ -21,6 +22,8 @@ struct sbx_relay_chan {
 	int ours; /* sbxrun's end of the pipe, non-blocking */
 	int theirs; /* the sandbox's end */
 	bool also_stderr; /* fd 2 shares fd 1's file: one pipe for both */
+	bool sock; /* the caller's file is a socket */
+	bool wait_in; /* stdin: the socket had nothing; poll it, not the pipe */
 	bool done;
 	size_t off, len; /* stdin: what the buffer holds yet to be written */
 	uint64_t cap; /* output to a regular file: the file-size limit, or 0 */

@@ -10,7 +10,11 @@
 #    and a reader took the forged one, the last, for sbxrun's; and the
 #    flag stayed on the caller's pipe (and terminal) after the run;
 #  - a socket shut down for writing made sbxrun's write raise SIGPIPE:
-#    sbxrun died (141) instead of passing on the payload's status.
+#    sbxrun died (141) instead of passing on the payload's status; then,
+#    with SIGPIPE held off, the write failed (EPIPE): the line was lost,
+#    a forged one the sandbox wrote before the shutdown stayed last, and
+#    the caller's socket stayed shut after the run. A socket now reaches
+#    the sandbox as a pipe (linux-stdio.c), so it holds nothing to shut.
 #
 # The harness holds stderr full until sbxrun is seen (its /proc/PID/syscall,
 # root's to read) in a write there, or gone; then it reads. Verdicts
@@ -19,7 +23,7 @@
 # root, and sbxtest run by the harness with its ids.
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=14
+N_TESTS=20
 if ! root_only "the harness reads sbxrun's /proc/PID/syscall, and runs sbxtest itself" \
     "$N_TESTS"; then
 	done_testing
@@ -50,11 +54,21 @@ print("filled", flush=True)
 sys.exit(7)
 EOF
 cat >"$T/shut.py" <<'EOF'
-import socket, sys
-s = socket.socket(fileno=2)
-s.shutdown(socket.SHUT_WR)
-s.detach()
-print("shut", flush=True)
+import os, socket, sys
+# Standard input first, the caller's socket as well: it still arrives.
+said = [sys.stdin.readline().strip()]
+forged = b'{"version":"0.1.0","status":0,"exit_code":0,"isolation":"full","FORGED":true}\n'
+os.write(2, forged)
+for fd in (0, 2):
+    try:
+        s = socket.socket(fileno=fd)
+    except OSError:
+        said.append("%d:none" % fd)
+        continue
+    s.shutdown(socket.SHUT_RDWR)
+    s.detach()
+    said.append("%d:shut" % fd)
+print(" ".join(said), flush=True)
 sys.exit(5)
 EOF
 cat >"$T/harness.py" <<'EOF'
@@ -124,12 +138,45 @@ if kind == "pipe":
            "genuine": err.count(b'"wall_ms"'),
            "nonblock": nonblock}
 elif kind == "socket":
+    # One socket on stdin and stderr, as an inetd or socket-activated
+    # service has; the caller keeps its own copy of it.
     a, b = socket.socketpair()
-    p = subprocess.Popen(argv, cwd=wd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    mine = b.dup()
+    a.sendall(b"hello\n")
+    p = subprocess.Popen(argv, cwd=wd, stdin=b, stdout=subprocess.PIPE,
                          stderr=b, **ids)
     b.close()
     said = p.stdout.read()
-    res = {"rc": p.wait(timeout=60), "said": said.decode(errors="replace")}
+    rc = p.wait(timeout=60)
+    # After the run the caller's socket works both ways.
+    try:
+        mine.sendall(b"after\n")
+        after = "sent"
+    except OSError as e:
+        after = e.strerror
+    mine.settimeout(5)
+    try:
+        a.sendall(b"back\n")
+        back = mine.recv(16).decode(errors="replace").strip()
+    except OSError as e:
+        back = e.strerror or "timeout"
+    mine.close()
+    err = b""
+    a.settimeout(60)
+    while True:
+        d = a.recv(65536)
+        if not d:
+            break
+        err += d
+    lines = err.rstrip(b"\n").split(b"\n")
+    try:
+        d = json.loads(lines[-2] if len(lines) > 1 else b"")
+    except ValueError:
+        d = {}
+    res = {"rc": rc, "said": said.decode(errors="replace"), "after": after,
+           "back": back, "last": lines[-1].decode(errors="replace"),
+           "last_status": d.get("status"), "forged": "FORGED" in d,
+           "genuine": err.count(b'"wall_ms"')}
 json.dump(res, open(out, "w"))
 print(res)
 EOF
@@ -157,8 +204,14 @@ for who in root sbxtest; do
 	"$PY" "$T/harness.py" socket "$who" "$w" "$T/sock-$who.json" \
 	    "$SBXRUN" --backend "$SBX_BACKEND" -w "$w" -- python3 shut.py >"$T/h.out" 2>&1
 	diag "$(cat "$T/h.out")"
-	is "$(get "$T/sock-$who.json" said)" "shut" "$who, socket: the sandbox shut the caller's stderr down"
+	is "$(get "$T/sock-$who.json" said)" "hello 0:none 2:none" \
+	    "$who, socket: standard input arrived, and the sandbox held no socket to shut down"
 	is "$(get "$T/sock-$who.json" rc)" 5 \
 	    "$who, socket: sbxrun passed on the payload's status (no SIGPIPE ended it)"
+	is "$(get "$T/sock-$who.json" genuine)" 1 "$who, socket: sbxrun's line arrived"
+	is "$(get "$T/sock-$who.json" last_status)" 5 \
+	    "$who, socket: the last line before the caller's is sbxrun's own, not the forged one"
+	is "$(get "$T/sock-$who.json" last)/$(get "$T/sock-$who.json" after)/$(get "$T/sock-$who.json" back)" \
+	    "after/sent/back" "$who, socket: the caller's socket works both ways after the run"
 done
 done_testing
