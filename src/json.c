@@ -38,6 +38,38 @@ utf8_seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* The code point of the valid sequence of len bytes at s. */
+static uint32_t
+utf8_code_point(const unsigned char *s, size_t len)
+{
+	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	uint32_t cp = s[0] & lead_mask[len];
+
+	for (size_t i = 1; i < len; i++)
+		cp = (cp << 6) | (s[i] & 0x3f);
+	return cp;
+}
+
+/* Whether the valid sequence at s is a code point that acts on a display
+ * rather than showing: the C1 controls U+0080-U+009F (xterm and others
+ * take UTF-8 C1 as controls: U+009B is a CSI, U+009D an OSC, so a name the
+ * sandbox chose could drive the terminal of whoever reads the line or the
+ * trace), the line and paragraph separators U+2028-U+2029 and the bidi
+ * embeddings, overrides and isolates U+202A-U+202E, U+2066-U+2069 (which
+ * reorder the text around them on screen). They are written as \uXXXX:
+ * the same string to a parser, inert on a terminal. */
+static bool
+display_control(const unsigned char *s, size_t len)
+{
+	uint32_t cp;
+
+	if (len == 1)
+		return false;
+	cp = utf8_code_point(s, len);
+	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069);
+}
+
 void
 sbx_json_escape(struct sbx_buf *b, const char *str, size_t n)
 {
@@ -81,6 +113,11 @@ sbx_json_escape(struct sbx_buf *b, const char *str, size_t n)
 		if (len == 0) {
 			sbx_buf_puts(b, "\\ufffd");
 			i++;
+			continue;
+		}
+		if (display_control(s + i, len)) {
+			sbx_buf_printf(b, "\\u%04x", utf8_code_point(s + i, len));
+			i += len;
 			continue;
 		}
 		sbx_buf_add(b, s + i, len);

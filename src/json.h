@@ -33,7 +33,10 @@ void sbx_json_strv(struct sbx_json *j, const struct sbx_strv *sv);
 /* Returns the document and resets j; the caller frees the result. */
 char *sbx_json_steal(struct sbx_json *j);
 
-/* Appends s to b as a JSON string literal, quotes included. */
+/* Appends s to b as a JSON string literal, quotes included. Control
+ * characters (C0, DEL, the C1 range U+0080-U+009F) and the code points
+ * that reorder or break a line on screen (U+2028-U+202E, U+2066-U+2069)
+ * are written as \uXXXX escapes, bytes that are not UTF-8 as \ufffd. */
 void sbx_json_escape(struct sbx_buf *b, const char *s, size_t n);
 
 #endif

@@ -510,7 +510,7 @@ test_escape(void)
 	ESC("line1\nline2\r\n", "\"line1\\nline2\\r\\n\"");
 
 	/* Valid multibyte UTF-8 is kept as it is. */
-	ESC("\xc2\x80", "\"\xc2\x80\""); /* U+0080 */
+	ESC("\xc2\xa0", "\"\xc2\xa0\""); /* U+00A0, the first past C1 */
 	ESC("\xc3\xa9t\xc3\xa9", "\"\xc3\xa9t\xc3\xa9\""); /* été */
 	ESC("\xdf\xbf", "\"\xdf\xbf\""); /* U+07FF */
 	ESC("\xe0\xa0\x80", "\"\xe0\xa0\x80\""); /* U+0800 */
@@ -519,10 +519,34 @@ test_escape(void)
 	ESC("\xee\x80\x80", "\"\xee\x80\x80\""); /* U+E000 */
 	ESC("\xef\xbf\xbf", "\"\xef\xbf\xbf\""); /* U+FFFF */
 	ESC("\xef\xbb\xbf", "\"\xef\xbb\xbf\""); /* BOM, U+FEFF */
-	ESC("\xe2\x80\xa8", "\"\xe2\x80\xa8\""); /* U+2028 */
+	ESC("\xe2\x80\xa7", "\"\xe2\x80\xa7\""); /* U+2027, before the separators */
+	ESC("\xe2\x80\xaf", "\"\xe2\x80\xaf\""); /* U+202F, past the overrides */
+	ESC("\xe2\x81\xa5", "\"\xe2\x81\xa5\""); /* U+2065, before the isolates */
+	ESC("\xe2\x81\xaa", "\"\xe2\x81\xaa\""); /* U+206A, past them */
 	ESC("\xf0\x90\x80\x80", "\"\xf0\x90\x80\x80\""); /* U+10000 */
 	ESC("\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""); /* 😀 */
 	ESC("\xf4\x8f\xbf\xbf", "\"\xf4\x8f\xbf\xbf\""); /* U+10FFFF */
+
+	/* C1 controls (UTF-8 C2 80..C2 9F) drive terminals as the C0 ones do
+	 * (U+009B is a CSI, U+009D an OSC, U+009C an ST), and the separators
+	 * and bidi controls reorder a line on screen: escaped, the same
+	 * string to a parser. */
+	ESC("\xc2\x80", "\"\\u0080\""); /* U+0080 */
+	ESC("\xc2\x9b"
+	    "2J",
+	    "\"\\u009b2J\""); /* CSI */
+	ESC("X\xc2\x9d"
+	    "0;title\xc2\x9c",
+	    "\"X\\u009d0;title\\u009c\""); /* OSC .. ST */
+	ESC("\xc2\x9f", "\"\\u009f\""); /* U+009F */
+	ESC("\xe2\x80\xa8", "\"\\u2028\""); /* line separator */
+	ESC("\xe2\x80\xa9", "\"\\u2029\""); /* paragraph separator */
+	ESC("a\xe2\x80\xae"
+	    "b",
+	    "\"a\\u202eb\""); /* right-to-left override */
+	ESC("\xe2\x80\xaa", "\"\\u202a\""); /* left-to-right embedding */
+	ESC("\xe2\x81\xa6", "\"\\u2066\""); /* left-to-right isolate */
+	ESC("\xe2\x81\xa9", "\"\\u2069\""); /* pop directional isolate */
 
 	/* Invalid UTF-8: each bad byte becomes U+FFFD, the rest is kept. */
 	ESC("\x80", "\"\\ufffd\"");
