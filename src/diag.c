@@ -144,6 +144,24 @@ sbx_denied_add(struct sbx_denied_list *l, const char *kind, const char *what)
 }
 
 void
+sbx_denied_call(char *out, size_t size, const char *call, const char *path)
+{
+	size_t cl = strlen(call), pl = strlen(path), room;
+	const char *tail;
+
+	if (cl + 1 + pl < size || cl + 5 >= size) {
+		snprintf(out, size, "%s %s", call, path);
+		return;
+	}
+	room = size - 1 - (cl + 4); /* "CALL ..." then the tail */
+	tail = path + pl - room;
+	/* Forward over continuation bytes: the tail starts a character. */
+	while (*tail && ((unsigned char)*tail & 0xc0) == 0x80)
+		tail++;
+	snprintf(out, size, "%s ...%s", call, tail);
+}
+
+void
 sbx_denied_printable(char *out, size_t size, const char *s)
 {
 	size_t o = 0;

@@ -90,6 +90,13 @@ typedef void (*sbx_refusal_fn)(void *ctx, const struct sbx_refusal *ref);
  * later ones are only counted (by the caller). Not thread-safe. */
 void sbx_denied_add(struct sbx_denied_list *l, const char *kind, const char *what);
 
+/* Writes "CALL PATH", a refused path call, into out (size bytes, more
+ * than the call's name and 5). When it does not fit, the path's start
+ * gives way to "...", and its end stays from a character's first byte:
+ * where the call aimed, which a path padded with "./././" in front would
+ * otherwise push out of the list unseen. */
+void sbx_denied_call(char *out, size_t size, const char *call, const char *path);
+
 /* Writes s into out (size bytes, at least 8) for a terminal: printable
  * ASCII as is, a backslash and every other byte as \xHH, cut with "..."
  * when it does not fit. */

@@ -17,6 +17,7 @@
 #include <utime.h>
 
 #include "metasup.h"
+#include "diag.h"
 #include "linux-notify.h"
 #include "linux-statat.h"
 #include "resolve.h"
@@ -571,7 +572,7 @@ describe(const struct seccomp_notif *req, const struct sbx_meta_op *op, char *ou
 		n = readlink(link, path, sizeof(path) - 1);
 	}
 	path[n > 0 ? n : 0] = '\0';
-	snprintf(out, size, "%s %s", call ? call : "?", op->given ? op->given : path);
+	sbx_denied_call(out, size, call ? call : "?", op->given ? op->given : path);
 }
 
 int

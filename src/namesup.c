@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "namesup.h"
+#include "diag.h"
 #include "linux-notify.h"
 #include "resolve.h"
 
@@ -800,7 +801,7 @@ describe(const struct seccomp_notif *req, const struct sbx_name_op *op, char *ou
 	    seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, req->data.nr);
 	const char *path = op->w[1].given ? op->w[1].given : op->w[0].given;
 
-	snprintf(out, size, "%s %s", call ? call : "?", path ? path : "");
+	sbx_denied_call(out, size, call ? call : "?", path ? path : "");
 }
 
 int

@@ -1126,6 +1126,32 @@ test_diag_denied(void)
 	sbx_denied_printable(out, sizeof(out), NULL);
 	is_str(out, "", "-v form: nothing for NULL");
 	sbx_report_free(&r);
+
+	/* A refused path call: whole when it fits; else the path's end, the
+	 * place the call aimed at, kept behind a visible "...". */
+	{
+		char what[SBX_DENIED_WHAT_MAX + 1], *pad = malloc(300);
+
+		sbx_denied_call(what, sizeof(what), "chmod", ".git/hooks");
+		is_str(what, "chmod .git/hooks", "a path call that fits is whole");
+		for (int i = 0; i < 100; i++)
+			memcpy(pad + 2 * i, "./", 2);
+		strcpy(pad + 200, "../../../etc/passwd");
+		sbx_denied_call(what, sizeof(what), "setxattr", pad);
+		is_int((long long)strlen(what), SBX_DENIED_WHAT_MAX, "a long one fills the room");
+		ok(!strncmp(what, "setxattr ...", 12), "... the cut marked after the call's name");
+		ok(strlen(what) > 19 && !strcmp(what + strlen(what) - 19, "../../../etc/passwd"),
+		    "... and the path's end, where it aimed, kept");
+		/* "chmod ..." is 9 bytes, the tail 151: a character that
+		 * starts one byte before the tail is left out. */
+		memset(pad, 'a', 200);
+		memcpy(pad + 200 - (SBX_DENIED_WHAT_MAX - 9) - 1, "\xe2\x82\xac", 3);
+		pad[200] = '\0';
+		sbx_denied_call(what, sizeof(what), "chmod", pad);
+		ok(!strncmp(what, "chmod ...aa", 11) && strlen(what) == SBX_DENIED_WHAT_MAX - 2,
+		    "a character across the cut is left out whole");
+		free(pad);
+	}
 }
 
 int
