@@ -161,6 +161,21 @@ sbx_denied_call(char *out, size_t size, const char *call, const char *path)
 	snprintf(out, size, "%s ...%s", call, tail);
 }
 
+char *
+sbx_diag_name(const char *s, size_t n)
+{
+	const size_t head_max = SBX_DIAG_NAME_MAX / 2, tail_max = SBX_DIAG_NAME_MAX - head_max - 3;
+	size_t head, tail;
+
+	if (n <= SBX_DIAG_NAME_MAX)
+		return sbx_xasprintf("%.*s", (int)n, s);
+	head = utf8_cut(s, head_max);
+	tail = n - tail_max;
+	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
+		tail++;
+	return sbx_xasprintf("%.*s...%.*s", (int)head, s, (int)(n - tail), s + tail);
+}
+
 void
 sbx_denied_printable(char *out, size_t size, const char *s)
 {
@@ -319,8 +334,8 @@ json_layers(struct sbx_json *j, const struct sbx_layers *l)
 	sbx_json_obj_end(j);
 }
 
-char *
-sbx_diag_render(const struct sbx_report *r, const struct sbx_policy *p)
+static char *
+render(const struct sbx_report *r, const struct sbx_policy *p, const struct sbx_strv *warnings)
 {
 	struct sbx_json j = { 0 };
 	uint32_t unenforced = r->requested & ~r->enforced;
@@ -387,15 +402,7 @@ sbx_diag_render(const struct sbx_report *r, const struct sbx_policy *p)
 	sbx_json_uint(&j, r->max_rss_kb);
 	json_limits(&j, r, p);
 	sbx_json_key(&j, "warnings");
-	{
-		struct sbx_strv all = { 0 };
-
-		if (p)
-			sbx_strv_copy(&all, &p->warnings);
-		sbx_strv_copy(&all, &r->warnings);
-		sbx_json_strv(&j, &all);
-		sbx_strv_free(&all);
-	}
+	sbx_json_strv(&j, warnings);
 	sbx_json_key(&j, "error");
 	sbx_json_str(&j, r->error);
 	sbx_json_key(&j, "trace");
@@ -425,4 +432,79 @@ sbx_diag_render(const struct sbx_report *r, const struct sbx_policy *p)
 	sbx_json_arr_end(&j);
 	sbx_json_obj_end(&j);
 	return sbx_json_steal(&j);
+}
+
+/* How many bytes w takes in the line's warnings array: escaped, with its
+ * comma. */
+static size_t
+escaped_len(const char *w, size_t n)
+{
+	struct sbx_buf b = { 0 };
+	size_t len;
+
+	sbx_json_escape(&b, w, n);
+	len = b.len + 1;
+	sbx_buf_free(&b);
+	return len;
+}
+
+/* Into kept, the warnings of all that fit in room bytes of the line, in
+ * their order: each cut to SBX_DIAG_WARNING_MAX bytes first (on a
+ * character boundary, "..." marking the cut), a warning that does not fit
+ * left out and the later ones still tried, and when any was left out a
+ * last warning that says how many. */
+static void
+fit_warnings(const struct sbx_strv *all, size_t room, struct sbx_strv *kept)
+{
+	static const char note[] = "%zu more warning%s left out: the diagnostics line is kept "
+				   "under %u bytes (sbxrun(1), DIAGNOSTICS)";
+	size_t used = 0, out = 0;
+
+	/* The last warning's own room: its text with the largest count. */
+	room = room > sizeof(note) + 48 ? room - (sizeof(note) + 48) : 0;
+	for (size_t i = 0; i < all->n; i++) {
+		const char *w = all->v[i];
+		size_t n = strlen(w), cost;
+
+		if (n > SBX_DIAG_WARNING_MAX)
+			n = utf8_cut(w, SBX_DIAG_WARNING_MAX - 3);
+		cost = escaped_len(w, n);
+		if (used + cost > room) {
+			out++;
+			continue;
+		}
+		used += cost;
+		sbx_strv_push_take(
+		    kept, n < strlen(w) ? sbx_xasprintf("%.*s...", (int)n, w) : sbx_xstrdup(w));
+	}
+	if (out)
+		sbx_strv_push_take(kept,
+		    sbx_xasprintf(note, out, out == 1 ? " was" : "s were", SBX_DIAG_LINE_MAX));
+}
+
+char *
+sbx_diag_render(const struct sbx_report *r, const struct sbx_policy *p)
+{
+	struct sbx_strv all = { 0 }, kept = { 0 };
+	char *line;
+	size_t base, room;
+
+	if (p)
+		sbx_strv_copy(&all, &p->warnings);
+	sbx_strv_copy(&all, &r->warnings);
+	/* The warnings quote names the sandbox chose: the line without them
+	 * is measured, and they get what is left of SBX_DIAG_LINE_MAX (at
+	 * least SBX_DIAG_WARNINGS_MIN, when the caller's own values, a long
+	 * workdir path or proxy list, took the rest). */
+	line = render(r, p, &kept);
+	base = strlen(line);
+	free(line);
+	room = base < SBX_DIAG_LINE_MAX ? SBX_DIAG_LINE_MAX - base : 0;
+	if (room < SBX_DIAG_WARNINGS_MIN)
+		room = SBX_DIAG_WARNINGS_MIN;
+	fit_warnings(&all, room, &kept);
+	line = render(r, p, &kept);
+	sbx_strv_free(&all);
+	sbx_strv_free(&kept);
+	return line;
 }

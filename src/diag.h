@@ -139,8 +139,30 @@ const char *sbx_report_isolation(const struct sbx_report *r);
 /* The signal's name ("SIGKILL"), or a static "SIG<n>" form. */
 const char *sbx_signal_name(int sig);
 
+/* The bounds that keep the diagnostics line within the room --diag PATH
+ * reserves before the run (main.c), whatever names the sandbox makes the
+ * warnings quote: a name quoted in a warning is cut to SBX_DIAG_NAME_MAX
+ * bytes (sbx_diag_name()), a warning to SBX_DIAG_WARNING_MAX, and the
+ * warnings that do not fit in what SBX_DIAG_LINE_MAX leaves are left out,
+ * a last warning saying how many. The rest of the line is bounded by
+ * itself (denied[]: SBX_DENIED_MAX entries of SBX_DENIED_WHAT_MAX bytes)
+ * or is the caller's (a workdir path, the proxy's list): those may take
+ * the line past SBX_DIAG_LINE_MAX, the warnings keeping
+ * SBX_DIAG_WARNINGS_MIN then. */
+#define SBX_DIAG_LINE_MAX 65534u /* the room less a newline before and after */
+#define SBX_DIAG_WARNING_MAX 4096
+#define SBX_DIAG_WARNINGS_MIN 8192
+#define SBX_DIAG_NAME_MAX 256
+
+/* A name the sandbox chose, as a warning quotes it: whole when it is at
+ * most SBX_DIAG_NAME_MAX bytes, else its start and its end around "...",
+ * each cut on a character boundary. The caller frees it. */
+char *sbx_diag_name(const char *s, size_t n);
+
 /* Renders the diagnostics line (without the newline); p may be NULL when
- * the failure came before a policy existed. The caller frees it. */
+ * the failure came before a policy existed. The line is at most
+ * SBX_DIAG_LINE_MAX bytes unless the caller's own values make it longer
+ * (above). The caller frees it. */
 char *sbx_diag_render(const struct sbx_report *r, const struct sbx_policy *p);
 
 #endif

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "fsutil.h"
 #include "linux-gitguard.h"
 #include "linux-mountwatch.h"
@@ -361,9 +362,13 @@ note(const struct scan *s, struct sbx_buf *b, size_t *n, size_t plen, const char
 		sbx_buf_printf(b, "(a path longer than PATH_MAX)");
 	else if (plen == 0 && name == NULL)
 		sbx_buf_printf(b, s->t->mount ? "%s itself" : "the workdir itself", s->t->path);
-	else
-		sbx_buf_printf(
-		    b, "%.*s%s%s", (int)plen, s->path, name && plen ? "/" : "", name ? name : "");
+	else {
+		_cleanup_free_ char *full = sbx_xasprintf(
+		    "%.*s%s%s", (int)plen, s->path, name && plen ? "/" : "", name ? name : "");
+		_cleanup_free_ char *q = sbx_diag_name(full, strlen(full));
+
+		sbx_buf_puts(b, q);
+	}
 }
 
 /* Notes the repository at the search's current path, plus name. */
@@ -998,7 +1003,7 @@ open_locked(struct scan *s, int dir, const char *name, struct stat *st)
 static bool
 stranger_mount(struct scan *s, int dir, const char *name, size_t plen)
 {
-	_cleanup_free_ char *mp = NULL;
+	_cleanup_free_ char *mp = NULL, *q = NULL;
 	struct statx sx;
 	bool gone;
 
@@ -1013,12 +1018,14 @@ stranger_mount(struct scan *s, int dir, const char *name, size_t plen)
 		s->g->before, (unsigned)sx.stx_mnt_id, sx.stx_dev_major, sx.stx_dev_minor, mp))
 		return false;
 	gone = sbx_mountwatch_detach_at(dir, name, (unsigned)sx.stx_mnt_id);
+	q = plen == SIZE_MAX ? sbx_xstrdup("(a path longer than PATH_MAX)")
+			     : sbx_diag_name(s->path, strlen(s->path));
 	if (s->g->report)
 		sbx_strv_push_take(&s->g->report->warnings,
 		    sbx_xasprintf(
 			"a mount made on %s/%s during the run (not the sandbox's: another "
 			"process's) %s",
-			s->t->path, plen == SIZE_MAX ? "(a path longer than PATH_MAX)" : s->path,
+			s->t->path, q,
 			gone ? "was detached during the search, after the hand-back: what lies "
 			       "below "
 			       "it was searched, and may still be the sandbox's"

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "fsplan.h"
 #include "linux-gitguard.h"
 #include "linux-owner.h"
@@ -144,8 +145,11 @@ skipped(const struct sbx_lease *l, const char *path)
 static void
 fail_entry(struct sbx_lease *l, const char *path, const char *why)
 {
-	if (l->nfailed++ < WARN_NAMED)
-		sbx_strv_push_take(&l->failed, sbx_xasprintf("%s (%s)", path, why));
+	if (l->nfailed++ < WARN_NAMED) {
+		_cleanup_free_ char *q = sbx_diag_name(path, strlen(path));
+
+		sbx_strv_push_take(&l->failed, sbx_xasprintf("%s (%s)", q, why));
+	}
 }
 
 /* Reads every name in the directory fd (O_PATH) into f. */
@@ -536,7 +540,7 @@ visit_return(
 			    "it has ACL entries naming other users and another link, which may lie "
 			    "outside: its ACLs were left as they are");
 		else if (rc == 1 && l->nacl++ < WARN_NAMED)
-			sbx_strv_push(&l->acl_removed, path);
+			sbx_strv_push_take(&l->acl_removed, sbx_diag_name(path, strlen(path)));
 	}
 	return 0;
 }
@@ -1084,8 +1088,11 @@ sbx_owner_lend(struct sbx_lease *l, int root_fd, const char *root, uid_t owner, 
 static void
 moved_entry(struct sbx_lease *l, const struct sbx_lease_entry *e, const char *what)
 {
-	if (l->nmoved++ < WARN_NAMED)
-		sbx_strv_push_take(&l->moved, sbx_xasprintf("%s (%s)", e->path, what));
+	if (l->nmoved++ < WARN_NAMED) {
+		_cleanup_free_ char *q = sbx_diag_name(e->path, strlen(e->path));
+
+		sbx_strv_push_take(&l->moved, sbx_xasprintf("%s (%s)", q, what));
+	}
 }
 
 /* Hands back the lent entry e, which the walk did not meet, through its

@@ -253,7 +253,7 @@ diag_workdir(const struct run *run, struct stat *st)
  * the run (a full disk or a small file-size limit refuses the run, never
  * loses the line after it): DIAG_ROOM bytes reserved without changing
  * the file's size, where the filesystem can. */
-#define DIAG_ROOM 65536
+#define DIAG_ROOM (SBX_DIAG_LINE_MAX + 2)
 
 static int
 diag_room(int fd, const char *path, struct sbx_err *err)

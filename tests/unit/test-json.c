@@ -1154,6 +1154,67 @@ test_diag_denied(void)
 	}
 }
 
+/* The line stays within SBX_DIAG_LINE_MAX whatever the warnings quote:
+ * names cut to SBX_DIAG_NAME_MAX in their middle, each warning to
+ * SBX_DIAG_WARNING_MAX, and those that do not fit left out and counted. */
+#define BIG_NAME 6000 /* longer than PATH_MAX and than a warning may be */
+
+static void
+test_diag_bounded(void)
+{
+	struct sbx_report r;
+	struct jv v = { 0 };
+	const struct jv *w;
+	char *line, *name, *big = malloc(BIG_NAME + 1);
+	size_t len;
+
+	name = sbx_diag_name("d0/.git", 7);
+	is_str(name, "d0/.git", "a short name is quoted whole");
+	free(name);
+	memset(big, '\x01', BIG_NAME);
+	memcpy(big, "d0/", 3);
+	/* a two-byte character across each cut */
+	memcpy(big + 127, "\xc3\xa9", 2);
+	memcpy(big + BIG_NAME - 126, "\xc3\xa9", 2);
+	big[BIG_NAME] = '\0';
+	name = sbx_diag_name(big, BIG_NAME);
+	len = strlen(name);
+	ok(len <= SBX_DIAG_NAME_MAX, "a long name is cut to %d bytes (%zu)", SBX_DIAG_NAME_MAX,
+	    len);
+	ok(!strncmp(name, "d0/", 3) && strstr(name, "...") == name + 127,
+	    "... keeping its start, then ... (the character across the cut left out)");
+	ok(len > 3 && (unsigned char)name[len - 1] == 0x01 && (unsigned char)name[130] == 0x01,
+	    "... and its end, from a character's first byte");
+	free(name);
+
+	/* 200 warnings of BIG_NAME control bytes: 7 MB escaped. */
+	sbx_report_init(&r);
+	sbx_strv_push(&r.warnings, "a short one first");
+	for (int i = 0; i < 200; i++)
+		sbx_strv_push(&r.warnings, big);
+	sbx_strv_push(&r.warnings, "a short one last");
+	line = sbx_diag_render(&r, NULL);
+	len = strlen(line);
+	ok(len <= SBX_DIAG_LINE_MAX, "hostile warnings: the line is %zu bytes, at most %u", len,
+	    SBX_DIAG_LINE_MAX);
+	if (diag_valid(line, &v, "hostile warnings")) {
+		w = jv_get(&v, "warnings");
+		ok(w->n > 3 && !strcmp(w->items[0].s, "a short one first"),
+		    "the first warnings are kept, in order");
+		ok(w->items[1].n == SBX_DIAG_WARNING_MAX && !memcmp(w->items[1].s, "d0/", 3) &&
+			!strcmp(w->items[1].s + SBX_DIAG_WARNING_MAX - 3, "..."),
+		    "a warning is cut to %d bytes, the cut marked", SBX_DIAG_WARNING_MAX);
+		ok(!strcmp(w->items[w->n - 2].s, "a short one last"),
+		    "a later one that fits is still kept");
+		like(w->items[w->n - 1].s, " more warnings were left out: the diagnostics line",
+		    "the last says how many were left out");
+	}
+	jv_free(&v);
+	free(line);
+	sbx_report_free(&r);
+	free(big);
+}
+
 int
 main(void)
 {
@@ -1164,5 +1225,6 @@ main(void)
 	test_diag_error();
 	test_diag_run();
 	test_diag_denied();
+	test_diag_bounded();
 	return done_testing();
 }
