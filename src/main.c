@@ -427,6 +427,18 @@ emit_diag(const struct run *run)
 		nl = sbx_xasprintf("\n%s\n", line);
 		len = strlen(nl);
 	}
+	if (isatty(fd)) {
+		/* The sandbox may have left the terminal inside a string
+		 * (ESC P, ESC ], ...) that swallows what follows up to its
+		 * terminator, the line among it, so a forged line of its
+		 * own stayed the last one seen: ST (ESC \) ends such a
+		 * string, and SGR 0 ends colours and hidden text. */
+		char *t = sbx_xasprintf("\033\\\033[0m%s", nl);
+
+		free(nl);
+		nl = t;
+		len = strlen(nl);
+	}
 	/* The sandbox may have shared fd (the caller's stderr): made it
 	 * non-blocking and filled it, or shut its socket down. Neither
 	 * drops the line nor ends sbxrun (sbx_write_shared()). */

@@ -9,7 +9,7 @@
 # line goes to that terminal, ended at all (a minute allowed).
 . "$(dirname "$0")/jail-lib.sh"
 
-N_TESTS=11
+N_TESTS=12
 # ptyanswer.py CMD...: runs CMD on a new terminal, answering a query
 # (ESC [ c) as xterm does, for up to a minute (a stalled sbxrun is a
 # failure, not a hang); then prints sbxrun's status, whether output still
@@ -154,5 +154,46 @@ like "$(cat "$T/ctty.out")" "rc 0 leaked False modes same" \
     "/dev/tty in a workdir with a repository: the caller's terminal showed nothing, its modes kept" ||
 	diag "$(cat "$T/ctty.out")"
 is "$(cat "$WD/ctty" 2>/dev/null)" "refused 6" "... the open was ENXIO"
+
+# A string the sandbox leaves open on the terminal (ESC P, a DCS) takes
+# in everything written after it up to its terminator: sbxrun's line and
+# the caller's next output vanished, and a forged line written before it
+# was the last one on the screen. sbxrun now ends such a string (ST) and
+# resets the attributes (SGR 0) before its line on a terminal.
+# Verdict on the host: the terminal's output read as a terminal reads it
+# (a DCS runs up to ST, or to the end), the last line left is sbxrun's.
+cat >"$T/dcs.py" <<'EOF'
+import json, os, pty, re, select, subprocess, sys, time
+m, s = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdin=s, stdout=s, stderr=s)
+os.close(s)
+out, t0 = b"", time.time()
+while time.time() - t0 < 60:
+    try:
+        r, _, _ = select.select([m], [], [], 0.1)
+        if r:
+            b = os.read(m, 65536)
+            if not b:
+                break
+            out += b
+        elif p.poll() is not None:
+            break
+    except OSError:
+        break
+shown = re.sub(rb"\x1bP.*?(\x1b\\|$)", b"", out, flags=re.S)
+lines = [l for l in shown.replace(b"\r", b"").split(b"\n") if l.strip()]
+try:
+    last = json.loads(lines[-1].decode().replace("\x1b[0m", ""))
+except (ValueError, IndexError):
+    last = {}
+print("rc", p.wait(), "shown status", last.get("status"), "forged", "FORGED" in last)
+EOF
+printf '%s\n' 'import os' \
+    'os.write(2, b"{\"version\":\"0.1.0\",\"status\":0,\"FORGED\":true}\n\x1bP")' \
+    'raise SystemExit(42)' >"$WD/dcs.py"
+"$PY" "$T/dcs.py" "$SBXRUN" --backend "$SBX_BACKEND" -w "$WD" -- python3 dcs.py \
+    >"$T/dcs.out" 2>&1
+is "$(cat "$T/dcs.out")" "rc 42 shown status 42 forged False" \
+    "an open DCS left on the terminal: sbxrun's line is the last one shown, not the forged one"
 
 done_testing
