@@ -112,6 +112,21 @@ sbx_sockaddr_port(const struct sockaddr *sa, socklen_t len)
 }
 
 bool
+sbx_addr_is_proxy_host(const struct sockaddr *sa, socklen_t len)
+{
+	uint32_t a;
+
+	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in))
+		a = ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
+	else if (sa->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6) &&
+	    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)sa)->sin6_addr))
+		memcpy(&a, &((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr[12], 4);
+	else
+		return false;
+	return a == htonl(INADDR_LOOPBACK);
+}
+
+bool
 sbx_addr_is_loopback(const struct sockaddr *sa, socklen_t len)
 {
 	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
@@ -150,8 +165,11 @@ decide_out(const struct sbx_netrules *r, const struct sbx_netreq *q)
 		return sbx_net_allow();
 	if (q->local) {
 		if (stream && sbx_addr_is_loopback(q->addr, q->addrlen) &&
-		    (sbx_ports_contains(&r->loopback, port) ||
-			(r->proxy_port != 0 && port == r->proxy_port)))
+		    sbx_ports_contains(&r->loopback, port))
+			return sbx_net_allow();
+		/* The proxy's port only where the proxy listens. */
+		if (stream && r->proxy_port != 0 && port == r->proxy_port &&
+		    sbx_addr_is_proxy_host(q->addr, q->addrlen))
 			return sbx_net_allow();
 		/* The sandbox's own server on an ephemeral loopback port. */
 		if (stream && q->own_listeners && q->owned_listener &&

@@ -107,4 +107,9 @@ uint16_t sbx_sockaddr_port(const struct sockaddr *sa, socklen_t len);
  * ::ffff:127.x): the only local addresses a loopback port is given back on. */
 bool sbx_addr_is_loopback(const struct sockaddr *sa, socklen_t len);
 
+/* Whether sa is the address the allowlist proxy listens on: 127.0.0.1, as
+ * such or IPv4-mapped. Its port on another loopback address (127.0.0.2,
+ * ::1) is whatever host socket holds that number there. */
+bool sbx_addr_is_proxy_host(const struct sockaddr *sa, socklen_t len);
+
 #endif

@@ -662,25 +662,16 @@ send_rest(struct call *c)
 }
 
 /* Whether an allowed connect goes to the allowlist proxy: a stream to its
- * port at 127.0.0.1, where it listens (or the unspecified address, which
- * Linux takes for loopback), in either family's spelling. */
+ * port at 127.0.0.1, where it listens, in either family's spelling, the
+ * one place the rules give that port back (sbx_addr_is_proxy_host()). */
 static bool
 reaches_proxy(const struct sbx_netsup *ns, const struct call *c)
 {
 	const struct sockaddr *sa = (const struct sockaddr *)&c->addr;
-	uint32_t a;
 
-	if (c->type != SOCK_STREAM || ns->rules->proxy_port == 0 || c->addrlen == 0 ||
-	    sbx_sockaddr_port(sa, c->addrlen) != ns->rules->proxy_port)
-		return false;
-	if (sa->sa_family == AF_INET && c->addrlen >= sizeof(struct sockaddr_in))
-		a = ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
-	else if (sa->sa_family == AF_INET6 && c->addrlen >= sizeof(struct sockaddr_in6) &&
-	    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)sa)->sin6_addr))
-		memcpy(&a, &((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr[12], 4);
-	else
-		return false;
-	return a == htonl(INADDR_LOOPBACK) || a == htonl(INADDR_ANY);
+	return c->type == SOCK_STREAM && ns->rules->proxy_port != 0 && c->addrlen != 0 &&
+	    sbx_sockaddr_port(sa, c->addrlen) == ns->rules->proxy_port &&
+	    sbx_addr_is_proxy_host(sa, c->addrlen);
 }
 
 /* Tells the proxy the source that socket s will connect to it from

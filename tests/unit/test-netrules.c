@@ -138,10 +138,16 @@ static const struct row rows[] = {
 	 * flags are never set: the host's loopback stays refused. */
 	{ OFF, C, V4, TCP, "127.0.0.1", 41234, OWNED, false, EACCES, "local address" },
 
-	/* The proxy's host loopback port, and nothing else of the host. */
+	/* The proxy's host loopback port where the proxy listens, and
+	 * nothing else of the host: the same number on another loopback
+	 * address is another server's. */
 	{ PROXY, C, V4, TCP, "127.0.0.1", PROXY_PORT, 0, true, 0, NULL },
-	{ PROXY, C, V6, TCP, "::1", PROXY_PORT, 0, true, 0, NULL },
 	{ PROXY, C, V6, TCP, "::ffff:127.0.0.1", PROXY_PORT, 0, true, 0, NULL },
+	{ PROXY, C, V6, TCP, "::1", PROXY_PORT, 0, false, EACCES, "local address" },
+	{ PROXY, C, V4, TCP, "127.0.0.2", PROXY_PORT, 0, false, EACCES, "local address" },
+	{ PROXY, C, V4, TCP, "127.0.0.53", PROXY_PORT, 0, false, EACCES, "local address" },
+	{ PROXY, C, V6, TCP, "::ffff:127.0.0.2", PROXY_PORT, 0, false, EACCES, "local address" },
+	{ PROXY, C, V4, TCP, "0.0.0.0", PROXY_PORT, 0, false, EACCES, "local address" },
 	{ PROXY, C, V4, TCP, HOST_ADDR, PROXY_PORT, HOST, false, EACCES, "local address" },
 	{ PROXY, S, V4, UDP, "127.0.0.1", PROXY_PORT, 0, false, EACCES, "local address" },
 	{ PROXY, C, V4, TCP, REMOTE, 443, 0, false, EACCES, "remote port not in the connect list" },
