@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hostmatch.h"
 #include "policy.h"
 
 #include "docker-argv.h"
@@ -357,8 +358,27 @@ sbx_parse_host_pattern(const char *s, char **out, struct sbx_err *err)
 
 	if (s == NULL || is_blank(s))
 		return sbx_err_set(err, EINVAL, "empty host name");
-	/* "host:PORT": one port of that host. The host part never holds a
-	 * colon (IPv6 literals are not taken), so the last one splits. */
+	/* "[IPv6]" or "[IPv6]:PORT": the address as the proxy compares it
+	 * (canonical text, hostmatch.c). */
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+		char canon[SBX_HOST_MAX];
+
+		if (close == NULL ||
+		    !sbx_host_normalize(s, (size_t)(close - s) + 1, canon, sizeof(canon)))
+			return sbx_err_set(err, EINVAL, "bad IPv6 address in host '%s'", s);
+		if (close[1] == '\0') {
+			*out = sbx_xstrdup(canon);
+			return 0;
+		}
+		if (close[1] != ':' || sbx_parse_port(close + 2, &port, NULL) < 0)
+			return sbx_err_set(err, EINVAL,
+			    "bad port in host '%s' (want [IPv6] or [IPv6]:PORT, PORT 1-65535)", s);
+		*out = sbx_xasprintf("%s:%u", canon, port);
+		return 0;
+	}
+	/* "host:PORT": one port of that host. A name or an IPv4 address holds
+	 * no colon, so the last one splits. */
 	colon = strrchr(s, ':');
 	if (colon != NULL) {
 		if (sbx_parse_port(colon + 1, &port, NULL) < 0)

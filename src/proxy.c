@@ -891,6 +891,22 @@ struct dialed {
 	char addr[SBX_ADDR_STRLEN]; /* the address connected to or refused */
 };
 
+/* Whether a deny entry names the address a host resolved to:
+ * --deny-host 198.51.100.7 keeps that address out however the request
+ * spells the host (an allowed name of a wildcard that resolves to it),
+ * not only when the request names it. */
+static bool
+addr_denied(const struct server *p, const struct sockaddr *sa, socklen_t len, uint16_t port)
+{
+	char a[INET6_ADDRSTRLEN], h[INET6_ADDRSTRLEN + 2];
+
+	if (p->deny.n == 0)
+		return false;
+	sbx_addr_format(sa, len, a, sizeof(a));
+	snprintf(h, sizeof(h), strchr(a, ':') ? "[%s]" : "%s", a);
+	return sbx_host_decide(NULL, &p->deny, h, port) == SBX_HOST_DENIED;
+}
+
 /* Resolves host (normalized) once, checks every address, and connects
  * only to a checked one: the sockaddr that passed is the sockaddr used, so
  * no second lookup (DNS rebinding) can put another address in its place. */
@@ -904,7 +920,7 @@ dial(struct server *p, const char *host, uint16_t port, struct dialed *d)
 	struct in_addr a4;
 	char name[SBX_HOST_MAX];
 	uint64_t deadline;
-	bool refused_any = false;
+	bool refused_any = false, denied_any = false;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -949,7 +965,10 @@ dial(struct server *p, const char *host, uint16_t port, struct dialed *d)
 		/* The routing table too: an anycast or "local"-routed
 		 * address is no interface's (sbx_own_addrs()) and still
 		 * reaches this machine's services (linux-route.h). */
-		if (sbx_addr_refused(ai->ai_addr, ai->ai_addrlen, &own) ||
+		bool denied = addr_denied(p, ai->ai_addr, ai->ai_addrlen, port);
+
+		denied_any = denied_any || denied;
+		if (denied || sbx_addr_refused(ai->ai_addr, ai->ai_addrlen, &own) ||
 		    sbx_route_is_local(ai->ai_addr, ai->ai_addrlen) != 0) {
 			if (!refused_any)
 				sbx_addr_format(
@@ -984,7 +1003,8 @@ dial(struct server *p, const char *host, uint16_t port, struct dialed *d)
 		d->reason = d->why;
 	} else if (refused_any) {
 		d->status = 403;
-		d->reason = "host resolves only to local addresses";
+		d->reason = denied_any ? "host resolves only to denied or local addresses"
+				       : "host resolves only to local addresses";
 	} else {
 		d->status = 502;
 		d->reason = "host has no IPv4 or IPv6 address";

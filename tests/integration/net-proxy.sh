@@ -105,6 +105,25 @@ nok "... nor a connection at all" grep -qF "tcp 8080 " "$T/rl.step"
 is "$(cat "$T/hl.step")" "" "this machine's listener (behind loop.$D and self.$D) logged nothing"
 denials_are 5 "refused: denials counts the five 403s"
 
+# --- a denied address reached through an allowed name ---------------------
+# --deny-host with an IP address keeps that address out however the
+# request names the host: remote.$D is allowed and resolves to $R4 and
+# $NET_REMOTE6, both denied.
+rm -f "$NETWD/curl.err"
+{
+	curl_line dname "" "http://remote.$D:8080/hello?t=dname"
+	curl_line dnamec "-p" "http://remote.$D:8080/hello?t=dnamec"
+} >"$NETWD/denyaddr.sh"
+rl_mark
+# shellcheck disable=SC2086
+rjail -w "$NETWD" $ALLOW --deny-host "$R4" --deny-host "[$NET_REMOTE6]" -- sh denyaddr.sh
+is_status 0 "deny by address: the script ran"
+is "$(code_of dname)" "403:000" "an allowed name resolving to a denied address: 403"
+is "$(code_of dnamec)" "000:403" "... and its CONNECT: 403"
+net_fence http
+nok "the remote host logged no connection for the denied address" grep -qF "tcp 8080 " "$T/rl.step"
+denials_are 2 "deny by address: denials counts the two 403s"
+
 # --- ports, methods -------------------------------------------------------
 rm -f "$NETWD/curl.err"
 {

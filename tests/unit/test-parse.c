@@ -408,6 +408,16 @@ test_hosts(void)
 	host_ok("example.com:065535", "example.com:65535");
 	host_ok("10.0.0.1:5432", "10.0.0.1:5432");
 	host_ok("XN--BCHER-KVA.example:22", "xn--bcher-kva.example:22");
+	/* IPv6 literals, bracketed, as the proxy compares them. */
+	host_ok("[fd00::2]", "[fd00::2]");
+	host_ok("[FD00:0:0::2]:443", "[fd00::2]:443");
+	host_ok("[::ffff:10.0.0.1]", "[::ffff:10.0.0.1]");
+	host_bad("[fd00::2");
+	host_bad("[zz]");
+	host_bad("[fd00::2]x");
+	host_bad("[fd00::2]:0");
+	host_bad("[fd00::2]:");
+	host_bad("fd00::2");
 
 	host_bad("");
 	host_bad("  ");
@@ -435,7 +445,7 @@ test_hosts(void)
 	host_bad("b\303\274cher.example");
 	host_bad("*.b\303\274cher.example:22");
 	host_bad("user@example.com");
-	host_bad("[::1]");
+	host_ok("[::1]", "[::1]"); /* taken; the proxy refuses loopback anyway */
 	host_bad("ex_ample.com");
 	host_bad("exämple.com");
 
