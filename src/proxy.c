@@ -373,6 +373,10 @@ is_tchar(char c)
 	    (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL);
 }
 
+/* parse_authority()'s word for a host no rule can name: one
+ * sbx_host_normalize() refuses ("127.1", "0x7f000001", a NUL, a space). */
+static const char bad_host_name[] = "bad host name";
+
 /* Parses "host[:port]" or "[v6][:port]" (n bytes). default_port 0: the
  * port is required. */
 static const char *
@@ -420,9 +424,12 @@ parse_authority(const char *a, size_t n, uint16_t default_port, struct request *
 			return "no port";
 		port = default_port;
 	}
-	if (!sbx_host_normalize(host, hostlen, r->host, sizeof(r->host)))
-		return "bad host name";
 	r->port = (uint16_t)port;
+	if (!sbx_host_normalize(host, hostlen, r->host, sizeof(r->host))) {
+		/* Kept as asked, for the refusal's event. */
+		snprintf(r->host, sizeof(r->host), "%.*s", (int)hostlen, host);
+		return bad_host_name;
+	}
 	return NULL;
 }
 
@@ -1054,6 +1061,15 @@ serve_http(struct conn *c, uint64_t deadline)
 	if ((reason = parse_request(c->hdr, (size_t)end, &r)) != NULL) {
 		if (r.method[0] != '\0')
 			ev.method = r.method;
+		/* A host no entry can name is a refusal of the rules, as the
+		 * SOCKS5 side says: 403, counted, naming what was asked. */
+		if (reason == bad_host_name) {
+			ev.host = r.host;
+			ev.port = r.port;
+			refuse(
+			    c, &ev, 403, "host not allowed (not a name or address the rules take)");
+			return;
+		}
 		refuse(c, &ev, 400, reason);
 		return;
 	}
