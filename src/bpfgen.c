@@ -312,8 +312,8 @@ same_decisions(const char *what, const struct side *a, const struct side *b)
 /* The pairs of filters a jail loads one after the other that are loaded
  * as one program (bpfmerge.h, doc/design/startup.md, section 33): under
  * landlock the host filter then the listener's (the metadata traps, with
- * or without the network's), or the plain common filter then the host
- * filter; under namespaces the common filter then the host's NOSETID. */
+ * or without the network's: a landlock payload with seccomp always has a
+ * listener); under namespaces the common filter then the host's NOSETID. */
 static const struct {
 	bool common_first;
 	unsigned common, host;
@@ -325,9 +325,6 @@ static const struct {
 	{ false, SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_NET_NOTIFY, LL_HOST(0) },
 	{ false, SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_NET_NOTIFY, LL_HOST(SBX_HOSTF_NOSOCKET) },
 	{ false, SBX_SECCOMP_META_NOTIFY | SBX_SECCOMP_NET_NOTIFY, LL_HOST(SBX_HOSTF_INETONLY) },
-	{ true, 0, LL_HOST(0) },
-	{ true, 0, LL_HOST(SBX_HOSTF_NOSOCKET) },
-	{ true, 0, LL_HOST(SBX_HOSTF_INETONLY) },
 #undef LL_HOST
 	{ true, 0, SBX_HOSTF_NOSETID },
 	{ true, SBX_SECCOMP_NET_NOTIFY, SBX_HOSTF_NOSETID },
