@@ -56,31 +56,10 @@ emit(scmp_filter_ctx ctx, const char *name)
 	return n;
 }
 
-/* The program libseccomp makes of ctx as configured, as emit() prints it;
- * n set to its length. The caller frees it. */
-static struct sock_filter *
-export_as_is(scmp_filter_ctx ctx, size_t *n)
-{
-	int fd = memfd_create("bpf", MFD_CLOEXEC);
-	struct sock_filter *f = NULL;
-	off_t size;
-
-	if (fd < 0 || seccomp_export_bpf(ctx, fd) < 0 || (size = lseek(fd, 0, SEEK_END)) <= 0 ||
-	    lseek(fd, 0, SEEK_SET) < 0) {
-		fprintf(stderr, "sbx-bpfgen: cannot export\n");
-		exit(1);
-	}
-	f = malloc((size_t)size);
-	if (f == NULL || read(fd, f, (size_t)size) != size)
-		exit(1);
-	close(fd);
-	*n = (size_t)size / sizeof(*f);
-	return f;
-}
-
 /* The program libseccomp makes of ctx with the given optimization level
  * (1: one comparison after another, 2: a binary search on the call
- * number); n set to its length. The caller frees it. */
+ * number; below 0: as ctx is set, as emit() prints it); n set to its
+ * length. The caller frees it. */
 static struct sock_filter *
 export_at(scmp_filter_ctx ctx, int level, size_t *n)
 {
@@ -88,7 +67,8 @@ export_at(scmp_filter_ctx ctx, int level, size_t *n)
 	struct sock_filter *f = NULL;
 	off_t size;
 
-	if (fd < 0 || seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, (uint32_t)level) < 0 ||
+	if (fd < 0 ||
+	    (level >= 0 && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, (uint32_t)level) < 0) ||
 	    seccomp_export_bpf(ctx, fd) < 0 || (size = lseek(fd, 0, SEEK_END)) <= 0 ||
 	    lseek(fd, 0, SEEK_SET) < 0) {
 		fprintf(stderr, "sbx-bpfgen: cannot export at level %d\n", level);
@@ -347,7 +327,7 @@ shape_program(bool common, unsigned shape, int level, size_t *n)
 		fprintf(stderr, "sbx-bpfgen: %s\n", err.msg);
 		exit(1);
 	}
-	f = level < 0 ? export_as_is(ctx, n) : export_at(ctx, level, n);
+	f = export_at(ctx, level, n);
 	seccomp_release(ctx);
 	return f;
 }
