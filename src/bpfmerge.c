@@ -404,22 +404,77 @@ lay_block(struct merge *m, size_t b)
 	}
 }
 
-/* A binary search over ranges [lo, hi) of starts[] (the value in the
- * accumulator), each range's block in blk[]: returns the item to jump to.
- * Nodes are laid out in preorder, at the end of the program. */
-static int
-search(struct merge *m, const uint32_t *starts, const long *blk, size_t lo, size_t hi)
+/* Ranges [lo, hi) of one block but for at most CHAIN_MAX single values,
+ * told apart by a JEQ each (one instruction where two JGEs would cut a
+ * value out of the search): that block's index, the values in pts[],
+ * their count in *npts; -1 when the ranges are not of that shape. n is the
+ * number of ranges in all, the last running to the top value. */
+#define CHAIN_MAX 4
+
+static long
+chain_of(const uint32_t *starts, const long *blk, size_t n, size_t lo, size_t hi, size_t *pts,
+    size_t *npts)
 {
-	size_t mid;
+	long d = -1;
+
+	*npts = 0;
+	for (size_t i = lo; i < hi; i++)
+		if (i + 1 < n && starts[i + 1] - starts[i] == 1)
+			continue;
+		else if (d < 0)
+			d = blk[i];
+		else if (blk[i] != d)
+			return -1;
+	if (d < 0)
+		return -1;
+	for (size_t i = lo; i < hi; i++) {
+		if (blk[i] == d)
+			continue;
+		if (*npts == CHAIN_MAX)
+			return -1;
+		pts[(*npts)++] = i;
+	}
+	return d;
+}
+
+/* A binary search over ranges [lo, hi) of starts[] (the value in the
+ * accumulator; n of them in all), each range's block in blk[]: returns
+ * the item to jump to. Nodes are laid out in preorder, at the end of the
+ * program; a part of one block with a few single values out of it is a
+ * chain of JEQs (chain_of()). */
+static int
+search(struct merge *m, const uint32_t *starts, const long *blk, size_t n, size_t lo, size_t hi)
+{
+	size_t mid, pts[CHAIN_MAX], npts;
+	long d;
 	int id, below, above;
 
 	if (hi - lo == 1)
 		return m->blocks[blk[lo]].id;
+	if ((d = chain_of(starts, blk, n, lo, hi, pts, &npts)) >= 0) {
+		int first = -1, prev = -1;
+
+		for (size_t k = 0; k < npts; k++) {
+			id = emit(&m->p, BPF_JMP | BPF_JEQ | BPF_K, starts[pts[k]],
+			    m->blocks[blk[pts[k]]].id, -1);
+			if (m->p.bad)
+				return 0;
+			if (prev >= 0)
+				m->p.items[prev].jf = id;
+			else
+				first = id;
+			prev = id;
+		}
+		if (prev < 0)
+			return m->blocks[d].id;
+		m->p.items[prev].jf = m->blocks[d].id;
+		return first;
+	}
 	mid = lo + (hi - lo) / 2;
 	id = emit(&m->p, BPF_JMP | BPF_JGE | BPF_K, starts[mid], -1, -1);
 	/* Each call may move the items: their ids are kept, not pointers. */
-	below = search(m, starts, blk, lo, mid);
-	above = search(m, starts, blk, mid, hi);
+	below = search(m, starts, blk, n, lo, mid);
+	above = search(m, starts, blk, n, mid, hi);
 	if (!m->p.bad) {
 		m->p.items[id].jf = below;
 		m->p.items[id].jt = above;
@@ -441,6 +496,59 @@ join_ranges(uint32_t *starts, long *blk, size_t n)
 			k++;
 		}
 	return k;
+}
+
+/* Returns shared: a RET that a later RET of the same value can stand for
+ * (nothing falls into it, and every conditional jump to it reaches that
+ * one within 255) goes, its jumps moved there. Each residual copy brings
+ * its own returns; one RET of a value serves many. Removing only
+ * shortens the jumps that pass over it. */
+static void
+share_returns(struct prog *p)
+{
+	bool again = true;
+
+	while (again && !p->bad) {
+		again = false;
+		for (int i = p->norder - 2; i >= 1 && !again; i--) {
+			int id = p->order[i], j;
+			const struct item *r = &p->items[id], *prev = &p->items[p->order[i - 1]];
+			bool ok = true;
+
+			if (r->code != (BPF_RET | BPF_K))
+				continue;
+			if (prev->code != (BPF_RET | BPF_K) && prev->code != (BPF_JMP | BPF_JA) &&
+			    !is_jump_k(prev->code))
+				continue; /* reached by falling through */
+			for (j = i + 1; j < p->norder; j++)
+				if (p->items[p->order[j]].code == r->code &&
+				    p->items[p->order[j]].k == r->k)
+					break;
+			if (j == p->norder)
+				continue;
+			for (int s = 0; s < i && ok; s++) {
+				const struct item *q = &p->items[p->order[s]];
+
+				ok = !(is_jump_k(q->code) && (q->jt == id || q->jf == id) &&
+				    j - s - 1 > 255);
+			}
+			if (!ok)
+				continue;
+			for (int s = 0; s < i; s++) {
+				struct item *q = &p->items[p->order[s]];
+
+				if (q->jt == id &&
+				    (is_jump_k(q->code) || q->code == (BPF_JMP | BPF_JA)))
+					q->jt = p->order[j];
+				if (q->jf == id && is_jump_k(q->code))
+					q->jf = p->order[j];
+			}
+			memmove(p->order + i, p->order + i + 1,
+			    sizeof(int) * (size_t)(p->norder - i - 1));
+			p->norder--;
+			again = true;
+		}
+	}
 }
 
 /* Positions from the layout, then a JA after every conditional jump whose
@@ -494,6 +602,11 @@ resolve(struct prog *p, struct sock_filter *out, size_t cap)
 				return 0;
 		}
 	}
+	share_returns(p);
+	for (int i = 0; i < p->nitems; i++)
+		pos[i] = -1;
+	for (int i = 0; i < p->norder; i++)
+		pos[p->order[i]] = i;
 	if (p->bad || (size_t)p->norder > cap || p->norder > BPF_MAXINSNS)
 		goto out;
 	for (int i = 0; i < p->norder; i++) {
@@ -607,7 +720,7 @@ sbx_bpf_merge(const struct sock_filter *older, size_t nolder, const struct sock_
 			searches[nsearch++] = (long)m.nblocks;
 			ablk[i] = (long)m.nblocks++;
 		}
-		root = search(&m, astarts, ablk, 0, na);
+		root = search(&m, astarts, ablk, na, 0, na);
 		if (na == 1) {
 			/* No search: the only block comes right after the load. */
 			(void)root;
@@ -634,7 +747,7 @@ sbx_bpf_merge(const struct sock_filter *older, size_t nolder, const struct sock_
 				emit(&m.p, BPF_JMP | BPF_JA, 0, m.blocks[nblk[0]].id, -1);
 			} else {
 				size_t before = (size_t)m.p.norder;
-				int r = search(&m, nstarts, nblk, 0, nn);
+				int r = search(&m, nstarts, nblk, nn, 0, nn);
 
 				if (m.p.norder == 0 || (size_t)m.p.norder == before ||
 				    m.p.order[before] != r)
