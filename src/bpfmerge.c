@@ -742,7 +742,6 @@ sbx_bpf_merge(const struct sock_filter *older, size_t nolder, const struct sock_
 			}
 			nn = join_ranges(nstarts, nblk, nc);
 			/* The load's successor is the search's root. */
-			sb = &m.blocks[searches[s]];
 			if (nn == 1) {
 				emit(&m.p, BPF_JMP | BPF_JA, 0, m.blocks[nblk[0]].id, -1);
 			} else {
